@@ -1,0 +1,132 @@
+"""
+The demo world: a tavern and a market square with four NPCs who remember.
+
+`build_world()` is idempotent: it runs at every server start, creates what is missing, and
+refreshes descriptions and NPC identities from the tables below (so editing this file and
+reloading updates the world). It never deletes anything a builder added.
+
+Limbo (#2, Evennia's start location) becomes the tavern, so new characters start there.
+"""
+
+from evennia import create_object, search_object, search_tag
+from evennia.utils import logger
+
+TAG = ("omniira_demo", "world")
+
+TAVERN = {
+    "key": "The Lantern & Lane",
+    "desc": (
+        "A low-beamed tavern smelling of woodsmoke and spilled cider. A brass lantern hangs "
+        "over a long oak bar, where Maren keeps the taps. A door leads out to the market."
+    ),
+}
+MARKET = {
+    "key": "Market Square",
+    "desc": (
+        "Cobbles slick with rain, a dozen stalls under striped awnings, and the ring of a "
+        "hammer from Voss's forge. The tavern door glows warm to the north."
+    ),
+}
+
+NPCS = [
+    {
+        "key": "Maren",
+        "aliases": ["tavern keeper", "barkeep"],
+        "room": "tavern",
+        "desc": "A broad-shouldered woman in a cider-stained apron, sleeves rolled to the elbow.",
+        "role": "tavern keeper of the Lantern & Lane",
+        "personality": "Warm, shrewd and blunt. Remembers every face and every unpaid tab. "
+        "Calls people 'love'. Dislikes trouble-makers and loves a good story.",
+        "duty": "You run the tavern: you pour cider, ale and plum wine, cook a stew, rent rooms "
+        "upstairs and hear everyone's news.",
+    },
+    {
+        "key": "Lyra",
+        "aliases": ["bard"],
+        "room": "tavern",
+        "desc": "A wiry bard with ink-stained fingers and a lute missing one string.",
+        "role": "travelling bard",
+        "personality": "Curious, playful, a shameless gossip who collects stories and secrets. "
+        "Speaks in flourishes and asks a lot of questions.",
+        "duty": "You are staying at the tavern for the season, earning your keep with songs "
+        "and listening for tales worth singing.",
+    },
+    {
+        "key": "Voss",
+        "aliases": ["smith", "blacksmith"],
+        "room": "market",
+        "desc": "A soot-black smith with forearms like hawsers and a scar through one eyebrow.",
+        "role": "blacksmith",
+        "personality": "Gruff, proud of his craft, slow to trust and quick to take offence. "
+        "Few words; never forgets a slight or a debt.",
+        "duty": "You keep the forge on the market square, mending tools and making blades.",
+    },
+    {
+        "key": "Wren",
+        "aliases": ["herbalist"],
+        "room": "market",
+        "desc": "A slight young woman behind a stall of drying herbs, forever wiping her hands.",
+        "role": "herbalist",
+        "personality": "Kind, anxious and observant. Worries about everyone's health and about "
+        "the rumours of sickness on the river barges.",
+        "duty": "You sell remedies at a market stall and tend anyone who falls ill.",
+    },
+]
+
+
+def _tagged(key):
+    for obj in search_tag(TAG[0], category=TAG[1]):
+        if obj.key == key:
+            return obj
+    return None
+
+
+def _room(spec, existing=None):
+    room = existing or _tagged(spec["key"])
+    if room is None:
+        room = create_object("typeclasses.rooms.Room", key=spec["key"])
+    room.key = spec["key"]
+    room.db.desc = spec["desc"]
+    room.tags.add(*TAG)
+    return room
+
+
+def _exit(key, aliases, source, destination):
+    for ex in source.exits:
+        if ex.key == key:
+            if ex.destination != destination:
+                ex.destination = destination
+            return ex
+    ex = create_object(
+        "typeclasses.exits.Exit", key=key, aliases=aliases, location=source,
+        destination=destination,
+    )
+    ex.tags.add(*TAG)
+    return ex
+
+
+def build_world():
+    limbo = search_object("#2")
+    tavern = _room(TAVERN, existing=limbo[0] if limbo else None)
+    market = _room(MARKET)
+    _exit("market", ["out", "m"], tavern, market)
+    _exit("tavern", ["in", "t"], market, tavern)
+    rooms = {"tavern": tavern, "market": market}
+    for spec in NPCS:
+        npc = _tagged(spec["key"])
+        if npc is None:
+            npc = create_object(
+                "typeclasses.npcs.NPC", key=spec["key"], location=rooms[spec["room"]],
+                home=rooms[spec["room"]],
+            )
+            npc.tags.add(*TAG)
+        npc.aliases.clear()
+        npc.aliases.add(spec["aliases"])
+        npc.db.desc = spec["desc"]
+        npc.db.npc_role = spec["role"]
+        npc.db.npc_personality = spec["personality"]
+        npc.db.npc_duty = spec["duty"]
+        # NPCs can't be picked up or pushed around by players.
+        npc.locks.add("get:false();puppet:perm(Developer)")
+    logger.log_info("omniira demo: world built (tavern, market, 4 NPCs)")
+    return rooms

@@ -1,0 +1,39 @@
+"""
+omniira-evennia: NPCs with persistent, socially embedded memory for Evennia.
+
+Public API (import from `omniira_evennia`):
+
+- `MemoryNPCMixin`, `MemoryNPC`: typeclasses (from `omniira_evennia.typeclasses`)
+- `OmniiraCmdSet`: `talk` and a name-aware `say` (from `omniira_evennia.commands`)
+- `remember`, `recall`, `memories_about`, `forget`: memory for game code
+- `parse_reply`, `clean_text`: the one tag parser/stripper
+- `health`: counters of degraded paths
+
+Names that need Django or Evennia loaded are imported on first access, so the pure core
+(`tags`, `retrieval`, `prompts`, `llm`, `conf`) imports without a configured game.
+"""
+
+from importlib import import_module
+
+from . import health
+from .tags import clean_text, parse_reply
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "remember": "api",
+    "recall": "api",
+    "memories_about": "api",
+    "forget": "api",
+    "MemoryNPCMixin": "typeclasses",
+    "MemoryNPC": "typeclasses",
+    "OmniiraCmdSet": "commands",
+}
+
+__all__ = ["clean_text", "parse_reply", "health", *_LAZY]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,23 @@
+"""Who a line of speech is addressed to: "Maren, what's on tap?" is for Maren."""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+_GREETING = r"(?:(?:hey|hi|hello|oh|ok|okay|so|well|excuse me|greetings)[\s,]+)?"
+
+
+def addressed_name(message: str, names: Sequence[str]) -> str | None:
+    """
+    The name in `names` that `message` opens by addressing, or None.
+
+    Matches "Maren, ...", "Maren: ...", "Maren! ...", "hey Maren, ...", "Maren?" (case-insensitive,
+    longest name first so "Old Tom" beats "Tom").
+    """
+    text = message.strip()
+    for name in sorted((n for n in names if n), key=len, reverse=True):
+        pattern = rf"^{_GREETING}{re.escape(name)}\s*(?:[,:!?.]|$)"
+        if re.match(pattern, text, re.IGNORECASE):
+            return name
+    return None

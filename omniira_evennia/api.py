@@ -1,0 +1,100 @@
+"""
+The public Python API for game code.
+
+These functions are synchronous: they touch the database and (for `remember` and `recall`)
+compute an embedding, about 10 ms on a CPU once the model is loaded. Call them from scripts,
+commands or the shell on the reactor thread; for a burst of writes from a busy command, defer the
+embedding with `embed=False` and the memory is still found through the recency lane.
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.db.models import QuerySet
+
+from . import store
+from .embeddings import embed_or_none
+from .models import Memory, Source
+from .retrieval import select_memories
+
+
+def _id(obj) -> int:
+    return obj if isinstance(obj, int) else obj.id
+
+
+def remember(
+    npc,
+    subject,
+    value: str,
+    *,
+    key: str | None = None,
+    importance: int = 5,
+    feeling: str | None = None,
+    source: str = Source.ADMIN,
+    provenance=None,
+    kind: str = "event",
+    embed: bool = True,
+) -> Memory | None:
+    """
+    Make `npc` remember `value` about `subject` (a character or NPC).
+
+    Args:
+        key: stable key; a second `remember` with the same key replaces the value. Defaults to a
+            slug of the value.
+        importance: 1-10 (clamped). feeling: joy, anger, fear, trust, contempt, sorrow, surprise.
+        source: "admin" by default; "self", "extracted", "gossip", "self_committed" as the
+            pipelines use them. provenance: who told the NPC (makes it hearsay).
+    Returns:
+        The Memory row, or None if a locked memory refused the write.
+    """
+    from .clock import current_game_day
+
+    vector = embed_or_none([value])[0] if embed else None
+    return store.upsert_memory(
+        npc, subject, key or value, value, importance=importance, feeling=feeling, source=source,
+        provenance=provenance, kind=kind, embedding=vector, game_day=current_game_day(),
+    )
+
+
+def recall(npc, query: str, subject=None) -> list[Memory]:
+    """
+    What `npc` would bring to mind for `query` (about `subject`, or about anyone): the paper's
+    hybrid recency + similarity retrieval, in chronological order.
+    """
+    from .conf import get_settings
+    from .retrieval import Weights
+
+    conf = get_settings()
+    [vector] = embed_or_none([query])
+    records = select_memories(
+        store.load_index(_id(npc)), vector,
+        subject_id=_id(subject) if subject is not None else None, now=time.time(),
+        recency_slots=conf.RECENCY_SLOTS, similarity_slots=conf.SIMILARITY_SLOTS,
+        floor=conf.SIMILARITY_FLOOR,
+        weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
+    )
+    by_id = Memory.objects.in_bulk([r.id for r in records])
+    return [by_id[r.id] for r in records if r.id in by_id]
+
+
+def memories_about(npc, subject) -> QuerySet:
+    """All of `npc`'s memories about `subject`, oldest first."""
+    return Memory.objects.filter(npc_id=_id(npc), subject_id=_id(subject)).order_by("learned_at")
+
+
+def forget(npc, subject=None, key: str | None = None, *, include_locked: bool = False) -> int:
+    """
+    Delete memories of `npc` (about `subject`, with `key`, when given). Locked memories are kept
+    unless `include_locked`. Returns how many rows were deleted.
+    """
+    rows = Memory.objects.filter(npc_id=_id(npc))
+    if subject is not None:
+        rows = rows.filter(subject_id=_id(subject))
+    if key is not None:
+        rows = rows.filter(key=key)
+    if not include_locked:
+        rows = rows.filter(locked=False)
+    count, _ = rows.delete()
+    store.invalidate(_id(npc))
+    return count

@@ -1,0 +1,108 @@
+"""
+Player commands for talking to NPCs that remember.
+
+Add `OmniiraCmdSet` to your `CharacterCmdSet` (see the contrib README). It provides `talk` and a
+`say` that also notices when a line opens with an NPC's name ("Maren, ...").
+"""
+
+from evennia.commands.cmdset import CmdSet
+from evennia.commands.default.general import CmdSay as DefaultCmdSay
+from evennia.commands.default.muxcommand import MuxCommand
+
+from .addressing import addressed_name
+
+
+def _memory_npcs_here(caller):
+    location = caller.location
+    if not location:
+        return []
+    return [obj for obj in location.contents if getattr(obj, "is_omniira_npc", False)]
+
+
+class CmdTalk(MuxCommand):
+    """
+    talk to someone who will remember it
+
+    Usage:
+      talk <npc> = <message>
+
+    Examples:
+      talk Maren = What do you pour here?
+      talk maren = My name is Ada and I'm looking for my brother.
+
+    Speaks to a character in the room. Everyone present hears you and the
+    answer. The character may remember what you tell them.
+    """
+
+    key = "talk"
+    aliases = ["talk to"]
+    locks = "cmd:all()"
+    help_category = "Communication"
+
+    def func(self):
+        caller = self.caller
+        if not self.rhs or not self.lhs:
+            caller.msg("Usage: talk <npc> = <message>   (e.g. talk Maren = Good evening!)")
+            return
+        target = caller.search(self.lhs.strip(), location=caller.location, quiet=True)
+        if not target:
+            caller.msg(f"You don't see anyone called '{self.lhs.strip()}' here.")
+            return
+        if len(target) > 1:
+            caller.msg(f"More than one '{self.lhs.strip()}' here; be more specific.")
+            return
+        target = target[0]
+        if not getattr(target, "is_omniira_npc", False):
+            caller.msg(f"{target.get_display_name(caller)} doesn't seem interested in talking.")
+            return
+        speech = caller.at_pre_say(self.rhs.strip())
+        if not speech:
+            return
+        # Placeholders, not f-strings: at_say formats these, and speech may contain braces.
+        caller.at_say(
+            speech,
+            msg_self='You say to {target}, "|n{speech}|n"',
+            msg_location='{object} says to {target}, "|n{speech}|n"',
+            mapping={"target": target.key},
+        )
+        target.at_talked_to(caller, speech)
+
+
+class CmdSay(DefaultCmdSay):
+    """
+    speak as your character
+
+    Usage:
+      say <message>
+
+    Examples:
+      say Hello everyone.
+      say Maren, what do you pour here?
+
+    Talk to those in your current location. Open with someone's name
+    ("Maren, ...") to address them; they may answer and remember.
+    """
+
+    def func(self):
+        super().func()
+        speech = (self.args or "").strip()
+        if not speech:
+            return
+        npcs = _memory_npcs_here(self.caller)
+        names = {}
+        for npc in npcs:
+            for name in [npc.key, *npc.aliases.all()]:
+                names.setdefault(name.lower(), npc)
+        name = addressed_name(speech, list(names))
+        if name:
+            names[name.lower()].at_talked_to(self.caller, speech)
+
+
+class OmniiraCmdSet(CmdSet):
+    """Talking to NPCs that remember: `talk` and a name-aware `say`."""
+
+    key = "omniira"
+
+    def at_cmdset_creation(self):
+        self.add(CmdTalk())
+        self.add(CmdSay())

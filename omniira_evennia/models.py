@@ -1,0 +1,232 @@
+"""
+Database tables for NPC memory (paper appendix A, plus conversation turns and LLM usage).
+
+NPCs and subjects are Evennia objects (`ObjectDB`): a subject is the player character or NPC a
+memory is about. Embeddings are raw float32 bytes (384 dims for all-MiniLM-L6-v2).
+"""
+
+from django.db import models
+from django.utils import timezone
+
+FEELING_CHOICES = [
+    (f, f) for f in ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
+]
+
+
+class Source(models.TextChoices):
+    SELF = "self", "self-tagged"
+    EXTRACTED = "extracted", "extracted after a conversation"
+    GOSSIP = "gossip", "heard as gossip"
+    SELF_COMMITTED = "self_committed", "a commitment the NPC made"
+    ADMIN = "admin", "written by a builder"
+
+
+class Memory(models.Model):
+    """One thing an NPC remembers about a subject; unique per (npc, subject, key)."""
+
+    npc = models.ForeignKey(
+        "objects.ObjectDB", on_delete=models.CASCADE, related_name="omniira_memories"
+    )
+    subject = models.ForeignKey(
+        "objects.ObjectDB", on_delete=models.CASCADE, related_name="omniira_memories_about"
+    )
+    key = models.CharField(max_length=64)
+    value = models.CharField(max_length=500)
+    learned_at = models.DateTimeField(default=timezone.now)
+    game_day = models.IntegerField(default=0)
+    embedding = models.BinaryField(null=True, blank=True)
+    importance = models.SmallIntegerField(default=5)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.SELF)
+    provenance = models.ForeignKey(
+        "objects.ObjectDB",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="omniira_memories_told",
+        help_text="Who told the NPC this; empty means firsthand.",
+    )
+    feeling = models.CharField(max_length=16, choices=FEELING_CHOICES, blank=True, default="")
+    kind = models.CharField(max_length=32, default="event")
+    expires_at = models.DateTimeField(null=True, blank=True)
+    locked = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["npc", "subject", "key"], name="omniira_memory_unique_key"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["npc", "subject", "learned_at"], name="omniira_mem_recent"),
+            models.Index(fields=["npc", "learned_at"], name="omniira_mem_npc_time"),
+            models.Index(fields=["source"], name="omniira_mem_source"),
+        ]
+        ordering = ["learned_at", "id"]
+
+    def __str__(self):
+        return f"{self.key}: {self.value[:60]}"
+
+    @property
+    def is_hearsay(self) -> bool:
+        return self.provenance_id is not None
+
+
+class Reflection(models.Model):
+    """A belief an NPC came to hold about a target at a daily reflection."""
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    target = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    belief = models.CharField(max_length=500)
+    importance = models.SmallIntegerField(default=5)
+    memories_count = models.IntegerField(default=0)
+    embedding = models.BinaryField(null=True, blank=True)
+    game_day = models.IntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["npc", "target", "created_at"], name="omniira_refl_target"),
+        ]
+        ordering = ["created_at", "id"]
+
+    def __str__(self):
+        return self.belief[:80]
+
+
+class DiaryEntry(models.Model):
+    """An NPC's first-person diary entry for one game day."""
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    game_day = models.IntegerField()
+    entry = models.TextField()
+    importance = models.SmallIntegerField(default=5)
+    embedding = models.BinaryField(null=True, blank=True)
+    written_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["npc", "game_day"], name="omniira_diary_one_per_day")
+        ]
+        ordering = ["game_day"]
+        verbose_name_plural = "diary entries"
+
+    def __str__(self):
+        return f"day {self.game_day}: {self.entry[:60]}"
+
+
+class Opinion(models.Model):
+    """What an NPC currently thinks of a target, in its own words; replaced, not appended."""
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    target = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    opinion = models.CharField(max_length=500)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["npc", "target"], name="omniira_opinion_unique")
+        ]
+
+    def __str__(self):
+        return self.opinion[:80]
+
+
+class Concern(models.Model):
+    """Something on an NPC's mind, with an intensity 1-5."""
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    topic = models.CharField(max_length=200)
+    intensity = models.SmallIntegerField(default=2)
+    source = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    resolved = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["npc", "resolved", "created_at"], name="omniira_concern")]
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.topic
+
+
+class Plan(models.Model):
+    """A commitment an NPC made (travel_with / travel_to), as a structured plan."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        DONE = "done"
+        DROPPED = "dropped"
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    to = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    to_name = models.CharField(max_length=100, blank=True)
+    to_kind = models.CharField(max_length=8, default="player")
+    action = models.CharField(max_length=16)
+    target = models.CharField(max_length=100, blank=True)
+    by = models.CharField(max_length=100, blank=True)
+    summary = models.CharField(max_length=500)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    game_day = models.IntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["npc", "status"], name="omniira_plan_status")]
+
+    def __str__(self):
+        return self.summary[:80]
+
+
+class ConversationTurn(models.Model):
+    """One line of a conversation, as shown: NPC lines are stored after tag stripping."""
+
+    class Role(models.TextChoices):
+        SPEAKER = "speaker"  # the player (or NPC) talking to this NPC
+        NPC = "npc"  # this NPC's reply
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    speaker = models.ForeignKey(
+        "objects.ObjectDB", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    conversation_id = models.CharField(max_length=36, db_index=True)
+    role = models.CharField(max_length=8, choices=Role.choices)
+    text = models.TextField()
+    game_day = models.IntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["npc", "speaker", "created_at"], name="omniira_turn_recent"),
+        ]
+        ordering = ["created_at", "id"]
+
+    def __str__(self):
+        return f"{self.role}: {self.text[:60]}"
+
+
+class LLMUsage(models.Model):
+    """One LLM call: which tier and feature, tokens, latency, cost, and whether it worked."""
+
+    tier = models.CharField(max_length=16)
+    feature = models.CharField(max_length=32)
+    model = models.CharField(max_length=200, blank=True)
+    npc = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    tokens_in = models.IntegerField(default=0)
+    tokens_out = models.IntegerField(default=0)
+    latency_ms = models.IntegerField(default=0)
+    cost_usd = models.FloatField(default=0.0)
+    ok = models.BooleanField(default=True)
+    error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["created_at"], name="omniira_usage_time"),
+            models.Index(fields=["tier", "feature"], name="omniira_usage_feature"),
+        ]
+        verbose_name_plural = "LLM usage"

@@ -1,0 +1,201 @@
+"""
+The Evennia side of a conversation turn (a thin adapter around `conversation.run_turn`).
+
+On the reactor: keep the speaker's words, gather the prompt context and the NPC's memory
+matrix, and schedule a "thinking" line. In the worker pool: `run_turn`. Back on the reactor:
+write what the tags asked for, store the cleaned reply, and say it in the room. If the LLM
+fails, the NPC says an in-character fallback line and nothing but the speaker's words is kept.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from evennia.utils import logger
+from twisted.internet import reactor
+
+from . import clock, health, store
+from .conf import get_settings
+from .conversation import TurnInput, TurnResult, run_turn
+from .embeddings import get_embedder
+from .llm import get_client
+from .models import ConversationTurn, Source
+from .prompts import Identity, PromptContext, Turn
+from .tags import clean_text
+
+# (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
+_in_flight: set[tuple[int, int]] = set()
+
+
+def identity_of(npc) -> Identity:
+    return Identity(
+        name=npc.key,
+        role=npc.attributes.get("npc_role", default="") or "",
+        personality=npc.attributes.get("npc_personality", default="") or "",
+        duty=npc.attributes.get("npc_duty", default="") or "",
+    )
+
+
+def build_context(npc, speaker, message: str, conversation_id: str) -> PromptContext:
+    conf = get_settings()
+    location = npc.location
+    history = []
+    for turn in store.recent_turns(npc, conversation_id, conf.HISTORY_TURNS):
+        if turn.role == ConversationTurn.Role.NPC:
+            history.append(Turn("assistant", turn.text))
+        else:
+            history.append(Turn("user", f"{speaker.key} says: {turn.text}"))
+    others = []
+    if location:
+        others = [
+            obj.key
+            for obj in location.contents
+            if obj not in (npc, speaker)
+            and (obj.has_account or getattr(obj, "is_omniira_npc", False))
+        ]
+    return PromptContext(
+        identity=identity_of(npc),
+        speaker_name=speaker.key,
+        message=message,
+        place=location.key if location else "",
+        place_description=(location.db.desc or "") if location else "",
+        game_time=clock.game_time_phrase(),
+        others_present=others[:8],
+        opinion=store.opinion_of(npc, speaker),
+        concerns=store.current_concerns(npc),
+        diary=store.recent_diary(npc, conf.DIARY_SLOTS),
+        history=history,
+        speaker_is_npc=not speaker.has_account,
+    )
+
+
+def fallback_line(npc) -> str:
+    lines = get_settings().FALLBACK_LINES or ["{name} says nothing."]
+    return random.choice(lines).format(name=npc.key)
+
+
+def start_turn(npc, speaker, message: str):
+    """
+    Begin a turn: `speaker` said `message` to `npc`. Returns the Deferred of the reply (fired
+    with the text said in the room), or None if the turn was refused (empty or already waiting).
+    """
+    conf = get_settings()
+    message = clean_text(message)[: conf.MAX_MESSAGE_CHARS]
+    if not message:
+        return None
+    pair = (npc.id, speaker.id)
+    if pair in _in_flight:
+        speaker.msg(f"{npc.key} is still answering you.")
+        return None
+
+    game_day = clock.current_game_day()
+    conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
+    context = build_context(npc, speaker, message, conversation_id)
+    # The speaker's words are kept whatever happens to the reply.
+    store.add_turn(npc, speaker, conversation_id, ConversationTurn.Role.SPEAKER, message, game_day)
+    turn_input = TurnInput(
+        npc_id=npc.id,
+        speaker_id=speaker.id,
+        context=context,
+        index=store.load_index(npc.id),
+        reflections=store.reflection_records(npc, speaker),
+        now=time.time(),
+    )
+
+    _in_flight.add(pair)
+    thinking = None
+    if conf.THINKING_DELAY > 0 and npc.location and not _inline_mode():
+        thinking = reactor.callLater(
+            conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
+        )
+
+    from .runner import defer_to_worker
+
+    deferred = defer_to_worker(run_turn, turn_input, conf, get_client(), get_embedder())
+
+    def _finish(result: TurnResult):
+        if thinking is not None and thinking.active():
+            thinking.cancel()
+        return apply_turn(npc, speaker, conversation_id, game_day, result)
+
+    def _crash(failure):
+        logger.log_trace(f"omniira: turn for {npc.key} crashed: {failure.getErrorMessage()}")
+        health.incr("turn_crashes")
+        if thinking is not None and thinking.active():
+            thinking.cancel()
+        line = fallback_line(npc)
+        _emote(npc, line)
+        return line
+
+    deferred.addCallback(_finish)
+    deferred.addErrback(_crash)
+    deferred.addBoth(_release, pair)
+    return deferred
+
+
+def _inline_mode() -> bool:
+    from . import runner
+
+    return runner._inline
+
+
+def _release(result, pair):
+    _in_flight.discard(pair)
+    return result
+
+
+def _say_thinking(npc, text):
+    if npc.location:
+        npc.location.msg_contents(text, from_obj=npc)
+
+
+def _emote(npc, text):
+    if npc.location:
+        npc.location.msg_contents(text, from_obj=npc)
+
+
+def apply_turn(npc, speaker, conversation_id: str, game_day: int, result: TurnResult) -> str:
+    """Write the turn's effects on the reactor and say the reply. Returns what the room saw."""
+    store.record_usage(result.usage, npc=npc)
+    if not result.ok:
+        health.incr("conversation_fallbacks")
+        logger.log_warn(f"omniira: {npc.key} could not answer {speaker.key}: {result.error}")
+        line = fallback_line(npc)
+        _emote(npc, line)
+        return line
+
+    parsed = result.parsed
+    apply_tags(npc, speaker, parsed, result.remember_vectors, result.commitment_vectors, game_day)
+    store.add_turn(npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day)
+    npc.at_say(parsed.text, msg_self=False)
+    return parsed.text
+
+
+def apply_tags(npc, subject, parsed, remember_vectors, commitment_vectors, game_day: int) -> None:
+    """Write what an NPC's tags asked for (paper 4.2)."""
+    for tag, vector in zip(parsed.remember, remember_vectors):
+        store.upsert_memory(
+            npc, subject, tag.key, tag.value, importance=tag.importance, feeling=tag.feeling,
+            source=Source.SELF, embedding=vector, game_day=game_day,
+        )
+        health.incr("tags_remember")
+    for tag in parsed.opinions:
+        store.set_opinion(npc, subject, tag.text)
+        health.incr("tags_opinion")
+    for tag in parsed.concerns:
+        store.add_concern(npc, tag.topic, tag.intensity, source=subject)
+        health.incr("tags_concern")
+    for tag, vector in zip(parsed.commitments, commitment_vectors):
+        store.add_plan(npc, tag, to_obj=subject if tag.to_kind == "player" else None,
+                       game_day=game_day)
+        # Mirrored as a high-importance memory so retrieval brings the promise back up.
+        store.upsert_memory(
+            npc, subject, f"commitment_{tag.action}_{tag.target or tag.to}", tag.summary,
+            importance=8, feeling="trust", source=Source.SELF_COMMITTED, kind="commitment",
+            embedding=vector, game_day=game_day,
+        )
+        health.incr("tags_commitment")
+    if parsed.errors:
+        health.incr("tags_invalid", len(parsed.errors))
+    health.incr("conversation_turns")

@@ -1,0 +1,268 @@
+"""
+Reading and writing memory state through the ORM.
+
+Every function here touches the database and so, inside a running server, runs on the reactor
+thread (SQLite connections and Evennia's idmapper cache are not thread-safe). Expensive work
+(embedding, LLM calls) happens elsewhere and hands plain values in.
+
+The per-NPC `MemoryMatrix` cache lives here: built once from one query (one bytes join, one
+`np.frombuffer`), dropped by a signal whenever one of that NPC's memories is saved or deleted.
+Code that bulk-updates or bulk-deletes memories with querysets must call `invalidate(npc_id)`.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime, timedelta
+
+import numpy as np
+from django.db import IntegrityError, transaction
+from django.db.models.signals import post_delete, post_save
+from django.utils import timezone
+
+from . import health
+from .embeddings import EMBEDDING_DIM, to_blob
+from .models import (
+    Concern,
+    ConversationTurn,
+    DiaryEntry,
+    LLMUsage,
+    Memory,
+    Opinion,
+    Plan,
+    Reflection,
+    Source,
+)
+from .retrieval import MemoryMatrix, MemoryRecord, TextRecord
+from .tags import cut_value, normalize_feeling, clamp_int, slug_key
+
+log = logging.getLogger("omniira.store")
+
+_index_cache: dict[int, MemoryMatrix] = {}
+
+
+# ---------------------------------------------------------------- the vector cache
+
+
+def invalidate(npc_id: int | None = None) -> None:
+    """Drop the cached matrix of one NPC, or of all NPCs."""
+    if npc_id is None:
+        _index_cache.clear()
+    else:
+        _index_cache.pop(npc_id, None)
+
+
+def _on_memory_change(sender, instance, **kwargs):
+    invalidate(instance.npc_id)
+
+
+def connect_signals() -> None:
+    post_save.connect(_on_memory_change, sender=Memory, dispatch_uid="omniira_mem_save")
+    post_delete.connect(_on_memory_change, sender=Memory, dispatch_uid="omniira_mem_delete")
+
+
+def _ts(value: datetime | None) -> float | None:
+    return value.timestamp() if value is not None else None
+
+
+def load_index(npc_id: int) -> MemoryMatrix:
+    """The NPC's memory matrix, from cache or from one query."""
+    cached = _index_cache.get(npc_id)
+    if cached is not None:
+        return cached
+    rows = list(
+        Memory.objects.filter(npc_id=npc_id).values_list(
+            "id", "subject_id", "key", "value", "importance", "source", "provenance_id",
+            "provenance__db_key", "feeling", "learned_at", "expires_at", "embedding",
+        )
+    )
+    records, blobs, has_vector = [], [], np.zeros(len(rows), dtype=bool)
+    width = EMBEDDING_DIM * 4
+    for row_number, row in enumerate(rows):
+        (mid, subject_id, key, value, importance, source, prov_id, prov_name, feeling,
+         learned_at, expires_at, blob) = row
+        records.append(
+            MemoryRecord(
+                id=mid, subject_id=subject_id, key=key, value=value,
+                importance=importance if importance is not None else 5, source=source,
+                provenance_id=prov_id, provenance_name=prov_name, feeling=feeling or None,
+                learned_at=learned_at.timestamp(), expires_at=_ts(expires_at),
+            )
+        )
+        if blob is not None and len(blob) == width:
+            blobs.append(bytes(blob))
+            has_vector[row_number] = True
+        else:
+            if blob is not None:
+                health.incr("corrupt_embeddings")
+            blobs.append(b"\0" * width)
+    matrix = (
+        np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(rows), EMBEDDING_DIM)
+        if rows
+        else np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
+    )
+    index = MemoryMatrix(records, matrix, has_vector)
+    _index_cache[npc_id] = index
+    return index
+
+
+# ---------------------------------------------------------------- memories
+
+
+def upsert_memory(
+    npc,
+    subject,
+    key: str,
+    value: str,
+    *,
+    importance=5,
+    feeling=None,
+    source: str = Source.SELF,
+    provenance=None,
+    kind: str = "event",
+    embedding: np.ndarray | None = None,
+    game_day: int = 0,
+    expires_at: datetime | None = None,
+) -> Memory | None:
+    """
+    Write a memory, replacing the value of an existing (npc, subject, key) row.
+
+    Values are validated like tags (value cut to 500 chars, importance clamped 1-10, unknown
+    feelings dropped). A locked row is only overwritten by an admin write. Returns the row, or
+    None when a locked row refused the write.
+    """
+    key = slug_key(key) or slug_key(value)[:40] or "note"
+    fields = dict(
+        value=cut_value(value),
+        importance=clamp_int(importance, 1, 10, 5),
+        feeling=normalize_feeling(feeling) or "",
+        source=source,
+        provenance=provenance,
+        kind=kind,
+        embedding=to_blob(embedding),
+        game_day=game_day,
+        expires_at=expires_at,
+        learned_at=timezone.now(),
+    )
+    with transaction.atomic():
+        existing = (
+            Memory.objects.select_for_update().filter(npc=npc, subject=subject, key=key).first()
+        )
+        if existing is None:
+            try:
+                with transaction.atomic():
+                    return Memory.objects.create(npc=npc, subject=subject, key=key, **fields)
+            except IntegrityError:  # a concurrent writer won the race: update theirs
+                existing = Memory.objects.get(npc=npc, subject=subject, key=key)
+        if existing.locked and source != Source.ADMIN:
+            health.incr("locked_write_refused")
+            return None
+        for name, val in fields.items():
+            setattr(existing, name, val)
+        existing.save()
+        return existing
+
+
+def record_from_memory(memory: Memory) -> MemoryRecord:
+    return MemoryRecord(
+        id=memory.id, subject_id=memory.subject_id, key=memory.key, value=memory.value,
+        importance=memory.importance, source=memory.source, provenance_id=memory.provenance_id,
+        provenance_name=memory.provenance.db_key if memory.provenance_id else None,
+        feeling=memory.feeling or None, learned_at=memory.learned_at.timestamp(),
+        expires_at=_ts(memory.expires_at),
+    )
+
+
+# ---------------------------------------------------------------- social state
+
+
+def set_opinion(npc, target, text: str) -> Opinion:
+    opinion, _ = Opinion.objects.update_or_create(
+        npc=npc, target=target, defaults={"opinion": cut_value(text), "updated_at": timezone.now()}
+    )
+    return opinion
+
+
+def opinion_of(npc, target) -> str | None:
+    return Opinion.objects.filter(npc=npc, target=target).values_list("opinion", flat=True).first()
+
+
+def add_concern(npc, topic: str, intensity: int = 2, source=None) -> Concern:
+    return Concern.objects.create(
+        npc=npc, topic=cut_value(topic)[:200], intensity=clamp_int(intensity, 1, 5, 2),
+        source=source,
+    )
+
+
+def current_concerns(npc, limit: int = 3) -> list[tuple[str, int]]:
+    rows = Concern.objects.filter(npc=npc, resolved=False).order_by("-intensity", "-created_at")
+    return [(c.topic, c.intensity) for c in rows[:limit]]
+
+
+def add_plan(npc, commitment, to_obj=None, game_day: int = 0) -> Plan:
+    return Plan.objects.create(
+        npc=npc, to=to_obj, to_name=commitment.to, to_kind=commitment.to_kind,
+        action=commitment.action, target=commitment.target, by=commitment.by,
+        summary=commitment.summary, game_day=game_day,
+    )
+
+
+def reflection_records(npc, target) -> list[TextRecord]:
+    from .embeddings import from_blob
+
+    return [
+        TextRecord(
+            id=r.id, text=r.belief, created_at=r.created_at.timestamp(), importance=r.importance,
+            vector=from_blob(r.embedding),
+        )
+        for r in Reflection.objects.filter(npc=npc, target=target).order_by("-created_at")[:200]
+    ]
+
+
+def recent_diary(npc, limit: int = 2) -> list[str]:
+    entries = DiaryEntry.objects.filter(npc=npc).order_by("-game_day")[:limit]
+    return [e.entry for e in reversed(list(entries))]
+
+
+# ---------------------------------------------------------------- conversations
+
+
+def conversation_id_for(npc, speaker, idle_seconds: float) -> str:
+    """The open conversation between these two, or a new id if the last turn is too old."""
+    last = (
+        ConversationTurn.objects.filter(npc=npc, speaker=speaker)
+        .order_by("-created_at", "-id")
+        .values_list("conversation_id", "created_at")
+        .first()
+    )
+    if last and timezone.now() - last[1] <= timedelta(seconds=idle_seconds):
+        return last[0]
+    return uuid.uuid4().hex
+
+
+def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day: int = 0):
+    return ConversationTurn.objects.create(
+        npc=npc, speaker=speaker, conversation_id=conversation_id, role=role, text=text,
+        game_day=game_day,
+    )
+
+
+def recent_turns(npc, conversation_id: str, limit: int) -> list[ConversationTurn]:
+    if limit <= 0:
+        return []
+    rows = ConversationTurn.objects.filter(npc=npc, conversation_id=conversation_id).order_by(
+        "-created_at", "-id"
+    )[:limit]
+    return list(reversed(list(rows)))
+
+
+# ---------------------------------------------------------------- usage
+
+
+def record_usage(usage, npc=None) -> LLMUsage:
+    return LLMUsage.objects.create(
+        tier=usage.tier, feature=usage.feature, model=usage.model[:200], npc=npc,
+        tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, latency_ms=usage.latency_ms,
+        cost_usd=usage.cost_usd, ok=usage.ok, error=usage.error[:500],
+    )

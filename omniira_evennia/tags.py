@@ -1,0 +1,278 @@
+"""
+Self-persistence tags: the one place where NPC text is parsed for tags and cleaned.
+
+An NPC may embed four kinds of tag in its reply (paper section 4.2, appendix B):
+
+    [[REMEMBER:{"key":"...","value":"...","importance":1-10,"feeling":"..."}]]
+    [[OPINION:"..."]]
+    [[CONCERN:{"topic":"...","intensity":1-5}]]
+    [[COMMITMENT:{"to":"...","to_kind":"player","action":"travel_to","target":"...",
+                  "by":"...","summary":"..."}]]
+
+`parse_reply` finds them, validates their payloads and returns the reply with every tag,
+well-formed or broken, removed. Every path that shows or stores NPC text (say, talk, gossip,
+history, diaries, logs shown to players) goes through `parse_reply` or `clean_text`, so a tag
+can never leak by one path forgetting to strip it.
+
+No Django or Evennia import here: this module is plain Python and tested on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError, field_validator
+
+FEELINGS = ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
+TAG_NAMES = ("REMEMBER", "OPINION", "CONCERN", "COMMITMENT")
+VALUE_MAX_CHARS = 500
+KEY_MAX_CHARS = 64
+
+# An opening tag: `[[NAME:` (the documented form) or `[NAME:` (a form small models slip into).
+_OPEN_TAG = re.compile(r"\[\[?\s*(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:", re.IGNORECASE)
+_DECODER = json.JSONDecoder()
+
+
+# ---------------------------------------------------------------- payload validation
+
+
+def normalize_feeling(value: Any) -> str | None:
+    """Map a free feeling word onto the seven feelings; anything else (incl. neutral) is None."""
+    if not isinstance(value, str):
+        return None
+    word = value.strip().lower()
+    return word if word in FEELINGS else None
+
+
+def clamp_int(value: Any, low: int, high: int, default: int) -> int:
+    """Coerce numbers and numeric strings into [low, high]; junk becomes `default`."""
+    try:
+        number = int(round(float(value)))
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return max(low, min(high, number))
+
+
+def slug_key(text: str) -> str:
+    """A stable short_snake_case key, so the same fact upserts instead of duplicating."""
+    slug = re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+    return slug[:KEY_MAX_CHARS].strip("_")
+
+
+def cut_value(text: Any) -> str:
+    """Collapse whitespace and cut to the 500-character column limit."""
+    return " ".join(str(text).split())[:VALUE_MAX_CHARS]
+
+
+class RememberTag(BaseModel):
+    key: str = ""
+    value: str
+    importance: int = 5
+    feeling: str | None = None
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _value(cls, v):
+        v = cut_value(v) if v is not None else ""
+        if not v:
+            raise ValueError("empty value")
+        return v
+
+    @field_validator("key", mode="before")
+    @classmethod
+    def _key(cls, v):
+        if not isinstance(v, (str, int, float)):
+            v = ""
+        return slug_key(v or "")
+
+    @field_validator("importance", mode="before")
+    @classmethod
+    def _importance(cls, v):
+        return clamp_int(v, 1, 10, 5)
+
+    @field_validator("feeling", mode="before")
+    @classmethod
+    def _feeling(cls, v):
+        return normalize_feeling(v)
+
+    def model_post_init(self, __context):
+        if not self.key:
+            # A missing key is derived from the value so the row still upserts sensibly.
+            object.__setattr__(self, "key", slug_key(self.value)[:40] or "note")
+
+
+class OpinionTag(BaseModel):
+    text: str
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, v):
+        v = cut_value(v) if v is not None else ""
+        if not v:
+            raise ValueError("empty opinion")
+        return v
+
+
+class ConcernTag(BaseModel):
+    topic: str
+    intensity: int = 2
+
+    @field_validator("topic", mode="before")
+    @classmethod
+    def _topic(cls, v):
+        v = cut_value(v)[:200] if v is not None else ""
+        if not v:
+            raise ValueError("empty topic")
+        return v
+
+    @field_validator("intensity", mode="before")
+    @classmethod
+    def _intensity(cls, v):
+        return clamp_int(v, 1, 5, 2)
+
+
+class CommitmentTag(BaseModel):
+    to: str = ""
+    to_kind: Literal["player", "npc"] = "player"
+    action: Literal["travel_with", "travel_to"]
+    target: str = ""
+    by: str = ""
+    summary: str
+
+    @field_validator("to", "target", "by", mode="before")
+    @classmethod
+    def _short(cls, v):
+        return cut_value(v)[:100] if v is not None else ""
+
+    @field_validator("to_kind", "action", mode="before")
+    @classmethod
+    def _lower(cls, v):
+        return str(v).strip().lower() if v is not None else v
+
+    @field_validator("summary", mode="before")
+    @classmethod
+    def _summary(cls, v):
+        v = cut_value(v) if v is not None else ""
+        if not v:
+            raise ValueError("empty summary")
+        return v
+
+
+# ---------------------------------------------------------------- parsing
+
+
+@dataclass
+class ParsedReply:
+    """A reply with its tags taken out: `text` is safe to show and store."""
+
+    text: str
+    remember: list[RememberTag] = field(default_factory=list)
+    opinions: list[OpinionTag] = field(default_factory=list)
+    concerns: list[ConcernTag] = field(default_factory=list)
+    commitments: list[CommitmentTag] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def tag_count(self) -> int:
+        return len(self.remember) + len(self.opinions) + len(self.concerns) + len(self.commitments)
+
+
+def _read_payload(text: str, start: int) -> tuple[Any, int] | None:
+    """Decode one JSON value at `start` and the `]]` or `]` after it; return (payload, end)."""
+    pos = start
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    try:
+        payload, pos = _DECODER.raw_decode(text, pos)
+    except ValueError:
+        return None
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    if text.startswith("]]", pos):
+        return payload, pos + 2
+    if text.startswith("]", pos):
+        return payload, pos + 1
+    return None
+
+
+def _validate(name: str, payload: Any, parsed: ParsedReply) -> None:
+    try:
+        if name == "REMEMBER":
+            parsed.remember.append(RememberTag.model_validate(payload))
+        elif name == "OPINION":
+            if isinstance(payload, dict):
+                payload = payload.get("opinion") or payload.get("text")
+            parsed.opinions.append(OpinionTag(text=payload))
+        elif name == "CONCERN":
+            parsed.concerns.append(ConcernTag.model_validate(payload))
+        elif name == "COMMITMENT":
+            parsed.commitments.append(CommitmentTag.model_validate(payload))
+    except (ValidationError, TypeError, ValueError) as err:
+        first = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
+        parsed.errors.append(f"invalid {name} tag: {first}")
+
+
+def _scrub_brackets(text: str) -> str:
+    # Whatever survives (a stray `[[`, a lone `]]`) must not reach a player either.
+    while "[[" in text or "]]" in text:
+        text = text.replace("[[", "").replace("]]", "")
+    return text
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"[ \t]+", " ", text)
+    text = re.sub(r" +([,.!?;:])", r"\1", text)
+    text = re.sub(r"\n\s*\n+", "\n", text)
+    return text.strip()
+
+
+def parse_reply(raw: str | None) -> ParsedReply:
+    """
+    Take every tag out of `raw`, validating well-formed ones.
+
+    Never raises. Malformed payloads are removed and reported in `errors`; an unterminated
+    tag (typically a reply cut off by the token limit) removes everything after its opening.
+    """
+    text = raw if isinstance(raw, str) else ""
+    parsed = ParsedReply(text="")
+    kept: list[str] = []
+    pos = 0
+    while True:
+        match = _OPEN_TAG.search(text, pos)
+        generic = text.find("[[", pos)
+        if match is None and generic == -1:
+            kept.append(text[pos:])
+            break
+        if match is not None and (generic == -1 or match.start() <= generic):
+            kept.append(text[pos : match.start()])
+            name = match.group(1).upper()
+            result = _read_payload(text, match.end())
+            if result is None:
+                # Not valid JSON: the tag ends at its closing bracket(s), or the reply was cut off.
+                closer = "]]" if match.group(0).startswith("[[") else "]"
+                close = text.find(closer, match.end())
+                parsed.errors.append(f"malformed {name} tag")
+                if close == -1:
+                    break
+                pos = close + len(closer)
+                continue
+            payload, pos = result
+            _validate(name, payload, parsed)
+        else:
+            # `[[` that opens no known tag: drop through its `]]`, or to the end if unclosed.
+            kept.append(text[pos:generic])
+            close = text.find("]]", generic + 2)
+            parsed.errors.append("unknown or broken tag")
+            if close == -1:
+                break
+            pos = close + 2
+    parsed.text = _tidy(_scrub_brackets("".join(kept)))
+    return parsed
+
+
+def clean_text(raw: str | None) -> str:
+    """The display-safe text of `raw`, for paths that do not act on tags (e.g. player input)."""
+    return parse_reply(raw).text

@@ -1,0 +1,45 @@
+"""
+pytest setup: Django + Evennia initialised once inside pytest-django's database access.
+
+Unit tests of the pure core need none of this; it costs about a second once per session.
+"""
+
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _evennia_init(django_db_blocker):
+    import django
+    from django.conf import settings
+
+    django.setup()
+    with django_db_blocker.unblock():
+        import evennia
+
+        evennia._init()
+    settings.TEST_ENVIRONMENT = True
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state():
+    """Each test starts with empty caches, counters and an inline worker runner."""
+    from omniira_evennia import conf, embeddings, health, llm, runner, store
+
+    runner.run_inline(True)
+    health.reset()
+    store.invalidate()
+    conf.reset_settings()
+    llm.reset_client()
+    yield
+    store.invalidate()
+    embeddings.set_embedder(None)
+    conf.reset_settings()
+    llm.reset_client()

@@ -1,0 +1,157 @@
+"""
+A scripted OpenAI-compatible chat-completions server on loopback, for tests.
+
+It is a real HTTP server, so the contrib's real httpx client, retries and parsing are exercised;
+only the model is scripted. Each request is recorded; replies come from a list (the last one
+repeats) or a function of the request.
+
+In-process:
+
+    with ScriptedLLM(["Welcome! [[REMEMBER:{...}]]"]) as llm:
+        settings.OMNIIRA = {"TIERS": {"voice": {"base_url": llm.base_url}}}
+        ...
+        llm.requests[-1]["messages"]
+
+As a process (for end-to-end tests against a running game):
+
+    python tests/scripted_llm.py --port 8123 --delay 5 --script replies.json --log requests.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Sequence
+
+
+class ScriptedLLM:
+    def __init__(
+        self,
+        replies: Sequence[str] | Callable[[dict], str] = ("Hello there.",),
+        *,
+        delay: float = 0.0,
+        status: int = 200,
+        port: int = 0,
+        log_path: str | None = None,
+    ):
+        self.replies = replies if callable(replies) else list(replies)
+        self.delay = delay
+        self.status = status
+        self.requests: list[dict] = []
+        self.log_path = log_path
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread: threading.Thread | None = None
+
+    def _next_reply(self, body: dict) -> str:
+        if callable(self.replies):
+            return self.replies(body)
+        with self._lock:
+            index = min(len(self.requests) - 1, len(self.replies) - 1)
+            return self.replies[index]
+
+    def _handler(self):
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                # Health checks and model listing, like a real server.
+                payload = {"object": "list", "data": [{"id": "scripted", "object": "model"}]}
+                self._send(200, payload)
+
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    self._send(400, {"error": {"message": "bad json"}})
+                    return
+                with outer._lock:
+                    outer.requests.append(body)
+                    if outer.log_path:
+                        with open(outer.log_path, "a", encoding="utf-8") as fh:
+                            fh.write(json.dumps(body) + "\n")
+                if outer.delay:
+                    time.sleep(outer.delay)
+                if outer.status != 200:
+                    self._send(outer.status, {"error": {"message": "scripted failure"}})
+                    return
+                text = outer._next_reply(body)
+                prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+                self._send(
+                    200,
+                    {
+                        "id": "chatcmpl-scripted",
+                        "object": "chat.completion",
+                        "model": body.get("model", "scripted"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": prompt_chars // 4,
+                            "completion_tokens": max(1, len(text) // 4),
+                            "total_tokens": prompt_chars // 4 + max(1, len(text) // 4),
+                        },
+                    },
+                )
+
+            def _send(self, status, payload):
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
+
+    def start(self) -> "ScriptedLLM":
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "ScriptedLLM":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def system_prompts(self) -> list[str]:
+        return [r["messages"][0]["content"] for r in self.requests if r.get("messages")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--script", help="JSON file with a list of replies (the last repeats)")
+    parser.add_argument("--log", help="append each request as a JSON line to this file")
+    args = parser.parse_args()
+    replies = ["Hello there."]
+    if args.script:
+        with open(args.script, encoding="utf-8") as fh:
+            replies = json.load(fh)
+    server = ScriptedLLM(replies, delay=args.delay, port=args.port, log_path=args.log)
+    print(f"scripted LLM listening on {server.base_url}", flush=True)
+    server._server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

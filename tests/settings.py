@@ -1,0 +1,41 @@
+"""Django settings for the test suite: Evennia's defaults, the game template as game dir."""
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.path.dirname(_HERE)
+_cwd = os.getcwd()
+from evennia.settings_default import *  # noqa: E402,F401,F403
+
+# evennia.settings_default walks up the directory tree looking for a game dir; undo that.
+os.chdir(_cwd)
+
+GAME_DIR = os.path.join(_ROOT, "game_template")
+if GAME_DIR not in sys.path:
+    sys.path.insert(0, GAME_DIR)
+LOG_DIR = os.path.join(_ROOT, ".cache", "test-logs")
+os.makedirs(LOG_DIR, exist_ok=True)
+SERVER_LOG_FILE = os.path.join(LOG_DIR, "server.log")
+PORTAL_LOG_FILE = os.path.join(LOG_DIR, "portal.log")
+HTTP_LOG_FILE = os.path.join(LOG_DIR, "http_requests.log")
+LOCKWARNING_LOG_FILE = os.path.join(LOG_DIR, "lockwarnings.log")
+CACHE_DIR = os.path.join(_ROOT, ".cache", "test-cache")
+
+INSTALLED_APPS = INSTALLED_APPS + ["omniira_evennia"]  # noqa: F405
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": os.path.join(_ROOT, ".cache", "test.db3"),
+        "TEST": {"NAME": None},  # in-memory test database
+    }
+}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+SECRET_KEY = "omniira-tests-not-secret"
+TEST_ENVIRONMENT = True
+
+OMNIIRA = {
+    # Tests point tiers at a scripted server themselves; nothing is configured by default.
+    "THINKING_DELAY": 0,
+}

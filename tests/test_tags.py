@@ -1,0 +1,114 @@
+"""The tag parser: the one place tags are read and stripped."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from omniira_evennia.tags import clean_text, parse_reply
+
+
+def test_remember_tag_is_parsed_validated_and_stripped():
+    parsed = parse_reply(
+        'Welcome, Ada! [[REMEMBER:{"key":"Blue Glass","value":"Ada collects blue glass.",'
+        '"importance":14,"feeling":"Joy"}]] Sit anywhere.'
+    )
+    assert parsed.text == "Welcome, Ada! Sit anywhere."
+    [tag] = parsed.remember
+    assert tag.key == "blue_glass"
+    assert tag.value == "Ada collects blue glass."
+    assert tag.importance == 10  # clamped
+    assert tag.feeling == "joy"
+    assert parsed.errors == []
+
+
+@pytest.mark.parametrize("feeling", ["dislike", "neutral", "", None, 3])
+def test_unknown_feeling_becomes_none(feeling):
+    tag = f'[[REMEMBER:{{"key":"k","value":"v","feeling":{__import__("json").dumps(feeling)}}}]]'
+    parsed = parse_reply("Hm. " + tag)
+    assert parsed.remember[0].feeling is None
+    assert parsed.text == "Hm."
+
+
+def test_importance_bounds_and_junk():
+    low = parse_reply('[[REMEMBER:{"key":"a","value":"x","importance":-5}]]ok').remember[0]
+    junk = parse_reply('[[REMEMBER:{"key":"a","value":"x","importance":"lots"}]]ok').remember[0]
+    text = parse_reply('[[REMEMBER:{"key":"a","value":"x","importance":"7"}]]ok').remember[0]
+    assert (low.importance, junk.importance, text.importance) == (1, 5, 7)
+
+
+def test_value_is_cut_to_500_chars_and_key_derived_when_missing():
+    [tag] = parse_reply('[[REMEMBER:{"value":"' + "a" * 900 + '"}]]').remember
+    assert len(tag.value) == 500
+    assert tag.key
+
+
+def test_opinion_concern_commitment():
+    parsed = parse_reply(
+        'Deal. [[OPINION:"She pays on time."]] [[CONCERN:{"topic":"rats in the cellar",'
+        '"intensity":9}]] [[COMMITMENT:{"to":"Ada","to_kind":"player","action":"travel_to",'
+        '"target":"the market","by":"noon","summary":"I will meet Ada at the market."}]]'
+    )
+    assert parsed.text == "Deal."
+    assert parsed.opinions[0].text == "She pays on time."
+    assert parsed.concerns[0].topic == "rats in the cellar"
+    assert parsed.concerns[0].intensity == 5
+    assert parsed.commitments[0].action == "travel_to"
+    assert parsed.tag_count == 3
+
+
+@pytest.mark.parametrize(
+    "raw, shown",
+    [
+        ('Hello [[REMEMBER:{"key":"x", "value": ]] friend', "Hello friend"),
+        ('Hello [[REMEMBER:{"key":"x","value":"cut off by the tok', "Hello"),
+        ("Hello [[REMEMBER", "Hello"),
+        ("Hello [[", "Hello"),
+        ("Hello ]] there", "Hello there"),
+        ("Aye [[WHATEVER:stuff]] lad", "Aye lad"),
+        ('Fine. [remember:{"key":"a","value":"b"}] Next!', "Fine. Next!"),
+        ("Sure [OPINION: not json] then", "Sure then"),
+        ('[[OPINION:"nice"]]', ""),
+        ('[[COMMITMENT:{"action":"fly","summary":"x"}]] ok', "ok"),
+        ("[[[[REMEMBER]]]]", ""),
+    ],
+)
+def test_malformed_and_unterminated_tags_never_show(raw, shown):
+    parsed = parse_reply(raw)
+    assert parsed.text == shown
+    assert "[[" not in parsed.text and "]]" not in parsed.text
+    assert "REMEMBER" not in parsed.text.upper()
+
+
+def test_invalid_payloads_are_reported_not_written():
+    parsed = parse_reply('[[REMEMBER:{"key":"x","value":""}]] [[COMMITMENT:{"action":"fly"}]]ok')
+    assert parsed.remember == [] and parsed.commitments == []
+    assert len(parsed.errors) == 2
+    assert parsed.text == "ok"
+
+
+def test_brackets_inside_json_strings_do_not_end_the_tag():
+    parsed = parse_reply('A [[REMEMBER:{"key":"k","value":"she said ]] loudly"}]] B')
+    assert parsed.remember[0].value == "she said ]] loudly"
+    assert parsed.text == "A B"
+
+
+def test_clean_text_of_none_and_plain_text():
+    assert clean_text(None) == ""
+    assert clean_text("Plain words, no tags.") == "Plain words, no tags."
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_any_text_never_raises_and_never_leaks_brackets(raw):
+    parsed = parse_reply(raw)
+    assert "[[" not in parsed.text
+    assert "]]" not in parsed.text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(
+    ["[[", "]]", "[", "]", "REMEMBER:", "OPINION:", '{"key":"a","value":"b"}', '"x"', "hi ", "{"]
+)))
+def test_tag_like_soup_never_leaks(parts):
+    parsed = parse_reply("".join(parts))
+    assert "[[" not in parsed.text and "]]" not in parsed.text
