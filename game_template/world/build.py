@@ -107,7 +107,12 @@ def _exit(key, aliases, source, destination):
 
 def build_world():
     limbo = search_object("#2")
-    tavern = _room(TAVERN, existing=limbo[0] if limbo else None)
+    if not limbo:
+        # Evennia's initial setup has not created Limbo yet; it restarts the server after,
+        # and this runs again then.
+        logger.log_info("omniira demo: waiting for Evennia's initial setup")
+        return None
+    tavern = _room(TAVERN, existing=limbo[0])
     market = _room(MARKET)
     _exit("market", ["out", "m"], tavern, market)
     _exit("tavern", ["in", "t"], market, tavern)

@@ -14,6 +14,19 @@ TELNET_INTERFACES = ["127.0.0.1"]
 WEBSERVER_INTERFACES = ["127.0.0.1"]
 WEBSOCKET_CLIENT_INTERFACE = "127.0.0.1"
 
+# The demo listens on loopback only, so allow more than Evennia's 2 new accounts per IP and
+# 10 minutes (every local player shares 127.0.0.1).
+CREATION_THROTTLE_LIMIT = 50
+
+# All ports move together when OMNIIRA_DEMO_PORT_BASE is set (tests run a second copy).
+import os as _os  # noqa: E402
+
+_PORT_BASE = int(_os.environ.get("OMNIIRA_DEMO_PORT_BASE", "4000"))
+TELNET_PORTS = [_PORT_BASE]
+WEBSERVER_PORTS = [(_PORT_BASE + 1, _PORT_BASE + 5)]
+WEBSOCKET_CLIENT_PORT = _PORT_BASE + 2
+AMP_PORT = _PORT_BASE + 6
+
 INSTALLED_APPS += ["omniira_evennia"]  # noqa: F405
 
 # NPC memory. LLM endpoints come from the environment (OMNIIRA_LLM_BASE_URL & co, see the

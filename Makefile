@@ -1,0 +1,33 @@
+# omniira-evennia: the two commands are `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+STAMP := $(VENV)/.omniira-installed
+
+.PHONY: demo demo-stop test test-fast bench clean-demo venv
+
+venv: $(STAMP)
+
+# torch goes first and pinned: a bare torch requirement pulls a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) tools/demo.py start
+
+demo-stop:
+	@if [ -x $(PY) ]; then $(PY) tools/demo.py stop; else echo "no demo to stop"; fi
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not e2e and not realmodel"
+
+clean-demo: demo-stop
+	rm -rf demo

@@ -1,0 +1,97 @@
+"""
+End to end: `tools/demo.py` builds and starts a real Evennia game (in a temporary folder, on
+ports 4100-4106) talking to a scripted OpenAI-compatible server that takes 5 s per reply.
+Two telnet players connect; one talks to Maren while the other looks around.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.scripted_llm import ScriptedLLM
+from tests.telnet_client import TelnetPlayer
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parent.parent
+PORT_BASE = 4100
+REMEMBERED = "Ada collects blue glass bottles from the river."
+FIRST_REPLY = (
+    "Blue glass? I'll keep an eye out for you, love. [[REMEMBER:{\"key\":\"collects_glass\","
+    f"\"value\":\"{REMEMBERED}\",\"importance\":6,\"feeling\":\"joy\"}}]]"
+)
+
+
+def run_demo(action, env):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "demo.py"), action], env=env, cwd=ROOT,
+        capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.fixture
+def demo_env(tmp_path):
+    llm = ScriptedLLM([FIRST_REPLY, "Of course I remember you, love."], delay=5.0).start()
+    env = dict(os.environ)
+    env.update(
+        OMNIIRA_DEMO_DIR=str(tmp_path / "demo"),
+        OMNIIRA_DEMO_PORT_BASE=str(PORT_BASE),
+        OMNIIRA_LLM_BASE_URL=llm.base_url,
+        OMNIIRA_LLM_MODEL="scripted",
+        EVENNIA_SUPERUSER_USERNAME="admin",
+        EVENNIA_SUPERUSER_PASSWORD="admin-pass-123",
+    )
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    yield env, llm
+    subprocess.run([sys.executable, str(ROOT / "tools" / "demo.py"), "stop"], env=env,
+                   capture_output=True, timeout=120)
+    llm.stop()
+
+
+def test_demo_player_talks_while_another_looks_and_memory_survives_restart(demo_env):
+    env, llm = demo_env
+    out = run_demo("start", env)
+    assert f"telnet 127.0.0.1 {PORT_BASE}" in out
+
+    ada, bran = TelnetPlayer(PORT_BASE), TelnetPlayer(PORT_BASE)
+    ada.create_and_login("Ada", "pw-ada-12345")
+    bran.create_and_login("Bran", "pw-bran-12345")
+    ada.drain(), bran.drain()
+
+    ada.send("say Maren, I collect blue glass from the river.")
+    time.sleep(0.3)
+    look_times = []
+    for _ in range(3):  # while Maren "thinks" for 5 s, Bran's look answers at once
+        started = time.monotonic()
+        bran.send("look")
+        bran.read_until(r"Exits:", timeout=5)
+        look_times.append(time.monotonic() - started)
+        time.sleep(0.5)
+    reply = ada.read_until(r'Maren says, ".*"', timeout=30)
+    assert "I'll keep an eye out for you, love." in reply
+    assert "[[" not in reply and "REMEMBER" not in reply
+    assert "thinking" in reply  # the room was told Maren is thinking (reply took > 2 s)
+    assert max(look_times) < 1.0, look_times
+    assert "[[" not in bran.drain(1.0)
+    ada.close(), bran.close()
+
+    run_demo("stop", env)
+    run_demo("start", env)
+    ada = TelnetPlayer(PORT_BASE)
+    ada.login("Ada", "pw-ada-12345")
+    ada.drain()
+    ada.send("say Maren, do you remember me?")
+    ada.read_until(r'Maren says, "Of course I remember you', timeout=30)
+    ada.close()
+
+    last_prompt = llm.requests[-1]["messages"][0]["content"]
+    assert REMEMBERED in last_prompt
+    assert "What you remember about Ada" in last_prompt
+    print(json.dumps({"look_seconds": look_times}))
