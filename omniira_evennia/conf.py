@@ -12,6 +12,8 @@ Environment variables override the LLM endpoint without editing settings:
 `OMNIIRA_LLM_BASE_URL`, `OMNIIRA_LLM_MODEL`, `OMNIIRA_LLM_API_KEY` apply to every tier, and
 `OMNIIRA_<TIER>_BASE_URL` / `_MODEL` / `_API_KEY` (e.g. `OMNIIRA_VOICE_MODEL`) to one tier.
 Per-tier variables win over the all-tier ones, which win over the settings file.
+`OMNIIRA_LOCAL_BASE_URL` (and `OMNIIRA_LOCAL_MODEL_NAME`), set by the demo's offline model
+launcher, fill in only the tiers that still have no endpoint after all of that.
 
 `get_settings()` validates the result with pydantic and caches it; the cache is cleared when
 Django's `setting_changed` fires (tests using `override_settings`) or by `reset_settings()`.
@@ -110,6 +112,9 @@ def build_settings(raw: dict[str, Any] | None, environ: dict[str, str] | None = 
     for name in set(TIER_NAMES) | set(tiers_raw):
         tier = dict(tiers_raw.get(name) or {})
         tier.update(_env_overrides(name, environ))
+        if not tier.get("base_url") and environ.get("OMNIIRA_LOCAL_BASE_URL"):
+            tier["base_url"] = environ["OMNIIRA_LOCAL_BASE_URL"]
+            tier["model"] = environ.get("OMNIIRA_LOCAL_MODEL_NAME", tier.get("model", "local"))
         tiers[name] = tier
     return OmniiraSettings(TIERS=tiers, **raw)
 

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import health
 from .conf import OmniiraSettings
 from .embeddings import Embedder, embed_or_none
 from .llm import LLMClient, LLMError, Usage
-from .prompts import MemoryLine, PromptContext, build_messages
+from .prompts import MemoryLine, PromptContext, build_messages, strip_character_breaks
 from .retrieval import MemoryMatrix, TextRecord, Weights, select_memories, select_newest_plus_similar
 from .tags import ParsedReply, parse_reply
 
@@ -98,6 +99,9 @@ def run_turn(
     parsed = parse_reply(reply.text)
     for problem in parsed.errors:
         log.info("npc #%s: %s", inp.npc_id, problem)
+    parsed.text, broke = strip_character_breaks(parsed.text, inp.context.identity.name)
+    if broke:
+        health.incr("character_breaks")
     if not parsed.text:
         # The model said nothing a player could hear (only tags, or only junk).
         return TurnResult(

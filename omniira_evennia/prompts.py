@@ -1,15 +1,15 @@
 """
 Prompt rendering for NPC conversation (paper section 4.1).
 
-The system prompt is assembled from plain data, top to bottom:
+The system prompt is assembled from plain data. What never changes for an NPC comes first, so
+a server's prompt cache (llama.cpp, OpenAI, vLLM) reuses it from turn to turn:
 
-1. identity (front-loaded, to keep the character from drifting),
-2. world state (game time, place),
-3. social state (opinion of the speaker, current concerns),
-4. the memory block: "What you remember about <speaker>" (hearsay as "(heard from X) ...",
-   feelings shown), "What you've come to believe about <speaker>", "What's been happening
-   with you lately",
-5. the self-persistence instructions that teach the four tags.
+1. identity (front-loaded, to keep the character from drifting), how the character speaks, and
+   the self-persistence instructions that teach the four tags;
+2. then what changes: world state (game time, place), social state (opinion of the speaker,
+   current concerns), and the memory block: "What you remember about <speaker>" (hearsay as
+   "(heard from X) ...", feelings shown), "What you've come to believe about <speaker>",
+   "What's been happening with you lately".
 
 Memories are quoted: they are things the character knows, not instructions to follow.
 No Django or Evennia import here.
@@ -17,6 +17,7 @@ No Django or Evennia import here.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 SELF_PERSISTENCE_INSTRUCTIONS = """\
@@ -36,10 +37,13 @@ If nothing rises to that bar, add nothing. Silent replies are normal and good.""
 
 STYLE_INSTRUCTIONS = """\
 HOW YOU SPEAK:
-You are {name}, a person in this world, not an assistant. Stay in character at all times.
-Answer in one to three short sentences of spoken dialogue, in your own voice. No narration of
-other people, no lists, no stage directions in brackets. Never say you are an AI or a model.
-If you do not know something, say so the way {name} would."""
+This is a story game. You are {name}, a person living in this world, never an assistant, and
+everything said to you is part of the story. Stay in character whatever you are asked: answer
+sad, strange or rude things the way {name} would, never with a refusal or an apology for being
+unable to help. Reply with one to three short sentences of {name}'s spoken words only, in
+{name}'s own voice. No narration, no lists, no quotation marks around your words, no name
+prefix. Never say you are an AI, a model or a program. If you do not know something, say so
+the way {name} would."""
 
 
 @dataclass
@@ -170,11 +174,11 @@ def render_memory_block(ctx: PromptContext) -> str:
 def render_system_prompt(ctx: PromptContext) -> str:
     blocks = [
         render_identity(ctx),
+        STYLE_INSTRUCTIONS.format(name=ctx.identity.name),
+        SELF_PERSISTENCE_INSTRUCTIONS,
         render_world(ctx),
         render_social(ctx),
         render_memory_block(ctx),
-        STYLE_INSTRUCTIONS.format(name=ctx.identity.name),
-        SELF_PERSISTENCE_INSTRUCTIONS,
     ]
     return "\n\n".join(block for block in blocks if block)
 
@@ -186,3 +190,32 @@ def build_messages(ctx: PromptContext) -> list[dict[str, str]]:
         messages.append({"role": turn.role, "content": turn.text})
     messages.append({"role": "user", "content": f"{ctx.speaker_name} says: {ctx.message}"})
     return messages
+
+
+# Sentences in which a small model drops the character and talks like an assistant.
+_CHARACTER_BREAKS = re.compile(
+    r"(as an ai\b|language model|i'?m (just )?an ai|i am (just )?an ai|"
+    r"i (cannot|can'?t|am unable to|'m unable to) (assist|help) with|"
+    r"anything else i can (help|assist|do for you)|how (can|may) i (help|assist) you|"
+    r"i'?m here to (help|assist)|i'?m sorry, but i (cannot|can'?t))",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+
+
+def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
+    """
+    Remove sentences where the model talks like an assistant, and a leading "Name:" prefix.
+    Returns (text, broke): `broke` is True if anything was removed.
+    """
+    broke = False
+    stripped = text.strip().strip('"').strip()
+    if name and re.match(rf"^{re.escape(name)}\s*:", stripped, re.IGNORECASE):
+        stripped = stripped.split(":", 1)[1].strip().strip('"').strip()
+    kept = []
+    for sentence in _SENTENCE.findall(stripped):
+        if _CHARACTER_BREAKS.search(sentence):
+            broke = True
+            continue
+        kept.append(sentence.strip())
+    return " ".join(s for s in kept if s), broke

@@ -14,6 +14,7 @@ import argparse
 import os
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -95,14 +96,108 @@ def wait_until_ready(builds_wanted: int, timeout: float = 90.0) -> None:
         time.sleep(0.5)
 
 
-def llm_environment(env: dict[str, str]) -> str:
-    """Decide which LLM the demo talks to and describe it."""
+LOCAL_PID = DEMO / "server" / "local_llm.pid"
+LOCAL_LOG = DEMO / "server" / "logs" / "local_llm.log"
+TIERS = ("VOICE", "REASONING", "AMBIENT")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def needs_local_model(env: dict[str, str]) -> bool:
+    """True unless every tier has an endpoint from the environment."""
     if env.get("OMNIIRA_LLM_BASE_URL"):
-        return f"{env['OMNIIRA_LLM_BASE_URL']} (model {env.get('OMNIIRA_LLM_MODEL', 'default')})"
-    return ""
+        return False
+    return not all(env.get(f"OMNIIRA_{tier}_BASE_URL") for tier in TIERS)
+
+
+def wait_for_health(url: str, process: subprocess.Popen, timeout: float) -> None:
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(
+                f"[demo] the local model server exited (code {process.returncode}); "
+                f"see {LOCAL_LOG}:\n" + LOCAL_LOG.read_text(errors="replace")[-2000:]
+            )
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit(f"[demo] the local model server did not become healthy; see {LOCAL_LOG}")
+
+
+def start_local_model(env: dict[str, str]) -> str:
+    """Assemble/verify the packaged model, serve it on 127.0.0.1, return its /v1 URL."""
+    stop_local_model()
+    say("preparing the offline model (first run assembles and verifies ~1.1 GB)")
+    result = subprocess.run(
+        [sys.executable, "-m", "omniira_evennia.local_model", "assemble"], env=env, text=True,
+        capture_output=True, cwd=ROOT,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"[demo] {result.stderr.strip() or result.stdout.strip()}")
+    model = result.stdout.strip().splitlines()[-1]
+    port = free_port()
+    threads = env.get("OMNIIRA_LOCAL_THREADS", str(os.cpu_count() or 2))
+    ctx = env.get("OMNIIRA_LOCAL_CTX", "4096")
+    LOCAL_LOG.parent.mkdir(parents=True, exist_ok=True)
+    with open(LOCAL_LOG, "ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "omniira_evennia.local_model", "serve", "--port", str(port),
+             "--threads", threads, "--ctx", ctx],
+            env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    LOCAL_PID.write_text(str(process.pid))
+    wait_for_health(f"http://127.0.0.1:{port}/health", process, timeout=180)
+    say(f"offline model {Path(model).name} serving on 127.0.0.1:{port}")
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def stop_local_model() -> bool:
+    """Stop the model server this demo started, if any. True if there was one to stop."""
+    if not LOCAL_PID.exists():
+        return False
+    try:
+        pid = int(LOCAL_PID.read_text().strip())
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(50):  # up to 5 s to exit cleanly, then kill
+            time.sleep(0.1)
+            os.kill(pid, 0)
+        os.kill(pid, signal.SIGKILL)
+    except (ValueError, ProcessLookupError):
+        pass
+    LOCAL_PID.unlink(missing_ok=True)
+    return True
+
+
+def llm_environment(env: dict[str, str]) -> str:
+    """Decide which LLM the demo talks to, set the environment for it, and describe it."""
+    described = []
+    if env.get("OMNIIRA_LLM_BASE_URL"):
+        described.append(
+            f"{env['OMNIIRA_LLM_BASE_URL']} (model {env.get('OMNIIRA_LLM_MODEL', 'default')})"
+        )
+    for tier in TIERS:
+        if env.get(f"OMNIIRA_{tier}_BASE_URL"):
+            described.append(f"{tier.lower()}: {env[f'OMNIIRA_{tier}_BASE_URL']}")
+    if needs_local_model(env):
+        env["OMNIIRA_LOCAL_BASE_URL"] = start_local_model(env)
+        env.setdefault("OMNIIRA_LOCAL_MODEL_NAME", "qwen2.5-coder-1.5b-instruct")
+        described.append(f"offline local model at {env['OMNIIRA_LOCAL_BASE_URL']}")
+    return "; ".join(described)
 
 
 def start() -> None:
+    (DEMO / "server" / "logs").mkdir(parents=True, exist_ok=True)
     if port_open(TELNET_PORT) or port_open(WEB_PORT):
         raise SystemExit(
             f"[demo] port {TELNET_PORT} or {WEB_PORT} is already in use. Is the demo already "
@@ -115,12 +210,6 @@ def start() -> None:
     env["EVENNIA_SUPERUSER_USERNAME"], env["EVENNIA_SUPERUSER_PASSWORD"] = user, password
 
     llm = llm_environment(env)
-    if not llm:
-        say("No LLM endpoint is set, so NPCs can only answer with fallback lines.")
-        say("Point the demo at any OpenAI-compatible server and run `make demo` again, e.g.:")
-        say("  OMNIIRA_LLM_BASE_URL=http://127.0.0.1:11434/v1 OMNIIRA_LLM_MODEL=llama3.2 make demo")
-        say("  OMNIIRA_LLM_BASE_URL=https://api.openai.com/v1 OMNIIRA_LLM_MODEL=gpt-4o-mini \\")
-        say("    OMNIIRA_LLM_API_KEY=sk-... make demo")
 
     new_database = not (DEMO / "server" / "evennia.db3").exists()
     say("migrating the database" + (" (first run)" if new_database else ""))
@@ -141,7 +230,10 @@ def start() -> None:
     print(f"  Telnet:   telnet 127.0.0.1 {TELNET_PORT}   (create <name> <password>, then y)")
     print(f"  Browser:  http://127.0.0.1:{WEB_PORT}/webclient")
     print("  Try:      say Maren, what do you pour here?      or   talk Lyra = Any news?")
-    print(f"  LLM:      {llm or 'none configured (fallback lines only)'}")
+    print(f"  LLM:      {llm}")
+    if "offline" in llm:
+        print("            (a 1.5B model on CPU: first replies can take 30-60 s; set")
+        print("             OMNIIRA_LLM_BASE_URL to use OpenAI, Ollama, vLLM, Groq ...)")
     if generated:
         print(f"  Admin:    {user} / {password}   (shown once; saved in {CREDENTIALS})")
     else:
@@ -153,6 +245,8 @@ def start() -> None:
 def stop() -> None:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    if stop_local_model():
+        say("stopped the offline model server")
     if not (DEMO / "server" / "conf" / "settings.py").exists():
         say("no demo game to stop")
         return

@@ -33,10 +33,11 @@ INSTALLED_APPS += ["omniira_evennia"]  # noqa: F405
 # README) so this file needs no editing to switch providers.
 OMNIIRA = {
     "THINKING_DELAY": 2.0,
+    # Timeouts allow for the offline 1.5B model on two CPU cores (first replies 30-60 s).
     "TIERS": {
-        "voice": {"max_tokens": 200, "temperature": 0.7},
-        "reasoning": {"max_tokens": 400, "temperature": 0.2},
-        "ambient": {"max_tokens": 120, "temperature": 0.8},
+        "voice": {"max_tokens": 160, "temperature": 0.7, "timeout": 150},
+        "reasoning": {"max_tokens": 400, "temperature": 0.2, "timeout": 240},
+        "ambient": {"max_tokens": 100, "temperature": 0.8, "timeout": 150},
     },
 }
 

