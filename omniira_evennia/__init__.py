@@ -8,6 +8,7 @@ Public API (import from `omniira_evennia`):
 - `remember`, `recall`, `memories_about`, `forget`: memory for game code
 - `parse_reply`, `clean_text`: the one tag parser/stripper
 - `health`: counters of degraded paths
+- `warm_up`: load the embedding model off the reactor at server start
 
 Names that need Django or Evennia loaded are imported on first access, so the pure core
 (`tags`, `retrieval`, `prompts`, `llm`, `conf`) imports without a configured game.
@@ -28,6 +29,7 @@ _LAZY = {
     "MemoryNPCMixin": "typeclasses",
     "MemoryNPC": "typeclasses",
     "OmniiraCmdSet": "commands",
+    "warm_up": "service",
 }
 
 __all__ = ["clean_text", "parse_reply", "health", *_LAZY]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from . import health
 from .conf import TierSettings
@@ -150,6 +151,65 @@ class LLMClient:
                 return response.json()
         assert last_error is not None
         raise last_error
+
+
+@dataclass
+class JsonResult:
+    value: Any
+    usages: list[Usage]
+
+
+class LLMJsonError(LLMError):
+    def __init__(self, message: str, usages: list[Usage]):
+        super().__init__(message, usages[-1])
+        self.usages = usages
+
+
+def chat_json(
+    client: "LLMClient",
+    tier_name: str,
+    messages: list[dict[str, str]],
+    *,
+    feature: str,
+    schema: dict[str, Any],
+    validator: type[BaseModel],
+    max_tokens: int | None = None,
+) -> JsonResult:
+    """
+    A call that must return JSON matching `schema`, validated by the pydantic `validator`.
+
+    The tier's `structured_output` capability decides how the schema is enforced by the server;
+    whatever the server does, the reply is validated and, if invalid, the model gets one repair
+    request quoting the error. Raises LLMJsonError (with every call's usage) if that fails too.
+    """
+    usages: list[Usage] = []
+    attempt_messages = list(messages)
+    error = ""
+    for attempt in (1, 2):
+        try:
+            result = client.chat(
+                tier_name, attempt_messages, feature=feature, json_schema=schema,
+                max_tokens=max_tokens, temperature=0.2 if attempt == 2 else None,
+            )
+        except LLMError as err:
+            usages.append(err.usage)
+            raise LLMJsonError(str(err), usages) from err
+        usages.append(result.usage)
+        try:
+            return JsonResult(validator.model_validate(parse_json_reply(result.text)), usages)
+        except (ValueError, ValidationError) as err:
+            error = str(err).splitlines()[0][:300]
+            health.incr("json_repairs" if attempt == 1 else "json_failures")
+            attempt_messages = list(messages) + [
+                {"role": "assistant", "content": result.text[:2000]},
+                {
+                    "role": "user",
+                    "content": f"That reply was not valid: {error}. Answer again with only one "
+                    f"JSON object matching this schema, nothing else: {json.dumps(schema)}",
+                },
+            ]
+    usages[-1].ok, usages[-1].error = False, f"invalid JSON after repair: {error}"[:500]
+    raise LLMJsonError(f"invalid JSON after one repair: {error}", usages)
 
 
 def parse_json_reply(text: str) -> Any:

@@ -199,3 +199,19 @@ def apply_tags(npc, subject, parsed, remember_vectors, commitment_vectors, game_
     if parsed.errors:
         health.incr("tags_invalid", len(parsed.errors))
     health.incr("conversation_turns")
+
+
+def warm_up():
+    """
+    Load the embedding model in the worker pool now, so the first conversation does not pay
+    for it. Call from `at_server_start`. Returns a Deferred; failures are logged and counted.
+    """
+    from .embeddings import embed_or_none
+    from .runner import defer_to_worker
+
+    deferred = defer_to_worker(embed_or_none, ["warming up"])
+    deferred.addCallback(lambda vectors: logger.log_info(
+        "omniira: embedding model ready" if vectors and vectors[0] is not None
+        else "omniira: embedding model failed to load; memories will rely on recency"
+    ))
+    return deferred

@@ -33,7 +33,11 @@ def at_server_start():
     # The demo world is built (or repaired) idempotently at every start.
     from world.build import build_world
 
+    import omniira_evennia
+
     build_world()
+    # Load the embedding model in the background now, not during the first conversation.
+    omniira_evennia.warm_up()
 
 
 def at_server_stop():

