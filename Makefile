@@ -31,3 +31,7 @@ test-fast: $(STAMP)
 
 clean-demo: demo-stop
 	rm -rf demo
+
+bench: $(STAMP)
+	$(PY) bench/local_model_turns.py
+	$(PY) bench/report.py

@@ -85,6 +85,10 @@ class SentenceTransformerEmbedder:
             if self._model is None:
                 import torch
                 from sentence_transformers import SentenceTransformer
+                from transformers.utils import logging as hf_logging
+
+                # Progress bars would land in Evennia's log as errors.
+                hf_logging.disable_progress_bar()
 
                 # One torch thread is steadier than two on a busy 2-core game server.
                 torch.set_num_threads(self.threads)

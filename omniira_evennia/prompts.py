@@ -209,9 +209,18 @@ def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
     Returns (text, broke): `broke` is True if anything was removed.
     """
     broke = False
-    stripped = text.strip().strip('"').strip()
-    if name and re.match(rf"^{re.escape(name)}\s*:", stripped, re.IGNORECASE):
-        stripped = stripped.split(":", 1)[1].strip().strip('"').strip()
+    stripped = text.strip()
+    if name:
+        # 'Maren smiles and says, "Cider or ale?"': keep only the spoken words.
+        narrated = re.match(
+            rf'^\s*{re.escape(name)}\b[^"\u201c]{{0,80}}?[,:]?\s*["\u201c](.+?)["\u201d]?\s*$',
+            stripped, re.IGNORECASE | re.DOTALL,
+        )
+        if narrated:
+            stripped = narrated.group(1)
+        elif re.match(rf"^{re.escape(name)}\s*:", stripped, re.IGNORECASE):
+            stripped = stripped.split(":", 1)[1]
+    stripped = stripped.strip().strip('"\u201c\u201d').strip()
     kept = []
     for sentence in _SENTENCE.findall(stripped):
         if _CHARACTER_BREAKS.search(sentence):

@@ -201,17 +201,23 @@ def apply_tags(npc, subject, parsed, remember_vectors, commitment_vectors, game_
     health.incr("conversation_turns")
 
 
-def warm_up():
+def warm_up(delay: float = 10.0):
     """
-    Load the embedding model in the worker pool now, so the first conversation does not pay
-    for it. Call from `at_server_start`. Returns a Deferred; failures are logged and counted.
+    Load the embedding model in the worker pool soon, so the first conversation does not pay
+    for it. Call from `at_server_start`. The delay keeps the load out of Evennia's first-start
+    restart (a worker busy loading a model holds up a shutdown). Failures are logged and
+    counted; retrieval then relies on recency until the model loads.
     """
     from .embeddings import embed_or_none
     from .runner import defer_to_worker
 
-    deferred = defer_to_worker(embed_or_none, ["warming up"])
-    deferred.addCallback(lambda vectors: logger.log_info(
-        "omniira: embedding model ready" if vectors and vectors[0] is not None
-        else "omniira: embedding model failed to load; memories will rely on recency"
-    ))
-    return deferred
+    def _report(vectors):
+        if vectors and vectors[0] is not None:
+            logger.log_info("omniira: embedding model ready")
+        else:
+            logger.log_err("omniira: embedding model failed to load; memories rely on recency")
+
+    def _load():
+        defer_to_worker(embed_or_none, ["warming up"]).addCallback(_report)
+
+    return reactor.callLater(delay, _load)

@@ -95,3 +95,63 @@ def test_demo_player_talks_while_another_looks_and_memory_survives_restart(demo_
     assert REMEMBERED in last_prompt
     assert "What you remember about Ada" in last_prompt
     print(json.dumps({"look_seconds": look_times}))
+
+
+def _listening_addresses(port):
+    """Local addresses with a LISTEN socket on `port`, from /proc/net/tcp{,6}."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, hex_port = local.rsplit(":", 1)
+            if state == "0A" and int(hex_port, 16) == port:
+                found.add(address)
+    return found
+
+
+@pytest.mark.realmodel
+def test_offline_demo_maren_answers_with_the_local_model(tmp_path):
+    """No LLM settings at all: the demo serves the packaged model on loopback by itself."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMNIIRA_")}
+    env.update(
+        OMNIIRA_DEMO_DIR=str(tmp_path / "demo"),
+        OMNIIRA_DEMO_PORT_BASE=str(PORT_BASE + 20),
+        EVENNIA_SUPERUSER_USERNAME="admin",
+        EVENNIA_SUPERUSER_PASSWORD="admin-pass-123",
+    )
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    try:
+        out = run_demo("start", env)
+        assert "offline local model at http://127.0.0.1:" in out
+        pid = int((tmp_path / "demo" / "server" / "local_llm.pid").read_text())
+        port = int(out.split("offline local model at http://127.0.0.1:")[1].split("/")[0])
+        assert _listening_addresses(port) == {"0100007F"}  # 127.0.0.1 only
+
+        player = TelnetPlayer(PORT_BASE + 20)
+        player.create_and_login("Ada", "pw-ada-12345")
+        player.drain()
+        started = time.monotonic()
+        player.send("say Maren, what do you pour here?")
+        text = player.read_until(r'Maren says, "[^"]+"|Maren (frowns|opens)', timeout=60)
+        elapsed = time.monotonic() - started
+        print(json.dumps({"offline_first_reply_seconds": round(elapsed, 1)}))
+        assert 'Maren says, "' in text, text  # a real reply, not a fallback line
+        assert "[[" not in text
+        player.close()
+    finally:
+        subprocess.run([sys.executable, str(ROOT / "tools" / "demo.py"), "stop"], env=env,
+                       capture_output=True, timeout=120)
+    assert not _alive(pid)
+    assert not _listening_addresses(port)
+
+
+def _alive(pid):
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has exited; only its parent may reap it

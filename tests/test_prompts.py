@@ -67,3 +67,8 @@ def test_character_breaks_are_removed():
         "Aye.", True)
     assert strip_character_breaks('Maren: "Cider or ale?"', "Maren") == ("Cider or ale?", False)
     assert strip_character_breaks("As an AI, I cannot drink.", "Maren") == ("", True)
+
+
+def test_narrated_speech_keeps_only_the_spoken_words():
+    text, _ = strip_character_breaks('Maren smiles warmly and says, "Cider, love?"', "Maren")
+    assert text == "Cider, love?"
