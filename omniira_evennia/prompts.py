@@ -88,6 +88,7 @@ class PromptContext:
     diary: list[str] = field(default_factory=list)
     history: list[Turn] = field(default_factory=list)
     speaker_is_npc: bool = False
+    news: list[str] = field(default_factory=list)  # what you know about others (NPC talk)
 
 
 def quote(text: str) -> str:
@@ -163,6 +164,11 @@ def render_memory_block(ctx: PromptContext) -> str:
         sections.append(
             "What's been happening with you lately:\n"
             + "\n".join(f"- {quote(d)}" for d in ctx.diary)
+        )
+    if ctx.news:
+        sections.append(
+            "What you know about other people (share it if it fits the talk):\n"
+            + "\n".join(f"- {line}" for line in ctx.news)
         )
     header = (
         "YOUR MEMORIES (things you know, written as quoted notes; they are facts about the "

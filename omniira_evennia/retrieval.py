@@ -51,6 +51,9 @@ class MemoryRecord:
     learned_at: float = 0.0  # unix seconds
     expires_at: float | None = None
     suspect: bool = False
+    subject_name: str | None = None
+    hops: int = 0
+    chain: tuple[int, ...] = ()
 
     @property
     def is_hearsay(self) -> bool:

@@ -19,6 +19,7 @@ from . import clock, health, store
 from .conf import get_settings
 from .conversation import TurnInput, TurnResult, run_turn
 from .embeddings import get_embedder
+from .gossip import is_goodbye
 from .llm import get_client
 from .models import ConversationTurn, Source
 from .prompts import Identity, PromptContext, Turn
@@ -37,11 +38,12 @@ def identity_of(npc) -> Identity:
     )
 
 
-def build_context(npc, speaker, message: str, conversation_id: str) -> PromptContext:
+def build_context(npc, speaker, message: str, conversation_id: str | None) -> PromptContext:
     conf = get_settings()
     location = npc.location
     history = []
-    for turn in store.recent_turns(npc, conversation_id, conf.HISTORY_TURNS):
+    turns = store.recent_turns(npc, conversation_id, conf.HISTORY_TURNS) if conversation_id else []
+    for turn in turns:
         if turn.role == ConversationTurn.Role.NPC:
             history.append(Turn("assistant", turn.text))
         else:
@@ -63,6 +65,7 @@ def build_context(npc, speaker, message: str, conversation_id: str) -> PromptCon
         game_time=clock.game_time_phrase(),
         others_present=others[:8],
         opinion=store.opinion_of(npc, speaker),
+        reputation=store.reputation_of(npc, speaker),
         concerns=store.current_concerns(npc),
         diary=store.recent_diary(npc, conf.DIARY_SLOTS),
         history=history,
@@ -93,6 +96,7 @@ def start_turn(npc, speaker, message: str):
     conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
     context = build_context(npc, speaker, message, conversation_id)
     # The speaker's words are kept whatever happens to the reply.
+    store.touch_conversation(npc, speaker, conversation_id)
     store.add_turn(npc, speaker, conversation_id, ConversationTurn.Role.SPEAKER, message, game_day)
     turn_input = TurnInput(
         npc_id=npc.id,
@@ -131,7 +135,17 @@ def start_turn(npc, speaker, message: str):
     deferred.addCallback(_finish)
     deferred.addErrback(_crash)
     deferred.addBoth(_release, pair)
+    if is_goodbye(message):
+        # A farewell ends the conversation once the reply has been said.
+        from .social import end_conversation
+
+        deferred.addBoth(_then, end_conversation, conversation_id, "goodbye")
     return deferred
+
+
+def _then(result, func, *args):
+    func(*args)
+    return result
 
 
 def _inline_mode() -> bool:

@@ -23,8 +23,10 @@ from django.utils import timezone
 
 from . import health
 from .embeddings import EMBEDDING_DIM, to_blob
+from . import relationships
 from .models import (
     Concern,
+    Conversation,
     ConversationTurn,
     DiaryEntry,
     LLMUsage,
@@ -32,6 +34,7 @@ from .models import (
     Opinion,
     Plan,
     Reflection,
+    Relationship,
     Source,
 )
 from .retrieval import MemoryMatrix, MemoryRecord, TextRecord
@@ -75,19 +78,22 @@ def load_index(npc_id: int) -> MemoryMatrix:
         Memory.objects.filter(npc_id=npc_id).values_list(
             "id", "subject_id", "key", "value", "importance", "source", "provenance_id",
             "provenance__db_key", "feeling", "learned_at", "expires_at", "embedding",
+            "subject__db_key", "hops", "chain",
         )
     )
     records, blobs, has_vector = [], [], np.zeros(len(rows), dtype=bool)
     width = EMBEDDING_DIM * 4
     for row_number, row in enumerate(rows):
         (mid, subject_id, key, value, importance, source, prov_id, prov_name, feeling,
-         learned_at, expires_at, blob) = row
+         learned_at, expires_at, blob, subject_name, hops, chain) = row
         records.append(
             MemoryRecord(
                 id=mid, subject_id=subject_id, key=key, value=value,
                 importance=importance if importance is not None else 5, source=source,
                 provenance_id=prov_id, provenance_name=prov_name, feeling=feeling or None,
                 learned_at=learned_at.timestamp(), expires_at=_ts(expires_at),
+                subject_name=subject_name, hops=hops or 0,
+                chain=tuple(chain) if isinstance(chain, list) else (),
             )
         )
         if blob is not None and len(blob) == width:
@@ -124,13 +130,16 @@ def upsert_memory(
     embedding: np.ndarray | None = None,
     game_day: int = 0,
     expires_at: datetime | None = None,
+    hops: int = 0,
+    chain: list[int] | None = None,
 ) -> Memory | None:
     """
     Write a memory, replacing the value of an existing (npc, subject, key) row.
 
     Values are validated like tags (value cut to 500 chars, importance clamped 1-10, unknown
     feelings dropped). A locked row is only overwritten by an admin write. Returns the row, or
-    None when a locked row refused the write.
+    None when a locked row refused the write. A memory with a feeling about someone else also
+    moves the NPC's relationship to them.
     """
     key = slug_key(key) or slug_key(value)[:40] or "note"
     fields = dict(
@@ -144,7 +153,18 @@ def upsert_memory(
         game_day=game_day,
         expires_at=expires_at,
         learned_at=timezone.now(),
+        hops=hops,
+        chain=list(chain or []),
     )
+    memory = _write_memory(npc, subject, key, fields, source)
+    if memory is not None and memory.feeling and memory.subject_id != memory.npc_id:
+        update_relationship(
+            npc, subject, memory.feeling, memory.importance, hearsay=memory.is_hearsay
+        )
+    return memory
+
+
+def _write_memory(npc, subject, key, fields, source) -> Memory | None:
     with transaction.atomic():
         existing = (
             Memory.objects.select_for_update().filter(npc=npc, subject=subject, key=key).first()
@@ -170,7 +190,8 @@ def record_from_memory(memory: Memory) -> MemoryRecord:
         importance=memory.importance, source=memory.source, provenance_id=memory.provenance_id,
         provenance_name=memory.provenance.db_key if memory.provenance_id else None,
         feeling=memory.feeling or None, learned_at=memory.learned_at.timestamp(),
-        expires_at=_ts(memory.expires_at),
+        expires_at=_ts(memory.expires_at), subject_name=memory.subject.db_key,
+        hops=memory.hops, chain=tuple(memory.chain or ()),
     )
 
 
@@ -229,16 +250,17 @@ def recent_diary(npc, limit: int = 2) -> list[str]:
 
 
 def conversation_id_for(npc, speaker, idle_seconds: float) -> str:
-    """The open conversation between these two, or a new id if the last turn is too old."""
-    last = (
-        ConversationTurn.objects.filter(npc=npc, speaker=speaker)
-        .order_by("-created_at", "-id")
-        .values_list("conversation_id", "created_at")
+    """The open conversation between these two, or a new id if it ended or went quiet."""
+    since = timezone.now() - timedelta(seconds=idle_seconds)
+    open_id = (
+        Conversation.objects.filter(
+            npc=npc, speaker=speaker, ended_at__isnull=True, last_turn_at__gte=since
+        )
+        .order_by("-last_turn_at")
+        .values_list("conversation_id", flat=True)
         .first()
     )
-    if last and timezone.now() - last[1] <= timedelta(seconds=idle_seconds):
-        return last[0]
-    return uuid.uuid4().hex
+    return open_id or uuid.uuid4().hex
 
 
 def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day: int = 0):
@@ -265,4 +287,111 @@ def record_usage(usage, npc=None) -> LLMUsage:
         tier=usage.tier, feature=usage.feature, model=usage.model[:200], npc=npc,
         tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, latency_ms=usage.latency_ms,
         cost_usd=usage.cost_usd, ok=usage.ok, error=usage.error[:500],
+    )
+
+
+# ---------------------------------------------------------------- relationships
+
+
+def _starting_attitude(npc, subject) -> str | None:
+    """The NPC's attitude to the subject's faction (`npc.db.faction_attitudes`), if any."""
+    faction = subject.attributes.get("faction", default=None)
+    attitudes = npc.attributes.get("faction_attitudes", default=None) or {}
+    return attitudes.get(faction) if faction else None
+
+
+def get_relationship(npc, subject, create: bool = True) -> Relationship | None:
+    rel = Relationship.objects.filter(npc=npc, subject=subject).first()
+    if rel is None and create:
+        start = relationships.starting_values(_starting_attitude(npc, subject))
+        try:
+            with transaction.atomic():
+                rel = Relationship.objects.create(npc=npc, subject=subject, **start)
+        except IntegrityError:
+            rel = Relationship.objects.get(npc=npc, subject=subject)
+    return rel
+
+
+def update_relationship(npc, subject, feeling, importance, hearsay=False, attempts=5):
+    """
+    Nudge the relationship by one memory's feeling, with optimistic concurrency: the row is
+    written only if its version is unchanged since it was read; otherwise re-read and retry.
+    Sends `relationship_threshold_crossed` once per threshold crossed.
+    """
+    for _ in range(attempts):
+        rel = get_relationship(npc, subject)
+        old = rel.values()
+        new = relationships.apply_feeling(old, feeling, importance, hearsay)
+        if new == old:
+            return rel
+        written = Relationship.objects.filter(pk=rel.pk, version=rel.version).update(
+            version=rel.version + 1, updated_at=timezone.now(), **new
+        )
+        if written:
+            rel.refresh_from_db()
+            for dimension, threshold, direction in relationships.crossings(old, new):
+                relationships.relationship_threshold_crossed.send(
+                    sender=Relationship, npc=npc, subject=subject, dimension=dimension,
+                    threshold=threshold, direction=direction, old=old[dimension],
+                    new=new[dimension],
+                )
+            return rel
+        health.incr("relationship_conflicts")
+    raise RuntimeError(f"relationship {npc}->{subject}: too many concurrent updates")
+
+
+def reputation_of(npc, subject) -> str | None:
+    rel = get_relationship(npc, subject, create=False)
+    return relationships.reputation_line(rel.values()) if rel else None
+
+
+def has_met(npc, subject) -> bool:
+    """True if they have talked, or the NPC holds a firsthand memory about the subject."""
+    return (
+        ConversationTurn.objects.filter(npc=npc, speaker=subject).exists()
+        or Memory.objects.filter(npc=npc, subject=subject, provenance__isnull=True).exists()
+    )
+
+
+# ---------------------------------------------------------------- conversation lifecycle
+
+
+def touch_conversation(npc, speaker, conversation_id: str, extraction: str = "pending"):
+    conv, created = Conversation.objects.get_or_create(
+        conversation_id=conversation_id,
+        defaults={"npc": npc, "speaker": speaker, "extraction": extraction},
+    )
+    if not created:
+        Conversation.objects.filter(pk=conv.pk).update(last_turn_at=timezone.now())
+    return conv
+
+
+def end_conversation(conversation_id: str, reason: str) -> bool:
+    """Mark a conversation ended. True only for the call that actually ended it."""
+    return bool(
+        Conversation.objects.filter(conversation_id=conversation_id, ended_at__isnull=True)
+        .update(ended_at=timezone.now(), end_reason=reason)
+    )
+
+
+def claim_extraction(conversation_id: str) -> bool:
+    """Move an ended conversation from pending to running; True for the one caller that did."""
+    return bool(
+        Conversation.objects.filter(
+            conversation_id=conversation_id, ended_at__isnull=False,
+            extraction=Conversation.Extraction.PENDING,
+        ).update(extraction=Conversation.Extraction.RUNNING)
+    )
+
+
+def finish_extraction(conversation_id: str, state: str, count: int = 0) -> None:
+    Conversation.objects.filter(conversation_id=conversation_id).update(
+        extraction=state, extracted_count=count
+    )
+
+
+def transcript(conversation_id: str) -> list[ConversationTurn]:
+    return list(
+        ConversationTurn.objects.filter(conversation_id=conversation_id)
+        .select_related("npc", "speaker").order_by("created_at", "id")
     )

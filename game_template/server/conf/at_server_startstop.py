@@ -36,8 +36,9 @@ def at_server_start():
     import omniira_evennia
 
     build_world()
-    # Load the embedding model in the background now, not during the first conversation.
-    omniira_evennia.warm_up()
+    # Ends conversations left open by a restart, starts the ticker (conversation lifecycle,
+    # extraction, gossip) and loads the embedding model in the background.
+    omniira_evennia.at_server_start()
 
 
 def at_server_stop():
