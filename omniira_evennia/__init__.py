@@ -7,6 +7,7 @@ Public API (import from `omniira_evennia`):
 - `OmniiraCmdSet`: `talk` and a name-aware `say` (from `omniira_evennia.commands`)
 - `remember`, `recall`, `memories_about`, `forget`: memory for game code
 - `relationship`, `has_met`, `memories_by`, `gossip_round`, `end_conversation`: social state
+- `run_rollover`, `diary_entries`, `beliefs`, `log_world_event`: the daily rhythm
 - `at_server_start`: call from the game's at_server_start (lifecycle, ticker, warm-up)
 - `parse_reply`, `clean_text`: the one tag parser/stripper
 - `health`: counters of degraded paths
@@ -34,6 +35,10 @@ _LAZY = {
     "gossip_round": "api",
     "end_conversation": "api",
     "at_server_start": "social",
+    "run_rollover": "api",
+    "diary_entries": "api",
+    "beliefs": "api",
+    "log_world_event": "api",
     "MemoryNPCMixin": "typeclasses",
     "MemoryNPC": "typeclasses",
     "OmniiraCmdSet": "commands",

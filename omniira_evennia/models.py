@@ -297,3 +297,53 @@ class Relationship(models.Model):
 
     def values(self) -> dict[str, float]:
         return {name: getattr(self, name) for name in self.DIMENSIONS}
+
+
+class PlaceVisit(models.Model):
+    """Where an NPC went, per game day (the diary's "places visited today")."""
+
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    game_day = models.IntegerField()
+    place = models.CharField(max_length=100)
+    room = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    arrived_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["npc", "game_day"], name="omniira_visit_day")]
+        ordering = ["arrived_at", "id"]
+
+
+class WorldEvent(models.Model):
+    """Something that happened in the world, naming the NPCs involved (logged by game code)."""
+
+    game_day = models.IntegerField()
+    text = models.CharField(max_length=500)
+    npc_ids = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["game_day"], name="omniira_event_day")]
+        ordering = ["created_at", "id"]
+
+
+class DailyWork(models.Model):
+    """
+    A claim on one piece of rollover work (a diary, or a reflection on one target) for one game
+    day. The unique constraint makes each run at most once, across restarts and re-runs.
+    """
+
+    kind = models.CharField(max_length=16)  # "diary" | "reflection"
+    npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
+    target_id = models.IntegerField(default=0)  # 0 for work without a target
+    game_day = models.IntegerField()
+    status = models.CharField(max_length=8, default="running")  # running|done|empty|failed
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["kind", "npc", "target_id", "game_day"], name="omniira_daily_once"
+            )
+        ]

@@ -81,8 +81,10 @@ def at_server_start():
     Call from the game's `at_server_start`: conversations open at shutdown end ("restart"),
     half-done extractions are retried, the ticker script exists, the embedder warms up.
     """
+    from .daily import reset_unfinished_claims
     from .service import warm_up
 
+    reset_unfinished_claims()
     for conv in Conversation.objects.filter(ended_at__isnull=True):
         if store.end_conversation(conv.conversation_id, "restart"):
             health.incr("conversations_ended_restart")
@@ -304,8 +306,11 @@ class OmniiraTicker(DefaultScript):
         self.db.last_gossip = 0.0
 
     def at_repeat(self, **kwargs):
+        from .daily import check_rollover
+
         reap_conversations()
         process_ended()
+        check_rollover()
         conf = get_settings()
         if conf.GOSSIP_INTERVAL_SECONDS and (
             time.time() - (self.db.last_gossip or 0) >= conf.GOSSIP_INTERVAL_SECONDS

@@ -25,6 +25,16 @@ class MemoryNPCMixin:
     npc_role = AttributeProperty("", autocreate=False)
     npc_personality = AttributeProperty("", autocreate=False)
     npc_duty = AttributeProperty("", autocreate=False)
+    # Headline NPCs reflect daily on the people they have much new to think about.
+    npc_headline = AttributeProperty(False, autocreate=False)
+
+    def at_post_move(self, source_location, move_type="move", **kwargs):
+        """Record where the NPC went today (the diary's places)."""
+        super().at_post_move(source_location, move_type=move_type, **kwargs)
+        from .daily import record_visit
+
+        if source_location is not None:  # being created somewhere is not a visit
+            record_visit(self, self.location)
 
     def at_talked_to(self, speaker, message):
         """

@@ -39,6 +39,7 @@ NPCS = [
         "Calls people 'love'. Dislikes trouble-makers and loves a good story.",
         "duty": "You run the tavern: you pour cider, ale and plum wine, cook a stew, rent rooms "
         "upstairs and hear everyone's news.",
+        "headline": True,
     },
     {
         "key": "Lyra",
@@ -50,6 +51,7 @@ NPCS = [
         "Speaks in flourishes and asks a lot of questions.",
         "duty": "You are staying at the tavern for the season, earning your keep with songs "
         "and listening for tales worth singing.",
+        "headline": True,
     },
     {
         "key": "Voss",
@@ -131,6 +133,7 @@ def build_world():
         npc.db.npc_role = spec["role"]
         npc.db.npc_personality = spec["personality"]
         npc.db.npc_duty = spec["duty"]
+        npc.db.npc_headline = spec.get("headline", False)
         # NPCs can't be picked up or pushed around by players.
         npc.locks.add("get:false();puppet:perm(Developer)")
     logger.log_info("omniira demo: world built (tavern, market, 4 NPCs)")

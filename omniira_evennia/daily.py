@@ -1,0 +1,311 @@
+"""
+The game-day rollover (paper section 5): forgetting, reflection, diaries.
+
+The ticker notices when the game day (Evennia game time) has moved past the last day rolled
+over, persists the new day first (so a restart resumes rather than repeats), and runs
+`run_rollover` for the day that ended. Each piece of work, a diary or a reflection on one
+target, is claimed in `DailyWork` before its LLM call; the writes and the "done" mark share a
+transaction, so a day's work runs at most once, across restarts and manual re-runs. Work runs
+through the worker pool with at most ROLLOVER_CONCURRENCY jobs in flight; the reactor only
+gathers inputs and writes results.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+from django.utils import timezone
+from evennia.utils import logger
+from twisted.internet import defer
+
+from . import clock, health, store
+from .conf import get_settings
+from .diary import DaySignals, DiaryInput, run_diary
+from .embeddings import get_embedder, to_blob
+from .llm import get_client
+from .models import (
+    Concern,
+    DailyWork,
+    DiaryEntry,
+    Memory,
+    PlaceVisit,
+    Reflection,
+    WorldEvent,
+)
+from .reflection import RECENT_MEMORIES, ReflectionInput, render_memory, run_reflection
+from .retrieval import importance_multiplier
+from .runner import defer_to_worker
+
+LAST_DAY_KEY = "omniira_last_rollover_day"
+
+
+# ---------------------------------------------------------------- claims
+
+
+def claim(kind: str, npc, game_day: int, target_id: int = 0) -> bool:
+    """Own one piece of the day's work. False if it ran (or is running) already."""
+    try:
+        with transaction.atomic():
+            DailyWork.objects.create(kind=kind, npc=npc, target_id=target_id, game_day=game_day)
+        return True
+    except IntegrityError:
+        # A check that found nothing to do made no call; it may be looked at again.
+        return bool(
+            DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day,
+                                     status="empty").update(status="running")
+        )
+
+
+def _mark(kind, npc, game_day, status, target_id=0):
+    DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id,
+                             game_day=game_day).update(status=status)
+
+
+def reset_unfinished_claims() -> int:
+    """At start: a claim still "running" wrote nothing (its worker died); let it run again."""
+    count, _ = DailyWork.objects.filter(status="running").delete()
+    return count
+
+
+# ---------------------------------------------------------------- forgetting
+
+
+def retention_score(importance, hearsay, felt, age_days, half_life_days) -> float:
+    """Higher is kept longer: the retrieval multipliers times an exponential recency decay."""
+    score = importance_multiplier(importance) * (0.8 if hearsay else 1.0) * (1.1 if felt else 1)
+    return score * 0.5 ** (max(0.0, age_days) / half_life_days)
+
+
+def forget(now=None) -> dict[str, int]:
+    """Delete expired memories and evict the lowest-scoring beyond each (npc, subject) cap."""
+    conf = get_settings()
+    now = now or timezone.now()
+    expired = Memory.objects.filter(expires_at__lte=now, locked=False)
+    npc_ids = set(expired.values_list("npc_id", flat=True))
+    expired_count, _ = expired.delete()
+    evicted = 0
+    over = (
+        Memory.objects.values("npc_id", "subject_id").annotate(n=Count("id"))
+        .filter(n__gt=conf.MEMORY_CAP_PER_SUBJECT)
+    )
+    for group in over:
+        rows = list(
+            Memory.objects.filter(npc_id=group["npc_id"], subject_id=group["subject_id"])
+            .values_list("id", "importance", "provenance_id", "feeling", "learned_at", "locked")
+        )
+        unlocked = [r for r in rows if not r[5]]
+        excess = len(rows) - conf.MEMORY_CAP_PER_SUBJECT
+        unlocked.sort(key=lambda r: retention_score(
+            r[1], r[2] is not None, bool(r[3]), (now - r[4]).total_seconds() / 86400,
+            conf.RETENTION_HALF_LIFE_DAYS))
+        doomed = [r[0] for r in unlocked[:excess]]
+        evicted += Memory.objects.filter(id__in=doomed).delete()[0]
+        npc_ids.add(group["npc_id"])
+    for npc_id in npc_ids:
+        store.invalidate(npc_id)
+    health.incr("memories_expired", expired_count)
+    health.incr("memories_evicted", evicted)
+    return {"expired": expired_count, "evicted": evicted}
+
+
+# ---------------------------------------------------------------- inputs (on the reactor)
+
+
+def _is_headline(npc) -> bool:
+    return bool(npc.attributes.get("npc_headline", default=False))
+
+
+def reflection_targets(npc, threshold: int) -> list[tuple[int, int]]:
+    """(target id, new memory count) for targets with at least `threshold` new memories."""
+    targets = []
+    # order_by() clears Meta.ordering, which would otherwise defeat distinct().
+    subjects = Memory.objects.filter(npc=npc).exclude(subject=npc).order_by().values_list(
+        "subject_id", flat=True).distinct()
+    for subject_id in subjects:
+        last = (Reflection.objects.filter(npc=npc, target_id=subject_id)
+                .order_by("-created_at").values_list("created_at", flat=True).first())
+        new = Memory.objects.filter(npc=npc, subject_id=subject_id)
+        if last is not None:
+            new = new.filter(learned_at__gt=last)
+        count = new.count()
+        if count >= threshold:
+            targets.append((subject_id, count))
+    return targets
+
+
+def reflection_input(npc, target, count) -> ReflectionInput:
+    rows = list(Memory.objects.filter(npc=npc, subject=target).select_related("provenance")
+                .order_by("-learned_at")[:RECENT_MEMORIES])
+    lines = [render_memory(m.value, m.feeling or None,
+                           m.provenance.db_key if m.provenance_id else None)
+             for m in reversed(rows)]
+    beliefs = list(Reflection.objects.filter(npc=npc, target=target).order_by("-created_at")
+                   .values_list("belief", flat=True)[:10])
+    return ReflectionInput(npc.id, target.id, npc.key, target.key, lines, beliefs, count)
+
+
+def day_signals(npc, game_day: int) -> DaySignals:
+    memories = [
+        f"about {m.subject.db_key}" + (f" (heard from {m.provenance.db_key})"
+                                        if m.provenance_id else "") + f": {m.value}"
+        for m in Memory.objects.filter(npc=npc, game_day=game_day)
+        .select_related("subject", "provenance").order_by("learned_at")[:30]
+    ]
+    concerns = Concern.objects.filter(npc=npc, resolved=False)
+    places = []
+    for visit in PlaceVisit.objects.filter(npc=npc, game_day=game_day):
+        if not places or places[-1] != visit.place:
+            places.append(visit.place)
+    events = [e.text for e in WorldEvent.objects.filter(game_day=game_day)
+              if npc.id in (e.npc_ids or [])]
+    since = timezone.now() - timedelta(days=1)
+    return DaySignals(
+        memories=memories,
+        concerns_today=[c.topic for c in concerns.filter(created_at__gte=since)],
+        places=places,
+        events=events,
+        standing_concerns=[c.topic for c in concerns.filter(created_at__lt=since)[:3]],
+    )
+
+
+# ---------------------------------------------------------------- jobs
+
+
+def reflection_job(npc, target, count, game_day):
+    if not claim("reflection", npc, game_day, target.id):
+        return defer.succeed(0)
+    inp = reflection_input(npc, target, count)
+    deferred = defer_to_worker(run_reflection, inp, get_client(), get_embedder())
+
+    def _apply(result):
+        with transaction.atomic():
+            for usage in result.usages:
+                store.record_usage(usage, npc=npc)
+            if result.error:
+                health.incr("reflection_failures")
+                _mark("reflection", npc, game_day, "failed", target.id)
+                return 0
+            for belief, vector in zip(result.beliefs, result.vectors):
+                Reflection.objects.create(
+                    npc=npc, target=target, belief=belief.belief, importance=belief.importance,
+                    memories_count=count, embedding=to_blob(vector), game_day=game_day,
+                )
+            _mark("reflection", npc, game_day, "done", target.id)
+        health.incr("reflections")
+        return len(result.beliefs)
+
+    return deferred.addCallback(_apply).addErrback(_job_failed, "reflection", npc, game_day,
+                                                   target.id)
+
+
+def diary_job(npc, game_day):
+    if not claim("diary", npc, game_day):
+        return defer.succeed(0)
+    signals = day_signals(npc, game_day)
+    if signals.empty:
+        _mark("diary", npc, game_day, "empty")
+        health.incr("diaries_skipped_quiet")
+        return defer.succeed(0)
+    inp = DiaryInput(npc.id, npc.key, npc.attributes.get("npc_role", default="") or "",
+                     npc.attributes.get("npc_personality", default="") or "", game_day, signals)
+    deferred = defer_to_worker(run_diary, inp, get_client(), get_embedder())
+
+    def _apply(result):
+        with transaction.atomic():
+            for usage in result.usages:
+                store.record_usage(usage, npc=npc)
+            if result.entry is None:
+                health.incr("diary_failures")
+                _mark("diary", npc, game_day, "failed")
+                return 0
+            DiaryEntry.objects.update_or_create(
+                npc=npc, game_day=game_day,
+                defaults={"entry": result.entry.entry, "importance": result.entry.importance,
+                          "embedding": to_blob(result.vector)},
+            )
+            _mark("diary", npc, game_day, "done")
+        health.incr("diaries")
+        return 1
+
+    return deferred.addCallback(_apply).addErrback(_job_failed, "diary", npc, game_day)
+
+
+def _job_failed(failure, kind, npc, game_day, target_id=0):
+    logger.log_trace(f"omniira: {kind} for {npc.key} (day {game_day}) crashed")
+    _mark(kind, npc, game_day, "failed", target_id)
+    health.incr(f"{kind}_failures")
+    return 0
+
+
+def memory_npcs():
+    from evennia.objects.models import ObjectDB
+
+    return [obj for obj in ObjectDB.objects.filter(db_location__isnull=False)
+            if getattr(obj, "is_omniira_npc", False)]
+
+
+def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
+    """
+    Run the day's forgetting, reflections and diaries now (default: today). Fires with a
+    summary dict once every job has finished. Safe to call again: claimed work is skipped.
+    """
+    from evennia.objects.models import ObjectDB
+
+    conf = get_settings()
+    day = clock.current_game_day() if game_day is None else game_day
+    started = time.monotonic()
+    forgotten = forget()
+    semaphore = defer.DeferredSemaphore(conf.ROLLOVER_CONCURRENCY)
+    jobs, reflection_jobs = [], 0
+    for npc in npcs if npcs is not None else memory_npcs():
+        if _is_headline(npc):
+            targets = reflection_targets(npc, conf.REFLECTION_THRESHOLD)
+            people = ObjectDB.objects.in_bulk([t for t, _ in targets])
+            for target_id, count in targets:
+                if target_id in people:
+                    reflection_jobs += 1
+                    jobs.append(semaphore.run(reflection_job, npc, people[target_id], count,
+                                              day))
+        jobs.append(semaphore.run(diary_job, npc, day))
+
+    def _summary(results):
+        summary = {"game_day": day, "jobs": len(jobs), "reflection_jobs": reflection_jobs,
+                   "written": sum(r or 0 for r in results), "seconds":
+                   round(time.monotonic() - started, 2), **forgotten}
+        logger.log_info(f"omniira: rollover of day {day}: {summary}")
+        return summary
+
+    return defer.gatherResults(jobs, consumeErrors=True).addCallback(_summary)
+
+
+def check_rollover():
+    """Called by the ticker: roll over the day that just ended, once."""
+    from evennia.server.models import ServerConfig
+
+    today = clock.current_game_day()
+    last = ServerConfig.objects.conf(LAST_DAY_KEY, default=None)
+    if last is None:
+        ServerConfig.objects.conf(LAST_DAY_KEY, today)
+        return None
+    if today <= last:
+        return None
+    # Persist first: a restart in the middle resumes the claims, it does not start over.
+    ServerConfig.objects.conf(LAST_DAY_KEY, today)
+    return run_rollover(today - 1)
+
+
+def record_visit(npc, room) -> None:
+    if room is not None:
+        PlaceVisit.objects.create(npc=npc, game_day=clock.current_game_day(),
+                                  place=room.key[:100], room=room)
+
+
+def log_world_event(text: str, npcs=()) -> WorldEvent:
+    """Record something that happened, naming the NPCs involved (for their diaries)."""
+    return WorldEvent.objects.create(
+        game_day=clock.current_game_day(), text=" ".join(str(text).split())[:500],
+        npc_ids=[npc if isinstance(npc, int) else npc.id for npc in npcs],
+    )
