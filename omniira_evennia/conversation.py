@@ -18,7 +18,7 @@ import numpy as np
 from . import health
 from .conf import OmniiraSettings
 from .embeddings import Embedder, embed_or_none
-from .llm import LLMClient, LLMError, Usage
+from .llm import LLMBudgetExceeded, LLMClient, LLMError, Usage
 from .prompts import MemoryLine, PromptContext, build_messages, strip_character_breaks
 from .retrieval import MemoryMatrix, TextRecord, Weights, select_memories, select_newest_plus_similar
 from .tags import ParsedReply, parse_reply
@@ -72,6 +72,7 @@ def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> Pro
         similarity_slots=conf.SIMILARITY_SLOTS,
         floor=conf.SIMILARITY_FLOOR,
         weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
+        include_suspect=conf.SUSPECT_MEMORIES != "exclude",
     )
     ctx = inp.context
     ctx.memories = memory_lines(records)
@@ -92,7 +93,17 @@ def run_turn(
     ctx = retrieve_context(inp, conf, query_vector)
     messages = build_messages(ctx)
     try:
-        reply = client.chat(inp.tier, messages, feature="conversation")
+        reply = client.chat(inp.tier, messages, feature="conversation", npc_id=inp.npc_id)
+    except LLMBudgetExceeded as err:
+        # Over the voice budget: one try on the cheaper tier, then the in-character fallback.
+        if not conf.FALLBACK_TIER or conf.FALLBACK_TIER == inp.tier:
+            return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
+        try:
+            reply = client.chat(conf.FALLBACK_TIER, messages, feature="conversation",
+                                npc_id=inp.npc_id)
+        except LLMError as second:
+            return TurnResult(parsed=None, usage=second.usage, messages=messages,
+                              error=f"{err}; {second}")
     except LLMError as err:
         return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
 

@@ -109,7 +109,7 @@ def run_diary(inp: DiaryInput, client: LLMClient, embedder: Embedder | None = No
         return DiaryResult(None, None, [])
     try:
         result = chat_json(client, inp.tier, build_messages(inp), feature="diary",
-                           schema=SCHEMA, validator=DiaryReply)
+                           schema=SCHEMA, validator=DiaryReply, npc_id=inp.npc_id)
     except LLMJsonError as err:
         return DiaryResult(None, None, err.usages, error=str(err))
     [vector] = embed_or_none([result.value.entry], embedder)

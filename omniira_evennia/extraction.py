@@ -64,6 +64,7 @@ class ExtractionInput:
     lines: list[tuple[str, str]]  # (who, text), already cleaned
     known: list[str] = field(default_factory=list)  # what the NPC already remembers
     tier: str = "reasoning"
+    npc_id: int | None = None
 
 
 @dataclass
@@ -103,7 +104,7 @@ def run_extraction(
     try:
         result = chat_json(
             client, inp.tier, build_messages(inp), feature="extraction", schema=SCHEMA,
-            validator=ExtractedMemories,
+            validator=ExtractedMemories, npc_id=inp.npc_id,
         )
     except LLMJsonError as err:
         return ExtractionResult(inp.conversation_id, [], [], err.usages, error=str(err))

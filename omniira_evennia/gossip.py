@@ -250,7 +250,8 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         me, other = (inp.a, inp.b) if number % 2 == 0 else (inp.b, inp.a)
         messages = _messages_for(me, other, result.lines, opening=number == 0)
         try:
-            reply = client.chat(inp.voice_tier, messages, feature="npc_conversation")
+            reply = client.chat(inp.voice_tier, messages, feature="npc_conversation",
+                                npc_id=me.id)
         except LLMError as err:
             result.usages.append(err.usage)
             result.error = str(err)
@@ -267,7 +268,8 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         return result
     try:
         extracted = chat_json(client, inp.reasoning_tier, gossip_messages(inp, result.lines),
-                              feature="gossip", schema=SCHEMA, validator=GossipItems)
+                              feature="gossip", schema=SCHEMA, validator=GossipItems,
+                              npc_id=inp.a.id)
     except LLMJsonError as err:
         result.usages.extend(err.usages)
         result.error = str(err)

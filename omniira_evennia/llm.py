@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import health
 from .conf import TierSettings
+from .guards import Budget, CircuitBreaker
 
 log = logging.getLogger("omniira.llm")
 
@@ -57,6 +58,18 @@ class LLMNotConfigured(LLMError):
     pass
 
 
+class LLMRefused(LLMError):
+    """Refused before any request: over budget or rate, or the endpoint's circuit is open."""
+
+
+class LLMBudgetExceeded(LLMRefused):
+    pass
+
+
+class LLMCircuitOpen(LLMRefused):
+    pass
+
+
 def cost_of(tier: TierSettings, tokens_in: int, tokens_out: int) -> float:
     return (tokens_in * tier.price_in_per_mtok + tokens_out * tier.price_out_per_mtok) / 1e6
 
@@ -68,9 +81,17 @@ def _chat_url(base_url: str) -> str:
 class LLMClient:
     """Chat completions against configured tiers. `transport` is for tests at the HTTP boundary."""
 
-    def __init__(self, tiers: dict[str, TierSettings], transport: httpx.BaseTransport | None = None):
+    def __init__(
+        self,
+        tiers: dict[str, TierSettings],
+        transport: httpx.BaseTransport | None = None,
+        budget: Budget | None = None,
+        breaker: CircuitBreaker | None = None,
+    ):
         self.tiers = tiers
         self._transport = transport
+        self.budget = budget or Budget(tiers)
+        self.breaker = breaker or CircuitBreaker()
 
     def chat(
         self,
@@ -81,6 +102,7 @@ class LLMClient:
         json_schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
         temperature: float | None = None,
+        npc_id: int | None = None,
     ) -> ChatResult:
         tier = self.tiers.get(tier_name)
         usage = Usage(tier=tier_name, feature=feature, model=tier.model if tier else "")
@@ -109,6 +131,17 @@ class LLMClient:
         if tier.api_key:
             headers["Authorization"] = f"Bearer {tier.api_key}"
 
+        refusal = self.budget.refusal(tier_name, npc_id)
+        if refusal:
+            usage.ok, usage.error = False, f"over budget: {refusal}"
+            health.incr(f"budget_refused_{feature}")
+            raise LLMBudgetExceeded(refusal, usage)
+        endpoint = tier.base_url
+        if not self.breaker.allow(endpoint):
+            usage.ok, usage.error = False, "circuit open"
+            health.incr("circuit_refused")
+            raise LLMCircuitOpen(f"endpoint {endpoint} is failing; circuit open", usage)
+
         started = time.monotonic()
         try:
             data = self._post(tier, body, headers)
@@ -119,6 +152,9 @@ class LLMClient:
             usage.latency_ms = int((time.monotonic() - started) * 1000)
             usage.ok, usage.error = False, f"{type(err).__name__}: {err}"[:500]
             health.incr("llm_errors")
+            if self.breaker.failure(endpoint):
+                health.incr("circuit_opened")
+                log.warning("LLM endpoint %s failing: circuit opened", endpoint)
             log.warning("LLM call failed (tier=%s feature=%s): %s", tier_name, feature, usage.error)
             raise LLMError(usage.error, usage) from err
 
@@ -127,6 +163,8 @@ class LLMClient:
         usage.tokens_in = int(reported.get("prompt_tokens") or 0)
         usage.tokens_out = int(reported.get("completion_tokens") or 0)
         usage.cost_usd = cost_of(tier, usage.tokens_in, usage.tokens_out)
+        self.breaker.success(endpoint)
+        self.budget.record(tier_name, usage.tokens_in + usage.tokens_out, npc_id)
         health.incr("llm_calls")
         return ChatResult(text=text, usage=usage)
 
@@ -174,6 +212,7 @@ def chat_json(
     schema: dict[str, Any],
     validator: type[BaseModel],
     max_tokens: int | None = None,
+    npc_id: int | None = None,
 ) -> JsonResult:
     """
     A call that must return JSON matching `schema`, validated by the pydantic `validator`.
@@ -189,7 +228,7 @@ def chat_json(
         try:
             result = client.chat(
                 tier_name, attempt_messages, feature=feature, json_schema=schema,
-                max_tokens=max_tokens, temperature=0.2 if attempt == 2 else None,
+                max_tokens=max_tokens, temperature=0.2 if attempt == 2 else None, npc_id=npc_id,
             )
         except LLMError as err:
             usages.append(err.usage)
@@ -237,7 +276,11 @@ def get_client() -> LLMClient:
     if _client is None:
         from .conf import get_settings
 
-        _client = LLMClient(get_settings().TIERS)
+        conf = get_settings()
+        _client = LLMClient(
+            conf.TIERS,
+            breaker=CircuitBreaker(conf.CIRCUIT_FAILURES, conf.CIRCUIT_COOLDOWN_SECONDS),
+        )
     return _client
 
 

@@ -53,6 +53,9 @@ class Memory(models.Model):
     # the chain of NPC ids from the origin to the one who told this NPC.
     hops = models.SmallIntegerField(default=0)
     chain = models.JSONField(default=list, blank=True)
+    # Instruction-like content or written during a manipulation attempt: kept, audited, and
+    # shown as untrusted (or left out of prompts, setting SUSPECT_MEMORIES).
+    suspect = models.BooleanField(default=False)
 
     class Meta:
         constraints = [
@@ -347,3 +350,28 @@ class DailyWork(models.Model):
                 fields=["kind", "npc", "target_id", "game_day"], name="omniira_daily_once"
             )
         ]
+
+
+class AuditLog(models.Model):
+    """A safety event: manipulation flagged on player text or a memory, or a privacy erasure."""
+
+    kind = models.CharField(max_length=24)  # player_text | memory | erasure
+    labels = models.JSONField(default=list, blank=True)
+    npc = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    speaker = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    memory = models.ForeignKey(
+        Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="audits"
+    )
+    excerpt = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [models.Index(fields=["kind", "created_at"], name="omniira_audit_kind")]
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.kind} {self.labels}: {self.excerpt[:60]}"

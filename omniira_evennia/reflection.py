@@ -121,7 +121,7 @@ def run_reflection(
 ) -> ReflectionResult:
     try:
         result = chat_json(client, inp.tier, build_messages(inp), feature="reflection",
-                           schema=SCHEMA, validator=ReflectionReply)
+                           schema=SCHEMA, validator=ReflectionReply, npc_id=inp.npc_id)
     except LLMJsonError as err:
         return ReflectionResult([], [], err.usages, error=str(err))
     beliefs = [b for b in result.value.beliefs if b.belief not in inp.existing_beliefs]

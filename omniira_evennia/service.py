@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import time
 
+from django.db import transaction
 from evennia.utils import logger
 from twisted.internet import reactor
 
@@ -23,6 +24,7 @@ from .gossip import is_goodbye
 from .llm import get_client
 from .models import ConversationTurn, Source
 from .prompts import Identity, PromptContext, Turn
+from .safety import detect_manipulation, redact_pii
 from .tags import clean_text
 
 # (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
@@ -84,7 +86,16 @@ def start_turn(npc, speaker, message: str):
     with the text said in the room), or None if the turn was refused (empty or already waiting).
     """
     conf = get_settings()
+    # Safety first: flag instruction-like text (tags typed by a player included), then strip
+    # tags and redact personal data, so nothing downstream ever sees either.
+    labels = detect_manipulation(message)
     message = clean_text(message)[: conf.MAX_MESSAGE_CHARS]
+    message, redacted = redact_pii(message)
+    if redacted:
+        health.incr("pii_redacted", redacted)
+    if labels:
+        store.audit("player_text", labels, npc=npc, speaker=speaker, excerpt=message)
+        health.incr("manipulation_flagged")
     if not message:
         return None
     pair = (npc.id, speaker.id)
@@ -121,7 +132,9 @@ def start_turn(npc, speaker, message: str):
     def _finish(result: TurnResult):
         if thinking is not None and thinking.active():
             thinking.cancel()
-        return apply_turn(npc, speaker, conversation_id, game_day, result)
+        return store.retry_if_locked(
+            apply_turn, npc, speaker, conversation_id, game_day, result, suspect=bool(labels)
+        )
 
     def _crash(failure):
         logger.log_trace(f"omniira: turn for {npc.key} crashed: {failure.getErrorMessage()}")
@@ -169,8 +182,13 @@ def _emote(npc, text):
         npc.location.msg_contents(text, from_obj=npc)
 
 
-def apply_turn(npc, speaker, conversation_id: str, game_day: int, result: TurnResult) -> str:
-    """Write the turn's effects on the reactor and say the reply. Returns what the room saw."""
+def apply_turn(
+    npc, speaker, conversation_id: str, game_day: int, result: TurnResult, suspect=False
+) -> str:
+    """
+    Write the turn's effects on the reactor and say the reply. Returns what the room saw.
+    Memories written during a turn whose player text was flagged are marked suspect.
+    """
     store.record_usage(result.usage, npc=npc)
     if not result.ok:
         health.incr("conversation_fallbacks")
@@ -180,18 +198,26 @@ def apply_turn(npc, speaker, conversation_id: str, game_day: int, result: TurnRe
         return line
 
     parsed = result.parsed
-    apply_tags(npc, speaker, parsed, result.remember_vectors, result.commitment_vectors, game_day)
-    store.add_turn(npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day)
+    # All or nothing, so a retry after "database is locked" never writes a tag twice.
+    with transaction.atomic():
+        apply_tags(npc, speaker, parsed, result.remember_vectors, result.commitment_vectors,
+                   game_day, suspect=suspect)
+        store.add_turn(npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text,
+                       game_day)
     npc.at_say(parsed.text, msg_self=False)
     return parsed.text
 
 
-def apply_tags(npc, subject, parsed, remember_vectors, commitment_vectors, game_day: int) -> None:
+def apply_tags(
+    npc, subject, parsed, remember_vectors, commitment_vectors, game_day: int, suspect=False
+) -> None:
     """Write what an NPC's tags asked for (paper 4.2)."""
+    from_player = bool(subject.has_account) or not getattr(subject, "is_omniira_npc", False)
     for tag, vector in zip(parsed.remember, remember_vectors):
         store.upsert_memory(
             npc, subject, tag.key, tag.value, importance=tag.importance, feeling=tag.feeling,
-            source=Source.SELF, embedding=vector, game_day=game_day,
+            source=Source.SELF, embedding=vector, game_day=game_day, suspect=suspect,
+            player_sourced=from_player, speaker=subject,
         )
         health.incr("tags_remember")
     for tag in parsed.opinions:
@@ -207,7 +233,7 @@ def apply_tags(npc, subject, parsed, remember_vectors, commitment_vectors, game_
         store.upsert_memory(
             npc, subject, f"commitment_{tag.action}_{tag.target or tag.to}", tag.summary,
             importance=8, feeling="trust", source=Source.SELF_COMMITTED, kind="commitment",
-            embedding=vector, game_day=game_day,
+            embedding=vector, game_day=game_day, suspect=suspect, speaker=subject,
         )
         health.incr("tags_commitment")
     if parsed.errors:

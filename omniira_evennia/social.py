@@ -92,6 +92,9 @@ def at_server_start():
     Conversation.objects.filter(extraction=Conversation.Extraction.RUNNING).update(
         extraction=Conversation.Extraction.PENDING
     )
+    from .llm import get_client
+
+    store.seed_budget(get_client().budget)
     ensure_ticker()
     process_ended()
     warm_up()
@@ -129,7 +132,7 @@ def extract(conversation_id: str):
         Memory.objects.filter(npc=npc, subject=speaker).order_by("-learned_at")
         .values_list("value", flat=True)[:20]
     )
-    inp = ExtractionInput(conversation_id, npc.key, speaker.key, lines, known)
+    inp = ExtractionInput(conversation_id, npc.key, speaker.key, lines, known, npc_id=npc.id)
     deferred = defer_to_worker(run_extraction, inp, get_client(), get_embedder())
 
     def _apply(result):
@@ -147,7 +150,8 @@ def extract(conversation_id: str):
                     if store.upsert_memory(
                         npc, speaker, tag.key, tag.value, importance=tag.importance,
                         feeling=tag.feeling, source=Source.EXTRACTED, embedding=vector,
-                        game_day=clock.current_game_day(),
+                        game_day=clock.current_game_day(), speaker=speaker,
+                        player_sourced=not getattr(speaker, "is_omniira_npc", False),
                     ):
                         written += 1
                 state = Conversation.Extraction.DONE

@@ -25,6 +25,7 @@ from . import health
 from .embeddings import EMBEDDING_DIM, to_blob
 from . import relationships
 from .models import (
+    AuditLog,
     Concern,
     Conversation,
     ConversationTurn,
@@ -38,7 +39,8 @@ from .models import (
     Source,
 )
 from .retrieval import MemoryMatrix, MemoryRecord, TextRecord
-from .tags import cut_value, normalize_feeling, clamp_int, slug_key
+from .safety import detect_manipulation, redact_pii
+from .tags import clamp_int, cut_value, normalize_feeling, slug_key
 
 log = logging.getLogger("omniira.store")
 
@@ -78,14 +80,14 @@ def load_index(npc_id: int) -> MemoryMatrix:
         Memory.objects.filter(npc_id=npc_id).values_list(
             "id", "subject_id", "key", "value", "importance", "source", "provenance_id",
             "provenance__db_key", "feeling", "learned_at", "expires_at", "embedding",
-            "subject__db_key", "hops", "chain",
+            "subject__db_key", "hops", "chain", "suspect",
         )
     )
     records, blobs, has_vector = [], [], np.zeros(len(rows), dtype=bool)
     width = EMBEDDING_DIM * 4
     for row_number, row in enumerate(rows):
         (mid, subject_id, key, value, importance, source, prov_id, prov_name, feeling,
-         learned_at, expires_at, blob, subject_name, hops, chain) = row
+         learned_at, expires_at, blob, subject_name, hops, chain, suspect) = row
         records.append(
             MemoryRecord(
                 id=mid, subject_id=subject_id, key=key, value=value,
@@ -93,7 +95,7 @@ def load_index(npc_id: int) -> MemoryMatrix:
                 provenance_id=prov_id, provenance_name=prov_name, feeling=feeling or None,
                 learned_at=learned_at.timestamp(), expires_at=_ts(expires_at),
                 subject_name=subject_name, hops=hops or 0,
-                chain=tuple(chain) if isinstance(chain, list) else (),
+                chain=tuple(chain) if isinstance(chain, list) else (), suspect=suspect,
             )
         )
         if blob is not None and len(blob) == width:
@@ -132,6 +134,9 @@ def upsert_memory(
     expires_at: datetime | None = None,
     hops: int = 0,
     chain: list[int] | None = None,
+    suspect: bool = False,
+    player_sourced: bool = False,
+    speaker=None,
 ) -> Memory | None:
     """
     Write a memory, replacing the value of an existing (npc, subject, key) row.
@@ -140,7 +145,20 @@ def upsert_memory(
     feelings dropped). A locked row is only overwritten by an admin write. Returns the row, or
     None when a locked row refused the write. A memory with a feeling about someone else also
     moves the NPC's relationship to them.
+
+    Safety: personal data in the value is redacted (except in admin writes); instruction-like
+    values are kept but marked suspect with an audit row; memories learned from a player
+    (`player_sourced`) have their importance capped at PLAYER_IMPORTANCE_CAP.
     """
+    from .conf import get_settings
+
+    if source != Source.ADMIN:
+        value, redacted = redact_pii(value)
+        if redacted:
+            health.incr("pii_redacted", redacted)
+    labels = detect_manipulation(value)
+    if player_sourced:
+        importance = min(clamp_int(importance, 1, 10, 5), get_settings().PLAYER_IMPORTANCE_CAP)
     key = slug_key(key) or slug_key(value)[:40] or "note"
     fields = dict(
         value=cut_value(value),
@@ -155,8 +173,12 @@ def upsert_memory(
         learned_at=timezone.now(),
         hops=hops,
         chain=list(chain or []),
+        suspect=bool(suspect or labels),
     )
     memory = _write_memory(npc, subject, key, fields, source)
+    if memory is not None and memory.suspect:
+        audit("memory", labels or ["written during a flagged turn"], npc=npc, speaker=speaker,
+              memory=memory, excerpt=memory.value)
     if memory is not None and memory.feeling and memory.subject_id != memory.npc_id:
         update_relationship(
             npc, subject, memory.feeling, memory.importance, hearsay=memory.is_hearsay
@@ -178,6 +200,8 @@ def _write_memory(npc, subject, key, fields, source) -> Memory | None:
         if existing.locked and source != Source.ADMIN:
             health.incr("locked_write_refused")
             return None
+        if existing.suspect and source != Source.ADMIN:
+            fields["suspect"] = True  # only a builder clears suspicion, not a repeat
         for name, val in fields.items():
             setattr(existing, name, val)
         existing.save()
@@ -191,7 +215,7 @@ def record_from_memory(memory: Memory) -> MemoryRecord:
         provenance_name=memory.provenance.db_key if memory.provenance_id else None,
         feeling=memory.feeling or None, learned_at=memory.learned_at.timestamp(),
         expires_at=_ts(memory.expires_at), subject_name=memory.subject.db_key,
-        hops=memory.hops, chain=tuple(memory.chain or ()),
+        hops=memory.hops, chain=tuple(memory.chain or ()), suspect=memory.suspect,
     )
 
 
@@ -395,3 +419,50 @@ def transcript(conversation_id: str) -> list[ConversationTurn]:
         ConversationTurn.objects.filter(conversation_id=conversation_id)
         .select_related("npc", "speaker").order_by("created_at", "id")
     )
+
+
+# ---------------------------------------------------------------- safety
+
+
+def audit(kind: str, labels, npc=None, speaker=None, memory=None, excerpt: str = "") -> AuditLog:
+    health.incr(f"audit_{kind}")
+    return AuditLog.objects.create(
+        kind=kind, labels=list(labels), npc=npc, speaker=speaker, memory=memory,
+        excerpt=" ".join(str(excerpt).split())[:500],
+    )
+
+
+def seed_budget(budget) -> None:
+    """Count today's recorded usage (UTC) into a fresh budget, so restarts keep the bill."""
+    from django.db.models import Sum
+
+    from .guards import utc_day
+
+    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    rows = (LLMUsage.objects.filter(created_at__gte=start, ok=True)
+            .values("tier", "npc_id").annotate(tokens=Sum("tokens_in") + Sum("tokens_out")))
+    day = utc_day()
+    for row in rows:
+        budget.seed(day, row["tier"], row["tokens"] or 0)
+        if row["npc_id"] is not None:
+            budget.seed(day, row["tier"], row["tokens"] or 0, npc_id=row["npc_id"])
+
+
+def retry_if_locked(func, *args, attempts: int = 3, **kwargs):
+    """
+    Run a write function again if SQLite says the database is locked (another process, e.g.
+    `evennia shell`, holding a write lock). Short pauses only: this runs on the reactor.
+    """
+    import time as _time
+
+    from django.db import OperationalError
+
+    for attempt in range(1, attempts + 1):
+        try:
+            return func(*args, **kwargs)
+        except OperationalError as err:
+            if "locked" not in str(err).lower() or attempt == attempts:
+                raise
+            health.incr("db_locked_retries")
+            log.warning("database locked, retrying (%d/%d)", attempt, attempts)
+            _time.sleep(0.1 * attempt)

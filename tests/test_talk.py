@@ -22,8 +22,11 @@ REMEMBER_REPLY = (
 
 
 def tiers(base_url, **extra):
-    tier = {"base_url": base_url, "model": "scripted", "timeout": 5, **extra}
-    return {"THINKING_DELAY": 0, "TIERS": {"voice": tier, "reasoning": tier, "ambient": tier}}
+    def tier():
+        return {"base_url": base_url, "model": "scripted", "timeout": 5, **extra}
+
+    return {"THINKING_DELAY": 0,
+            "TIERS": {"voice": tier(), "reasoning": tier(), "ambient": tier()}}
 
 
 class TalkTestBase(EvenniaCommandTest):
