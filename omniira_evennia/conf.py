@@ -100,6 +100,9 @@ class OmniiraSettings(BaseModel):
     MEMORY_CAP_PER_SUBJECT: int = Field(200, ge=1)
     RETENTION_HALF_LIFE_DAYS: float = Field(30.0, gt=0)
 
+    # Players may ask `recall <npc>` (off by default: it can hurt immersion).
+    PLAYER_RECALL: bool = False
+
     # Safety and failure handling.
     PLAYER_IMPORTANCE_CAP: int = Field(7, ge=1, le=10)  # for memories learned from players
     SUSPECT_MEMORIES: Literal["untrusted", "exclude"] = "untrusted"

@@ -16,6 +16,7 @@ own cmdsets by inheriting from them or directly from `evennia.CmdSet`.
 
 from evennia import default_cmds
 
+from omniira_evennia.admin_commands import OmniiraAdminCmdSet
 from omniira_evennia.commands import OmniiraCmdSet
 
 
@@ -35,6 +36,8 @@ class CharacterCmdSet(default_cmds.CharacterCmdSet):
         super().at_cmdset_creation()
         # `talk` and a `say` that notices "Maren, ..." (omniira-evennia).
         self.add(OmniiraCmdSet)
+        # `@memory` for builders, `recall` for players (omniira-evennia).
+        self.add(OmniiraAdminCmdSet)
         #
         # any commands you add below will overload the default ones.
         #

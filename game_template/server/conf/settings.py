@@ -33,6 +33,8 @@ INSTALLED_APPS += ["omniira_evennia"]  # noqa: F405
 # README) so this file needs no editing to switch providers.
 OMNIIRA = {
     "THINKING_DELAY": 2.0,
+    "PLAYER_RECALL": True,  # the demo lets players ask `recall Maren`
+    "ROLLOVER_CONCURRENCY": 4,
     # Timeouts allow for the offline 1.5B model on two CPU cores (first replies 30-60 s).
     "TIERS": {
         "voice": {"max_tokens": 160, "temperature": 0.7, "timeout": 150},

@@ -1,0 +1,109 @@
+"""Django admin for every omniira model (Evennia serves it at /admin)."""
+
+from django.contrib import admin
+
+from .models import (
+    AuditLog,
+    Concern,
+    Conversation,
+    ConversationTurn,
+    DailyWork,
+    DiaryEntry,
+    LLMUsage,
+    Memory,
+    Opinion,
+    PlaceVisit,
+    Plan,
+    Reflection,
+    Relationship,
+    WorldEvent,
+)
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    list_display = ("id", "npc", "subject", "key", "value", "source", "provenance", "feeling",
+                    "importance", "hops", "locked", "suspect", "learned_at")
+    list_filter = ("source", "feeling", "locked", "suspect", "kind")
+    search_fields = ("key", "value", "npc__db_key", "subject__db_key")
+    raw_id_fields = ("npc", "subject", "provenance")
+    exclude = ("embedding",)
+
+
+@admin.register(Reflection)
+class ReflectionAdmin(admin.ModelAdmin):
+    list_display = ("npc", "target", "belief", "importance", "game_day", "created_at")
+    list_filter = ("game_day",)
+    search_fields = ("belief", "npc__db_key", "target__db_key")
+    raw_id_fields = ("npc", "target")
+    exclude = ("embedding",)
+
+
+@admin.register(DiaryEntry)
+class DiaryEntryAdmin(admin.ModelAdmin):
+    list_display = ("npc", "game_day", "entry", "importance")
+    list_filter = ("game_day",)
+    search_fields = ("entry", "npc__db_key")
+    raw_id_fields = ("npc",)
+    exclude = ("embedding",)
+
+
+@admin.register(Relationship)
+class RelationshipAdmin(admin.ModelAdmin):
+    list_display = ("npc", "subject", "trust", "friendliness", "fear", "respect", "loyalty",
+                    "romance", "version", "updated_at")
+    search_fields = ("npc__db_key", "subject__db_key")
+    raw_id_fields = ("npc", "subject")
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin):
+    list_display = ("conversation_id", "npc", "speaker", "started_at", "ended_at", "end_reason",
+                    "extraction", "extracted_count")
+    list_filter = ("end_reason", "extraction")
+    search_fields = ("conversation_id", "npc__db_key", "speaker__db_key")
+    raw_id_fields = ("npc", "speaker")
+
+
+@admin.register(ConversationTurn)
+class ConversationTurnAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "npc", "speaker", "role", "text", "conversation_id")
+    list_filter = ("role",)
+    search_fields = ("text", "npc__db_key", "speaker__db_key", "conversation_id")
+    raw_id_fields = ("npc", "speaker")
+
+
+@admin.register(LLMUsage)
+class LLMUsageAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "tier", "feature", "model", "npc", "tokens_in", "tokens_out",
+                    "latency_ms", "cost_usd", "ok", "error")
+    list_filter = ("tier", "feature", "ok")
+    search_fields = ("model", "error", "npc__db_key")
+    raw_id_fields = ("npc",)
+
+
+@admin.register(AuditLog)
+class AuditLogAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "kind", "labels", "npc", "speaker", "excerpt")
+    list_filter = ("kind",)
+    search_fields = ("excerpt", "npc__db_key", "speaker__db_key")
+    raw_id_fields = ("npc", "speaker", "memory")
+
+
+for model, fields in (
+    (Opinion, ("npc", "target", "opinion", "updated_at")),
+    (Concern, ("npc", "topic", "intensity", "resolved", "created_at")),
+    (Plan, ("npc", "action", "target", "by", "summary", "status", "created_at")),
+    (PlaceVisit, ("npc", "game_day", "place", "arrived_at")),
+    (WorldEvent, ("game_day", "text", "created_at")),
+    (DailyWork, ("kind", "npc", "target_id", "game_day", "status", "created_at")),
+):
+    admin.site.register(
+        model,
+        type(f"{model.__name__}Admin", (admin.ModelAdmin,), {
+            "list_display": fields,
+            "raw_id_fields": tuple(f for f in ("npc", "target", "to", "room", "source")
+                                   if f in {x.name for x in model._meta.get_fields()}
+                                   and model._meta.get_field(f).is_relation),
+        }),
+    )

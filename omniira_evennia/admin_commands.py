@@ -1,0 +1,458 @@
+"""
+Builder and player tools: `@memory` (inspect and steer NPC memory) and `recall`.
+
+Add `OmniiraAdminCmdSet` to your CharacterCmdSet (the demo does). Every subcommand answers bad
+arguments with its usage line.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Count, Sum
+from django.utils import timezone
+from evennia.commands.cmdset import CmdSet
+from evennia.commands.default.muxcommand import MuxCommand
+
+from . import health, store
+from .conf import get_settings
+from .models import (
+    AuditLog,
+    Concern,
+    ConversationTurn,
+    DiaryEntry,
+    LLMUsage,
+    Memory,
+    Opinion,
+    Plan,
+    Reflection,
+    Relationship,
+    Source,
+)
+from .tags import FEELINGS
+
+USAGE = {
+    "inspect": "@memory inspect <npc> [= <subject>]",
+    "clear": "@memory clear <npc> [= <subject>]",
+    "inject": "@memory[/importance=N][/feeling=F] inject <npc> = <subject> : <text>",
+    "lock": "@memory lock <memory id>",
+    "unlock": "@memory unlock <memory id>",
+    "audit": "@memory audit",
+    "stats": "@memory stats",
+    "trace": "@memory trace <memory id>",
+    "diary": "@memory diary <npc>",
+    "beliefs": "@memory beliefs <npc>",
+    "erase": "@memory erase <player>",
+}
+
+
+def _line(memory: Memory) -> str:
+    flags = []
+    if memory.provenance_id:
+        flags.append(f"heard from {memory.provenance.db_key}")
+    if memory.feeling:
+        flags.append(memory.feeling)
+    if memory.locked:
+        flags.append("|ylocked|n")
+    if memory.suspect:
+        flags.append("|rsuspect|n")
+    extra = f" ({', '.join(flags)})" if flags else ""
+    return (f"  |w#{memory.id}|n [{memory.source}, imp {memory.importance}]{extra} "
+            f"{memory.key}: {memory.value}")
+
+
+class CmdMemory(MuxCommand):
+    """
+    inspect and steer what NPCs remember
+
+    Usage:
+      @memory inspect <npc> [= <subject>]
+      @memory clear <npc> [= <subject>]
+      @memory[/importance=N][/feeling=F] inject <npc> = <subject> : <text>
+      @memory lock <memory id>
+      @memory unlock <memory id>
+      @memory audit
+      @memory stats
+      @memory trace <memory id>
+      @memory diary <npc>
+      @memory beliefs <npc>
+      @memory erase <player>
+
+    Examples:
+      @memory inspect Maren = Ada
+      @memory/importance=8/feeling=anger inject Voss = Ada : Ada broke my anvil.
+      @memory lock 42
+      @memory trace 57
+
+    inspect lists memories (source, provenance, feeling, importance). clear and
+    erase ask for confirmation; erase removes everything stored about a player
+    (a privacy request). inject writes a memory with source "admin". Locked
+    memories are never overwritten by NPCs, expired or evicted. audit lists
+    flagged memories and player lines; stats shows counts, self-tag cadence,
+    tokens and cost by tier and feature, and health counters. trace follows a
+    rumour back to where it started.
+    """
+
+    key = "@memory"
+    aliases = ["memory"]
+    locks = "cmd:perm(Builder)"
+    help_category = "Building"
+
+    def usage(self, sub=None):
+        lines = [USAGE[sub]] if sub in USAGE else list(USAGE.values())
+        self.caller.msg("Usage:\n  " + "\n  ".join(lines))
+
+    def find_object(self, name, what="character"):
+        if not name:
+            return None
+        found = self.caller.search(name.strip(), global_search=True, quiet=True)
+        if not found:
+            self.caller.msg(f"No {what} called '{name.strip()}' found.")
+            return None
+        if len(found) > 1:
+            self.caller.msg(f"More than one match for '{name.strip()}'; use #dbref.")
+            return None
+        return found[0]
+
+    def find_npc(self, name):
+        npc = self.find_object(name, "NPC")
+        if npc is not None and not getattr(npc, "is_omniira_npc", False):
+            self.caller.msg(f"{npc.key} is not an NPC with memory.")
+            return None
+        return npc
+
+    def memory_by_id(self, text):
+        text = (text or "").strip().lstrip("#")
+        if not text.isdigit():
+            return None
+        return Memory.objects.select_related("provenance", "npc", "subject").filter(
+            id=int(text)).first()
+
+    def func(self):
+        words = (self.lhs or "").split(None, 1)
+        if not words:
+            self.usage()
+            return
+        sub = words[0].lower()
+        self.target = words[1] if len(words) > 1 else ""
+        handler = getattr(self, f"do_{sub}", None)
+        if handler is None:
+            self.caller.msg(f"Unknown @memory subcommand '{sub}'.")
+            self.usage()
+            return
+        result = handler()
+        if hasattr(result, "__next__"):  # subcommands that ask a question
+            yield from result
+
+    # -------------------------------------------------------------- subcommands
+
+    def do_inspect(self):
+        npc = self.find_npc(self.target) if self.target else None
+        if npc is None:
+            if not self.target:
+                self.usage("inspect")
+            return
+        rows = Memory.objects.filter(npc=npc).select_related("provenance", "subject")
+        if self.rhs:
+            subject = self.find_object(self.rhs)
+            if subject is None:
+                return
+            rows = rows.filter(subject=subject)
+        rows = list(rows.order_by("subject__db_key", "learned_at")[:200])
+        if not rows:
+            self.caller.msg(f"{npc.key} remembers nothing" + (
+                f" about {self.rhs.strip()}." if self.rhs else "."))
+            return
+        out, current = [f"|w{npc.key}|n remembers ({len(rows)}):"], None
+        for memory in rows:
+            if memory.subject_id != current:
+                current = memory.subject_id
+                rel = Relationship.objects.filter(npc=npc, subject_id=current).first()
+                mood = (f"  trust {rel.trust:.2f}, friendliness {rel.friendliness:.2f}, "
+                        f"fear {rel.fear:.2f}" if rel else "")
+                out.append(f"|cAbout {memory.subject.db_key}|n{mood}")
+            out.append(_line(memory))
+        self.caller.msg("\n".join(out))
+
+    def do_clear(self):
+        npc = self.find_npc(self.target) if self.target else None
+        if npc is None:
+            if not self.target:
+                self.usage("clear")
+            return
+        rows = Memory.objects.filter(npc=npc, locked=False)
+        what = f"everything {npc.key} remembers"
+        if self.rhs:
+            subject = self.find_object(self.rhs)
+            if subject is None:
+                return
+            rows = rows.filter(subject=subject)
+            what = f"what {npc.key} remembers about {subject.key}"
+        count = rows.count()
+        answer = yield (f"Delete {count} memories ({what}; locked ones are kept)? [y/N]")
+        if answer.strip().lower() not in ("y", "yes"):
+            self.caller.msg("Nothing deleted.")
+            return
+        deleted, _ = rows.delete()
+        store.invalidate(npc.id)
+        self.caller.msg(f"Deleted {deleted} memories.")
+
+    def do_inject(self):
+        npc = self.find_npc(self.target) if self.target else None
+        if npc is None or not self.rhs or ":" not in self.rhs:
+            if npc is not None or not self.target:
+                self.usage("inject")
+            return
+        subject_name, text = (part.strip() for part in self.rhs.split(":", 1))
+        if not text:
+            self.usage("inject")
+            return
+        subject = self.find_object(subject_name)
+        if subject is None:
+            return
+        options = dict(s.split("=", 1) for s in self.switches if "=" in s)
+        unknown = [s for s in self.switches if s.split("=")[0] not in ("importance", "feeling")]
+        if unknown:
+            self.caller.msg(f"Unknown switch(es): {', '.join(unknown)}.")
+            self.usage("inject")
+            return
+        importance = options.get("importance", "5")
+        if not importance.isdigit() or not 1 <= int(importance) <= 10:
+            self.caller.msg("Importance must be a whole number from 1 to 10.")
+            return
+        feeling = options.get("feeling")
+        if feeling is not None and feeling.lower() not in FEELINGS:
+            self.caller.msg(f"Feeling must be one of: {', '.join(FEELINGS)}.")
+            return
+        from .api import remember
+
+        memory = remember(npc, subject, text, importance=int(importance), feeling=feeling,
+                          source=Source.ADMIN)
+        if memory is None:
+            self.caller.msg("A locked memory with that key refused the write.")
+            return
+        self.caller.msg(f"{npc.key} now remembers about {subject.key}:\n{_line(memory)}")
+
+    def _set_lock(self, locked: bool):
+        memory = self.memory_by_id(self.target)
+        if memory is None:
+            if self.target.strip().lstrip("#").isdigit():
+                self.caller.msg(f"No memory #{self.target.strip().lstrip('#')}.")
+            else:
+                self.usage("lock" if locked else "unlock")
+            return
+        Memory.objects.filter(id=memory.id).update(locked=locked)
+        store.invalidate(memory.npc_id)
+        self.caller.msg(f"Memory #{memory.id} {'locked' if locked else 'unlocked'}.")
+
+    def do_lock(self):
+        self._set_lock(True)
+
+    def do_unlock(self):
+        self._set_lock(False)
+
+    def do_audit(self):
+        rows = list(AuditLog.objects.select_related("npc", "speaker")[:30])
+        suspect = Memory.objects.filter(suspect=True).count()
+        if not rows:
+            self.caller.msg("No audit entries: nothing has been flagged.")
+            return
+        lines = [f"Suspect memories: {suspect}. Latest audit entries:"]
+        for row in rows:
+            who = " -> ".join(o.db_key for o in (row.speaker, row.npc) if o is not None)
+            memory = f" memory #{row.memory_id}" if row.memory_id else ""
+            lines.append(f"  {row.created_at:%m-%d %H:%M} {row.kind}{memory} [{who or '-'}] "
+                         f"{', '.join(row.labels)}: {row.excerpt[:80]}")
+        self.caller.msg("\n".join(lines))
+
+    def do_stats(self):
+        self.caller.msg(stats_text())
+
+    def do_trace(self):
+        memory = self.memory_by_id(self.target)
+        if memory is not None:
+            self.caller.msg(trace_text(memory))
+        elif self.target.strip().lstrip("#").isdigit():
+            self.caller.msg(f"No memory #{self.target.strip().lstrip('#')}.")
+        else:
+            self.usage("trace")
+
+    def do_diary(self):
+        npc = self.find_npc(self.target) if self.target else None
+        if npc is None:
+            if not self.target:
+                self.usage("diary")
+            return
+        entries = DiaryEntry.objects.filter(npc=npc).order_by("-game_day")[:10]
+        if not entries:
+            self.caller.msg(f"{npc.key} has written no diary entries yet.")
+            return
+        self.caller.msg(f"|w{npc.key}'s diary|n\n" + "\n".join(
+            f"  day {e.game_day}: {e.entry}" for e in reversed(list(entries))))
+
+    def do_beliefs(self):
+        npc = self.find_npc(self.target) if self.target else None
+        if npc is None:
+            if not self.target:
+                self.usage("beliefs")
+            return
+        rows = Reflection.objects.filter(npc=npc).select_related("target").order_by(
+            "target__db_key", "created_at")
+        if not rows:
+            self.caller.msg(f"{npc.key} has formed no beliefs yet.")
+            return
+        self.caller.msg(f"|w{npc.key} believes|n\n" + "\n".join(
+            f"  about {r.target.db_key} (day {r.game_day}, imp {r.importance}): {r.belief}"
+            for r in rows))
+
+    def do_erase(self):
+        if not self.caller.check_permstring("Admin"):
+            self.caller.msg("Only an Admin may erase a player's data.")
+            return
+        player = self.find_object(self.target) if self.target else None
+        if player is None:
+            if not self.target:
+                self.usage("erase")
+            return
+        counts = erasure_counts(player)
+        summary = ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
+        answer = yield (f"Erase everything stored about {player.key} ({summary})? "
+                        "This cannot be undone. [y/N]")
+        if answer.strip().lower() not in ("y", "yes"):
+            self.caller.msg("Nothing erased.")
+            return
+        erased = erase_player(player, by=self.caller)
+        self.caller.msg(f"Erased {sum(erased.values())} rows about {player.key}.")
+
+
+def stats_text() -> str:
+    """Counts by source and feeling, self-tag cadence, usage by tier/feature, health."""
+    memories = Memory.objects.all()
+    by_source = dict(memories.order_by().values_list("source").annotate(n=Count("id")))
+    by_feeling = dict(memories.exclude(feeling="").order_by().values_list("feeling")
+                      .annotate(n=Count("id")))
+    npc_turns = ConversationTurn.objects.filter(role=ConversationTurn.Role.NPC).count()
+    self_tagged = by_source.get("self", 0)
+    cadence = f"{self_tagged}/{npc_turns} = {self_tagged / npc_turns:.0%}" if npc_turns else "n/a"
+    lines = [
+        f"|wMemories|n: {memories.count()} (suspect {memories.filter(suspect=True).count()}, "
+        f"locked {memories.filter(locked=True).count()})",
+        "  by source: " + (", ".join(f"{k} {v}" for k, v in sorted(by_source.items())) or "-"),
+        "  by feeling: " + (", ".join(f"{k} {v}" for k, v in sorted(by_feeling.items())) or "-"),
+        f"  self-tag cadence (self-tagged memories per NPC reply): {cadence}",
+    ]
+    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    for label, rows in (("today (UTC)", LLMUsage.objects.filter(created_at__gte=start)),
+                        ("total", LLMUsage.objects.all())):
+        agg = list(rows.order_by().values("tier", "feature").annotate(
+            calls=Count("id"), tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"),
+            cost=Sum("cost_usd")).order_by("tier", "feature"))
+        lines.append(f"|wLLM usage, {label}|n:" + ("" if agg else " none"))
+        for row in agg:
+            lines.append(
+                f"  {row['tier']}/{row['feature']}: {row['calls']} calls, "
+                f"{row['tokens_in'] or 0} in / {row['tokens_out'] or 0} out tokens, "
+                f"${row['cost'] or 0:.4f}")
+    counters = health.snapshot()
+    lines.append("|wHealth counters|n (since start): " + (
+        ", ".join(f"{k} {v}" for k, v in sorted(counters.items())) or "none"))
+    return "\n".join(lines)
+
+
+def trace_text(memory: Memory) -> str:
+    from evennia.objects.models import ObjectDB
+
+    if not memory.provenance_id:
+        return (f"Memory #{memory.id} is firsthand: {memory.npc.db_key} learned it directly "
+                f"({memory.source}): {memory.value}")
+    chain = memory.chain or [memory.provenance_id]
+    names = ObjectDB.objects.in_bulk(chain)
+    path = " -> ".join(names[i].db_key if i in names else f"#{i} (gone)" for i in chain)
+    return (f"Memory #{memory.id} about {memory.subject.db_key}: {memory.value}\n"
+            f"  origin: {names[chain[0]].db_key if chain[0] in names else '#' + str(chain[0])}\n"
+            f"  told along: {path} -> {memory.npc.db_key} ({memory.hops} hop"
+            f"{'s' if memory.hops != 1 else ''})")
+
+
+def erasure_counts(player) -> dict[str, int]:
+    return {
+        "memories": Memory.objects.filter(subject=player).count(),
+        "conversation lines": ConversationTurn.objects.filter(speaker=player).count(),
+        "opinions": Opinion.objects.filter(target=player).count(),
+        "relationships": Relationship.objects.filter(subject=player).count(),
+        "beliefs": Reflection.objects.filter(target=player).count(),
+        "concerns": Concern.objects.filter(source=player).count(),
+        "plans": Plan.objects.filter(to=player).count(),
+        "audit entries": AuditLog.objects.filter(speaker=player).count(),
+    }
+
+
+def erase_player(player, by=None) -> dict[str, int]:
+    """Delete everything stored about `player` (privacy request); audit that it happened."""
+    with transaction.atomic():
+        npc_ids = set(Memory.objects.filter(subject=player).values_list("npc_id", flat=True))
+        erased = {
+            "memories": Memory.objects.filter(subject=player).delete()[0],
+            "conversation lines": ConversationTurn.objects.filter(speaker=player).delete()[0],
+            "opinions": Opinion.objects.filter(target=player).delete()[0],
+            "relationships": Relationship.objects.filter(subject=player).delete()[0],
+            "beliefs": Reflection.objects.filter(target=player).delete()[0],
+            "concerns": Concern.objects.filter(source=player).delete()[0],
+            "plans": Plan.objects.filter(to=player).delete()[0],
+            "audit entries": AuditLog.objects.filter(speaker=player).delete()[0],
+        }
+        store.audit("erasure", [f"{k}:{v}" for k, v in erased.items() if v], speaker=None,
+                    npc=None, excerpt=f"erased data about #{player.id} at the request of "
+                    f"{by.key if by else 'game code'}")
+    for npc_id in npc_ids:
+        store.invalidate(npc_id)
+    return erased
+
+
+class CmdRecall(MuxCommand):
+    """
+    ask what someone remembers about you
+
+    Usage:
+      recall <npc>
+
+    Examples:
+      recall Maren
+
+    Shows what the NPC remembers about you, if the game allows it.
+    """
+
+    key = "recall"
+    locks = "cmd:all()"
+    help_category = "Communication"
+
+    def func(self):
+        caller = self.caller
+        if not get_settings().PLAYER_RECALL:
+            caller.msg("You can't see into other people's heads.")
+            return
+        if not self.args.strip():
+            caller.msg("Usage: recall <npc>")
+            return
+        npc = caller.search(self.args.strip(), location=caller.location, quiet=True)
+        if not npc or len(npc) != 1 or not getattr(npc[0], "is_omniira_npc", False):
+            caller.msg(f"There is no one called '{self.args.strip()}' here who remembers.")
+            return
+        npc = npc[0]
+        rows = Memory.objects.filter(npc=npc, subject=caller, suspect=False).select_related(
+            "provenance").order_by("learned_at")
+        if not rows:
+            caller.msg(f"{npc.key} doesn't seem to remember anything about you.")
+            return
+        caller.msg(f"{npc.key} remembers about you:\n" + "\n".join(
+            f"  - {'(heard from ' + m.provenance.db_key + ') ' if m.provenance_id else ''}"
+            f"{m.value}" for m in rows))
+
+
+class OmniiraAdminCmdSet(CmdSet):
+    """`@memory` for builders and `recall` for players."""
+
+    key = "omniira_admin"
+
+    def at_cmdset_creation(self):
+        self.add(CmdMemory())
+        self.add(CmdRecall())
