@@ -32,7 +32,7 @@ class ScriptedLLM:
         self,
         replies: Sequence[str] | Callable[[dict], str] = ("Hello there.",),
         *,
-        delay: float = 0.0,
+        delay: float | Callable[[dict], float] = 0.0,
         status: int = 200,
         port: int = 0,
         log_path: str | None = None,
@@ -42,6 +42,8 @@ class ScriptedLLM:
         self.status = status
         self.requests: list[dict] = []
         self.log_path = log_path
+        self.in_flight = 0
+        self.peak_in_flight = 0
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self._server.daemon_threads = True
@@ -80,8 +82,15 @@ class ScriptedLLM:
                     if outer.log_path:
                         with open(outer.log_path, "a", encoding="utf-8") as fh:
                             fh.write(json.dumps(body) + "\n")
-                if outer.delay:
-                    time.sleep(outer.delay)
+                    outer.in_flight += 1
+                    outer.peak_in_flight = max(outer.peak_in_flight, outer.in_flight)
+                try:
+                    delay = outer.delay(body) if callable(outer.delay) else outer.delay
+                    if delay:
+                        time.sleep(delay)
+                finally:
+                    with outer._lock:
+                        outer.in_flight -= 1
                 if outer.status != 200:
                     self._send(outer.status, {"error": {"message": "scripted failure"}})
                     return
