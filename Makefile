@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.omniira-installed
 
-.PHONY: demo demo-stop test test-fast bench clean-demo venv
+.PHONY: demo demo-stop test test-fast bench clean-demo venv chromium
 
 venv: $(STAMP)
 
@@ -23,7 +23,13 @@ demo: $(STAMP)
 demo-stop:
 	@if [ -x $(PY) ]; then $(PY) tools/demo.py stop; else echo "no demo to stop"; fi
 
-test: $(STAMP)
+# The browser tests drive Debian's Chromium (no browser download from elsewhere).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test: $(STAMP) chromium
 	$(PY) -m pytest
 
 test-fast: $(STAMP)

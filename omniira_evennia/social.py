@@ -307,7 +307,12 @@ class OmniiraTicker(DefaultScript):
         self.interval = get_settings().TICK_SECONDS
         self.persistent = True
         self.start_delay = True
-        self.db.last_gossip = 0.0
+        # The first gossip round comes one interval after start, not at once: a fresh server
+        # (and a slow local model) serves its players first.
+        self.db.last_gossip = time.time()
+
+    def at_start(self, **kwargs):
+        self.db.last_gossip = time.time()
 
     def at_repeat(self, **kwargs):
         from .daily import check_rollover

@@ -38,7 +38,16 @@ def run_demo(action, env):
 
 @pytest.fixture
 def demo_env(tmp_path):
-    llm = ScriptedLLM([FIRST_REPLY, "Of course I remember you, love."], delay=5.0).start()
+    def reply(body):
+        # Answer by what was asked, whatever background calls (gossip, extraction) come between.
+        last = body["messages"][-1]["content"]
+        if "I collect blue glass" in last:
+            return FIRST_REPLY
+        if "do you remember me" in last:
+            return "Of course I remember you, love."
+        return json.dumps({"items": [], "memories": []}) if body.get("response_format") else "Aye."
+
+    llm = ScriptedLLM(reply, delay=5.0).start()
     env = dict(os.environ)
     env.update(
         OMNIIRA_DEMO_DIR=str(tmp_path / "demo"),

@@ -28,6 +28,8 @@ urlpatterns = [
     path("admin/", include("web.admin.urls")),
     # add any extra urls here:
     # path("mypath/", include("path.to.my.urls.file")),
+    # the staff memory inspector (omniira-evennia)
+    path("omniira/", include("omniira_evennia.urls")),
 ]
 
 # 'urlpatterns' must be named such for Django to find it.

@@ -43,6 +43,11 @@ OMNIIRA = {
     },
 }
 
+# With the offline 1.5B model (started by `make demo` when no endpoint is set) every call
+# takes tens of seconds on a CPU, so NPCs gossip less often and players rarely wait behind them.
+if _os.environ.get("OMNIIRA_LOCAL_BASE_URL"):
+    OMNIIRA["GOSSIP_INTERVAL_SECONDS"] = 1800
+
 # Game seconds per real second: one game day is two real hours.
 TIME_FACTOR = 12.0
 
