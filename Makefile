@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.omniira-installed
 
-.PHONY: demo demo-stop test test-fast bench clean-demo venv chromium
+.PHONY: demo demo-stop test test-fast lint bench clean-demo venv chromium
 
 venv: $(STAMP)
 
@@ -34,6 +34,10 @@ test: $(STAMP) chromium
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not e2e and not realmodel"
+
+lint: $(STAMP)
+	$(VENV)/bin/isort --check --profile black -l 100 omniira_evennia tests tools bench
+	$(VENV)/bin/black --check -l 100 omniira_evennia tests tools bench
 
 clean-demo: demo-stop
 	rm -rf demo

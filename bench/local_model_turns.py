@@ -67,9 +67,19 @@ def main() -> None:
     port = free_port()
     started = time.monotonic()
     server = subprocess.Popen(
-        [sys.executable, "-m", "omniira_evennia.local_model", "serve", "--port", str(port),
-         "--threads", str(args.threads)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "omniira_evennia.local_model",
+            "serve",
+            "--port",
+            str(port),
+            "--threads",
+            str(args.threads),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
     )
     try:
         while True:
@@ -79,31 +89,55 @@ def main() -> None:
             except OSError:
                 time.sleep(0.2)
         ready_s = time.monotonic() - started
-        conf = build_settings({"TIERS": {"voice": {
-            "base_url": f"http://127.0.0.1:{port}/v1", "max_tokens": 160, "temperature": 0.7,
-            "timeout": 300}}}, {})
+        conf = build_settings(
+            {
+                "TIERS": {
+                    "voice": {
+                        "base_url": f"http://127.0.0.1:{port}/v1",
+                        "max_tokens": 160,
+                        "temperature": 0.7,
+                        "timeout": 300,
+                    }
+                }
+            },
+            {},
+        )
         client = LLMClient(conf.TIERS)
         identity = Identity(
-            "Maren", "tavern keeper of the Lantern & Lane",
+            "Maren",
+            "tavern keeper of the Lantern & Lane",
             "Warm, shrewd and blunt. Remembers every face and every unpaid tab. Calls people "
-            "'love'.", "You run the tavern: you pour cider, ale and plum wine.",
+            "'love'.",
+            "You run the tavern: you pour cider, ale and plum wine.",
         )
         history: list[Turn] = []
         memories: list[MemoryLine] = []
         turns = []
         for number, line in enumerate(LINES[: args.turns]):
-            ctx = PromptContext(identity=identity, speaker_name="Ada", message=line,
-                                place="The Lantern & Lane", game_time="day 1, evening (19:00)",
-                                memories=list(memories), history=list(history))
+            ctx = PromptContext(
+                identity=identity,
+                speaker_name="Ada",
+                message=line,
+                place="The Lantern & Lane",
+                game_time="day 1, evening (19:00)",
+                memories=list(memories),
+                history=list(history),
+            )
             t0 = time.monotonic()
             result = client.chat("voice", build_messages(ctx), feature="bench")
             seconds = time.monotonic() - t0
             parsed = parse_reply(result.text)
             shown, _ = strip_character_breaks(parsed.text, "Maren")
-            turns.append({"turn": number + 1, "seconds": round(seconds, 2),
-                          "tokens_in": result.usage.tokens_in,
-                          "tokens_out": result.usage.tokens_out, "reply": shown,
-                          "tags": parsed.tag_count})
+            turns.append(
+                {
+                    "turn": number + 1,
+                    "seconds": round(seconds, 2),
+                    "tokens_in": result.usage.tokens_in,
+                    "tokens_out": result.usage.tokens_out,
+                    "reply": shown,
+                    "tags": parsed.tag_count,
+                }
+            )
             print(f"turn {number + 1}: {seconds:.1f}s  {shown[:90]!r}", flush=True)
             history += [Turn("user", f"Ada says: {line}"), Turn("assistant", shown)]
             history = history[-8:]

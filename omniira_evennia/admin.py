@@ -22,8 +22,21 @@ from .models import (
 
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
-    list_display = ("id", "npc", "subject", "key", "value", "source", "provenance", "feeling",
-                    "importance", "hops", "locked", "suspect", "learned_at")
+    list_display = (
+        "id",
+        "npc",
+        "subject",
+        "key",
+        "value",
+        "source",
+        "provenance",
+        "feeling",
+        "importance",
+        "hops",
+        "locked",
+        "suspect",
+        "learned_at",
+    )
     list_filter = ("source", "feeling", "locked", "suspect", "kind")
     search_fields = ("key", "value", "npc__db_key", "subject__db_key")
     raw_id_fields = ("npc", "subject", "provenance")
@@ -50,16 +63,34 @@ class DiaryEntryAdmin(admin.ModelAdmin):
 
 @admin.register(Relationship)
 class RelationshipAdmin(admin.ModelAdmin):
-    list_display = ("npc", "subject", "trust", "friendliness", "fear", "respect", "loyalty",
-                    "romance", "version", "updated_at")
+    list_display = (
+        "npc",
+        "subject",
+        "trust",
+        "friendliness",
+        "fear",
+        "respect",
+        "loyalty",
+        "romance",
+        "version",
+        "updated_at",
+    )
     search_fields = ("npc__db_key", "subject__db_key")
     raw_id_fields = ("npc", "subject")
 
 
 @admin.register(Conversation)
 class ConversationAdmin(admin.ModelAdmin):
-    list_display = ("conversation_id", "npc", "speaker", "started_at", "ended_at", "end_reason",
-                    "extraction", "extracted_count")
+    list_display = (
+        "conversation_id",
+        "npc",
+        "speaker",
+        "started_at",
+        "ended_at",
+        "end_reason",
+        "extraction",
+        "extracted_count",
+    )
     list_filter = ("end_reason", "extraction")
     search_fields = ("conversation_id", "npc__db_key", "speaker__db_key")
     raw_id_fields = ("npc", "speaker")
@@ -75,8 +106,19 @@ class ConversationTurnAdmin(admin.ModelAdmin):
 
 @admin.register(LLMUsage)
 class LLMUsageAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "tier", "feature", "model", "npc", "tokens_in", "tokens_out",
-                    "latency_ms", "cost_usd", "ok", "error")
+    list_display = (
+        "created_at",
+        "tier",
+        "feature",
+        "model",
+        "npc",
+        "tokens_in",
+        "tokens_out",
+        "latency_ms",
+        "cost_usd",
+        "ok",
+        "error",
+    )
     list_filter = ("tier", "feature", "ok")
     search_fields = ("model", "error", "npc__db_key")
     raw_id_fields = ("npc",)
@@ -100,10 +142,17 @@ for model, fields in (
 ):
     admin.site.register(
         model,
-        type(f"{model.__name__}Admin", (admin.ModelAdmin,), {
-            "list_display": fields,
-            "raw_id_fields": tuple(f for f in ("npc", "target", "to", "room", "source")
-                                   if f in {x.name for x in model._meta.get_fields()}
-                                   and model._meta.get_field(f).is_relation),
-        }),
+        type(
+            f"{model.__name__}Admin",
+            (admin.ModelAdmin,),
+            {
+                "list_display": fields,
+                "raw_id_fields": tuple(
+                    f
+                    for f in ("npc", "target", "to", "room", "source")
+                    if f in {x.name for x in model._meta.get_fields()}
+                    and model._meta.get_field(f).is_relation
+                ),
+            },
+        ),
     )

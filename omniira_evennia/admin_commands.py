@@ -56,8 +56,10 @@ def _line(memory: Memory) -> str:
     if memory.suspect:
         flags.append("|rsuspect|n")
     extra = f" ({', '.join(flags)})" if flags else ""
-    return (f"  |w#{memory.id}|n [{memory.source}, imp {memory.importance}]{extra} "
-            f"{memory.key}: {memory.value}")
+    return (
+        f"  |w#{memory.id}|n [{memory.source}, imp {memory.importance}]{extra} "
+        f"{memory.key}: {memory.value}"
+    )
 
 
 class CmdMemory(MuxCommand):
@@ -120,12 +122,22 @@ class CmdMemory(MuxCommand):
             return None
         return npc
 
+    def target_npc(self, sub):
+        """The NPC named after the subcommand; shows the usage if none was named."""
+        if not self.target:
+            self.usage(sub)
+            return None
+        return self.find_npc(self.target)
+
     def memory_by_id(self, text):
         text = (text or "").strip().lstrip("#")
         if not text.isdigit():
             return None
-        return Memory.objects.select_related("provenance", "npc", "subject").filter(
-            id=int(text)).first()
+        return (
+            Memory.objects.select_related("provenance", "npc", "subject")
+            .filter(id=int(text))
+            .first()
+        )
 
     def func(self):
         words = (self.lhs or "").split(None, 1)
@@ -146,10 +158,8 @@ class CmdMemory(MuxCommand):
     # -------------------------------------------------------------- subcommands
 
     def do_inspect(self):
-        npc = self.find_npc(self.target) if self.target else None
+        npc = self.target_npc("inspect")
         if npc is None:
-            if not self.target:
-                self.usage("inspect")
             return
         rows = Memory.objects.filter(npc=npc).select_related("provenance", "subject")
         if self.rhs:
@@ -159,25 +169,29 @@ class CmdMemory(MuxCommand):
             rows = rows.filter(subject=subject)
         rows = list(rows.order_by("subject__db_key", "learned_at")[:200])
         if not rows:
-            self.caller.msg(f"{npc.key} remembers nothing" + (
-                f" about {self.rhs.strip()}." if self.rhs else "."))
+            self.caller.msg(
+                f"{npc.key} remembers nothing"
+                + (f" about {self.rhs.strip()}." if self.rhs else ".")
+            )
             return
         out, current = [f"|w{npc.key}|n remembers ({len(rows)}):"], None
         for memory in rows:
             if memory.subject_id != current:
                 current = memory.subject_id
                 rel = Relationship.objects.filter(npc=npc, subject_id=current).first()
-                mood = (f"  trust {rel.trust:.2f}, friendliness {rel.friendliness:.2f}, "
-                        f"fear {rel.fear:.2f}" if rel else "")
+                mood = (
+                    f"  trust {rel.trust:.2f}, friendliness {rel.friendliness:.2f}, "
+                    f"fear {rel.fear:.2f}"
+                    if rel
+                    else ""
+                )
                 out.append(f"|cAbout {memory.subject.db_key}|n{mood}")
             out.append(_line(memory))
         self.caller.msg("\n".join(out))
 
     def do_clear(self):
-        npc = self.find_npc(self.target) if self.target else None
+        npc = self.target_npc("clear")
         if npc is None:
-            if not self.target:
-                self.usage("clear")
             return
         rows = Memory.objects.filter(npc=npc, locked=False)
         what = f"everything {npc.key} remembers"
@@ -225,8 +239,9 @@ class CmdMemory(MuxCommand):
             return
         from .api import remember
 
-        memory = remember(npc, subject, text, importance=int(importance), feeling=feeling,
-                          source=Source.ADMIN)
+        memory = remember(
+            npc, subject, text, importance=int(importance), feeling=feeling, source=Source.ADMIN
+        )
         if memory is None:
             self.caller.msg("A locked memory with that key refused the write.")
             return
@@ -260,8 +275,10 @@ class CmdMemory(MuxCommand):
         for row in rows:
             who = " -> ".join(o.db_key for o in (row.speaker, row.npc) if o is not None)
             memory = f" memory #{row.memory_id}" if row.memory_id else ""
-            lines.append(f"  {row.created_at:%m-%d %H:%M} {row.kind}{memory} [{who or '-'}] "
-                         f"{', '.join(row.labels)}: {row.excerpt[:80]}")
+            lines.append(
+                f"  {row.created_at:%m-%d %H:%M} {row.kind}{memory} [{who or '-'}] "
+                f"{', '.join(row.labels)}: {row.excerpt[:80]}"
+            )
         self.caller.msg("\n".join(lines))
 
     def do_stats(self):
@@ -277,32 +294,37 @@ class CmdMemory(MuxCommand):
             self.usage("trace")
 
     def do_diary(self):
-        npc = self.find_npc(self.target) if self.target else None
+        npc = self.target_npc("diary")
         if npc is None:
-            if not self.target:
-                self.usage("diary")
             return
         entries = DiaryEntry.objects.filter(npc=npc).order_by("-game_day")[:10]
         if not entries:
             self.caller.msg(f"{npc.key} has written no diary entries yet.")
             return
-        self.caller.msg(f"|w{npc.key}'s diary|n\n" + "\n".join(
-            f"  day {e.game_day}: {e.entry}" for e in reversed(list(entries))))
+        self.caller.msg(
+            f"|w{npc.key}'s diary|n\n"
+            + "\n".join(f"  day {e.game_day}: {e.entry}" for e in reversed(list(entries)))
+        )
 
     def do_beliefs(self):
-        npc = self.find_npc(self.target) if self.target else None
+        npc = self.target_npc("beliefs")
         if npc is None:
-            if not self.target:
-                self.usage("beliefs")
             return
-        rows = Reflection.objects.filter(npc=npc).select_related("target").order_by(
-            "target__db_key", "created_at")
+        rows = (
+            Reflection.objects.filter(npc=npc)
+            .select_related("target")
+            .order_by("target__db_key", "created_at")
+        )
         if not rows:
             self.caller.msg(f"{npc.key} has formed no beliefs yet.")
             return
-        self.caller.msg(f"|w{npc.key} believes|n\n" + "\n".join(
-            f"  about {r.target.db_key} (day {r.game_day}, imp {r.importance}): {r.belief}"
-            for r in rows))
+        self.caller.msg(
+            f"|w{npc.key} believes|n\n"
+            + "\n".join(
+                f"  about {r.target.db_key} (day {r.game_day}, imp {r.importance}): {r.belief}"
+                for r in rows
+            )
+        )
 
     def do_erase(self):
         if not self.caller.check_permstring("Admin"):
@@ -315,8 +337,10 @@ class CmdMemory(MuxCommand):
             return
         counts = erasure_counts(player)
         summary = ", ".join(f"{n} {what}" for what, n in counts.items() if n) or "nothing"
-        answer = yield (f"Erase everything stored about {player.key} ({summary})? "
-                        "This cannot be undone. [y/N]")
+        answer = yield (
+            f"Erase everything stored about {player.key} ({summary})? "
+            "This cannot be undone. [y/N]"
+        )
         if answer.strip().lower() not in ("y", "yes"):
             self.caller.msg("Nothing erased.")
             return
@@ -328,8 +352,9 @@ def stats_text() -> str:
     """Counts by source and feeling, self-tag cadence, usage by tier/feature, health."""
     memories = Memory.objects.all()
     by_source = dict(memories.order_by().values_list("source").annotate(n=Count("id")))
-    by_feeling = dict(memories.exclude(feeling="").order_by().values_list("feeling")
-                      .annotate(n=Count("id")))
+    by_feeling = dict(
+        memories.exclude(feeling="").order_by().values_list("feeling").annotate(n=Count("id"))
+    )
     npc_turns = ConversationTurn.objects.filter(role=ConversationTurn.Role.NPC).count()
     self_tagged = by_source.get("self", 0)
     cadence = f"{self_tagged}/{npc_turns} = {self_tagged / npc_turns:.0%}" if npc_turns else "n/a"
@@ -341,20 +366,33 @@ def stats_text() -> str:
         f"  self-tag cadence (self-tagged memories per NPC reply): {cadence}",
     ]
     start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    for label, rows in (("today (UTC)", LLMUsage.objects.filter(created_at__gte=start)),
-                        ("total", LLMUsage.objects.all())):
-        agg = list(rows.order_by().values("tier", "feature").annotate(
-            calls=Count("id"), tokens_in=Sum("tokens_in"), tokens_out=Sum("tokens_out"),
-            cost=Sum("cost_usd")).order_by("tier", "feature"))
+    for label, rows in (
+        ("today (UTC)", LLMUsage.objects.filter(created_at__gte=start)),
+        ("total", LLMUsage.objects.all()),
+    ):
+        agg = list(
+            rows.order_by()
+            .values("tier", "feature")
+            .annotate(
+                calls=Count("id"),
+                tokens_in=Sum("tokens_in"),
+                tokens_out=Sum("tokens_out"),
+                cost=Sum("cost_usd"),
+            )
+            .order_by("tier", "feature")
+        )
         lines.append(f"|wLLM usage, {label}|n:" + ("" if agg else " none"))
         for row in agg:
             lines.append(
                 f"  {row['tier']}/{row['feature']}: {row['calls']} calls, "
                 f"{row['tokens_in'] or 0} in / {row['tokens_out'] or 0} out tokens, "
-                f"${row['cost'] or 0:.4f}")
+                f"${row['cost'] or 0:.4f}"
+            )
     counters = health.snapshot()
-    lines.append("|wHealth counters|n (since start): " + (
-        ", ".join(f"{k} {v}" for k, v in sorted(counters.items())) or "none"))
+    lines.append(
+        "|wHealth counters|n (since start): "
+        + (", ".join(f"{k} {v}" for k, v in sorted(counters.items())) or "none")
+    )
     return "\n".join(lines)
 
 
@@ -362,15 +400,19 @@ def trace_text(memory: Memory) -> str:
     from evennia.objects.models import ObjectDB
 
     if not memory.provenance_id:
-        return (f"Memory #{memory.id} is firsthand: {memory.npc.db_key} learned it directly "
-                f"({memory.source}): {memory.value}")
+        return (
+            f"Memory #{memory.id} is firsthand: {memory.npc.db_key} learned it directly "
+            f"({memory.source}): {memory.value}"
+        )
     chain = memory.chain or [memory.provenance_id]
     names = ObjectDB.objects.in_bulk(chain)
     path = " -> ".join(names[i].db_key if i in names else f"#{i} (gone)" for i in chain)
-    return (f"Memory #{memory.id} about {memory.subject.db_key}: {memory.value}\n"
-            f"  origin: {names[chain[0]].db_key if chain[0] in names else '#' + str(chain[0])}\n"
-            f"  told along: {path} -> {memory.npc.db_key} ({memory.hops} hop"
-            f"{'s' if memory.hops != 1 else ''})")
+    return (
+        f"Memory #{memory.id} about {memory.subject.db_key}: {memory.value}\n"
+        f"  origin: {names[chain[0]].db_key if chain[0] in names else '#' + str(chain[0])}\n"
+        f"  told along: {path} -> {memory.npc.db_key} ({memory.hops} hop"
+        f"{'s' if memory.hops != 1 else ''})"
+    )
 
 
 def erasure_counts(player) -> dict[str, int]:
@@ -400,9 +442,14 @@ def erase_player(player, by=None) -> dict[str, int]:
             "plans": Plan.objects.filter(to=player).delete()[0],
             "audit entries": AuditLog.objects.filter(speaker=player).delete()[0],
         }
-        store.audit("erasure", [f"{k}:{v}" for k, v in erased.items() if v], speaker=None,
-                    npc=None, excerpt=f"erased data about #{player.id} at the request of "
-                    f"{by.key if by else 'game code'}")
+        store.audit(
+            "erasure",
+            [f"{k}:{v}" for k, v in erased.items() if v],
+            speaker=None,
+            npc=None,
+            excerpt=f"erased data about #{player.id} at the request of "
+            f"{by.key if by else 'game code'}",
+        )
     for npc_id in npc_ids:
         store.invalidate(npc_id)
     return erased
@@ -438,14 +485,22 @@ class CmdRecall(MuxCommand):
             caller.msg(f"There is no one called '{self.args.strip()}' here who remembers.")
             return
         npc = npc[0]
-        rows = Memory.objects.filter(npc=npc, subject=caller, suspect=False).select_related(
-            "provenance").order_by("learned_at")
+        rows = (
+            Memory.objects.filter(npc=npc, subject=caller, suspect=False)
+            .select_related("provenance")
+            .order_by("learned_at")
+        )
         if not rows:
             caller.msg(f"{npc.key} doesn't seem to remember anything about you.")
             return
-        caller.msg(f"{npc.key} remembers about you:\n" + "\n".join(
-            f"  - {'(heard from ' + m.provenance.db_key + ') ' if m.provenance_id else ''}"
-            f"{m.value}" for m in rows))
+        caller.msg(
+            f"{npc.key} remembers about you:\n"
+            + "\n".join(
+                f"  - {'(heard from ' + m.provenance.db_key + ') ' if m.provenance_id else ''}"
+                f"{m.value}"
+                for m in rows
+            )
+        )
 
 
 class OmniiraAdminCmdSet(CmdSet):

@@ -52,8 +52,17 @@ def remember(
 
     vector = embed_or_none([value])[0] if embed else None
     return store.upsert_memory(
-        npc, subject, key or value, value, importance=importance, feeling=feeling, source=source,
-        provenance=provenance, kind=kind, embedding=vector, game_day=current_game_day(),
+        npc,
+        subject,
+        key or value,
+        value,
+        importance=importance,
+        feeling=feeling,
+        source=source,
+        provenance=provenance,
+        kind=kind,
+        embedding=vector,
+        game_day=current_game_day(),
     )
 
 
@@ -68,9 +77,12 @@ def recall(npc, query: str, subject=None) -> list[Memory]:
     conf = get_settings()
     [vector] = embed_or_none([query])
     records = select_memories(
-        store.load_index(_id(npc)), vector,
-        subject_id=_id(subject) if subject is not None else None, now=time.time(),
-        recency_slots=conf.RECENCY_SLOTS, similarity_slots=conf.SIMILARITY_SLOTS,
+        store.load_index(_id(npc)),
+        vector,
+        subject_id=_id(subject) if subject is not None else None,
+        now=time.time(),
+        recency_slots=conf.RECENCY_SLOTS,
+        similarity_slots=conf.SIMILARITY_SLOTS,
         floor=conf.SIMILARITY_FLOOR,
         weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
     )
@@ -113,8 +125,9 @@ def has_met(npc, subject) -> bool:
     return store.has_met(npc, subject)
 
 
-def memories_by(npc, *, feeling: str | None = None, source: str | None = None,
-                subject=None) -> QuerySet:
+def memories_by(
+    npc, *, feeling: str | None = None, source: str | None = None, subject=None
+) -> QuerySet:
     """An NPC's memories filtered by feeling and/or source (e.g. source="gossip")."""
     rows = Memory.objects.filter(npc_id=_id(npc))
     if feeling is not None:

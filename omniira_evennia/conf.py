@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 TIER_NAMES = ("voice", "reasoning", "ambient")
 
 DEFAULT_FALLBACK_LINES = [
-    "{name} opens their mouth, then shakes their head. \"Forgive me, my thoughts wandered. "
+    '{name} opens their mouth, then shakes their head. "Forgive me, my thoughts wandered. '
     'Say that again?"',
     '{name} frowns, distracted by something only they can see. "Hm? Give me a moment."',
 ]

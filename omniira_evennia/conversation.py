@@ -20,7 +20,13 @@ from .conf import OmniiraSettings
 from .embeddings import Embedder, embed_or_none
 from .llm import LLMBudgetExceeded, LLMClient, LLMError, Usage
 from .prompts import MemoryLine, PromptContext, build_messages, strip_character_breaks
-from .retrieval import MemoryMatrix, TextRecord, Weights, select_memories, select_newest_plus_similar
+from .retrieval import (
+    MemoryMatrix,
+    TextRecord,
+    Weights,
+    select_memories,
+    select_newest_plus_similar,
+)
 from .tags import ParsedReply, parse_reply
 
 log = logging.getLogger("omniira.conversation")
@@ -54,8 +60,11 @@ class TurnResult:
 def memory_lines(records) -> list[MemoryLine]:
     return [
         MemoryLine(
-            text=r.value, feeling=r.feeling, heard_from=r.provenance_name if r.is_hearsay else None,
-            importance=r.importance, untrusted=r.suspect,
+            text=r.value,
+            feeling=r.feeling,
+            heard_from=r.provenance_name if r.is_hearsay else None,
+            importance=r.importance,
+            untrusted=r.suspect,
         )
         for r in records
     ]
@@ -99,11 +108,13 @@ def run_turn(
         if not conf.FALLBACK_TIER or conf.FALLBACK_TIER == inp.tier:
             return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
         try:
-            reply = client.chat(conf.FALLBACK_TIER, messages, feature="conversation",
-                                npc_id=inp.npc_id)
+            reply = client.chat(
+                conf.FALLBACK_TIER, messages, feature="conversation", npc_id=inp.npc_id
+            )
         except LLMError as second:
-            return TurnResult(parsed=None, usage=second.usage, messages=messages,
-                              error=f"{err}; {second}")
+            return TurnResult(
+                parsed=None, usage=second.usage, messages=messages, error=f"{err}; {second}"
+            )
     except LLMError as err:
         return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
 

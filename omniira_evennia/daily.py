@@ -54,14 +54,16 @@ def claim(kind: str, npc, game_day: int, target_id: int = 0) -> bool:
     except IntegrityError:
         # A check that found nothing to do made no call; it may be looked at again.
         return bool(
-            DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day,
-                                     status="empty").update(status="running")
+            DailyWork.objects.filter(
+                kind=kind, npc=npc, target_id=target_id, game_day=game_day, status="empty"
+            ).update(status="running")
         )
 
 
 def _mark(kind, npc, game_day, status, target_id=0):
-    DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id,
-                             game_day=game_day).update(status=status)
+    DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day).update(
+        status=status
+    )
 
 
 def reset_unfinished_claims() -> int:
@@ -88,19 +90,27 @@ def forget(now=None) -> dict[str, int]:
     expired_count, _ = expired.delete()
     evicted = 0
     over = (
-        Memory.objects.values("npc_id", "subject_id").annotate(n=Count("id"))
+        Memory.objects.values("npc_id", "subject_id")
+        .annotate(n=Count("id"))
         .filter(n__gt=conf.MEMORY_CAP_PER_SUBJECT)
     )
     for group in over:
         rows = list(
-            Memory.objects.filter(npc_id=group["npc_id"], subject_id=group["subject_id"])
-            .values_list("id", "importance", "provenance_id", "feeling", "learned_at", "locked")
+            Memory.objects.filter(
+                npc_id=group["npc_id"], subject_id=group["subject_id"]
+            ).values_list("id", "importance", "provenance_id", "feeling", "learned_at", "locked")
         )
         unlocked = [r for r in rows if not r[5]]
         excess = len(rows) - conf.MEMORY_CAP_PER_SUBJECT
-        unlocked.sort(key=lambda r: retention_score(
-            r[1], r[2] is not None, bool(r[3]), (now - r[4]).total_seconds() / 86400,
-            conf.RETENTION_HALF_LIFE_DAYS))
+        unlocked.sort(
+            key=lambda r: retention_score(
+                r[1],
+                r[2] is not None,
+                bool(r[3]),
+                (now - r[4]).total_seconds() / 86400,
+                conf.RETENTION_HALF_LIFE_DAYS,
+            )
+        )
         doomed = [r[0] for r in unlocked[:excess]]
         evicted += Memory.objects.filter(id__in=doomed).delete()[0]
         npc_ids.add(group["npc_id"])
@@ -122,11 +132,20 @@ def reflection_targets(npc, threshold: int) -> list[tuple[int, int]]:
     """(target id, new memory count) for targets with at least `threshold` new memories."""
     targets = []
     # order_by() clears Meta.ordering, which would otherwise defeat distinct().
-    subjects = Memory.objects.filter(npc=npc).exclude(subject=npc).order_by().values_list(
-        "subject_id", flat=True).distinct()
+    subjects = (
+        Memory.objects.filter(npc=npc)
+        .exclude(subject=npc)
+        .order_by()
+        .values_list("subject_id", flat=True)
+        .distinct()
+    )
     for subject_id in subjects:
-        last = (Reflection.objects.filter(npc=npc, target_id=subject_id)
-                .order_by("-created_at").values_list("created_at", flat=True).first())
+        last = (
+            Reflection.objects.filter(npc=npc, target_id=subject_id)
+            .order_by("-created_at")
+            .values_list("created_at", flat=True)
+            .first()
+        )
         new = Memory.objects.filter(npc=npc, subject_id=subject_id)
         if last is not None:
             new = new.filter(learned_at__gt=last)
@@ -137,30 +156,40 @@ def reflection_targets(npc, threshold: int) -> list[tuple[int, int]]:
 
 
 def reflection_input(npc, target, count) -> ReflectionInput:
-    rows = list(Memory.objects.filter(npc=npc, subject=target).select_related("provenance")
-                .order_by("-learned_at")[:RECENT_MEMORIES])
-    lines = [render_memory(m.value, m.feeling or None,
-                           m.provenance.db_key if m.provenance_id else None)
-             for m in reversed(rows)]
-    beliefs = list(Reflection.objects.filter(npc=npc, target=target).order_by("-created_at")
-                   .values_list("belief", flat=True)[:10])
+    rows = list(
+        Memory.objects.filter(npc=npc, subject=target)
+        .select_related("provenance")
+        .order_by("-learned_at")[:RECENT_MEMORIES]
+    )
+    lines = [
+        render_memory(m.value, m.feeling or None, m.provenance.db_key if m.provenance_id else None)
+        for m in reversed(rows)
+    ]
+    beliefs = list(
+        Reflection.objects.filter(npc=npc, target=target)
+        .order_by("-created_at")
+        .values_list("belief", flat=True)[:10]
+    )
     return ReflectionInput(npc.id, target.id, npc.key, target.key, lines, beliefs, count)
 
 
 def day_signals(npc, game_day: int) -> DaySignals:
     memories = [
-        f"about {m.subject.db_key}" + (f" (heard from {m.provenance.db_key})"
-                                        if m.provenance_id else "") + f": {m.value}"
+        f"about {m.subject.db_key}"
+        + (f" (heard from {m.provenance.db_key})" if m.provenance_id else "")
+        + f": {m.value}"
         for m in Memory.objects.filter(npc=npc, game_day=game_day)
-        .select_related("subject", "provenance").order_by("learned_at")[:30]
+        .select_related("subject", "provenance")
+        .order_by("learned_at")[:30]
     ]
     concerns = Concern.objects.filter(npc=npc, resolved=False)
     places = []
     for visit in PlaceVisit.objects.filter(npc=npc, game_day=game_day):
         if not places or places[-1] != visit.place:
             places.append(visit.place)
-    events = [e.text for e in WorldEvent.objects.filter(game_day=game_day)
-              if npc.id in (e.npc_ids or [])]
+    events = [
+        e.text for e in WorldEvent.objects.filter(game_day=game_day) if npc.id in (e.npc_ids or [])
+    ]
     since = timezone.now() - timedelta(days=1)
     return DaySignals(
         memories=memories,
@@ -190,15 +219,21 @@ def reflection_job(npc, target, count, game_day):
                 return 0
             for belief, vector in zip(result.beliefs, result.vectors):
                 Reflection.objects.create(
-                    npc=npc, target=target, belief=belief.belief, importance=belief.importance,
-                    memories_count=count, embedding=to_blob(vector), game_day=game_day,
+                    npc=npc,
+                    target=target,
+                    belief=belief.belief,
+                    importance=belief.importance,
+                    memories_count=count,
+                    embedding=to_blob(vector),
+                    game_day=game_day,
                 )
             _mark("reflection", npc, game_day, "done", target.id)
         health.incr("reflections")
         return len(result.beliefs)
 
-    return deferred.addCallback(_apply).addErrback(_job_failed, "reflection", npc, game_day,
-                                                   target.id)
+    return deferred.addCallback(_apply).addErrback(
+        _job_failed, "reflection", npc, game_day, target.id
+    )
 
 
 def diary_job(npc, game_day):
@@ -209,8 +244,14 @@ def diary_job(npc, game_day):
         _mark("diary", npc, game_day, "empty")
         health.incr("diaries_skipped_quiet")
         return defer.succeed(0)
-    inp = DiaryInput(npc.id, npc.key, npc.attributes.get("npc_role", default="") or "",
-                     npc.attributes.get("npc_personality", default="") or "", game_day, signals)
+    inp = DiaryInput(
+        npc.id,
+        npc.key,
+        npc.attributes.get("npc_role", default="") or "",
+        npc.attributes.get("npc_personality", default="") or "",
+        game_day,
+        signals,
+    )
     deferred = defer_to_worker(run_diary, inp, get_client(), get_embedder())
 
     def _apply(result):
@@ -222,9 +263,13 @@ def diary_job(npc, game_day):
                 _mark("diary", npc, game_day, "failed")
                 return 0
             DiaryEntry.objects.update_or_create(
-                npc=npc, game_day=game_day,
-                defaults={"entry": result.entry.entry, "importance": result.entry.importance,
-                          "embedding": to_blob(result.vector)},
+                npc=npc,
+                game_day=game_day,
+                defaults={
+                    "entry": result.entry.entry,
+                    "importance": result.entry.importance,
+                    "embedding": to_blob(result.vector),
+                },
             )
             _mark("diary", npc, game_day, "done")
         health.incr("diaries")
@@ -243,8 +288,11 @@ def _job_failed(failure, kind, npc, game_day, target_id=0):
 def memory_npcs():
     from evennia.objects.models import ObjectDB
 
-    return [obj for obj in ObjectDB.objects.filter(db_location__isnull=False)
-            if getattr(obj, "is_omniira_npc", False)]
+    return [
+        obj
+        for obj in ObjectDB.objects.filter(db_location__isnull=False)
+        if getattr(obj, "is_omniira_npc", False)
+    ]
 
 
 def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
@@ -267,14 +315,18 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
             for target_id, count in targets:
                 if target_id in people:
                     reflection_jobs += 1
-                    jobs.append(semaphore.run(reflection_job, npc, people[target_id], count,
-                                              day))
+                    jobs.append(semaphore.run(reflection_job, npc, people[target_id], count, day))
         jobs.append(semaphore.run(diary_job, npc, day))
 
     def _summary(results):
-        summary = {"game_day": day, "jobs": len(jobs), "reflection_jobs": reflection_jobs,
-                   "written": sum(r or 0 for r in results), "seconds":
-                   round(time.monotonic() - started, 2), **forgotten}
+        summary = {
+            "game_day": day,
+            "jobs": len(jobs),
+            "reflection_jobs": reflection_jobs,
+            "written": sum(r or 0 for r in results),
+            "seconds": round(time.monotonic() - started, 2),
+            **forgotten,
+        }
         logger.log_info(f"omniira: rollover of day {day}: {summary}")
         return summary
 
@@ -299,13 +351,15 @@ def check_rollover():
 
 def record_visit(npc, room) -> None:
     if room is not None:
-        PlaceVisit.objects.create(npc=npc, game_day=clock.current_game_day(),
-                                  place=room.key[:100], room=room)
+        PlaceVisit.objects.create(
+            npc=npc, game_day=clock.current_game_day(), place=room.key[:100], room=room
+        )
 
 
 def log_world_event(text: str, npcs=()) -> WorldEvent:
     """Record something that happened, naming the NPCs involved (for their diaries)."""
     return WorldEvent.objects.create(
-        game_day=clock.current_game_day(), text=" ".join(str(text).split())[:500],
+        game_day=clock.current_game_day(),
+        text=" ".join(str(text).split())[:500],
         npc_ids=[npc if isinstance(npc, int) else npc.id for npc in npcs],
     )

@@ -103,8 +103,13 @@ def run_extraction(
     """Ask once, validate, embed. Never raises for an LLM failure."""
     try:
         result = chat_json(
-            client, inp.tier, build_messages(inp), feature="extraction", schema=SCHEMA,
-            validator=ExtractedMemories, npc_id=inp.npc_id,
+            client,
+            inp.tier,
+            build_messages(inp),
+            feature="extraction",
+            schema=SCHEMA,
+            validator=ExtractedMemories,
+            npc_id=inp.npc_id,
         )
     except LLMJsonError as err:
         return ExtractionResult(inp.conversation_id, [], [], err.usages, error=str(err))

@@ -195,8 +195,9 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None):
         if len(chain) > inp.max_hops:
             rejected.append((raw, f"more than {inp.max_hops} hops from its origin"))
             continue
-        accepted.append(GossipItem(speaker, listener.id, subject, fact, importance, feeling,
-                                   chain, vector))
+        accepted.append(
+            GossipItem(speaker, listener.id, subject, fact, importance, feeling, chain, vector)
+        )
     return accepted, rejected
 
 
@@ -205,14 +206,22 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None):
 
 def _messages_for(me: Participant, other: Participant, lines, opening: bool):
     ctx = me.context
-    ctx.history = [
-        Turn("assistant" if who == me.id else "user", text if who == me.id else
-             f"{other.name} says: {text}")
-        for who, text in lines[:-1]
-    ] if lines else []
+    ctx.history = (
+        [
+            Turn(
+                "assistant" if who == me.id else "user",
+                text if who == me.id else f"{other.name} says: {text}",
+            )
+            for who, text in lines[:-1]
+        ]
+        if lines
+        else []
+    )
     if opening:
-        ctx.message = (f"({other.name} is here with you and nobody else is around. Start a short "
-                       "chat, perhaps sharing news about someone you both know.)")
+        ctx.message = (
+            f"({other.name} is here with you and nobody else is around. Start a short "
+            "chat, perhaps sharing news about someone you both know.)"
+        )
         messages = build_messages(ctx)
         messages[-1]["content"] = ctx.message
         return messages
@@ -224,7 +233,8 @@ def gossip_messages(inp: ExchangeInput, lines) -> list[dict[str, str]]:
     names = {inp.a.id: inp.a.name, inp.b.id: inp.b.name}
     transcript = "\n".join(f"{names[who]} (id {who}): {quote(text)}" for who, text in lines)
     known = "\n".join(
-        f"- id {cid}: {name}" for cid, name in sorted(inp.known.items())
+        f"- id {cid}: {name}"
+        for cid, name in sorted(inp.known.items())
         if cid not in (inp.a.id, inp.b.id)
     )
     system = (
@@ -237,9 +247,11 @@ def gossip_messages(inp: ExchangeInput, lines) -> list[dict[str, str]]:
         'of who it is about>", "fact": "...", "importance": 1-10, "feeling": "joy|anger|fear|'
         'trust|contempt|sorrow|surprise|neutral"}]}. An empty list is fine.'
     )
-    user = (f"The speakers: id {inp.a.id} {inp.a.name}, id {inp.b.id} {inp.b.name}.\n"
-            f"People who may be talked about:\n{known or '- (none)'}\n\nThe conversation:\n"
-            f"{transcript}")
+    user = (
+        f"The speakers: id {inp.a.id} {inp.a.name}, id {inp.b.id} {inp.b.name}.\n"
+        f"People who may be talked about:\n{known or '- (none)'}\n\nThe conversation:\n"
+        f"{transcript}"
+    )
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -250,8 +262,7 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         me, other = (inp.a, inp.b) if number % 2 == 0 else (inp.b, inp.a)
         messages = _messages_for(me, other, result.lines, opening=number == 0)
         try:
-            reply = client.chat(inp.voice_tier, messages, feature="npc_conversation",
-                                npc_id=me.id)
+            reply = client.chat(inp.voice_tier, messages, feature="npc_conversation", npc_id=me.id)
         except LLMError as err:
             result.usages.append(err.usage)
             result.error = str(err)
@@ -267,9 +278,15 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
     if len(result.lines) < 2:
         return result
     try:
-        extracted = chat_json(client, inp.reasoning_tier, gossip_messages(inp, result.lines),
-                              feature="gossip", schema=SCHEMA, validator=GossipItems,
-                              npc_id=inp.a.id)
+        extracted = chat_json(
+            client,
+            inp.reasoning_tier,
+            gossip_messages(inp, result.lines),
+            feature="gossip",
+            schema=SCHEMA,
+            validator=GossipItems,
+            npc_id=inp.a.id,
+        )
     except LLMJsonError as err:
         result.usages.extend(err.usages)
         result.error = str(err)
@@ -285,11 +302,16 @@ def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
     """What an NPC knows about third parties, most important and newest first."""
     chosen = sorted(
         (r for r in records if r.subject_id not in exclude),
-        key=lambda r: (r.importance, r.learned_at), reverse=True,
+        key=lambda r: (r.importance, r.learned_at),
+        reverse=True,
     )
     return [
-        HeldFact(r.subject_id, f"{r.subject_name}: {r.value}", vectors_by_id.get(r.id),
-                 (tuple(r.chain) or (r.provenance_id,)) if r.is_hearsay else ())
+        HeldFact(
+            r.subject_id,
+            f"{r.subject_name}: {r.value}",
+            vectors_by_id.get(r.id),
+            (tuple(r.chain) or (r.provenance_id,)) if r.is_hearsay else (),
+        )
         for r in chosen
     ]
 
@@ -298,7 +320,8 @@ def news_lines(records, exclude: set[int], limit: int = 6) -> list[str]:
     """The prompt's "what you know about others" lines, hearsay marked with its teller."""
     chosen = sorted(
         (r for r in records if r.subject_id not in exclude),
-        key=lambda r: (r.importance, r.learned_at), reverse=True,
+        key=lambda r: (r.importance, r.learned_at),
+        reverse=True,
     )[:limit]
     return [
         (f"(heard from {r.provenance_name}) " if r.is_hearsay else "")

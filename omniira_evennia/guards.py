@@ -49,10 +49,16 @@ class Budget:
         now = self.clock()
         day = utc_day(now)
         with self._lock:
-            if tier.daily_tokens is not None and self._tokens[(day, tier_name)] >= tier.daily_tokens:
+            if (
+                tier.daily_tokens is not None
+                and self._tokens[(day, tier_name)] >= tier.daily_tokens
+            ):
                 return f"daily token budget of tier {tier_name} spent"
-            if (tier.npc_daily_tokens is not None and npc_id is not None
-                    and self._tokens[(day, tier_name, npc_id)] >= tier.npc_daily_tokens):
+            if (
+                tier.npc_daily_tokens is not None
+                and npc_id is not None
+                and self._tokens[(day, tier_name, npc_id)] >= tier.npc_daily_tokens
+            ):
                 return f"daily token budget of tier {tier_name} for this NPC spent"
             if tier.requests_per_minute is not None:
                 window = self._requests[tier_name]

@@ -181,7 +181,8 @@ class LLMClient:
                     continue
                 if response.status_code >= 500 and attempt == 1:
                     last_error = httpx.HTTPStatusError(
-                        f"server error {response.status_code}", request=response.request,
+                        f"server error {response.status_code}",
+                        request=response.request,
                         response=response,
                     )
                     continue
@@ -227,8 +228,13 @@ def chat_json(
     for attempt in (1, 2):
         try:
             result = client.chat(
-                tier_name, attempt_messages, feature=feature, json_schema=schema,
-                max_tokens=max_tokens, temperature=0.2 if attempt == 2 else None, npc_id=npc_id,
+                tier_name,
+                attempt_messages,
+                feature=feature,
+                json_schema=schema,
+                max_tokens=max_tokens,
+                temperature=0.2 if attempt == 2 else None,
+                npc_id=npc_id,
             )
         except LLMError as err:
             usages.append(err.usage)

@@ -220,7 +220,8 @@ def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
         # 'Maren smiles and says, "Cider or ale?"': keep only the spoken words.
         narrated = re.match(
             rf'^\s*{re.escape(name)}\b[^"\u201c]{{0,80}}?[,:]?\s*["\u201c](.+?)["\u201d]?\s*$',
-            stripped, re.IGNORECASE | re.DOTALL,
+            stripped,
+            re.IGNORECASE | re.DOTALL,
         )
         if narrated:
             stripped = narrated.group(1)

@@ -16,8 +16,14 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 DIMENSIONS = ("trust", "fear", "respect", "loyalty", "friendliness", "romance")
-NEUTRAL = {"trust": 0.5, "fear": 0.0, "respect": 0.5, "loyalty": 0.5, "friendliness": 0.5,
-           "romance": 0.0}
+NEUTRAL = {
+    "trust": 0.5,
+    "fear": 0.0,
+    "respect": 0.5,
+    "loyalty": 0.5,
+    "friendliness": 0.5,
+    "romance": 0.0,
+}
 
 # Per feeling, the direction each dimension moves (before scaling).
 FEELING_EFFECTS: dict[str, dict[str, float]] = {
@@ -31,8 +37,13 @@ FEELING_EFFECTS: dict[str, dict[str, float]] = {
 }
 
 # Faction attitudes shift the starting point (MUD design seed).
-FACTION_MODIFIERS = {"allied": 0.3, "friendly": 0.1, "neutral": 0.0, "unfriendly": -0.1,
-                     "hostile": -0.3}
+FACTION_MODIFIERS = {
+    "allied": 0.3,
+    "friendly": 0.1,
+    "neutral": 0.0,
+    "unfriendly": -0.1,
+    "hostile": -0.3,
+}
 
 STEP = 0.12  # the move of an importance-10, firsthand memory along a weight-1.0 dimension
 HEARSAY_FACTOR = 0.5
@@ -69,9 +80,7 @@ def apply_feeling(
     """The dimensions after one memory with `feeling` and `importance` (1-10)."""
     effects = FEELING_EFFECTS.get(feeling or "", {})
     scale = STEP * max(1, min(10, importance)) / 10 * (HEARSAY_FACTOR if hearsay else 1.0)
-    return {
-        name: clamp01(values[name] + effects.get(name, 0.0) * scale) for name in DIMENSIONS
-    }
+    return {name: clamp01(values[name] + effects.get(name, 0.0) * scale) for name in DIMENSIONS}
 
 
 def crossings(
@@ -97,10 +106,18 @@ def reputation_line(values: dict[str, float]) -> str | None:
     if all(abs(values[n] - NEUTRAL[n]) < 0.08 for n in DIMENSIONS):
         return None
     parts = [
-        _grade(values["trust"], "you distrust them", "you neither trust nor distrust them",
-               "you trust them"),
-        _grade(values["friendliness"], "you feel cold, even hostile, towards them",
-               "you feel neutral towards them", "you are fond of them"),
+        _grade(
+            values["trust"],
+            "you distrust them",
+            "you neither trust nor distrust them",
+            "you trust them",
+        ),
+        _grade(
+            values["friendliness"],
+            "you feel cold, even hostile, towards them",
+            "you feel neutral towards them",
+            "you are fond of them",
+        ),
     ]
     if values["respect"] < 0.35:
         parts.append("you look down on them")

@@ -99,7 +99,8 @@ class MemoryMatrix:
         self.subject_ids = np.fromiter((r.subject_id for r in rec), dtype=np.int64, count=n)
         self.learned_at = np.fromiter((r.learned_at for r in rec), dtype=np.float64, count=n)
         self.expires_at = np.fromiter(
-            (np.inf if r.expires_at is None else r.expires_at for r in rec), dtype=np.float64,
+            (np.inf if r.expires_at is None else r.expires_at for r in rec),
+            dtype=np.float64,
             count=n,
         )
         self.suspect = np.fromiter((r.suspect for r in rec), dtype=bool, count=n)
@@ -110,8 +111,9 @@ class MemoryMatrix:
         self.felt = np.fromiter((bool(r.feeling) for r in rec), dtype=bool, count=n)
 
     @classmethod
-    def build(cls, records: Sequence[MemoryRecord], vectors: Sequence[np.ndarray | None],
-              dim: int) -> "MemoryMatrix":
+    def build(
+        cls, records: Sequence[MemoryRecord], vectors: Sequence[np.ndarray | None], dim: int
+    ) -> "MemoryMatrix":
         matrix = np.zeros((len(records), dim), dtype=np.float32)
         has_vector = np.zeros(len(records), dtype=bool)
         for row, vector in enumerate(vectors):

@@ -84,9 +84,7 @@ MANIPULATION_PATTERNS: dict[str, re.Pattern] = {
         r"<\|?(system|im_start)\|?>|\[/?INST\])",
         re.IGNORECASE | re.MULTILINE,
     ),
-    "tag_syntax": re.compile(
-        r"\[\[?\s*(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:", re.IGNORECASE
-    ),
+    "tag_syntax": re.compile(r"\[\[?\s*(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:", re.IGNORECASE),
     "remember_command": re.compile(
         r"\b(you must|you will|always) remember that\b.{0,80}\b(i am|i'm)\b.{0,40}\b(king|queen|"
         r"owner|admin|god|your master|in charge)\b",

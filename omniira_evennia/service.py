@@ -200,10 +200,18 @@ def apply_turn(
     parsed = result.parsed
     # All or nothing, so a retry after "database is locked" never writes a tag twice.
     with transaction.atomic():
-        apply_tags(npc, speaker, parsed, result.remember_vectors, result.commitment_vectors,
-                   game_day, suspect=suspect)
-        store.add_turn(npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text,
-                       game_day)
+        apply_tags(
+            npc,
+            speaker,
+            parsed,
+            result.remember_vectors,
+            result.commitment_vectors,
+            game_day,
+            suspect=suspect,
+        )
+        store.add_turn(
+            npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day
+        )
     npc.at_say(parsed.text, msg_self=False)
     return parsed.text
 
@@ -215,9 +223,18 @@ def apply_tags(
     from_player = bool(subject.has_account) or not getattr(subject, "is_omniira_npc", False)
     for tag, vector in zip(parsed.remember, remember_vectors):
         store.upsert_memory(
-            npc, subject, tag.key, tag.value, importance=tag.importance, feeling=tag.feeling,
-            source=Source.SELF, embedding=vector, game_day=game_day, suspect=suspect,
-            player_sourced=from_player, speaker=subject,
+            npc,
+            subject,
+            tag.key,
+            tag.value,
+            importance=tag.importance,
+            feeling=tag.feeling,
+            source=Source.SELF,
+            embedding=vector,
+            game_day=game_day,
+            suspect=suspect,
+            player_sourced=from_player,
+            speaker=subject,
         )
         health.incr("tags_remember")
     for tag in parsed.opinions:
@@ -227,13 +244,23 @@ def apply_tags(
         store.add_concern(npc, tag.topic, tag.intensity, source=subject)
         health.incr("tags_concern")
     for tag, vector in zip(parsed.commitments, commitment_vectors):
-        store.add_plan(npc, tag, to_obj=subject if tag.to_kind == "player" else None,
-                       game_day=game_day)
+        store.add_plan(
+            npc, tag, to_obj=subject if tag.to_kind == "player" else None, game_day=game_day
+        )
         # Mirrored as a high-importance memory so retrieval brings the promise back up.
         store.upsert_memory(
-            npc, subject, f"commitment_{tag.action}_{tag.target or tag.to}", tag.summary,
-            importance=8, feeling="trust", source=Source.SELF_COMMITTED, kind="commitment",
-            embedding=vector, game_day=game_day, suspect=suspect, speaker=subject,
+            npc,
+            subject,
+            f"commitment_{tag.action}_{tag.target or tag.to}",
+            tag.summary,
+            importance=8,
+            feeling="trust",
+            source=Source.SELF_COMMITTED,
+            kind="commitment",
+            embedding=vector,
+            game_day=game_day,
+            suspect=suspect,
+            speaker=subject,
         )
         health.incr("tags_commitment")
     if parsed.errors:

@@ -59,9 +59,7 @@ def reap_conversations(now=None) -> int:
     now = now or timezone.now()
     idle = timedelta(seconds=get_settings().CONVERSATION_IDLE_SECONDS)
     ended = 0
-    open_convs = Conversation.objects.filter(ended_at__isnull=True).select_related(
-        "npc", "speaker"
-    )
+    open_convs = Conversation.objects.filter(ended_at__isnull=True).select_related("npc", "speaker")
     for conv in open_convs:
         speaker, npc = conv.speaker, conv.npc
         if speaker is None or npc is None or speaker.location != npc.location:
@@ -121,15 +119,18 @@ def extract(conversation_id: str):
     )
     npc, speaker = conv.npc, conv.speaker
     lines = [
-        (npc.key if t.role == ConversationTurn.Role.NPC else (speaker.key if speaker else "?"),
-         t.text)
+        (
+            npc.key if t.role == ConversationTurn.Role.NPC else (speaker.key if speaker else "?"),
+            t.text,
+        )
         for t in store.transcript(conversation_id)
     ]
     if speaker is None or not any(t for who, t in lines if who != npc.key):
         store.finish_extraction(conversation_id, Conversation.Extraction.SKIPPED)
         return None
     known = list(
-        Memory.objects.filter(npc=npc, subject=speaker).order_by("-learned_at")
+        Memory.objects.filter(npc=npc, subject=speaker)
+        .order_by("-learned_at")
         .values_list("value", flat=True)[:20]
     )
     inp = ExtractionInput(conversation_id, npc.key, speaker.key, lines, known, npc_id=npc.id)
@@ -148,17 +149,25 @@ def extract(conversation_id: str):
                     if tag.key in existing:
                         continue  # the NPC's own tag (or an earlier fact) wins
                     if store.upsert_memory(
-                        npc, speaker, tag.key, tag.value, importance=tag.importance,
-                        feeling=tag.feeling, source=Source.EXTRACTED, embedding=vector,
-                        game_day=clock.current_game_day(), speaker=speaker,
+                        npc,
+                        speaker,
+                        tag.key,
+                        tag.value,
+                        importance=tag.importance,
+                        feeling=tag.feeling,
+                        source=Source.EXTRACTED,
+                        embedding=vector,
+                        game_day=clock.current_game_day(),
+                        speaker=speaker,
                         player_sourced=not getattr(speaker, "is_omniira_npc", False),
                     ):
                         written += 1
                 state = Conversation.Extraction.DONE
             else:
                 health.incr("extraction_failures")
-                logger.log_warn(f"omniira: extraction of {conversation_id} failed: "
-                                f"{result.error}")
+                logger.log_warn(
+                    f"omniira: extraction of {conversation_id} failed: " f"{result.error}"
+                )
                 state = Conversation.Extraction.FAILED
             store.finish_extraction(conversation_id, state, written)
         health.incr("extractions")
@@ -186,8 +195,9 @@ def known_subjects(days: int = 7) -> dict[int, str]:
     known = {}
     since = timezone.now() - timedelta(days=days)
     speaker_ids = set(
-        ConversationTurn.objects.filter(created_at__gte=since, speaker__isnull=False)
-        .values_list("speaker_id", flat=True)
+        ConversationTurn.objects.filter(created_at__gte=since, speaker__isnull=False).values_list(
+            "speaker_id", flat=True
+        )
     )
     for obj in ObjectDB.objects.filter(id__in=speaker_ids):
         known[obj.id] = obj.key
@@ -231,10 +241,17 @@ def _participant(npc, other, exclude):
     index = store.load_index(npc.id)
     ctx = build_context(npc, other, "", None)
     ctx.news = news_lines(index.records, exclude)
-    vectors = {r.id: index.matrix[row] for row, r in enumerate(index.records)
-               if index.has_vector[row]}
-    turn = TurnInput(npc_id=npc.id, speaker_id=other.id, context=ctx, index=index,
-                     reflections=store.reflection_records(npc, other), now=time.time())
+    vectors = {
+        r.id: index.matrix[row] for row, r in enumerate(index.records) if index.has_vector[row]
+    }
+    turn = TurnInput(
+        npc_id=npc.id,
+        speaker_id=other.id,
+        context=ctx,
+        index=index,
+        reflections=store.reflection_records(npc, other),
+        now=time.time(),
+    )
     return Participant(npc.id, npc.key, ctx, held_facts(index.records, vectors, exclude)), turn
 
 
@@ -244,11 +261,17 @@ def talk_between(a, b):
     exclude = {a.id, b.id}
     part_a, turn_a = _participant(a, b, exclude)
     part_b, turn_b = _participant(b, a, exclude)
-    inp = ExchangeInput(part_a, part_b, known_subjects(), lines=conf.NPC_CONVERSATION_LINES,
-                        max_hops=conf.GOSSIP_MAX_HOPS)
+    inp = ExchangeInput(
+        part_a,
+        part_b,
+        known_subjects(),
+        lines=conf.NPC_CONVERSATION_LINES,
+        max_hops=conf.GOSSIP_MAX_HOPS,
+    )
     health.incr("npc_conversations")
-    deferred = defer_to_worker(run_npc_exchange, turn_a, turn_b, inp, conf, get_client(),
-                               get_embedder())
+    deferred = defer_to_worker(
+        run_npc_exchange, turn_a, turn_b, inp, conf, get_client(), get_embedder()
+    )
     return deferred.addCallback(apply_exchange, a, b).addErrback(_exchange_crash, a, b)
 
 
@@ -277,10 +300,18 @@ def apply_exchange(result, a, b):
         if subject is None:
             continue
         store.upsert_memory(
-            people[item.listener_id], subject, item.key, item.fact,
-            importance=item.importance, feeling=item.feeling, source=Source.GOSSIP,
-            provenance=people[item.speaker_id], embedding=item.vector, game_day=game_day,
-            hops=len(item.chain), chain=item.chain,
+            people[item.listener_id],
+            subject,
+            item.key,
+            item.fact,
+            importance=item.importance,
+            feeling=item.feeling,
+            source=Source.GOSSIP,
+            provenance=people[item.speaker_id],
+            embedding=item.vector,
+            game_day=game_day,
+            hops=len(item.chain),
+            chain=item.chain,
         )
         health.incr("gossip_items_written")
     health.incr("gossip_items_rejected", len(result.rejected))

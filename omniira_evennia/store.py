@@ -21,9 +21,8 @@ from django.db import IntegrityError, transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
-from . import health
+from . import health, relationships
 from .embeddings import EMBEDDING_DIM, to_blob
-from . import relationships
 from .models import (
     AuditLog,
     Concern,
@@ -78,24 +77,62 @@ def load_index(npc_id: int) -> MemoryMatrix:
         return cached
     rows = list(
         Memory.objects.filter(npc_id=npc_id).values_list(
-            "id", "subject_id", "key", "value", "importance", "source", "provenance_id",
-            "provenance__db_key", "feeling", "learned_at", "expires_at", "embedding",
-            "subject__db_key", "hops", "chain", "suspect",
+            "id",
+            "subject_id",
+            "key",
+            "value",
+            "importance",
+            "source",
+            "provenance_id",
+            "provenance__db_key",
+            "feeling",
+            "learned_at",
+            "expires_at",
+            "embedding",
+            "subject__db_key",
+            "hops",
+            "chain",
+            "suspect",
         )
     )
     records, blobs, has_vector = [], [], np.zeros(len(rows), dtype=bool)
     width = EMBEDDING_DIM * 4
     for row_number, row in enumerate(rows):
-        (mid, subject_id, key, value, importance, source, prov_id, prov_name, feeling,
-         learned_at, expires_at, blob, subject_name, hops, chain, suspect) = row
+        (
+            mid,
+            subject_id,
+            key,
+            value,
+            importance,
+            source,
+            prov_id,
+            prov_name,
+            feeling,
+            learned_at,
+            expires_at,
+            blob,
+            subject_name,
+            hops,
+            chain,
+            suspect,
+        ) = row
         records.append(
             MemoryRecord(
-                id=mid, subject_id=subject_id, key=key, value=value,
-                importance=importance if importance is not None else 5, source=source,
-                provenance_id=prov_id, provenance_name=prov_name, feeling=feeling or None,
-                learned_at=learned_at.timestamp(), expires_at=_ts(expires_at),
-                subject_name=subject_name, hops=hops or 0,
-                chain=tuple(chain) if isinstance(chain, list) else (), suspect=suspect,
+                id=mid,
+                subject_id=subject_id,
+                key=key,
+                value=value,
+                importance=importance if importance is not None else 5,
+                source=source,
+                provenance_id=prov_id,
+                provenance_name=prov_name,
+                feeling=feeling or None,
+                learned_at=learned_at.timestamp(),
+                expires_at=_ts(expires_at),
+                subject_name=subject_name,
+                hops=hops or 0,
+                chain=tuple(chain) if isinstance(chain, list) else (),
+                suspect=suspect,
             )
         )
         if blob is not None and len(blob) == width:
@@ -177,8 +214,14 @@ def upsert_memory(
     )
     memory = _write_memory(npc, subject, key, fields, source)
     if memory is not None and memory.suspect:
-        audit("memory", labels or ["written during a flagged turn"], npc=npc, speaker=speaker,
-              memory=memory, excerpt=memory.value)
+        audit(
+            "memory",
+            labels or ["written during a flagged turn"],
+            npc=npc,
+            speaker=speaker,
+            memory=memory,
+            excerpt=memory.value,
+        )
     if memory is not None and memory.feeling and memory.subject_id != memory.npc_id:
         update_relationship(
             npc, subject, memory.feeling, memory.importance, hearsay=memory.is_hearsay
@@ -210,12 +253,21 @@ def _write_memory(npc, subject, key, fields, source) -> Memory | None:
 
 def record_from_memory(memory: Memory) -> MemoryRecord:
     return MemoryRecord(
-        id=memory.id, subject_id=memory.subject_id, key=memory.key, value=memory.value,
-        importance=memory.importance, source=memory.source, provenance_id=memory.provenance_id,
+        id=memory.id,
+        subject_id=memory.subject_id,
+        key=memory.key,
+        value=memory.value,
+        importance=memory.importance,
+        source=memory.source,
+        provenance_id=memory.provenance_id,
         provenance_name=memory.provenance.db_key if memory.provenance_id else None,
-        feeling=memory.feeling or None, learned_at=memory.learned_at.timestamp(),
-        expires_at=_ts(memory.expires_at), subject_name=memory.subject.db_key,
-        hops=memory.hops, chain=tuple(memory.chain or ()), suspect=memory.suspect,
+        feeling=memory.feeling or None,
+        learned_at=memory.learned_at.timestamp(),
+        expires_at=_ts(memory.expires_at),
+        subject_name=memory.subject.db_key,
+        hops=memory.hops,
+        chain=tuple(memory.chain or ()),
+        suspect=memory.suspect,
     )
 
 
@@ -235,7 +287,9 @@ def opinion_of(npc, target) -> str | None:
 
 def add_concern(npc, topic: str, intensity: int = 2, source=None) -> Concern:
     return Concern.objects.create(
-        npc=npc, topic=cut_value(topic)[:200], intensity=clamp_int(intensity, 1, 5, 2),
+        npc=npc,
+        topic=cut_value(topic)[:200],
+        intensity=clamp_int(intensity, 1, 5, 2),
         source=source,
     )
 
@@ -247,9 +301,15 @@ def current_concerns(npc, limit: int = 3) -> list[tuple[str, int]]:
 
 def add_plan(npc, commitment, to_obj=None, game_day: int = 0) -> Plan:
     return Plan.objects.create(
-        npc=npc, to=to_obj, to_name=commitment.to, to_kind=commitment.to_kind,
-        action=commitment.action, target=commitment.target, by=commitment.by,
-        summary=commitment.summary, game_day=game_day,
+        npc=npc,
+        to=to_obj,
+        to_name=commitment.to,
+        to_kind=commitment.to_kind,
+        action=commitment.action,
+        target=commitment.target,
+        by=commitment.by,
+        summary=commitment.summary,
+        game_day=game_day,
     )
 
 
@@ -258,7 +318,10 @@ def reflection_records(npc, target) -> list[TextRecord]:
 
     return [
         TextRecord(
-            id=r.id, text=r.belief, created_at=r.created_at.timestamp(), importance=r.importance,
+            id=r.id,
+            text=r.belief,
+            created_at=r.created_at.timestamp(),
+            importance=r.importance,
             vector=from_blob(r.embedding),
         )
         for r in Reflection.objects.filter(npc=npc, target=target).order_by("-created_at")[:200]
@@ -289,7 +352,11 @@ def conversation_id_for(npc, speaker, idle_seconds: float) -> str:
 
 def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day: int = 0):
     return ConversationTurn.objects.create(
-        npc=npc, speaker=speaker, conversation_id=conversation_id, role=role, text=text,
+        npc=npc,
+        speaker=speaker,
+        conversation_id=conversation_id,
+        role=role,
+        text=text,
         game_day=game_day,
     )
 
@@ -308,9 +375,16 @@ def recent_turns(npc, conversation_id: str, limit: int) -> list[ConversationTurn
 
 def record_usage(usage, npc=None) -> LLMUsage:
     return LLMUsage.objects.create(
-        tier=usage.tier, feature=usage.feature, model=usage.model[:200], npc=npc,
-        tokens_in=usage.tokens_in, tokens_out=usage.tokens_out, latency_ms=usage.latency_ms,
-        cost_usd=usage.cost_usd, ok=usage.ok, error=usage.error[:500],
+        tier=usage.tier,
+        feature=usage.feature,
+        model=usage.model[:200],
+        npc=npc,
+        tokens_in=usage.tokens_in,
+        tokens_out=usage.tokens_out,
+        latency_ms=usage.latency_ms,
+        cost_usd=usage.cost_usd,
+        ok=usage.ok,
+        error=usage.error[:500],
     )
 
 
@@ -355,8 +429,13 @@ def update_relationship(npc, subject, feeling, importance, hearsay=False, attemp
             rel.refresh_from_db()
             for dimension, threshold, direction in relationships.crossings(old, new):
                 relationships.relationship_threshold_crossed.send(
-                    sender=Relationship, npc=npc, subject=subject, dimension=dimension,
-                    threshold=threshold, direction=direction, old=old[dimension],
+                    sender=Relationship,
+                    npc=npc,
+                    subject=subject,
+                    dimension=dimension,
+                    threshold=threshold,
+                    direction=direction,
+                    old=old[dimension],
                     new=new[dimension],
                 )
             return rel
@@ -393,8 +472,9 @@ def touch_conversation(npc, speaker, conversation_id: str, extraction: str = "pe
 def end_conversation(conversation_id: str, reason: str) -> bool:
     """Mark a conversation ended. True only for the call that actually ended it."""
     return bool(
-        Conversation.objects.filter(conversation_id=conversation_id, ended_at__isnull=True)
-        .update(ended_at=timezone.now(), end_reason=reason)
+        Conversation.objects.filter(conversation_id=conversation_id, ended_at__isnull=True).update(
+            ended_at=timezone.now(), end_reason=reason
+        )
     )
 
 
@@ -402,7 +482,8 @@ def claim_extraction(conversation_id: str) -> bool:
     """Move an ended conversation from pending to running; True for the one caller that did."""
     return bool(
         Conversation.objects.filter(
-            conversation_id=conversation_id, ended_at__isnull=False,
+            conversation_id=conversation_id,
+            ended_at__isnull=False,
             extraction=Conversation.Extraction.PENDING,
         ).update(extraction=Conversation.Extraction.RUNNING)
     )
@@ -417,7 +498,8 @@ def finish_extraction(conversation_id: str, state: str, count: int = 0) -> None:
 def transcript(conversation_id: str) -> list[ConversationTurn]:
     return list(
         ConversationTurn.objects.filter(conversation_id=conversation_id)
-        .select_related("npc", "speaker").order_by("created_at", "id")
+        .select_related("npc", "speaker")
+        .order_by("created_at", "id")
     )
 
 
@@ -427,7 +509,11 @@ def transcript(conversation_id: str) -> list[ConversationTurn]:
 def audit(kind: str, labels, npc=None, speaker=None, memory=None, excerpt: str = "") -> AuditLog:
     health.incr(f"audit_{kind}")
     return AuditLog.objects.create(
-        kind=kind, labels=list(labels), npc=npc, speaker=speaker, memory=memory,
+        kind=kind,
+        labels=list(labels),
+        npc=npc,
+        speaker=speaker,
+        memory=memory,
         excerpt=" ".join(str(excerpt).split())[:500],
     )
 
@@ -439,8 +525,11 @@ def seed_budget(budget) -> None:
     from .guards import utc_day
 
     start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    rows = (LLMUsage.objects.filter(created_at__gte=start, ok=True)
-            .values("tier", "npc_id").annotate(tokens=Sum("tokens_in") + Sum("tokens_out")))
+    rows = (
+        LLMUsage.objects.filter(created_at__gte=start, ok=True)
+        .values("tier", "npc_id")
+        .annotate(tokens=Sum("tokens_in") + Sum("tokens_out"))
+    )
     day = utc_day()
     for row in rows:
         budget.seed(day, row["tier"], row["tokens"] or 0)

@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, BeforeValidator, ValidationError, field_validator
 
 FEELINGS = ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
 TAG_NAMES = ("REMEMBER", "OPINION", "CONCERN", "COMMITMENT")
@@ -56,6 +56,10 @@ def clamp_int(value: Any, low: int, high: int, default: int) -> int:
     return max(low, min(high, number))
 
 
+# An importance from an LLM: numbers and numeric strings clamped to 1-10, junk becomes 5.
+Importance = Annotated[int, BeforeValidator(lambda v: clamp_int(v, 1, 10, 5))]
+
+
 def slug_key(text: str) -> str:
     """A stable short_snake_case key, so the same fact upserts instead of duplicating."""
     slug = re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
@@ -70,7 +74,7 @@ def cut_value(text: Any) -> str:
 class RememberTag(BaseModel):
     key: str = ""
     value: str
-    importance: int = 5
+    importance: Importance = 5
     feeling: str | None = None
 
     @field_validator("value", mode="before")
@@ -87,11 +91,6 @@ class RememberTag(BaseModel):
         if not isinstance(v, (str, int, float)):
             v = ""
         return slug_key(v or "")
-
-    @field_validator("importance", mode="before")
-    @classmethod
-    def _importance(cls, v):
-        return clamp_int(v, 1, 10, 5)
 
     @field_validator("feeling", mode="before")
     @classmethod

@@ -38,8 +38,11 @@ def staff_only(view):
 def _memory_npcs():
     from evennia.objects.models import ObjectDB
 
-    return [obj for obj in ObjectDB.objects.filter(db_location__isnull=False).order_by("db_key")
-            if getattr(obj, "is_omniira_npc", False)]
+    return [
+        obj
+        for obj in ObjectDB.objects.filter(db_location__isnull=False).order_by("db_key")
+        if getattr(obj, "is_omniira_npc", False)
+    ]
 
 
 @staff_only
@@ -48,8 +51,15 @@ def npc_list(request):
     counts = Counter(Memory.objects.values_list("npc_id", flat=True))
     diaries = Counter(DiaryEntry.objects.values_list("npc_id", flat=True))
     beliefs = Counter(Reflection.objects.values_list("npc_id", flat=True))
-    rows = [{"npc": npc, "memories": counts[npc.id], "diary": diaries[npc.id],
-             "beliefs": beliefs[npc.id]} for npc in npcs]
+    rows = [
+        {
+            "npc": npc,
+            "memories": counts[npc.id],
+            "diary": diaries[npc.id],
+            "beliefs": beliefs[npc.id],
+        }
+        for npc in npcs
+    ]
     return render(request, "omniira/npc_list.html", {"rows": rows})
 
 
@@ -58,15 +68,20 @@ def npc_detail(request, npc_id: int):
     from evennia.objects.models import ObjectDB
 
     npc = get_object_or_404(ObjectDB, id=npc_id)
-    memories = (Memory.objects.filter(npc=npc).select_related("subject", "provenance")
-                .order_by("subject__db_key", "-learned_at"))
+    memories = (
+        Memory.objects.filter(npc=npc)
+        .select_related("subject", "provenance")
+        .order_by("subject__db_key", "-learned_at")
+    )
     context = {
         "npc": npc,
         "memories": memories,
-        "beliefs": Reflection.objects.filter(npc=npc).select_related("target")
+        "beliefs": Reflection.objects.filter(npc=npc)
+        .select_related("target")
         .order_by("-created_at"),
         "diary": DiaryEntry.objects.filter(npc=npc).order_by("-game_day"),
-        "relationships": Relationship.objects.filter(npc=npc).select_related("subject")
+        "relationships": Relationship.objects.filter(npc=npc)
+        .select_related("subject")
         .order_by("subject__db_key"),
     }
     return render(request, "omniira/npc_detail.html", context)
@@ -75,8 +90,9 @@ def npc_detail(request, npc_id: int):
 def gossip_edges():
     """(teller, listener, count) for every hearsay memory, counted per pair."""
     pairs = Counter(
-        Memory.objects.filter(provenance__isnull=False)
-        .values_list("provenance__db_key", "npc__db_key")
+        Memory.objects.filter(provenance__isnull=False).values_list(
+            "provenance__db_key", "npc__db_key"
+        )
     )
     return [(teller, listener, count) for (teller, listener), count in sorted(pairs.items())]
 
@@ -85,8 +101,10 @@ def circle_layout(names, size=520, margin=70):
     radius = size / 2 - margin
     centre = size / 2
     return {
-        name: (round(centre + radius * math.cos(2 * math.pi * i / len(names) - math.pi / 2), 1),
-               round(centre + radius * math.sin(2 * math.pi * i / len(names) - math.pi / 2), 1))
+        name: (
+            round(centre + radius * math.cos(2 * math.pi * i / len(names) - math.pi / 2), 1),
+            round(centre + radius * math.sin(2 * math.pi * i / len(names) - math.pi / 2), 1),
+        )
         for i, name in enumerate(names)
     }
 
@@ -97,8 +115,15 @@ def gossip_graph(request):
     names = sorted({n for edge in edges for n in edge[:2]})
     positions = circle_layout(names) if names else {}
     lines = [
-        {"teller": t, "listener": li, "count": c, "x1": positions[t][0], "y1": positions[t][1],
-         "x2": positions[li][0], "y2": positions[li][1]}
+        {
+            "teller": t,
+            "listener": li,
+            "count": c,
+            "x1": positions[t][0],
+            "y1": positions[t][1],
+            "x2": positions[li][0],
+            "y2": positions[li][1],
+        }
         for t, li, c in edges
     ]
     nodes = [{"name": n, "x": positions[n][0], "y": positions[n][1]} for n in names]

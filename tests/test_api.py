@@ -13,12 +13,17 @@ class TestPublicApi(EvenniaTest):
     def setUp(self):
         super().setUp()
         set_embedder(HashingEmbedder())
-        self.maren = create.create_object("typeclasses.npcs.NPC", key="Maren",
-                                          location=self.room1)
+        self.maren = create.create_object("typeclasses.npcs.NPC", key="Maren", location=self.room1)
 
     def test_remember_recall_memories_about_forget(self):
-        m = omniira.remember(self.maren, self.char1, "Char owes three silver for cider.",
-                             key="tab", importance=12, feeling="Dislike")
+        m = omniira.remember(
+            self.maren,
+            self.char1,
+            "Char owes three silver for cider.",
+            key="tab",
+            importance=12,
+            feeling="Dislike",
+        )
         assert (m.importance, m.feeling, m.source) == (10, "", "admin")
         omniira.remember(self.maren, self.char1, "Char owes five silver now.", key="tab")
         assert Memory.objects.filter(key="tab").count() == 1  # upsert by key
@@ -35,8 +40,9 @@ class TestPublicApi(EvenniaTest):
         locked = Memory.objects.get(key="tab")
         locked.locked = True
         locked.save()
-        assert omniira.remember(self.maren, self.char1, "overwrite", key="tab",
-                                source="self") is None
+        assert (
+            omniira.remember(self.maren, self.char1, "overwrite", key="tab", source="self") is None
+        )
         assert omniira.forget(self.maren, self.char1) == 10  # the locked one stays
         assert list(omniira.memories_about(self.maren, self.char1)) == [locked]
         assert omniira.forget(self.maren, self.char1, include_locked=True) == 1

@@ -18,8 +18,10 @@ from tests.test_e2e_demo import ROOT, run_demo
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 PORT_BASE = 4160
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-REPLY = ('Welcome, Bran! [[REMEMBER:{"key":"web_visitor","value":"Bran came in through the '
-         'web client.","importance":5,"feeling":"joy"}]]')
+REPLY = (
+    'Welcome, Bran! [[REMEMBER:{"key":"web_visitor","value":"Bran came in through the '
+    'web client.","importance":5,"feeling":"joy"}]]'
+)
 
 
 @pytest.fixture
@@ -28,9 +30,13 @@ def demo(tmp_path):
         pytest.fail("chromium is not installed: run `make test`, which installs it")
     llm = ScriptedLLM([REPLY]).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMNIIRA_")}
-    env.update(OMNIIRA_DEMO_DIR=str(tmp_path / "demo"), OMNIIRA_DEMO_PORT_BASE=str(PORT_BASE),
-               OMNIIRA_LLM_BASE_URL=llm.base_url, EVENNIA_SUPERUSER_USERNAME="admin",
-               EVENNIA_SUPERUSER_PASSWORD="admin-pass-123")
+    env.update(
+        OMNIIRA_DEMO_DIR=str(tmp_path / "demo"),
+        OMNIIRA_DEMO_PORT_BASE=str(PORT_BASE),
+        OMNIIRA_LLM_BASE_URL=llm.base_url,
+        EVENNIA_SUPERUSER_USERNAME="admin",
+        EVENNIA_SUPERUSER_PASSWORD="admin-pass-123",
+    )
     env.pop("DJANGO_SETTINGS_MODULE", None)
     try:
         run_demo("start", env)
@@ -39,8 +45,12 @@ def demo(tmp_path):
         player.close()
         yield f"http://127.0.0.1:{PORT_BASE + 1}"
     finally:
-        subprocess.run([sys.executable, str(ROOT / "tools" / "demo.py"), "stop"], env=env,
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
         llm.stop()
 
 
@@ -49,7 +59,8 @@ def browser():
 
     manager = sync_playwright().start()
     chromium = manager.chromium.launch(
-        executable_path=CHROMIUM, headless=True,
+        executable_path=CHROMIUM,
+        headless=True,
         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
     )
     return manager, chromium
@@ -69,9 +80,14 @@ def test_webclient_talks_to_maren_and_inspector_is_staff_only(demo):
     offsite = []
     try:
         page = chromium.new_page()
-        page.on("request", lambda r: offsite.append(r.url)
+        page.on(
+            "request",
+            lambda r: (
+                offsite.append(r.url)
                 if not r.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:"))
-                else None)
+                else None
+            ),
+        )
         page.goto(f"{base}/webclient/")
         field = page.locator("textarea.inputfield, #inputfield").first
         field.wait_for(timeout=20000)

@@ -28,12 +28,14 @@ class DayRouter:
         system = body["messages"][0]["content"]
         self.calls.append((feature, system, body["messages"][-1]["content"]))
         if feature == "reflection":
-            return json.dumps({"beliefs": [{"belief": BELIEF, "importance": 7}],
-                               "reasoning": "many sad memories"})
+            return json.dumps(
+                {"beliefs": [{"belief": BELIEF, "importance": 7}], "reasoning": "many sad memories"}
+            )
         if feature == "diary":
             name = system.split("You are ")[1].split(",")[0]
-            return json.dumps({"entry": f"{name}'s day was long, and Ada was on my mind.",
-                               "importance": 5})
+            return json.dumps(
+                {"entry": f"{name}'s day was long, and Ada was on my mind.", "importance": 5}
+            )
         return "Evening, love."
 
     def features(self, feature):
@@ -42,8 +44,13 @@ class DayRouter:
 
 def fill(npc, subject, count, day, prefix="fact"):
     for i in range(count):
-        omniira.remember(npc, subject, f"{subject.key} {prefix} number {i}.",
-                         key=f"{prefix}_{i}", feeling="sorrow")
+        omniira.remember(
+            npc,
+            subject,
+            f"{subject.key} {prefix} number {i}.",
+            key=f"{prefix}_{i}",
+            feeling="sorrow",
+        )
     Memory.objects.filter(npc=npc).update(game_day=day)
 
 
@@ -71,7 +78,10 @@ class TestRollover(SocialTestBase):
             assert "(saw/heard it myself)" in reflection[2] and "[felt sorrow]" in reflection[2]
             diaries = router.features("diary")
             assert sorted(c[1].split(",")[0] for c in diaries) == [
-                "You are Lyra", "You are Maren", "You are Voss"]
+                "You are Lyra",
+                "You are Maren",
+                "You are Voss",
+            ]
             assert health.get("diaries_skipped_quiet") == 1  # Wren: no call, no row
             assert not DiaryEntry.objects.filter(npc=self.wren).exists()
 
@@ -86,7 +96,7 @@ class TestRollover(SocialTestBase):
             prompt = llm.system_prompts()[-1]
         assert "What's been happening with you lately:" in prompt
         assert "Maren's day was long, and Ada was on my mind." in prompt
-        assert f"What you've come to believe about Ada:\n- \"{BELIEF}\"" in prompt
+        assert f'What you\'ve come to believe about Ada:\n- "{BELIEF}"' in prompt
         belief = omniira.beliefs(self.maren, self.char1).get()
         assert belief.embedding is not None and belief.memories_count == 5
         assert omniira.diary_entries(self.maren).get().game_day == self.day
@@ -120,9 +130,11 @@ class TestRollover(SocialTestBase):
             return d
 
         router = DayRouter()
-        with ScriptedLLM(router) as llm, override_settings(
-                OMNIIRA={**tiers(llm.base_url), "ROLLOVER_CONCURRENCY": 3}), \
-                mock.patch.object(daily, "defer_to_worker", held_worker):
+        with (
+            ScriptedLLM(router) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "ROLLOVER_CONCURRENCY": 3}),
+            mock.patch.object(daily, "defer_to_worker", held_worker),
+        ):
             from omniira_evennia.clock import current_game_day
 
             done = omniira.run_rollover(current_game_day())
@@ -158,14 +170,18 @@ class TestForgetting(SocialTestBase):
         keep.locked = True
         keep.save()
         for i, importance in enumerate([1, 9, 2, 8, 3]):
-            omniira.remember(self.maren, self.char2, f"Fact {i}.", key=f"f{i}",
-                             importance=importance)
+            omniira.remember(
+                self.maren, self.char2, f"Fact {i}.", key=f"f{i}", importance=importance
+            )
         Memory.objects.filter(key="f0").update(locked=True)  # lowest, but locked
         with override_settings(OMNIIRA={"MEMORY_CAP_PER_SUBJECT": 3}):
             result = daily.forget()
         assert result == {"expired": 1, "evicted": 2}
         assert set(Memory.objects.filter(subject=self.char2).values_list("key", flat=True)) == {
-            "f0", "f1", "f3"}
+            "f0",
+            "f1",
+            "f3",
+        }
         assert Memory.objects.filter(key="lockedold").exists()
         assert not Memory.objects.filter(key="old").exists()
 

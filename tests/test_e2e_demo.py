@@ -22,15 +22,20 @@ ROOT = Path(__file__).resolve().parent.parent
 PORT_BASE = 4100
 REMEMBERED = "Ada collects blue glass bottles from the river."
 FIRST_REPLY = (
-    "Blue glass? I'll keep an eye out for you, love. [[REMEMBER:{\"key\":\"collects_glass\","
-    f"\"value\":\"{REMEMBERED}\",\"importance\":6,\"feeling\":\"joy\"}}]]"
+    'Blue glass? I\'ll keep an eye out for you, love. [[REMEMBER:{"key":"collects_glass",'
+    f'"value":"{REMEMBERED}","importance":6,"feeling":"joy"}}]]'
 )
 
 
 def run_demo(action, env):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "demo.py"), action], env=env, cwd=ROOT,
-        capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL,
+        [sys.executable, str(ROOT / "tools" / "demo.py"), action],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        stdin=subprocess.DEVNULL,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
@@ -59,8 +64,12 @@ def demo_env(tmp_path):
     )
     env.pop("DJANGO_SETTINGS_MODULE", None)
     yield env, llm
-    subprocess.run([sys.executable, str(ROOT / "tools" / "demo.py"), "stop"], env=env,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     llm.stop()
 
 
@@ -152,8 +161,12 @@ def test_offline_demo_maren_answers_with_the_local_model(tmp_path):
         assert "[[" not in text
         player.close()
     finally:
-        subprocess.run([sys.executable, str(ROOT / "tools" / "demo.py"), "stop"], env=env,
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
     assert not _alive(pid)
     assert not _listening_addresses(port)
 
@@ -203,8 +216,10 @@ def test_rollover_of_200_npcs_runs_bounded_while_players_keep_playing(tmp_path):
     llm = ScriptedLLM(reply, delay=lambda body: 1.0 if _feature(body) == "diary" else 0).start()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMNIIRA_")}
     env.update(
-        OMNIIRA_DEMO_DIR=str(tmp_path / "demo"), OMNIIRA_DEMO_PORT_BASE=str(PORT_BASE + 40),
-        OMNIIRA_LLM_BASE_URL=llm.base_url, EVENNIA_SUPERUSER_USERNAME="admin",
+        OMNIIRA_DEMO_DIR=str(tmp_path / "demo"),
+        OMNIIRA_DEMO_PORT_BASE=str(PORT_BASE + 40),
+        OMNIIRA_LLM_BASE_URL=llm.base_url,
+        EVENNIA_SUPERUSER_USERNAME="admin",
         EVENNIA_SUPERUSER_PASSWORD="admin-pass-123",
     )
     env.pop("DJANGO_SETTINGS_MODULE", None)
@@ -236,15 +251,28 @@ def test_rollover_of_200_npcs_runs_bounded_while_players_keep_playing(tmp_path):
         written = int(done.split("ROLLOVER DONE ")[1].split()[0])
         looks.sort()
         p95 = looks[int(0.95 * (len(looks) - 1))]
-        print(json.dumps({"rollover_seconds": round(elapsed, 1), "written": written,
-                          "peak_llm_in_flight": llm.peak_in_flight, "looks": len(looks),
-                          "look_p95": round(p95, 3), "look_max": round(looks[-1], 3)}))
+        print(
+            json.dumps(
+                {
+                    "rollover_seconds": round(elapsed, 1),
+                    "written": written,
+                    "peak_llm_in_flight": llm.peak_in_flight,
+                    "looks": len(looks),
+                    "look_p95": round(p95, 3),
+                    "look_max": round(looks[-1], 3),
+                }
+            )
+        )
         diary_calls = [r for r in llm.requests if _feature(r) == "diary"]
         assert written >= 200 and len(diary_calls) >= 200
         assert llm.peak_in_flight <= 4  # ROLLOVER_CONCURRENCY in the demo settings
         assert elapsed >= 200 / 4 * 1.0 * 0.9  # bounded: no burst past the limit
         assert p95 < 0.5, looks[-10:]
     finally:
-        subprocess.run([sys.executable, str(ROOT / "tools" / "demo.py"), "stop"], env=env,
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
         llm.stop()

@@ -18,8 +18,14 @@ def client_for(url, **tier):
 
 def test_chat_sends_the_openai_body_and_reports_usage_and_cost():
     with ScriptedLLM(["Evening."]) as llm:
-        client = client_for(llm.base_url, api_key="sk-test", price_in_per_mtok=1.0,
-                            price_out_per_mtok=2.0, max_tokens=50, temperature=0.3)
+        client = client_for(
+            llm.base_url,
+            api_key="sk-test",
+            price_in_per_mtok=1.0,
+            price_out_per_mtok=2.0,
+            max_tokens=50,
+            temperature=0.3,
+        )
         result = client.chat("voice", MESSAGES, feature="conversation")
     body = llm.requests[0]
     assert body["model"] == "m" and body["max_tokens"] == 50 and body["temperature"] == 0.3
@@ -55,8 +61,10 @@ def test_connection_error_is_retried_once_through_the_transport():
             raise httpx.ConnectError("refused", request=request)
         return httpx.Response(200, json={"choices": [{"message": {"content": "ok"}}]})
 
-    client = LLMClient({"voice": TierSettings(base_url="http://llm.invalid/v1")},
-                       transport=httpx.MockTransport(handler))
+    client = LLMClient(
+        {"voice": TierSettings(base_url="http://llm.invalid/v1")},
+        transport=httpx.MockTransport(handler),
+    )
     assert client.chat("voice", MESSAGES, feature="t").text == "ok"
     assert len(calls) == 2 and str(calls[0].url) == "http://llm.invalid/v1/chat/completions"
 
@@ -80,25 +88,43 @@ class Belief(BaseModel):
     importance: int
 
 
-SCHEMA = {"type": "object", "properties": {"belief": {"type": "string"},
-                                           "importance": {"type": "integer"}},
-          "required": ["belief", "importance"], "additionalProperties": False}
+SCHEMA = {
+    "type": "object",
+    "properties": {"belief": {"type": "string"}, "importance": {"type": "integer"}},
+    "required": ["belief", "importance"],
+    "additionalProperties": False,
+}
 
 
 def test_json_call_uses_json_schema_response_format():
     with ScriptedLLM(['{"belief": "Ada is kind", "importance": 6}']) as llm:
-        result = chat_json(client_for(llm.base_url), "voice", MESSAGES, feature="reflection",
-                           schema=SCHEMA, validator=Belief)
+        result = chat_json(
+            client_for(llm.base_url),
+            "voice",
+            MESSAGES,
+            feature="reflection",
+            schema=SCHEMA,
+            validator=Belief,
+        )
     assert result.value == Belief(belief="Ada is kind", importance=6)
     assert llm.requests[0]["response_format"]["type"] == "json_schema"
     assert llm.requests[0]["response_format"]["json_schema"]["schema"] == SCHEMA
 
 
 def test_json_call_without_server_support_repairs_once():
-    replies = ["Sure! Here you go: {belief: Ada}", '```json\n{"belief": "Ada", "importance": 3}\n```']
+    replies = [
+        "Sure! Here you go: {belief: Ada}",
+        '```json\n{"belief": "Ada", "importance": 3}\n```',
+    ]
     with ScriptedLLM(replies) as llm:
-        result = chat_json(client_for(llm.base_url, structured_output="none"), "voice",
-                           MESSAGES, feature="reflection", schema=SCHEMA, validator=Belief)
+        result = chat_json(
+            client_for(llm.base_url, structured_output="none"),
+            "voice",
+            MESSAGES,
+            feature="reflection",
+            schema=SCHEMA,
+            validator=Belief,
+        )
     assert result.value.belief == "Ada" and len(result.usages) == 2
     assert "response_format" not in llm.requests[0]
     assert "not valid" in llm.requests[1]["messages"][-1]["content"]
@@ -108,17 +134,31 @@ def test_json_call_without_server_support_repairs_once():
 def test_json_call_gives_up_after_one_repair():
     with ScriptedLLM(["no json here"]) as llm:
         with pytest.raises(LLMJsonError) as caught:
-            chat_json(client_for(llm.base_url, structured_output="none"), "voice", MESSAGES,
-                      feature="reflection", schema=SCHEMA, validator=Belief)
+            chat_json(
+                client_for(llm.base_url, structured_output="none"),
+                "voice",
+                MESSAGES,
+                feature="reflection",
+                schema=SCHEMA,
+                validator=Belief,
+            )
     assert len(llm.requests) == 2 and len(caught.value.usages) == 2
     assert caught.value.usages[-1].ok is False
 
 
 def test_settings_environment_precedence():
-    raw = {"TIERS": {"voice": {"base_url": "http://settings/v1", "model": "from-settings"},
-                     "reasoning": {"base_url": "http://reasoning-settings/v1"}}}
-    env = {"OMNIIRA_LLM_BASE_URL": "http://all/v1", "OMNIIRA_LLM_API_KEY": "k-all",
-           "OMNIIRA_VOICE_BASE_URL": "http://voice/v1", "OMNIIRA_AMBIENT_MODEL": "tiny"}
+    raw = {
+        "TIERS": {
+            "voice": {"base_url": "http://settings/v1", "model": "from-settings"},
+            "reasoning": {"base_url": "http://reasoning-settings/v1"},
+        }
+    }
+    env = {
+        "OMNIIRA_LLM_BASE_URL": "http://all/v1",
+        "OMNIIRA_LLM_API_KEY": "k-all",
+        "OMNIIRA_VOICE_BASE_URL": "http://voice/v1",
+        "OMNIIRA_AMBIENT_MODEL": "tiny",
+    }
     conf = build_settings(raw, env)
     assert conf.TIERS["voice"].base_url == "http://voice/v1"
     assert conf.TIERS["voice"].model == "from-settings"
@@ -128,8 +168,11 @@ def test_settings_environment_precedence():
 
 
 def test_local_endpoint_fills_only_unconfigured_tiers():
-    env = {"OMNIIRA_VOICE_BASE_URL": "http://groq/v1", "OMNIIRA_LOCAL_BASE_URL": "http://l/v1",
-           "OMNIIRA_LOCAL_MODEL_NAME": "qwen"}
+    env = {
+        "OMNIIRA_VOICE_BASE_URL": "http://groq/v1",
+        "OMNIIRA_LOCAL_BASE_URL": "http://l/v1",
+        "OMNIIRA_LOCAL_MODEL_NAME": "qwen",
+    }
     conf = build_settings({}, env)
     assert conf.TIERS["voice"].base_url == "http://groq/v1"
     assert conf.TIERS["reasoning"].base_url == "http://l/v1"

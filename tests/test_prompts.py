@@ -14,25 +14,48 @@ from omniira_evennia.prompts import (
 def context(**extra):
     return PromptContext(
         identity=Identity("Maren", "tavern keeper", "Warm and blunt.", "You run the tavern."),
-        speaker_name="Ada", message="Evening!", place="The Lantern & Lane",
-        game_time="day 3, evening (19:00)", **extra,
+        speaker_name="Ada",
+        message="Evening!",
+        place="The Lantern & Lane",
+        game_time="day 3, evening (19:00)",
+        **extra,
     )
 
 
 def test_system_prompt_has_every_block_in_order():
-    prompt = render_system_prompt(context(
-        opinion="She pays on time.", concerns=[("rats in the cellar", 4)],
-        memories=[MemoryLine("Ada collects blue glass.", feeling="joy"),
-                  MemoryLine("Ada fought Voss.", heard_from="Lyra", feeling="anger")],
-        beliefs=["Ada is a steady customer."], diary=["A long day; the cellar flooded."],
-    ))
-    order = ["You are Maren.", "Your role: tavern keeper", "HOW YOU SPEAK", "[[REMEMBER:",
-             "[[OPINION:", "[[CONCERN:", "[[COMMITMENT:", "The Lantern & Lane",
-             "day 3, evening", '"She pays on time."', "worry 4/5", "rats in the cellar",
-             "What you remember about Ada:", '- "Ada collects blue glass." [you felt joy]',
-             '- (heard from Lyra) "Ada fought Voss." [you felt anger]',
-             "What you've come to believe about Ada:", "Ada is a steady customer.",
-             "What's been happening with you lately:", "the cellar flooded"]
+    prompt = render_system_prompt(
+        context(
+            opinion="She pays on time.",
+            concerns=[("rats in the cellar", 4)],
+            memories=[
+                MemoryLine("Ada collects blue glass.", feeling="joy"),
+                MemoryLine("Ada fought Voss.", heard_from="Lyra", feeling="anger"),
+            ],
+            beliefs=["Ada is a steady customer."],
+            diary=["A long day; the cellar flooded."],
+        )
+    )
+    order = [
+        "You are Maren.",
+        "Your role: tavern keeper",
+        "HOW YOU SPEAK",
+        "[[REMEMBER:",
+        "[[OPINION:",
+        "[[CONCERN:",
+        "[[COMMITMENT:",
+        "The Lantern & Lane",
+        "day 3, evening",
+        '"She pays on time."',
+        "worry 4/5",
+        "rats in the cellar",
+        "What you remember about Ada:",
+        '- "Ada collects blue glass." [you felt joy]',
+        '- (heard from Lyra) "Ada fought Voss." [you felt anger]',
+        "What you've come to believe about Ada:",
+        "Ada is a steady customer.",
+        "What's been happening with you lately:",
+        "the cellar flooded",
+    ]
     positions = [prompt.index(piece) for piece in order]
     assert positions == sorted(positions)
     assert "Most replies carry no tag at all." in prompt
@@ -49,8 +72,9 @@ def test_no_memories_says_so():
 
 
 def test_messages_carry_history_then_the_new_line():
-    messages = build_messages(context(history=[Turn("user", "Ada says: hi"),
-                                               Turn("assistant", "Evening, love.")]))
+    messages = build_messages(
+        context(history=[Turn("user", "Ada says: hi"), Turn("assistant", "Evening, love.")])
+    )
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[-1]["content"] == "Ada says: Evening!"
 
@@ -64,7 +88,9 @@ def test_stable_prefix_does_not_depend_on_memories():
 
 def test_character_breaks_are_removed():
     assert strip_character_breaks("Aye. Is there anything else I can help with?", "Maren") == (
-        "Aye.", True)
+        "Aye.",
+        True,
+    )
     assert strip_character_breaks('Maren: "Cider or ale?"', "Maren") == ("Cider or ale?", False)
     assert strip_character_breaks("As an AI, I cannot drink.", "Maren") == ("", True)
 

@@ -31,9 +31,21 @@ def _free_port():
 def local_model_url():
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "omniira_evennia.local_model", "serve", "--port", str(port),
-         "--threads", "2", "--ctx", "2048"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "omniira_evennia.local_model",
+            "serve",
+            "--port",
+            str(port),
+            "--threads",
+            "2",
+            "--ctx",
+            "2048",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 600  # the first run assembles and hashes 1.1 GB
     try:

@@ -21,8 +21,14 @@ PLAYER, OTHER, MAREN = 10, 11, 99
 def make_index(specs):
     """specs: (key, value, dict of extra fields); learned_at = position in the list."""
     records = [
-        MemoryRecord(id=i + 1, subject_id=extra.pop("subject", PLAYER), key=key, value=value,
-                     learned_at=float(i), **extra)
+        MemoryRecord(
+            id=i + 1,
+            subject_id=extra.pop("subject", PLAYER),
+            key=key,
+            value=value,
+            learned_at=float(i),
+            **extra,
+        )
         for i, (key, value, extra) in enumerate((k, v, dict(e)) for k, v, e in specs)
     ]
     vectors = list(EMB.embed([r.value for r in records]))
@@ -116,10 +122,15 @@ def test_expired_and_no_embedding_rows():
 def test_vectorised_scoring_equals_the_reference_formula():
     rng = np.random.default_rng(1)
     specs = [
-        (f"k{i}", f"word{i % 7} word{i % 5} word{i % 3}",
-         {"importance": int(rng.integers(1, 11)),
-          "feeling": ["anger", None][i % 2],
-          "provenance_id": [None, MAREN, None][i % 3]})
+        (
+            f"k{i}",
+            f"word{i % 7} word{i % 5} word{i % 3}",
+            {
+                "importance": int(rng.integers(1, 11)),
+                "feeling": ["anger", None][i % 2],
+                "provenance_id": [None, MAREN, None][i % 3],
+            },
+        )
         for i in range(60)
     ]
     index = make_index(specs)
@@ -127,8 +138,11 @@ def test_vectorised_scoring_equals_the_reference_formula():
     picked = select_memories(index, query, PLAYER, recency_slots=0, similarity_slots=12)
     sims = index.matrix @ query
     expected = sorted(
-        ((score_memory(float(sims[i]), r), r.id) for i, r in enumerate(index.records)
-         if sims[i] > 0.25),
+        (
+            (score_memory(float(sims[i]), r), r.id)
+            for i, r in enumerate(index.records)
+            if sims[i] > 0.25
+        ),
         reverse=True,
     )[:12]
     assert {r.id for r in picked} == {rid for _, rid in expected}
@@ -137,8 +151,12 @@ def test_vectorised_scoring_equals_the_reference_formula():
 def test_newest_reflection_always_included():
     records = [
         TextRecord(id=1, text="Ada is generous", created_at=1, vector=q("Ada is generous")),
-        TextRecord(id=2, text="Ada is generous with coin", created_at=2,
-                   vector=q("Ada is generous with coin")),
+        TextRecord(
+            id=2,
+            text="Ada is generous with coin",
+            created_at=2,
+            vector=q("Ada is generous with coin"),
+        ),
         TextRecord(id=3, text="unrelated belief zzz", created_at=3, vector=q("zzz qqq")),
     ]
     picked = select_newest_plus_similar(records, q("generous Ada"), slots=2)

@@ -9,8 +9,8 @@ from django.test import override_settings
 import omniira_evennia as omniira
 from omniira_evennia import health, social, store
 from omniira_evennia.commands import CmdTalk
-from omniira_evennia.guards import Budget, CircuitBreaker
 from omniira_evennia.conf import TierSettings
+from omniira_evennia.guards import Budget, CircuitBreaker
 from omniira_evennia.llm import LLMCircuitOpen, LLMClient, LLMError
 from omniira_evennia.models import AuditLog, ConversationTurn, LLMUsage, Memory
 from omniira_evennia.safety import detect_manipulation, redact_pii
@@ -31,7 +31,9 @@ def test_redaction_of_each_kind():
     for secret in (EMAIL, "7946", "123-4567", "Baker Street", "6789", "4111", "GB29"):
         assert secret not in text
     assert redact_pii("In 1862 I paid 12 silver for 3 ales.") == (
-        "In 1862 I paid 12 silver for 3 ales.", 0)
+        "In 1862 I paid 12 silver for 3 ales.",
+        0,
+    )
 
 
 MANIPULATIONS = {
@@ -47,8 +49,11 @@ MANIPULATIONS = {
 def test_every_manipulation_form_is_detected_and_plain_talk_is_not():
     for label, text in MANIPULATIONS.items():
         assert label in detect_manipulation(text), label
-    for text in ("Forget it, I'll pay tomorrow.", "I ignored the rain and came in.",
-                 "Remember me to your sister!"):
+    for text in (
+        "Forget it, I'll pay tomorrow.",
+        "I ignored the rain and came in.",
+        "Remember me to your sister!",
+    ):
         assert detect_manipulation(text) == [], text
     assert detect_manipulation("Nice weather for ducks.") == []
 
@@ -61,13 +66,27 @@ class Router(DayRouter):
         if feature == "gossip":
             return json.dumps({"items": []})
         if feature == "extraction":
-            return json.dumps({"memories": [{"key": "contact", "value": f"Ada's mail is {EMAIL}",
-                                             "importance": 5, "feeling": "trust"}]})
+            return json.dumps(
+                {
+                    "memories": [
+                        {
+                            "key": "contact",
+                            "value": f"Ada's mail is {EMAIL}",
+                            "importance": 5,
+                            "feeling": "trust",
+                        }
+                    ]
+                }
+            )
         if feature is None:
             self.calls.append((None, "", ""))
-            return ('Noted, love. [[REMEMBER:{"key":"contact_' + str(len(self.calls))
-                    + '","value":"Ada can be reached at ' + EMAIL
-                    + '","importance":10,"feeling":"trust"}]]')
+            return (
+                'Noted, love. [[REMEMBER:{"key":"contact_'
+                + str(len(self.calls))
+                + '","value":"Ada can be reached at '
+                + EMAIL
+                + '","importance":10,"feeling":"trust"}]]'
+            )
         return super().__call__(body)
 
 
@@ -76,27 +95,37 @@ class TestSafety(SocialTestBase):
         self.maren.db.npc_headline = True
         router = Router()
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
-            for line in (f"My email is {EMAIL}.", f"And my phone is {PHONE}.",
-                         "I trade in blue glass.", "I lost my brother.", "Goodbye!"):
+            for line in (
+                f"My email is {EMAIL}.",
+                f"And my phone is {PHONE}.",
+                "I trade in blue glass.",
+                "I lost my brother.",
+                "Goodbye!",
+            ):
                 self.call(CmdTalk(), f"Maren = {line}")
             self.leave_room()
             omniira.remember(self.lyra, self.char1, "Ada likes music.", feeling="joy")
             omniira.gossip_round(self.room1)
             omniira.run_rollover()
-            features = {((r.get("response_format") or {}).get("json_schema") or {}).get("name")
-                        for r in llm.requests}
+            features = {
+                ((r.get("response_format") or {}).get("json_schema") or {}).get("name")
+                for r in llm.requests
+            }
         assert features == {None, "extraction", "gossip", "reflection", "diary"}
         everything = json.dumps(llm.requests)
         assert EMAIL not in everything and "7946" not in everything
         assert "[email]" in everything and "[phone]" in everything
         stored = json.dumps(list(Memory.objects.values_list("value", flat=True))) + json.dumps(
-            list(ConversationTurn.objects.values_list("text", flat=True)))
+            list(ConversationTurn.objects.values_list("text", flat=True))
+        )
         assert EMAIL not in stored and "7946" not in stored
         assert health.get("pii_redacted") >= 3
 
     def test_manipulation_is_flagged_audited_kept_and_shown_untrusted(self):
-        reply = ('As you say. [[REMEMBER:{"key":"owner","value":"Ada says she owns the tavern",'
-                 '"importance":10}]]')
+        reply = (
+            'As you say. [[REMEMBER:{"key":"owner","value":"Ada says she owns the tavern",'
+            '"importance":10}]]'
+        )
         with ScriptedLLM([reply]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             for label, text in MANIPULATIONS.items():
                 self.call(CmdTalk(), f"Maren = {text}")
@@ -107,10 +136,14 @@ class TestSafety(SocialTestBase):
             assert memory.suspect and memory.importance == 7  # kept, flagged, capped
             assert AuditLog.objects.filter(kind="memory", memory=memory).exists()
             self.call(CmdTalk(), "Maren = Evening.")
-            assert ('(unverified, may be a trick) "Ada says she owns the tavern"'
-                    in llm.system_prompts()[-1])
-        with ScriptedLLM(["Evening."]) as llm, override_settings(
-                OMNIIRA={**tiers(llm.base_url), "SUSPECT_MEMORIES": "exclude"}):
+            assert (
+                '(unverified, may be a trick) "Ada says she owns the tavern"'
+                in llm.system_prompts()[-1]
+            )
+        with (
+            ScriptedLLM(["Evening."]) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "SUSPECT_MEMORIES": "exclude"}),
+        ):
             self.call(CmdTalk(), "Maren = Evening again.")
             assert "owns the tavern" not in llm.system_prompts()[-1]
 
@@ -121,9 +154,11 @@ class TestSafety(SocialTestBase):
         assert AuditLog.objects.get(kind="player_text").labels == ["tag_syntax"]
 
     def test_player_sourced_importance_is_capped(self):
-        reply = ('Aye. [[REMEMBER:{"key":"rich","value":"Ada is rich","importance":10}]]')
-        with ScriptedLLM([reply]) as llm, override_settings(
-                OMNIIRA={**tiers(llm.base_url), "PLAYER_IMPORTANCE_CAP": 6}):
+        reply = 'Aye. [[REMEMBER:{"key":"rich","value":"Ada is rich","importance":10}]]'
+        with (
+            ScriptedLLM([reply]) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "PLAYER_IMPORTANCE_CAP": 6}),
+        ):
             self.call(CmdTalk(), "Maren = I am rich.")
         assert Memory.objects.get(key="rich").importance == 6
 
@@ -162,8 +197,9 @@ class TestBudgetsAndFailures(SocialTestBase):
         assert budget.refusal("voice") is None
 
     def test_budget_survives_a_restart(self):
-        LLMUsage.objects.create(tier="voice", feature="conversation", tokens_in=80,
-                                tokens_out=20, npc=self.maren)
+        LLMUsage.objects.create(
+            tier="voice", feature="conversation", tokens_in=80, tokens_out=20, npc=self.maren
+        )
         budget = Budget({"voice": TierSettings(daily_tokens=100)})
         store.seed_budget(budget)
         assert budget.spent("voice") == 100 and budget.spent("voice", self.maren.id) == 100
@@ -173,8 +209,9 @@ class TestBudgetsAndFailures(SocialTestBase):
         clock = [0.0]
         breaker = CircuitBreaker(failures=2, cooldown=30, clock=lambda: clock[0])
         with ScriptedLLM(status=500) as llm:
-            client = LLMClient({"voice": TierSettings(base_url=llm.base_url, timeout=2)},
-                               breaker=breaker)
+            client = LLMClient(
+                {"voice": TierSettings(base_url=llm.base_url, timeout=2)}, breaker=breaker
+            )
             for _ in range(2):
                 try:
                     client.chat("voice", [{"role": "user", "content": "x"}], feature="t")
@@ -195,6 +232,16 @@ class TestBudgetsAndFailures(SocialTestBase):
             assert breaker.state(llm.base_url) == "closed"
         assert health.get("circuit_opened") == 1
 
+    def test_slow_endpoint_times_out_into_a_fallback_line(self):
+        with (
+            ScriptedLLM(["Too late."], delay=2.0) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url, timeout=0.5)),
+        ):
+            shown = self.call(CmdTalk(), "Maren = hello?")
+        assert "Too late." not in shown and "Maren" in shown
+        assert "Timeout" in LLMUsage.objects.get().error
+        assert ConversationTurn.objects.filter(role="npc").count() == 0
+
     def test_locked_database_is_retried_and_the_reply_still_arrives(self):
         real_add_turn = store.add_turn
         calls = []
@@ -205,8 +252,11 @@ class TestBudgetsAndFailures(SocialTestBase):
                 raise OperationalError("database is locked")
             return real_add_turn(*args, **kwargs)
 
-        with ScriptedLLM(["Still here."]) as llm, override_settings(
-                OMNIIRA=tiers(llm.base_url)), mock.patch.object(store, "add_turn", flaky):
+        with (
+            ScriptedLLM(["Still here."]) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url)),
+            mock.patch.object(store, "add_turn", flaky),
+        ):
             shown = self.call(CmdTalk(), "Maren = hello")
         assert "Still here." in shown
         assert ConversationTurn.objects.filter(role="npc").get().text == "Still here."

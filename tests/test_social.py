@@ -52,8 +52,9 @@ class SocialTestBase(EvenniaCommandTest):
         self.lyra = self.npc("Lyra")
 
     def npc(self, key, room=None):
-        npc = create.create_object("typeclasses.npcs.NPC", key=key, location=room or self.room1,
-                                   home=room or self.room1)
+        npc = create.create_object(
+            "typeclasses.npcs.NPC", key=key, location=room or self.room1, home=room or self.room1
+        )
         npc.db.npc_role = f"{key.lower()} of the town"
         return npc
 
@@ -64,32 +65,60 @@ class SocialTestBase(EvenniaCommandTest):
 
 class TestGossip(SocialTestBase):
     def test_fact_told_to_maren_reaches_lyra_as_hearsay_and_never_returns(self):
-        remember = ('I hope you find him, love. [[REMEMBER:{"key":"lost_brother","value":"'
-                    + FACT + '","importance":7,"feeling":"sorrow"}]]')
+        remember = (
+            'I hope you find him, love. [[REMEMBER:{"key":"lost_brother","value":"'
+            + FACT
+            + '","importance":7,"feeling":"sorrow"}]]'
+        )
         router = Router(voice=[remember])
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             self.call(CmdTalk(), "Maren = I'm looking for my brother Tomas.")
             assert Memory.objects.get(npc=self.maren, subject=self.char1).value == FACT
             self.leave_room()
 
-            router.voice = ["Did you hear about the newcomer, Ada?", "No, tell me!",
-                            "She's looking for her lost brother.", "Poor thing."]
+            router.voice = [
+                "Did you hear about the newcomer, Ada?",
+                "No, tell me!",
+                "She's looking for her lost brother.",
+                "Poor thing.",
+            ]
             router.gossip_items = [
-                {"speaker_id": str(self.maren.id), "subject_id": str(self.char1.id),
-                 "fact": "Ada was searching for her lost brother Tomas.", "importance": 6,
-                 "feeling": "sorrow"},
-                {"speaker_id": str(self.char2.id), "subject_id": str(self.char1.id),
-                 "fact": "Not a participant speaking.", "importance": 5, "feeling": "joy"},
-                {"speaker_id": str(self.maren.id), "subject_id": str(self.lyra.id),
-                 "fact": "Lyra sings badly.", "importance": 5, "feeling": "contempt"},
-                {"speaker_id": "Maren", "subject_id": "Bartholomew the Phantom",
-                 "fact": "He does not exist.", "importance": 9, "feeling": "fear"},
+                {
+                    "speaker_id": str(self.maren.id),
+                    "subject_id": str(self.char1.id),
+                    "fact": "Ada was searching for her lost brother Tomas.",
+                    "importance": 6,
+                    "feeling": "sorrow",
+                },
+                {
+                    "speaker_id": str(self.char2.id),
+                    "subject_id": str(self.char1.id),
+                    "fact": "Not a participant speaking.",
+                    "importance": 5,
+                    "feeling": "joy",
+                },
+                {
+                    "speaker_id": str(self.maren.id),
+                    "subject_id": str(self.lyra.id),
+                    "fact": "Lyra sings badly.",
+                    "importance": 5,
+                    "feeling": "contempt",
+                },
+                {
+                    "speaker_id": "Maren",
+                    "subject_id": "Bartholomew the Phantom",
+                    "fact": "He does not exist.",
+                    "importance": 9,
+                    "feeling": "fear",
+                },
             ]
             [done] = omniira.gossip_round(self.room1)
             result = done.result
             assert [r for _, r in result.rejected] == [
-                "speaker is not one of the pair", "subject is one of the pair",
-                "subject is not a known character"]
+                "speaker is not one of the pair",
+                "subject is one of the pair",
+                "subject is not a known character",
+            ]
             heard = Memory.objects.get(npc=self.lyra, subject=self.char1)
             assert heard.source == "gossip" and heard.provenance_id == self.maren.id
             assert (heard.hops, heard.chain) == (1, [self.maren.id])
@@ -107,12 +136,18 @@ class TestGossip(SocialTestBase):
             self.leave_room()
             router.voice = ["Maren, did you know Ada lost her brother?", "I told you that!"]
             router.gossip_items = [
-                {"speaker_id": str(self.lyra.id), "subject_id": str(self.char1.id),
-                 "fact": "Ada was searching for her lost brother Tomas.", "importance": 6,
-                 "feeling": "sorrow"}]
+                {
+                    "speaker_id": str(self.lyra.id),
+                    "subject_id": str(self.char1.id),
+                    "fact": "Ada was searching for her lost brother Tomas.",
+                    "importance": 6,
+                    "feeling": "sorrow",
+                }
+            ]
             [done] = omniira.gossip_round(self.room1)
             assert [r for _, r in done.result.rejected] == [
-                "rumour would return to someone who told it"]
+                "rumour would return to someone who told it"
+            ]
             assert Memory.objects.get(npc=self.maren, subject=self.char1).source == "self"
 
             # Lyra telling Voss makes a two-hop chain that traces back to Maren.
@@ -134,9 +169,17 @@ class TestGossip(SocialTestBase):
 
 class TestConversationLifecycle(SocialTestBase):
     def test_timeout_leaving_and_restart_each_extract_exactly_once(self):
-        router = Router(voice=["Aye."], extraction=[
-            {"key": "favourite_drink", "value": "Ada drinks plum wine.", "importance": 4,
-             "feeling": "joy"}])
+        router = Router(
+            voice=["Aye."],
+            extraction=[
+                {
+                    "key": "favourite_drink",
+                    "value": "Ada drinks plum wine.",
+                    "importance": 4,
+                    "feeling": "joy",
+                }
+            ],
+        )
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             # 1. idle past the timeout
             self.call(CmdTalk(), "Maren = A plum wine, please.")
@@ -176,8 +219,10 @@ class TestConversationLifecycle(SocialTestBase):
         assert router.count["extraction"] == 1
 
     def test_extraction_failure_is_marked_and_not_retried_forever(self):
-        with ScriptedLLM(["not json at all"]) as llm, override_settings(
-                OMNIIRA=tiers(llm.base_url, structured_output="none")):
+        with (
+            ScriptedLLM(["not json at all"]) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url, structured_output="none")),
+        ):
             self.call(CmdTalk(), "Maren = Bye now.")
         assert Conversation.objects.get().extraction == "failed"
         assert not Memory.objects.filter(source="extracted").exists()
@@ -194,8 +239,14 @@ class TestRelationships(SocialTestBase):
         relationship_threshold_crossed.connect(receiver)
         try:
             for i in range(8):
-                omniira.remember(self.lyra, self.char1, f"Ada shoved me at the bar, time {i}.",
-                                 key=f"shove_{i}", importance=9, feeling="anger")
+                omniira.remember(
+                    self.lyra,
+                    self.char1,
+                    f"Ada shoved me at the bar, time {i}.",
+                    key=f"shove_{i}",
+                    importance=9,
+                    feeling="anger",
+                )
         finally:
             relationship_threshold_crossed.disconnect(receiver)
         rel = omniira.relationship(self.lyra, self.char1)
@@ -203,18 +254,29 @@ class TestRelationships(SocialTestBase):
         assert crossed.count(("Lyra", "Ada", "trust", 0.2, "down")) == 1
         assert crossed.count(("Lyra", "Ada", "friendliness", 0.2, "down")) == 1
 
-        with ScriptedLLM(["What do YOU want?"]) as llm, override_settings(
-                OMNIIRA=tiers(llm.base_url)):
+        with (
+            ScriptedLLM(["What do YOU want?"]) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url)),
+        ):
             self.call(CmdTalk(), "Lyra = Hi!")
         prompt = llm.system_prompts()[-1]
         assert "How you feel about Ada: you distrust them" in prompt
         assert "cold, even hostile" in prompt
 
     def test_hearsay_moves_relationships_half_as_much(self):
-        omniira.remember(self.lyra, self.char1, "Ada helped me.", key="a", importance=10,
-                         feeling="trust")
-        omniira.remember(self.maren, self.char1, "Ada helped Lyra.", key="a", importance=10,
-                         feeling="trust", provenance=self.lyra, source="gossip")
+        omniira.remember(
+            self.lyra, self.char1, "Ada helped me.", key="a", importance=10, feeling="trust"
+        )
+        omniira.remember(
+            self.maren,
+            self.char1,
+            "Ada helped Lyra.",
+            key="a",
+            importance=10,
+            feeling="trust",
+            provenance=self.lyra,
+            source="gossip",
+        )
         firsthand = omniira.relationship(self.lyra, self.char1).trust - 0.5
         hearsay = omniira.relationship(self.maren, self.char1).trust - 0.5
         assert abs(hearsay - firsthand / 2) < 1e-9
@@ -228,10 +290,12 @@ class TestRelationships(SocialTestBase):
     def test_has_met_and_memories_by(self):
         assert not omniira.has_met(self.maren, self.char1)
         omniira.remember(self.maren, self.char1, "Ada paid in silver.", feeling="trust")
-        omniira.remember(self.maren, self.char2, "Heard of Char2.", provenance=self.lyra,
-                         source="gossip")
+        omniira.remember(
+            self.maren, self.char2, "Heard of Char2.", provenance=self.lyra, source="gossip"
+        )
         assert omniira.has_met(self.maren, self.char1)
         assert not omniira.has_met(self.maren, self.char2)  # hearsay is not meeting
         assert [m.value for m in omniira.memories_by(self.maren, feeling="trust")] == [
-            "Ada paid in silver."]
+            "Ada paid in silver."
+        ]
         assert omniira.memories_by(self.maren, source="gossip").count() == 1

@@ -106,9 +106,24 @@ def test_any_text_never_raises_and_never_leaks_brackets(raw):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.sampled_from(
-    ["[[", "]]", "[", "]", "REMEMBER:", "OPINION:", '{"key":"a","value":"b"}', '"x"', "hi ", "{"]
-)))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "[[",
+                "]]",
+                "[",
+                "]",
+                "REMEMBER:",
+                "OPINION:",
+                '{"key":"a","value":"b"}',
+                '"x"',
+                "hi ",
+                "{",
+            ]
+        )
+    )
+)
 def test_tag_like_soup_never_leaks(parts):
     parsed = parse_reply("".join(parts))
     assert "[[" not in parsed.text and "]]" not in parsed.text

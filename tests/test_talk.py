@@ -15,8 +15,8 @@ from omniira_evennia.models import ConversationTurn, LLMUsage, Memory, Opinion, 
 from tests.scripted_llm import ScriptedLLM
 
 REMEMBER_REPLY = (
-    "Welcome, Ada love! Blue glass, eh? [[REMEMBER:{\"key\":\"collects_glass\","
-    "\"value\":\"Ada collects blue glass bottles.\",\"importance\":6,\"feeling\":\"joy\"}]] "
+    'Welcome, Ada love! Blue glass, eh? [[REMEMBER:{"key":"collects_glass",'
+    '"value":"Ada collects blue glass bottles.","importance":6,"feeling":"joy"}]] '
     "Sit anywhere."
 )
 
@@ -25,8 +25,7 @@ def tiers(base_url, **extra):
     def tier():
         return {"base_url": base_url, "model": "scripted", "timeout": 5, **extra}
 
-    return {"THINKING_DELAY": 0,
-            "TIERS": {"voice": tier(), "reasoning": tier(), "ambient": tier()}}
+    return {"THINKING_DELAY": 0, "TIERS": {"voice": tier(), "reasoning": tier(), "ambient": tier()}}
 
 
 class TalkTestBase(EvenniaCommandTest):
@@ -77,17 +76,17 @@ class TestTalkPipeline(TalkTestBase):
                 self.call(CmdSay(), "barkeep: another!")
                 self.call(CmdSay(), "Nice weather for ducks.")
         assert len(llm.requests) == 2  # the plain remark to the room reached no NPC
-        assert "Ada says: Maren, what do you pour here?" in llm.requests[0]["messages"][-1][
-            "content"
-        ]
+        assert (
+            "Ada says: Maren, what do you pour here?" in llm.requests[0]["messages"][-1]["content"]
+        )
 
     def test_opinion_concern_commitment_tags_are_written(self):
         reply = (
-            "I'll walk you there myself. [[OPINION:\"Ada seems honest.\"]]"
-            "[[CONCERN:{\"topic\":\"Ada's missing brother\",\"intensity\":3}]]"
-            "[[COMMITMENT:{\"to\":\"Ada\",\"to_kind\":\"player\",\"action\":\"travel_to\","
-            "\"target\":\"the market\",\"by\":\"noon\",\"summary\":\"I promised to take Ada to "
-            "the market at noon.\"}]]"
+            'I\'ll walk you there myself. [[OPINION:"Ada seems honest."]]'
+            '[[CONCERN:{"topic":"Ada\'s missing brother","intensity":3}]]'
+            '[[COMMITMENT:{"to":"Ada","to_kind":"player","action":"travel_to",'
+            '"target":"the market","by":"noon","summary":"I promised to take Ada to '
+            'the market at noon."}]]'
         )
         with ScriptedLLM([reply, "Aye."]) as llm:
             with override_settings(OMNIIRA=tiers(llm.base_url)):
@@ -118,8 +117,15 @@ class TestTalkPipeline(TalkTestBase):
         lyra = create.create_object("typeclasses.npcs.NPC", key="Lyra", location=self.room2)
         from omniira_evennia import remember
 
-        remember(self.maren, self.char1, "Ada picked a fight with Voss.", key="fight",
-                 provenance=lyra, source="gossip", feeling="contempt")
+        remember(
+            self.maren,
+            self.char1,
+            "Ada picked a fight with Voss.",
+            key="fight",
+            provenance=lyra,
+            source="gossip",
+            feeling="contempt",
+        )
         with ScriptedLLM(["Trouble follows you, doesn't it?"]) as llm:
             with override_settings(OMNIIRA=tiers(llm.base_url)):
                 self.call(CmdTalk(), "Maren = Evening.")

@@ -73,8 +73,13 @@ def admin_credentials() -> tuple[str, str, bool]:
 
 def evennia(*args: str, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(BIN / "evennia"), *args], cwd=DEMO, env=env, stdin=subprocess.DEVNULL, check=check,
-        text=True, capture_output=True,
+        [str(BIN / "evennia"), *args],
+        cwd=DEMO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=check,
+        text=True,
+        capture_output=True,
     )
 
 
@@ -139,8 +144,11 @@ def start_local_model(env: dict[str, str]) -> str:
     stop_local_model()
     say("preparing the offline model (first run assembles and verifies ~1.1 GB)")
     result = subprocess.run(
-        [sys.executable, "-m", "omniira_evennia.local_model", "assemble"], env=env, text=True,
-        capture_output=True, cwd=ROOT,
+        [sys.executable, "-m", "omniira_evennia.local_model", "assemble"],
+        env=env,
+        text=True,
+        capture_output=True,
+        cwd=ROOT,
     )
     if result.returncode != 0:
         raise SystemExit(f"[demo] {result.stderr.strip() or result.stdout.strip()}")
@@ -151,9 +159,23 @@ def start_local_model(env: dict[str, str]) -> str:
     LOCAL_LOG.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCAL_LOG, "ab") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "omniira_evennia.local_model", "serve", "--port", str(port),
-             "--threads", threads, "--ctx", ctx],
-            env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-m",
+                "omniira_evennia.local_model",
+                "serve",
+                "--port",
+                str(port),
+                "--threads",
+                threads,
+                "--ctx",
+                ctx,
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
     LOCAL_PID.write_text(str(process.pid))

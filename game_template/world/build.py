@@ -100,7 +100,10 @@ def _exit(key, aliases, source, destination):
                 ex.destination = destination
             return ex
     ex = create_object(
-        "typeclasses.exits.Exit", key=key, aliases=aliases, location=source,
+        "typeclasses.exits.Exit",
+        key=key,
+        aliases=aliases,
+        location=source,
         destination=destination,
     )
     ex.tags.add(*TAG)
@@ -123,7 +126,9 @@ def build_world():
         npc = _tagged(spec["key"])
         if npc is None:
             npc = create_object(
-                "typeclasses.npcs.NPC", key=spec["key"], location=rooms[spec["room"]],
+                "typeclasses.npcs.NPC",
+                key=spec["key"],
+                location=rooms[spec["room"]],
                 home=rooms[spec["room"]],
             )
             npc.tags.add(*TAG)

@@ -10,155 +10,378 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('objects', '0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more'),
+        ("objects", "0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Concern',
+            name="Concern",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('topic', models.CharField(max_length=200)),
-                ('intensity', models.SmallIntegerField(default=2)),
-                ('resolved', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('source', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("topic", models.CharField(max_length=200)),
+                ("intensity", models.SmallIntegerField(default=2)),
+                ("resolved", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
-                'indexes': [models.Index(fields=['npc', 'resolved', 'created_at'], name='omniira_concern')],
+                "ordering": ["-created_at"],
+                "indexes": [
+                    models.Index(fields=["npc", "resolved", "created_at"], name="omniira_concern")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ConversationTurn',
+            name="ConversationTurn",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('conversation_id', models.CharField(db_index=True, max_length=36)),
-                ('role', models.CharField(choices=[('speaker', 'Speaker'), ('npc', 'Npc')], max_length=8)),
-                ('text', models.TextField()),
-                ('game_day', models.IntegerField(default=0)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('speaker', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("conversation_id", models.CharField(db_index=True, max_length=36)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("speaker", "Speaker"), ("npc", "Npc")], max_length=8
+                    ),
+                ),
+                ("text", models.TextField()),
+                ("game_day", models.IntegerField(default=0)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "speaker",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'indexes': [models.Index(fields=['npc', 'speaker', 'created_at'], name='omniira_turn_recent')],
+                "ordering": ["created_at", "id"],
+                "indexes": [
+                    models.Index(
+                        fields=["npc", "speaker", "created_at"], name="omniira_turn_recent"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='DiaryEntry',
+            name="DiaryEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game_day', models.IntegerField()),
-                ('entry', models.TextField()),
-                ('importance', models.SmallIntegerField(default=5)),
-                ('embedding', models.BinaryField(blank=True, null=True)),
-                ('written_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("game_day", models.IntegerField()),
+                ("entry", models.TextField()),
+                ("importance", models.SmallIntegerField(default=5)),
+                ("embedding", models.BinaryField(blank=True, null=True)),
+                ("written_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'diary entries',
-                'ordering': ['game_day'],
-                'constraints': [models.UniqueConstraint(fields=('npc', 'game_day'), name='omniira_diary_one_per_day')],
+                "verbose_name_plural": "diary entries",
+                "ordering": ["game_day"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("npc", "game_day"), name="omniira_diary_one_per_day"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='LLMUsage',
+            name="LLMUsage",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('tier', models.CharField(max_length=16)),
-                ('feature', models.CharField(max_length=32)),
-                ('model', models.CharField(blank=True, max_length=200)),
-                ('tokens_in', models.IntegerField(default=0)),
-                ('tokens_out', models.IntegerField(default=0)),
-                ('latency_ms', models.IntegerField(default=0)),
-                ('cost_usd', models.FloatField(default=0.0)),
-                ('ok', models.BooleanField(default=True)),
-                ('error', models.CharField(blank=True, max_length=500)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("tier", models.CharField(max_length=16)),
+                ("feature", models.CharField(max_length=32)),
+                ("model", models.CharField(blank=True, max_length=200)),
+                ("tokens_in", models.IntegerField(default=0)),
+                ("tokens_out", models.IntegerField(default=0)),
+                ("latency_ms", models.IntegerField(default=0)),
+                ("cost_usd", models.FloatField(default=0.0)),
+                ("ok", models.BooleanField(default=True)),
+                ("error", models.CharField(blank=True, max_length=500)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'LLM usage',
-                'indexes': [models.Index(fields=['created_at'], name='omniira_usage_time'), models.Index(fields=['tier', 'feature'], name='omniira_usage_feature')],
+                "verbose_name_plural": "LLM usage",
+                "indexes": [
+                    models.Index(fields=["created_at"], name="omniira_usage_time"),
+                    models.Index(fields=["tier", "feature"], name="omniira_usage_feature"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Memory',
+            name="Memory",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('key', models.CharField(max_length=64)),
-                ('value', models.CharField(max_length=500)),
-                ('learned_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('game_day', models.IntegerField(default=0)),
-                ('embedding', models.BinaryField(blank=True, null=True)),
-                ('importance', models.SmallIntegerField(default=5)),
-                ('source', models.CharField(choices=[('self', 'self-tagged'), ('extracted', 'extracted after a conversation'), ('gossip', 'heard as gossip'), ('self_committed', 'a commitment the NPC made'), ('admin', 'written by a builder')], default='self', max_length=16)),
-                ('feeling', models.CharField(blank=True, choices=[('joy', 'joy'), ('anger', 'anger'), ('fear', 'fear'), ('trust', 'trust'), ('contempt', 'contempt'), ('sorrow', 'sorrow'), ('surprise', 'surprise')], default='', max_length=16)),
-                ('kind', models.CharField(default='event', max_length=32)),
-                ('expires_at', models.DateTimeField(blank=True, null=True)),
-                ('locked', models.BooleanField(default=False)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='omniira_memories', to='objects.objectdb')),
-                ('provenance', models.ForeignKey(blank=True, help_text='Who told the NPC this; empty means firsthand.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='omniira_memories_told', to='objects.objectdb')),
-                ('subject', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='omniira_memories_about', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("key", models.CharField(max_length=64)),
+                ("value", models.CharField(max_length=500)),
+                ("learned_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("game_day", models.IntegerField(default=0)),
+                ("embedding", models.BinaryField(blank=True, null=True)),
+                ("importance", models.SmallIntegerField(default=5)),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("self", "self-tagged"),
+                            ("extracted", "extracted after a conversation"),
+                            ("gossip", "heard as gossip"),
+                            ("self_committed", "a commitment the NPC made"),
+                            ("admin", "written by a builder"),
+                        ],
+                        default="self",
+                        max_length=16,
+                    ),
+                ),
+                (
+                    "feeling",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("joy", "joy"),
+                            ("anger", "anger"),
+                            ("fear", "fear"),
+                            ("trust", "trust"),
+                            ("contempt", "contempt"),
+                            ("sorrow", "sorrow"),
+                            ("surprise", "surprise"),
+                        ],
+                        default="",
+                        max_length=16,
+                    ),
+                ),
+                ("kind", models.CharField(default="event", max_length=32)),
+                ("expires_at", models.DateTimeField(blank=True, null=True)),
+                ("locked", models.BooleanField(default=False)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="omniira_memories",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "provenance",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Who told the NPC this; empty means firsthand.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="omniira_memories_told",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "subject",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="omniira_memories_about",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['learned_at', 'id'],
-                'indexes': [models.Index(fields=['npc', 'subject', 'learned_at'], name='omniira_mem_recent'), models.Index(fields=['npc', 'learned_at'], name='omniira_mem_npc_time'), models.Index(fields=['source'], name='omniira_mem_source')],
-                'constraints': [models.UniqueConstraint(fields=('npc', 'subject', 'key'), name='omniira_memory_unique_key')],
+                "ordering": ["learned_at", "id"],
+                "indexes": [
+                    models.Index(
+                        fields=["npc", "subject", "learned_at"], name="omniira_mem_recent"
+                    ),
+                    models.Index(fields=["npc", "learned_at"], name="omniira_mem_npc_time"),
+                    models.Index(fields=["source"], name="omniira_mem_source"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("npc", "subject", "key"), name="omniira_memory_unique_key"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Opinion',
+            name="Opinion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('opinion', models.CharField(max_length=500)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('target', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("opinion", models.CharField(max_length=500)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('npc', 'target'), name='omniira_opinion_unique')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("npc", "target"), name="omniira_opinion_unique")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Plan',
+            name="Plan",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('to_name', models.CharField(blank=True, max_length=100)),
-                ('to_kind', models.CharField(default='player', max_length=8)),
-                ('action', models.CharField(max_length=16)),
-                ('target', models.CharField(blank=True, max_length=100)),
-                ('by', models.CharField(blank=True, max_length=100)),
-                ('summary', models.CharField(max_length=500)),
-                ('status', models.CharField(choices=[('open', 'Open'), ('done', 'Done'), ('dropped', 'Dropped')], default='open', max_length=8)),
-                ('game_day', models.IntegerField(default=0)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('to', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("to_name", models.CharField(blank=True, max_length=100)),
+                ("to_kind", models.CharField(default="player", max_length=8)),
+                ("action", models.CharField(max_length=16)),
+                ("target", models.CharField(blank=True, max_length=100)),
+                ("by", models.CharField(blank=True, max_length=100)),
+                ("summary", models.CharField(max_length=500)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("open", "Open"), ("done", "Done"), ("dropped", "Dropped")],
+                        default="open",
+                        max_length=8,
+                    ),
+                ),
+                ("game_day", models.IntegerField(default=0)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "to",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['npc', 'status'], name='omniira_plan_status')],
+                "indexes": [models.Index(fields=["npc", "status"], name="omniira_plan_status")],
             },
         ),
         migrations.CreateModel(
-            name='Reflection',
+            name="Reflection",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('belief', models.CharField(max_length=500)),
-                ('importance', models.SmallIntegerField(default=5)),
-                ('memories_count', models.IntegerField(default=0)),
-                ('embedding', models.BinaryField(blank=True, null=True)),
-                ('game_day', models.IntegerField(default=0)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('target', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("belief", models.CharField(max_length=500)),
+                ("importance", models.SmallIntegerField(default=5)),
+                ("memories_count", models.IntegerField(default=0)),
+                ("embedding", models.BinaryField(blank=True, null=True)),
+                ("game_day", models.IntegerField(default=0)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'indexes': [models.Index(fields=['npc', 'target', 'created_at'], name='omniira_refl_target')],
+                "ordering": ["created_at", "id"],
+                "indexes": [
+                    models.Index(fields=["npc", "target", "created_at"], name="omniira_refl_target")
+                ],
             },
         ),
     ]

@@ -8,56 +8,115 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('objects', '0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more'),
-        ('omniira_evennia', '0001_initial'),
+        ("objects", "0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more"),
+        ("omniira_evennia", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='memory',
-            name='chain',
+            model_name="memory",
+            name="chain",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AddField(
-            model_name='memory',
-            name='hops',
+            model_name="memory",
+            name="hops",
             field=models.SmallIntegerField(default=0),
         ),
         migrations.CreateModel(
-            name='Conversation',
+            name="Conversation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('conversation_id', models.CharField(max_length=36, unique=True)),
-                ('started_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('last_turn_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('ended_at', models.DateTimeField(blank=True, null=True)),
-                ('end_reason', models.CharField(blank=True, max_length=16)),
-                ('extraction', models.CharField(choices=[('none', 'None'), ('pending', 'Pending'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('skipped', 'Skipped')], default='pending', max_length=8)),
-                ('extracted_count', models.IntegerField(default=0)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('speaker', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("conversation_id", models.CharField(max_length=36, unique=True)),
+                ("started_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("last_turn_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("ended_at", models.DateTimeField(blank=True, null=True)),
+                ("end_reason", models.CharField(blank=True, max_length=16)),
+                (
+                    "extraction",
+                    models.CharField(
+                        choices=[
+                            ("none", "None"),
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                            ("skipped", "Skipped"),
+                        ],
+                        default="pending",
+                        max_length=8,
+                    ),
+                ),
+                ("extracted_count", models.IntegerField(default=0)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "speaker",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['ended_at', 'extraction'], name='omniira_conv_open')],
+                "indexes": [
+                    models.Index(fields=["ended_at", "extraction"], name="omniira_conv_open")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Relationship',
+            name="Relationship",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('trust', models.FloatField(default=0.5)),
-                ('fear', models.FloatField(default=0.0)),
-                ('respect', models.FloatField(default=0.5)),
-                ('loyalty', models.FloatField(default=0.5)),
-                ('friendliness', models.FloatField(default=0.5)),
-                ('romance', models.FloatField(default=0.0)),
-                ('version', models.IntegerField(default=0)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('subject', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("trust", models.FloatField(default=0.5)),
+                ("fear", models.FloatField(default=0.0)),
+                ("respect", models.FloatField(default=0.5)),
+                ("loyalty", models.FloatField(default=0.5)),
+                ("friendliness", models.FloatField(default=0.5)),
+                ("romance", models.FloatField(default=0.0)),
+                ("version", models.IntegerField(default=0)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "subject",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('npc', 'subject'), name='omniira_relationship_unique')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("npc", "subject"), name="omniira_relationship_unique"
+                    )
+                ],
             },
         ),
     ]

@@ -8,53 +8,95 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('objects', '0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more'),
-        ('omniira_evennia', '0002_social_memory'),
+        ("objects", "0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more"),
+        ("omniira_evennia", "0002_social_memory"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WorldEvent',
+            name="WorldEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game_day', models.IntegerField()),
-                ('text', models.CharField(max_length=500)),
-                ('npc_ids', models.JSONField(blank=True, default=list)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("game_day", models.IntegerField()),
+                ("text", models.CharField(max_length=500)),
+                ("npc_ids", models.JSONField(blank=True, default=list)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['created_at', 'id'],
-                'indexes': [models.Index(fields=['game_day'], name='omniira_event_day')],
+                "ordering": ["created_at", "id"],
+                "indexes": [models.Index(fields=["game_day"], name="omniira_event_day")],
             },
         ),
         migrations.CreateModel(
-            name='DailyWork',
+            name="DailyWork",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=16)),
-                ('target_id', models.IntegerField(default=0)),
-                ('game_day', models.IntegerField()),
-                ('status', models.CharField(default='running', max_length=8)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=16)),
+                ("target_id", models.IntegerField(default=0)),
+                ("game_day", models.IntegerField()),
+                ("status", models.CharField(default="running", max_length=8)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('kind', 'npc', 'target_id', 'game_day'), name='omniira_daily_once')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("kind", "npc", "target_id", "game_day"), name="omniira_daily_once"
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='PlaceVisit',
+            name="PlaceVisit",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('game_day', models.IntegerField()),
-                ('place', models.CharField(max_length=100)),
-                ('arrived_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('npc', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='objects.objectdb')),
-                ('room', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("game_day", models.IntegerField()),
+                ("place", models.CharField(max_length=100)),
+                ("arrived_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "room",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['arrived_at', 'id'],
-                'indexes': [models.Index(fields=['npc', 'game_day'], name='omniira_visit_day')],
+                "ordering": ["arrived_at", "id"],
+                "indexes": [models.Index(fields=["npc", "game_day"], name="omniira_visit_day")],
             },
         ),
     ]

@@ -8,31 +8,63 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('objects', '0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more'),
-        ('omniira_evennia', '0003_daily_rhythm'),
+        ("objects", "0013_defaultobject_alter_objectdb_id_defaultcharacter_and_more"),
+        ("omniira_evennia", "0003_daily_rhythm"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='memory',
-            name='suspect',
+            model_name="memory",
+            name="suspect",
             field=models.BooleanField(default=False),
         ),
         migrations.CreateModel(
-            name='AuditLog',
+            name="AuditLog",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=24)),
-                ('labels', models.JSONField(blank=True, default=list)),
-                ('excerpt', models.CharField(blank=True, max_length=500)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('memory', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='audits', to='omniira_evennia.memory')),
-                ('npc', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
-                ('speaker', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='objects.objectdb')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("kind", models.CharField(max_length=24)),
+                ("labels", models.JSONField(blank=True, default=list)),
+                ("excerpt", models.CharField(blank=True, max_length=500)),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "memory",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="audits",
+                        to="omniira_evennia.memory",
+                    ),
+                ),
+                (
+                    "npc",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
+                (
+                    "speaker",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="objects.objectdb",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['kind', 'created_at'], name='omniira_audit_kind')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [models.Index(fields=["kind", "created_at"], name="omniira_audit_kind")],
             },
         ),
     ]
