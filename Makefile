@@ -33,7 +33,7 @@ test: $(STAMP) chromium
 	$(PY) -m pytest
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not e2e and not realmodel"
+	$(PY) -m pytest -m "not e2e and not realmodel and not browser"
 
 lint: $(STAMP)
 	$(VENV)/bin/isort --check --profile black -l 100 omniira_evennia tests tools bench
