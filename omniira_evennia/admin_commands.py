@@ -217,7 +217,7 @@ class CmdMemory(MuxCommand):
                 self.usage("inject")
             return
         subject_name, text = (part.strip() for part in self.rhs.split(":", 1))
-        if not text:
+        if not text or not subject_name:
             self.usage("inject")
             return
         subject = self.find_object(subject_name)

@@ -279,8 +279,14 @@ def diary_job(npc, game_day):
 
 
 def _job_failed(failure, kind, npc, game_day, target_id=0):
-    logger.log_trace(f"omniira: {kind} for {npc.key} (day {game_day}) crashed")
-    _mark(kind, npc, game_day, "failed", target_id)
+    """Any error in a job (its reactor part or its worker part): mark it failed, go on."""
+    logger.log_err(
+        f"omniira: {kind} for {npc.key} (day {game_day}) failed: {failure.getErrorMessage()}"
+    )
+    try:
+        _mark(kind, npc, game_day, "failed", target_id)
+    except Exception:  # e.g. the database is locked; the claim is reset at the next start
+        logger.log_trace("omniira: could not mark the failed job")
     health.incr(f"{kind}_failures")
     return 0
 
@@ -305,7 +311,12 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
     conf = get_settings()
     day = clock.current_game_day() if game_day is None else game_day
     started = time.monotonic()
-    forgotten = forget()
+    try:
+        forgotten = forget()
+    except Exception:  # forgetting can wait a day; the diaries should not
+        logger.log_trace("omniira: forgetting failed during the rollover")
+        health.incr("forget_failures")
+        forgotten = {"expired": 0, "evicted": 0}
     semaphore = defer.DeferredSemaphore(conf.ROLLOVER_CONCURRENCY)
     jobs, reflection_jobs = [], 0
     for npc in npcs if npcs is not None else memory_npcs():
@@ -315,8 +326,12 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
             for target_id, count in targets:
                 if target_id in people:
                     reflection_jobs += 1
-                    jobs.append(semaphore.run(reflection_job, npc, people[target_id], count, day))
-        jobs.append(semaphore.run(diary_job, npc, day))
+                    jobs.append(
+                        semaphore.run(
+                            reflection_job, npc, people[target_id], count, day
+                        ).addErrback(_job_failed, "reflection", npc, day, target_id)
+                    )
+        jobs.append(semaphore.run(diary_job, npc, day).addErrback(_job_failed, "diary", npc, day))
 
     def _summary(results):
         summary = {

@@ -68,6 +68,7 @@ class SentenceTransformerEmbedder:
         self.threads = threads
         self._model = None
         self._lock = threading.Lock()
+        self._encode_lock = threading.Lock()
 
     def _model_path(self) -> str:
         if self.model_name:
@@ -97,9 +98,13 @@ class SentenceTransformerEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         model = self._load()
-        vectors = model.encode(
-            list(texts), convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
-        )
+        with self._encode_lock:  # the fast tokenizer is not thread-safe
+            vectors = model.encode(
+                list(texts),
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
 
 

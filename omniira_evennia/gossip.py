@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +30,7 @@ from pydantic import BaseModel, field_validator
 from .embeddings import Embedder, embed_or_none
 from .llm import LLMClient, LLMError, LLMJsonError, Usage, chat_json
 from .prompts import PromptContext, Turn, build_messages, quote, strip_character_breaks
-from .tags import ParsedReply, clamp_int, cut_value, normalize_feeling, parse_reply, slug_key
+from .tags import ParsedReply, clamp_int, clean_value, normalize_feeling, parse_reply, slug_key
 
 log = logging.getLogger("omniira.gossip")
 
@@ -153,7 +154,7 @@ def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str]):
     subject = resolve(raw.get("subject_id", ""), known)
     if subject is None:
         return None, "subject is not a known character"
-    fact = cut_value(raw.get("fact") or "")
+    fact = clean_value(raw.get("fact") or "")
     if not fact:
         return None, "empty fact"
     importance = clamp_int(raw.get("importance"), 1, 10, 5)
@@ -298,10 +299,20 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
     return result
 
 
+def _shareable(record, exclude, now) -> bool:
+    """Suspect or expired memories are never passed on as gossip."""
+    return (
+        record.subject_id not in exclude
+        and not record.suspect
+        and (record.expires_at is None or record.expires_at > now)
+    )
+
+
 def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
     """What an NPC knows about third parties, most important and newest first."""
+    now = time.time()
     chosen = sorted(
-        (r for r in records if r.subject_id not in exclude),
+        (r for r in records if _shareable(r, exclude, now)),
         key=lambda r: (r.importance, r.learned_at),
         reverse=True,
     )
@@ -318,8 +329,9 @@ def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
 
 def news_lines(records, exclude: set[int], limit: int = 6) -> list[str]:
     """The prompt's "what you know about others" lines, hearsay marked with its teller."""
+    now = time.time()
     chosen = sorted(
-        (r for r in records if r.subject_id not in exclude),
+        (r for r in records if _shareable(r, exclude, now)),
         key=lambda r: (r.importance, r.learned_at),
         reverse=True,
     )[:limit]

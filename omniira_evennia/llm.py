@@ -148,7 +148,10 @@ class LLMClient:
             text = data["choices"][0]["message"]["content"] or ""
             if not isinstance(text, str):
                 raise TypeError("message content is not text")
-        except (httpx.HTTPError, KeyError, IndexError, TypeError, ValueError) as err:
+            reported = data.get("usage") or {}
+            tokens_in = int(reported.get("prompt_tokens") or 0)
+            tokens_out = int(reported.get("completion_tokens") or 0)
+        except Exception as err:  # any failure counts against the endpoint, or a probe sticks
             usage.latency_ms = int((time.monotonic() - started) * 1000)
             usage.ok, usage.error = False, f"{type(err).__name__}: {err}"[:500]
             health.incr("llm_errors")
@@ -159,9 +162,7 @@ class LLMClient:
             raise LLMError(usage.error, usage) from err
 
         usage.latency_ms = int((time.monotonic() - started) * 1000)
-        reported = data.get("usage") or {}
-        usage.tokens_in = int(reported.get("prompt_tokens") or 0)
-        usage.tokens_out = int(reported.get("completion_tokens") or 0)
+        usage.tokens_in, usage.tokens_out = tokens_in, tokens_out
         usage.cost_usd = cost_of(tier, usage.tokens_in, usage.tokens_out)
         self.breaker.success(endpoint)
         self.budget.record(tier_name, usage.tokens_in + usage.tokens_out, npc_id)

@@ -203,7 +203,8 @@ _CHARACTER_BREAKS = re.compile(
     r"(as an ai\b|language model|i'?m (just )?an ai|i am (just )?an ai|"
     r"i (cannot|can'?t|am unable to|'m unable to) (assist|help) with|"
     r"anything else i can (help|assist|do for you)|how (can|may) i (help|assist) you|"
-    r"i'?m here to (help|assist)|i'?m sorry, but i (cannot|can'?t))",
+    r"i'?m here to (help|assist)|i'?m sorry, but i (cannot|can'?t)|"
+    r"(happy|glad) to (help|assist)|let me know (how|if) i can)",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
@@ -234,4 +235,6 @@ def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
             broke = True
             continue
         kept.append(sentence.strip())
-    return " ".join(s for s in kept if s), broke
+    from .tags import clean_text  # joining sentences must not rebuild a tag
+
+    return clean_text(" ".join(s for s in kept if s)), broke

@@ -155,9 +155,11 @@ def select_memories(
     # Recency lane: newest first by learned_at, ties broken by id (insertion order).
     order = np.lexsort((index.ids[candidates], index.learned_at[candidates]))[::-1]
     recent_rows = candidates[order[:recency_slots]]
-    chosen: dict[str, int] = {}
+    # Keys are unique per subject, so dedup is by (subject, key); the recency lane wins.
+    chosen: dict[tuple[int, str], int] = {}
     for row in recent_rows:
-        chosen.setdefault(index.records[row].key, int(row))
+        record = index.records[row]
+        chosen.setdefault((record.subject_id, record.key), int(row))
 
     # Similarity lane over the rest.
     if query is not None and similarity_slots > 0:
@@ -177,7 +179,8 @@ def select_memories(
                 top = np.arange(len(rest))
             top = top[np.lexsort((-index.ids[rest[top]], -scores[top]))]
             for row in rest[top]:
-                chosen.setdefault(index.records[row].key, int(row))
+                record = index.records[row]
+                chosen.setdefault((record.subject_id, record.key), int(row))
 
     picked = [index.records[row] for row in chosen.values()]
     picked.sort(key=lambda r: (r.learned_at, r.id))

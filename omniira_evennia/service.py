@@ -189,8 +189,8 @@ def apply_turn(
     Write the turn's effects on the reactor and say the reply. Returns what the room saw.
     Memories written during a turn whose player text was flagged are marked suspect.
     """
-    store.record_usage(result.usage, npc=npc)
     if not result.ok:
+        store.record_usage(result.usage, npc=npc)
         health.incr("conversation_fallbacks")
         logger.log_warn(f"omniira: {npc.key} could not answer {speaker.key}: {result.error}")
         line = fallback_line(npc)
@@ -198,8 +198,10 @@ def apply_turn(
         return line
 
     parsed = result.parsed
-    # All or nothing, so a retry after "database is locked" never writes a tag twice.
+    # All or nothing, so a retry after "database is locked" never writes a tag (or the usage
+    # record) twice.
     with transaction.atomic():
+        store.record_usage(result.usage, npc=npc)
         apply_tags(
             npc,
             speaker,

@@ -118,14 +118,15 @@ def extract(conversation_id: str):
         conversation_id=conversation_id
     )
     npc, speaker = conv.npc, conv.speaker
+    turns = store.transcript(conversation_id)
     lines = [
         (
             npc.key if t.role == ConversationTurn.Role.NPC else (speaker.key if speaker else "?"),
             t.text,
         )
-        for t in store.transcript(conversation_id)
+        for t in turns
     ]
-    if speaker is None or not any(t for who, t in lines if who != npc.key):
+    if speaker is None or not any(t.role == ConversationTurn.Role.SPEAKER for t in turns):
         store.finish_extraction(conversation_id, Conversation.Extraction.SKIPPED)
         return None
     known = list(
@@ -272,10 +273,14 @@ def talk_between(a, b):
     deferred = defer_to_worker(
         run_npc_exchange, turn_a, turn_b, inp, conf, get_client(), get_embedder()
     )
-    return deferred.addCallback(apply_exchange, a, b).addErrback(_exchange_crash, a, b)
+    return deferred.addCallback(
+        lambda result: store.retry_if_locked(apply_exchange, result, a, b)
+    ).addErrback(_exchange_crash, a, b)
 
 
+@transaction.atomic
 def apply_exchange(result, a, b):
+    """Write an NPC-to-NPC exchange all at once: turns, tags, gossip and usage."""
     from evennia.objects.models import ObjectDB
 
     game_day = clock.current_game_day()

@@ -12,9 +12,12 @@ Code that bulk-updates or bulk-deletes memories with querysets must call `invali
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+from functools import partial
 
 import numpy as np
 from django.db import IntegrityError, transaction
@@ -70,31 +73,68 @@ def _ts(value: datetime | None) -> float | None:
     return value.timestamp() if value is not None else None
 
 
+_INDEX_COLUMNS = (
+    "id",
+    "subject_id",
+    "key",
+    "value",
+    "importance",
+    "source",
+    "provenance_id",
+    "provenance__db_key",
+    "feeling",
+    "learned_at",
+    "expires_at",
+    "embedding",
+    "subject__db_key",
+    "hops",
+    "chain",
+    "suspect",
+)
+
+
+def _index_rows(npc_id: int) -> list[tuple]:
+    """
+    The rows of one NPC's matrix, read through a raw cursor: Django's per-value converters
+    (datetimes, JSON) cost more than the query itself at 10k rows, and `_as_timestamp` and
+    `_as_chain` do the same work cheaply.
+    """
+    from django.db import connection
+
+    queryset = Memory.objects.filter(npc_id=npc_id).order_by().values_list(*_INDEX_COLUMNS)
+    sql, params = queryset.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _as_timestamp(value) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, str):  # SQLite stores datetimes as ISO text (UTC, USE_TZ)
+        value = datetime.fromisoformat(value)
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=dt_timezone.utc)
+    return value.timestamp()
+
+
+def _as_chain(value) -> tuple[int, ...]:
+    if isinstance(value, str):
+        if value in ("", "[]"):
+            return ()
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return ()
+    return tuple(int(v) for v in value) if isinstance(value, list) else ()
+
+
 def load_index(npc_id: int) -> MemoryMatrix:
     """The NPC's memory matrix, from cache or from one query."""
     cached = _index_cache.get(npc_id)
     if cached is not None:
         return cached
-    rows = list(
-        Memory.objects.filter(npc_id=npc_id).values_list(
-            "id",
-            "subject_id",
-            "key",
-            "value",
-            "importance",
-            "source",
-            "provenance_id",
-            "provenance__db_key",
-            "feeling",
-            "learned_at",
-            "expires_at",
-            "embedding",
-            "subject__db_key",
-            "hops",
-            "chain",
-            "suspect",
-        )
-    )
+    rows = _index_rows(npc_id)
     records, blobs, has_vector = [], [], np.zeros(len(rows), dtype=bool)
     width = EMBEDDING_DIM * 4
     for row_number, row in enumerate(rows):
@@ -127,12 +167,12 @@ def load_index(npc_id: int) -> MemoryMatrix:
                 provenance_id=prov_id,
                 provenance_name=prov_name,
                 feeling=feeling or None,
-                learned_at=learned_at.timestamp(),
-                expires_at=_ts(expires_at),
+                learned_at=_as_timestamp(learned_at),
+                expires_at=_as_timestamp(expires_at),
                 subject_name=subject_name,
                 hops=hops or 0,
-                chain=tuple(chain) if isinstance(chain, list) else (),
-                suspect=suspect,
+                chain=_as_chain(chain),
+                suspect=bool(suspect),
             )
         )
         if blob is not None and len(blob) == width:
@@ -428,15 +468,19 @@ def update_relationship(npc, subject, feeling, importance, hearsay=False, attemp
         if written:
             rel.refresh_from_db()
             for dimension, threshold, direction in relationships.crossings(old, new):
-                relationships.relationship_threshold_crossed.send(
-                    sender=Relationship,
-                    npc=npc,
-                    subject=subject,
-                    dimension=dimension,
-                    threshold=threshold,
-                    direction=direction,
-                    old=old[dimension],
-                    new=new[dimension],
+                # Sent once the write is committed, so a rolled-back (retried) turn sends none.
+                transaction.on_commit(
+                    partial(
+                        relationships.relationship_threshold_crossed.send,
+                        sender=Relationship,
+                        npc=npc,
+                        subject=subject,
+                        dimension=dimension,
+                        threshold=threshold,
+                        direction=direction,
+                        old=old[dimension],
+                        new=new[dimension],
+                    )
                 )
             return rel
         health.incr("relationship_conflicts")

@@ -32,7 +32,13 @@ VALUE_MAX_CHARS = 500
 KEY_MAX_CHARS = 64
 
 # An opening tag: `[[NAME:` (the documented form) or `[NAME:` (a form small models slip into).
-_OPEN_TAG = re.compile(r"\[\[?\s*(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:", re.IGNORECASE)
+_OPEN_TAG = re.compile(
+    # `[[NAME:` (the documented form) or `[NAME:` (a slip small models make), any case;
+    r"\[\[?\s*(?i:(REMEMBER|OPINION|CONCERN|COMMITMENT))\s*:"
+    # or a bare upper-case `NAME:` directly followed by a JSON payload (a tag that lost its
+    # brackets, or one whose brackets went with a neighbouring tag).
+    r'|\b(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:(?=\s*[{"])'
+)
 _DECODER = json.JSONDecoder()
 
 
@@ -71,6 +77,11 @@ def cut_value(text: Any) -> str:
     return " ".join(str(text).split())[:VALUE_MAX_CHARS]
 
 
+def clean_value(text: Any) -> str:
+    """A payload string made safe to store: tags nested inside it stripped, then cut."""
+    return cut_value(clean_text(str(text))) if text is not None else ""
+
+
 class RememberTag(BaseModel):
     key: str = ""
     value: str
@@ -80,7 +91,7 @@ class RememberTag(BaseModel):
     @field_validator("value", mode="before")
     @classmethod
     def _value(cls, v):
-        v = cut_value(v) if v is not None else ""
+        v = clean_value(v)
         if not v:
             raise ValueError("empty value")
         return v
@@ -109,7 +120,7 @@ class OpinionTag(BaseModel):
     @field_validator("text", mode="before")
     @classmethod
     def _text(cls, v):
-        v = cut_value(v) if v is not None else ""
+        v = clean_value(v)
         if not v:
             raise ValueError("empty opinion")
         return v
@@ -122,7 +133,7 @@ class ConcernTag(BaseModel):
     @field_validator("topic", mode="before")
     @classmethod
     def _topic(cls, v):
-        v = cut_value(v)[:200] if v is not None else ""
+        v = clean_value(v)[:200]
         if not v:
             raise ValueError("empty topic")
         return v
@@ -144,7 +155,7 @@ class CommitmentTag(BaseModel):
     @field_validator("to", "target", "by", mode="before")
     @classmethod
     def _short(cls, v):
-        return cut_value(v)[:100] if v is not None else ""
+        return clean_value(v)[:100]
 
     @field_validator("to_kind", "action", mode="before")
     @classmethod
@@ -154,7 +165,7 @@ class CommitmentTag(BaseModel):
     @field_validator("summary", mode="before")
     @classmethod
     def _summary(cls, v):
-        v = cut_value(v) if v is not None else ""
+        v = clean_value(v)
         if not v:
             raise ValueError("empty summary")
         return v
@@ -179,8 +190,11 @@ class ParsedReply:
         return len(self.remember) + len(self.opinions) + len(self.concerns) + len(self.commitments)
 
 
-def _read_payload(text: str, start: int) -> tuple[Any, int] | None:
-    """Decode one JSON value at `start` and the `]]` or `]` after it; return (payload, end)."""
+def _read_payload(text: str, start: int, bare: bool = False) -> tuple[Any, int] | None:
+    """
+    Decode one JSON value at `start` and the `]]` or `]` after it; return (payload, end).
+    A bare tag (no opening bracket) needs no closing bracket either.
+    """
     pos = start
     while pos < len(text) and text[pos].isspace():
         pos += 1
@@ -194,7 +208,7 @@ def _read_payload(text: str, start: int) -> tuple[Any, int] | None:
         return payload, pos + 2
     if text.startswith("]", pos):
         return payload, pos + 1
-    return None
+    return (payload, pos) if bare else None
 
 
 def _validate(name: str, payload: Any, parsed: ParsedReply) -> None:
@@ -247,8 +261,14 @@ def parse_reply(raw: str | None) -> ParsedReply:
             break
         if match is not None and (generic == -1 or match.start() <= generic):
             kept.append(text[pos : match.start()])
-            name = match.group(1).upper()
-            result = _read_payload(text, match.end())
+            bare = match.group(1) is None
+            name = (match.group(1) or match.group(2)).upper()
+            result = _read_payload(text, match.end(), bare=bare)
+            if result is None and bare:
+                # A bare name without a readable payload: drop the name, keep the words.
+                parsed.errors.append(f"malformed {name} tag")
+                pos = match.end()
+                continue
             if result is None:
                 # Not valid JSON: the tag ends at its closing bracket(s), or the reply was cut off.
                 closer = "]]" if match.group(0).startswith("[[") else "]"
@@ -268,7 +288,13 @@ def parse_reply(raw: str | None) -> ParsedReply:
             if close == -1:
                 break
             pos = close + 2
-    parsed.text = _tidy(_scrub_brackets("".join(kept)))
+    text = _tidy(_scrub_brackets("".join(kept)))
+    if text != raw and (_OPEN_TAG.search(text) or "[[" in text):
+        # Removing one tag can join the pieces around it into another: repeat until stable.
+        again = parse_reply(text)
+        parsed.errors += ["tag rebuilt from fragments"] + again.errors
+        text = again.text
+    parsed.text = text
     return parsed
 
 

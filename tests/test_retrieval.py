@@ -162,3 +162,9 @@ def test_newest_reflection_always_included():
     picked = select_newest_plus_similar(records, q("generous Ada"), slots=2)
     assert picked[-1].id == 3  # newest, despite no similarity
     assert len(picked) == 2 and picked[0].id in (1, 2)
+
+
+def test_same_key_for_different_subjects_is_not_deduplicated_across_subjects():
+    specs = [("name", "Ada is called Ada", {}), ("name", "Bran is called Bran", {"subject": OTHER})]
+    picked = select_memories(make_index(specs), q("called"), subject_id=None)
+    assert len(picked) == 2

@@ -238,15 +238,18 @@ class TestRelationships(SocialTestBase):
 
         relationship_threshold_crossed.connect(receiver)
         try:
-            for i in range(8):
-                omniira.remember(
-                    self.lyra,
-                    self.char1,
-                    f"Ada shoved me at the bar, time {i}.",
-                    key=f"shove_{i}",
-                    importance=9,
-                    feeling="anger",
-                )
+            # Signals are sent when the write commits (so a rolled-back turn sends none).
+            with self.captureOnCommitCallbacks(execute=True) as callbacks:
+                for i in range(8):
+                    omniira.remember(
+                        self.lyra,
+                        self.char1,
+                        f"Ada shoved me at the bar, time {i}.",
+                        key=f"shove_{i}",
+                        importance=9,
+                        feeling="anger",
+                    )
+            assert len(callbacks) == 2
         finally:
             relationship_threshold_crossed.disconnect(receiver)
         rel = omniira.relationship(self.lyra, self.char1)
@@ -299,3 +302,25 @@ class TestRelationships(SocialTestBase):
             "Ada paid in silver."
         ]
         assert omniira.memories_by(self.maren, source="gossip").count() == 1
+
+
+def test_suspect_and_expired_memories_are_never_gossip_material():
+    from omniira_evennia.gossip import held_facts, news_lines
+    from omniira_evennia.retrieval import MemoryRecord
+
+    records = [
+        MemoryRecord(
+            id=1,
+            subject_id=5,
+            key="a",
+            value="Ada owns the tavern",
+            suspect=True,
+            subject_name="Ada",
+        ),
+        MemoryRecord(
+            id=2, subject_id=5, key="b", value="Ada lost a ring", expires_at=1.0, subject_name="Ada"
+        ),
+        MemoryRecord(id=3, subject_id=5, key="c", value="Ada sings well", subject_name="Ada"),
+    ]
+    assert news_lines(records, exclude=set()) == ['about Ada: "Ada sings well"']
+    assert [f.text for f in held_facts(records, {}, exclude=set())] == ["Ada: Ada sings well"]

@@ -88,7 +88,8 @@ def test_invalid_payloads_are_reported_not_written():
 
 def test_brackets_inside_json_strings_do_not_end_the_tag():
     parsed = parse_reply('A [[REMEMBER:{"key":"k","value":"she said ]] loudly"}]] B')
-    assert parsed.remember[0].value == "she said ]] loudly"
+    # The tag is not cut short at the inner "]]"; the stored value is itself cleaned of brackets.
+    assert parsed.remember[0].value == "she said loudly"
     assert parsed.text == "A B"
 
 
@@ -127,3 +128,25 @@ def test_any_text_never_raises_and_never_leaks_brackets(raw):
 def test_tag_like_soup_never_leaks(parts):
     parsed = parse_reply("".join(parts))
     assert "[[" not in parsed.text and "]]" not in parsed.text
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        '[]]REMEMBER:{"value":"v"}]',
+        '[ [OPINION:"x"]REMEMBER:{"value":"v"}]',
+        '[[[OPINION:"x"]]REMEMBER:{"key":"k","value":"v"}]]',
+    ],
+)
+def test_removing_a_tag_never_rebuilds_another(raw):
+    text = parse_reply(raw).text
+    assert "REMEMBER" not in text.upper() and "[[" not in text
+
+
+def test_tags_nested_in_payloads_are_stripped_before_storage():
+    parsed = parse_reply(
+        '[[REMEMBER:{"key":"k","value":"Ada [[OPINION:\\"evil\\"]] paid"}]]'
+        '[[OPINION:"fine [[CONCERN:{\\"topic\\":\\"x\\"}]] person"]]'
+    )
+    assert parsed.remember[0].value == "Ada paid"
+    assert parsed.opinions[0].text == "fine person"

@@ -66,8 +66,9 @@ def admin_credentials() -> tuple[str, str, bool]:
         user, password = CREDENTIALS.read_text().split("\n")[:2]
         return user, password, False
     user, password = "admin", secrets.token_urlsafe(12)
-    CREDENTIALS.write_text(f"{user}\n{password}\n")
-    CREDENTIALS.chmod(0o600)
+    descriptor = os.open(CREDENTIALS, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w") as fh:  # never readable by others, not even briefly
+        fh.write(f"{user}\n{password}\n")
     return user, password, True
 
 
@@ -190,12 +191,16 @@ def stop_local_model() -> bool:
         return False
     try:
         pid = int(LOCAL_PID.read_text().strip())
+        # A stale pid file (after a reboot) may name some other process: check it is ours.
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        if b"omniira_evennia.local_model" not in cmdline:
+            raise ProcessLookupError(pid)
         os.kill(pid, signal.SIGTERM)
         for _ in range(50):  # up to 5 s to exit cleanly, then kill
             time.sleep(0.1)
             os.kill(pid, 0)
         os.kill(pid, signal.SIGKILL)
-    except (ValueError, ProcessLookupError):
+    except (ValueError, OSError):  # gone already, not ours, or not ours to signal
         pass
     LOCAL_PID.unlink(missing_ok=True)
     return True
@@ -232,7 +237,15 @@ def start() -> None:
     env["EVENNIA_SUPERUSER_USERNAME"], env["EVENNIA_SUPERUSER_PASSWORD"] = user, password
 
     llm = llm_environment(env)
+    try:
+        start_evennia(env)
+    except SystemExit:
+        stop_local_model()  # do not leave a model server behind a game that failed to start
+        raise
+    print_welcome(llm, user, password, generated)
 
+
+def start_evennia(env: dict[str, str]) -> None:
     new_database = not (DEMO / "server" / "evennia.db3").exists()
     say("migrating the database" + (" (first run)" if new_database else ""))
     result = evennia("migrate", env=env, check=False)
@@ -247,6 +260,8 @@ def start() -> None:
         raise SystemExit("[demo] `evennia start` failed (output above)")
     wait_until_ready(builds_wanted, timeout=120)
 
+
+def print_welcome(llm: str, user: str, password: str, generated: bool) -> None:
     print()
     print("  The demo is running.")
     print(f"  Telnet:   telnet 127.0.0.1 {TELNET_PORT}   (create <name> <password>, then y)")
