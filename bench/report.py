@@ -68,11 +68,13 @@ retrieval and prompt rendering, tag parsing, the memory and turn writes):
 |---|---|---|
 {parts}
 
-What it means: the cached scorer is far inside the seed's 40 ms retrieval target. Because a
-write drops the NPC's cached matrix, the turn after a REMEMBER pays the cold load (shown in
-retrieve_render); updating the cached matrix in place instead of dropping it is the obvious
-next step (issue #8). Compared with the offline model's 5-30 s per reply, the plugin's share
-of a turn is negligible.
+What it means: the cached scorer is well inside the seed's 40 ms retrieval target (1.4 ms at
+10k, 12 ms at 100k). The cold load is not: it runs on the reactor thread, and a write drops the
+NPC's cached matrix, so the turn after a REMEMBER reloads it: about 0.2 s at 10k memories and
+2 s at 100k, during which every player waits. Until the cache is updated in place on write and
+loaded off the reactor (issue #8), keep NPCs to a few thousand memories each
+(`MEMORY_CAP_PER_SUBJECT` bounds them per subject). Query embedding (26 ms) runs in the worker
+pool, not on the reactor.
 """
 
 
