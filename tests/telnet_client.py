@@ -70,7 +70,7 @@ class TelnetPlayer:
     def create_and_login(self, name: str, password: str) -> str:
         self.read_until(r"connect|create", timeout=20)
         self.send(f"create {name} {password}")
-        self.read_until(r"\[Y\]/N|\(Y\)|\?", timeout=15)
+        self.read_until(r"\[Y\]/N", timeout=15)
         self.send("y")
         self.read_until(r"was created|exists|throttl|[Tt]oo many", timeout=15)
         self.send(f"connect {name} {password}")

@@ -35,6 +35,8 @@ CONNECTION_SCREEN = """
 
  If you have spaces in your username, enclose it in quotes.
  Enter |whelp|n for more info. |wlook|n will re-show this screen.
+
+ Inside, the NPCs remember you. Try |wsay Maren, what do you pour here?|n
 |b==============================================================|n""".format(
     settings.SERVERNAME, utils.get_evennia_version("short")
 )
