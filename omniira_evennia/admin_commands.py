@@ -430,7 +430,18 @@ def erasure_counts(player) -> dict[str, int]:
 
 def erase_player(player, by=None) -> dict[str, int]:
     """Delete everything stored about `player` (privacy request); audit that it happened."""
+    from .models import Conversation
+
     with transaction.atomic():
+        # Conversations with the player end now and are never extracted; an extraction already
+        # running sees its claim gone and writes nothing (social.extract checks it).
+        Conversation.objects.filter(speaker=player, ended_at__isnull=True).update(
+            ended_at=timezone.now(), end_reason="erased"
+        )
+        Conversation.objects.filter(
+            speaker=player,
+            extraction__in=[Conversation.Extraction.PENDING, Conversation.Extraction.RUNNING],
+        ).update(extraction=Conversation.Extraction.SKIPPED)
         npc_ids = set(Memory.objects.filter(subject=player).values_list("npc_id", flat=True))
         erased = {
             "memories": Memory.objects.filter(subject=player).delete()[0],

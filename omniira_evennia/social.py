@@ -142,6 +142,12 @@ def extract(conversation_id: str):
             for usage in result.usages:
                 store.record_usage(usage, npc=npc)
             written = 0
+            still_ours = Conversation.objects.filter(
+                conversation_id=conversation_id, extraction=Conversation.Extraction.RUNNING
+            ).exists()
+            if not still_ours:  # e.g. the player's data was erased meanwhile
+                health.incr("extractions_abandoned")
+                return 0
             if result.error is None:
                 existing = set(
                     Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True)

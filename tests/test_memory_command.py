@@ -132,6 +132,17 @@ class TestMemoryCommand(SocialTestBase):
         assert "@memory inspect <npc>" in self.call(CmdMemory(), "")
 
     def test_erase_a_player_on_request(self):
+        from omniira_evennia import social
+        from omniira_evennia.models import Conversation
+
+        Conversation.objects.create(conversation_id="open", npc=self.maren, speaker=self.char1)
+        Conversation.objects.create(
+            conversation_id="busy",
+            npc=self.lyra,
+            speaker=self.char1,
+            ended_at=self.m1.learned_at,
+            extraction="running",
+        )
         ConversationTurn.objects.create(
             npc=self.maren,
             speaker=self.char1,
@@ -148,6 +159,10 @@ class TestMemoryCommand(SocialTestBase):
         assert not Relationship.objects.filter(subject=self.char1).exists()
         assert AuditLog.objects.get(kind="erasure").labels
         assert omniira.recall(self.maren, "silver", self.char1) == []
+        # Nothing about the player is extracted afterwards, not even by work already running.
+        assert set(Conversation.objects.values_list("extraction", flat=True)) == {"skipped"}
+        assert Conversation.objects.get(conversation_id="open").end_reason == "erased"
+        assert social.extract("busy") is None and social.process_ended() == []
         assert "Usage:\n  @memory erase" in self.call(CmdMemory(), "erase")
 
 
@@ -161,3 +176,52 @@ class TestRecall(SocialTestBase):
             assert "Usage: recall <npc>" in self.call(CmdRecall(), "")
             assert "no one called 'Bob'" in self.call(CmdRecall(), "Bob")
             assert "doesn't seem to remember" in self.call(CmdRecall(), "Lyra")
+
+
+class TestEraseRace(SocialTestBase):
+    def test_an_extraction_in_flight_during_erasure_writes_nothing(self):
+        import json
+        from unittest import mock
+
+        from twisted.internet import defer
+
+        from omniira_evennia import health, social
+        from omniira_evennia.admin_commands import erase_player
+        from omniira_evennia.models import Conversation
+        from tests.scripted_llm import ScriptedLLM
+        from tests.test_talk import tiers
+
+        held = []
+
+        def hold(func, *args, **kwargs):
+            held.append((func, args, kwargs))
+            return defer.Deferred()
+
+        reply = json.dumps(
+            {"memories": [{"key": "k", "value": "Ada is tall", "importance": 5, "feeling": "joy"}]}
+        )
+        Conversation.objects.create(
+            conversation_id="c1",
+            npc=self.maren,
+            speaker=self.char1,
+            ended_at=self.char1.date_created,
+        )
+        ConversationTurn.objects.create(
+            npc=self.maren,
+            speaker=self.char1,
+            conversation_id="c1",
+            role="speaker",
+            text="I am tall",
+        )
+        with (
+            ScriptedLLM([reply]) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url)),
+            mock.patch.object(social, "defer_to_worker", hold),
+        ):
+            running = social.extract("c1")  # claimed; the worker part is held
+            erase_player(self.char1)
+            func, args, kwargs = held.pop()
+            running.callback(func(*args, **kwargs))  # the worker finishes after the erasure
+        assert running.result == 0
+        assert not Memory.objects.filter(subject=self.char1).exists()
+        assert health.get("extractions_abandoned") == 1
