@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -26,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from omniira_evennia.conf import build_settings  # noqa: E402
 from omniira_evennia.llm import LLMClient  # noqa: E402
+from omniira_evennia.local_model import free_port  # noqa: E402
 from omniira_evennia.prompts import (  # noqa: E402
     Identity,
     MemoryLine,
@@ -45,12 +45,6 @@ LINES = [
     "Do you remember what I'm looking for?",
     "Thank you, Maren. Goodnight.",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def percentile(values, pct):

@@ -22,6 +22,7 @@ import importlib
 import json
 import os
 import signal
+import socket
 import sys
 import threading
 from pathlib import Path
@@ -36,6 +37,13 @@ INSTALL_HINT = 'pip install -e ".[local]"  (or: make demo, which installs it)'
 
 class LocalModelError(RuntimeError):
     pass
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1 for the model server."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def default_cache_dir() -> Path:

@@ -3,7 +3,6 @@ One turn with Maren through the command path against the real offline model (lla
 serving the packaged Qwen2.5-Coder-1.5B on 127.0.0.1). Slow (~30-60 s on 2 cores), run in CI.
 """
 
-import socket
 import subprocess
 import sys
 import time
@@ -16,20 +15,15 @@ from evennia.utils.test_resources import EvenniaCommandTest
 
 from omniira_evennia.commands import CmdSay
 from omniira_evennia.conf import DEFAULT_FALLBACK_LINES
+from omniira_evennia.local_model import free_port
 from omniira_evennia.models import ConversationTurn, LLMUsage
 
 pytestmark = pytest.mark.realmodel
 
 
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def local_model_url():
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [
             sys.executable,

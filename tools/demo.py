@@ -107,12 +107,6 @@ LOCAL_LOG = DEMO / "server" / "logs" / "local_llm.log"
 TIERS = ("VOICE", "REASONING", "AMBIENT")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def needs_local_model(env: dict[str, str]) -> bool:
     """True unless every tier has an endpoint from the environment."""
     if env.get("OMNIIRA_LLM_BASE_URL"):
@@ -154,6 +148,8 @@ def start_local_model(env: dict[str, str]) -> str:
     if result.returncode != 0:
         raise SystemExit(f"[demo] {result.stderr.strip() or result.stdout.strip()}")
     model = result.stdout.strip().splitlines()[-1]
+    from omniira_evennia.local_model import free_port
+
     port = free_port()
     threads = env.get("OMNIIRA_LOCAL_THREADS", str(os.cpu_count() or 2))
     ctx = env.get("OMNIIRA_LOCAL_CTX", "4096")
