@@ -37,7 +37,7 @@ class TurnInput:
     npc_id: int
     speaker_id: int
     context: PromptContext  # everything but memories and beliefs, which are retrieved here
-    index: MemoryMatrix
+    index: MemoryMatrix | None  # None until read in the worker (service._turn_in_worker)
     reflections: list[TextRecord] = field(default_factory=list)
     now: float | None = None
     tier: str = "voice"

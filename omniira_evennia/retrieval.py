@@ -16,7 +16,7 @@ The union is deduplicated by key (the recency lane wins) and returned in chronol
 so the prompt reads as a timeline rather than a relevance-ranked jumble.
 
 `MemoryMatrix` is the per-NPC in-memory index: row metadata plus one normalised float32 matrix,
-built once from the database and dropped whenever that NPC's memories change.
+built once from the database and then patched snapshot by snapshot as memories change.
 
 Plain numpy, no Django: the store module builds these from rows.
 """
@@ -80,21 +80,42 @@ def score_memory(sim: float, record: MemoryRecord, weights: Weights = Weights())
     return score
 
 
-@dataclass
 class MemoryMatrix:
-    """One NPC's memories: records (any order) and a row-aligned normalised matrix.
+    """
+    One NPC's memories: records and a row-aligned normalised float32 matrix.
 
     Per-row metadata is kept as numpy arrays so a query costs a few vector operations, not a
     Python loop over thousands of rows.
+
+    A matrix is a snapshot: `with_row` and `without` return a new snapshot and leave this one
+    untouched, so a worker thread can go on searching an old snapshot while the reactor patches
+    the cache. The float rows live in a buffer with spare capacity; a new row is written just
+    past the end of every existing snapshot's view, so no reader ever sees it change. A replaced
+    or deleted row is only marked dead in the new snapshot's `alive` mask.
+
+    Built from the database (`subject_sorted=True`), rows are ordered by subject, so one
+    subject's rows form a contiguous span and a per-subject search multiplies a slice of the
+    matrix without copying it; rows added later sit in a tail after the spans. `with_row`
+    compacts (re-sorts) once dead and tail rows pass an eighth of the matrix.
     """
 
-    records: list[MemoryRecord]
-    matrix: np.ndarray  # (n, dim) float32; rows without an embedding are all zero
-    has_vector: np.ndarray  # (n,) bool
+    COMPACT_MIN_ROWS = 1024
 
-    def __post_init__(self):
-        n = len(self.records)
-        rec = self.records
+    def __init__(
+        self,
+        records: Sequence[MemoryRecord],
+        matrix: np.ndarray,
+        has_vector: np.ndarray,
+        *,
+        subject_sorted: bool = False,
+    ):
+        n = len(records)
+        rec = self.records = list(records)
+        matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        self._buffer = matrix if matrix.ndim == 2 else matrix.reshape(n, -1)
+        self._used = [n]  # rows of _buffer taken, shared by every snapshot of this lineage
+        self.matrix = self._buffer[:n]
+        self.has_vector = np.asarray(has_vector, dtype=bool)
         self.ids = np.fromiter((r.id for r in rec), dtype=np.int64, count=n)
         self.subject_ids = np.fromiter((r.subject_id for r in rec), dtype=np.int64, count=n)
         self.learned_at = np.fromiter((r.learned_at for r in rec), dtype=np.float64, count=n)
@@ -109,10 +130,28 @@ class MemoryMatrix:
         )
         self.hearsay = np.fromiter((r.is_hearsay for r in rec), dtype=bool, count=n)
         self.felt = np.fromiter((bool(r.feeling) for r in rec), dtype=bool, count=n)
+        self.alive = np.ones(n, dtype=bool)
+        self.dead = 0
+        self._row_of = {r.id: row for row, r in enumerate(rec)}
+        self.spans: dict[int, tuple[int, int]] = {}
+        self.base_rows = 0  # rows [0, base_rows) are grouped by subject into `spans`
+        if subject_sorted and n:
+            if np.any(np.diff(self.subject_ids) < 0):
+                raise ValueError("records are not sorted by subject")
+            subjects, starts, counts = np.unique(
+                self.subject_ids, return_index=True, return_counts=True
+            )
+            self.spans = {int(s): (int(a), int(a + c)) for s, a, c in zip(subjects, starts, counts)}
+            self.base_rows = n
 
     @classmethod
     def build(
-        cls, records: Sequence[MemoryRecord], vectors: Sequence[np.ndarray | None], dim: int
+        cls,
+        records: Sequence[MemoryRecord],
+        vectors: Sequence[np.ndarray | None],
+        dim: int,
+        *,
+        subject_sorted: bool = False,
     ) -> "MemoryMatrix":
         matrix = np.zeros((len(records), dim), dtype=np.float32)
         has_vector = np.zeros(len(records), dtype=bool)
@@ -120,10 +159,126 @@ class MemoryMatrix:
             if vector is not None:
                 matrix[row] = vector
                 has_vector[row] = True
-        return cls(list(records), matrix, has_vector)
+        return cls(list(records), matrix, has_vector, subject_sorted=subject_sorted)
 
     def __len__(self) -> int:
         return len(self.records)
+
+    @property
+    def dim(self) -> int:
+        return self._buffer.shape[1]
+
+    @property
+    def live_count(self) -> int:
+        return len(self) - self.dead
+
+    def live_rows(self) -> np.ndarray:
+        return np.flatnonzero(self.alive)
+
+    def live_records(self) -> list[MemoryRecord]:
+        return [self.records[row] for row in self.live_rows()]
+
+    def row_of(self, memory_id: int) -> int | None:
+        """The live row holding memory `memory_id`, or None."""
+        row = self._row_of.get(memory_id)
+        if row is None or row >= len(self) or not self.alive[row] or self.ids[row] != memory_id:
+            return None
+        return row
+
+    # ------------------------------------------------------------ snapshots
+
+    def _derive(self) -> "MemoryMatrix":
+        clone = object.__new__(MemoryMatrix)
+        clone.__dict__.update(self.__dict__)
+        return clone
+
+    def with_row(self, record: MemoryRecord, vector: np.ndarray | None) -> "MemoryMatrix":
+        """A snapshot with `record` added, replacing the row of the same memory id if any."""
+        n = len(self)
+        old_row = self.row_of(record.id)
+        clone = self._derive()
+        latest = self._used[0] == n
+        if not latest:  # this snapshot was already extended: branch off a private lineage
+            clone._row_of = dict(self._row_of)
+        if latest and n < self._buffer.shape[0]:
+            buffer = self._buffer
+        else:
+            buffer = np.empty((max(64, n + n // 2 + 1), self.dim), dtype=np.float32)
+            buffer[:n] = self.matrix
+            clone._buffer, clone._used = buffer, [n]
+        has_vector = vector is not None
+        buffer[n] = vector if has_vector else 0.0
+        clone._used[0] = n + 1
+        clone.matrix = buffer[: n + 1]
+
+        clone.alive = np.append(self.alive, True)
+        if old_row is not None:
+            clone.alive[old_row] = False
+            clone.dead = self.dead + 1
+        clone.records = self.records + [record]
+        clone.has_vector = np.append(self.has_vector, has_vector)
+        clone.ids = np.append(self.ids, record.id)
+        clone.subject_ids = np.append(self.subject_ids, record.subject_id)
+        clone.learned_at = np.append(self.learned_at, record.learned_at)
+        clone.expires_at = np.append(
+            self.expires_at, np.inf if record.expires_at is None else record.expires_at
+        )
+        clone.suspect = np.append(self.suspect, record.suspect)
+        clone.importance_mult = np.append(
+            self.importance_mult, np.float32(importance_multiplier(record.importance))
+        )
+        clone.hearsay = np.append(self.hearsay, record.is_hearsay)
+        clone.felt = np.append(self.felt, bool(record.feeling))
+        clone._row_of[record.id] = n
+        untidy = clone.dead + (len(clone) - clone.base_rows)
+        if untidy > max(self.COMPACT_MIN_ROWS, len(clone) // 8):
+            return clone.compacted()
+        return clone
+
+    def without(self, memory_id: int) -> "MemoryMatrix":
+        """A snapshot with memory `memory_id` gone (this one if it is not here)."""
+        row = self.row_of(memory_id)
+        if row is None:
+            return self
+        clone = self._derive()
+        clone.alive = self.alive.copy()
+        clone.alive[row] = False
+        clone.dead = self.dead + 1
+        return clone
+
+    def compacted(self) -> "MemoryMatrix":
+        """A fresh matrix of the live rows only, grouped by subject again."""
+        rows = self.live_rows()
+        order = np.lexsort((self.ids[rows], self.learned_at[rows], self.subject_ids[rows]))
+        rows = rows[order]
+        return MemoryMatrix(
+            [self.records[row] for row in rows],
+            self.matrix[rows],
+            self.has_vector[rows],
+            subject_sorted=True,
+        )
+
+    # ------------------------------------------------------------ search
+
+    def similarities(self, query: np.ndarray, rows: np.ndarray, subject_id: int | None):
+        """Cosine similarity of `query` to each of `rows` (ascending row numbers)."""
+        query = np.asarray(query, dtype=np.float32)
+        span = self.spans.get(subject_id) if subject_id is not None else None
+        if span is not None:
+            # The subject's base rows are one slice (no copy); only tail rows are gathered.
+            start, end = span
+            sims = np.empty(len(rows), dtype=np.float32)
+            in_span = (rows >= start) & (rows < end)
+            if in_span.any():
+                inside = rows[in_span]
+                lo, hi = inside[0], inside[-1] + 1
+                sims[in_span] = (self.matrix[lo:hi] @ query)[inside - lo]
+            if not in_span.all():
+                sims[~in_span] = self.matrix[rows[~in_span]] @ query
+            return sims
+        if len(rows) * 3 > len(self):
+            return (self.matrix @ query)[rows]
+        return self.matrix[rows] @ query
 
 
 def select_memories(
@@ -141,7 +296,7 @@ def select_memories(
     """The paper's hybrid retrieval over `index`, optionally limited to one subject."""
     if not len(index):
         return []
-    mask = np.ones(len(index), dtype=bool)
+    mask = index.alive.copy()
     if subject_id is not None:
         mask &= index.subject_ids == subject_id
     if now is not None:
@@ -152,9 +307,7 @@ def select_memories(
     if not len(candidates):
         return []
 
-    # Recency lane: newest first by learned_at, ties broken by id (insertion order).
-    order = np.lexsort((index.ids[candidates], index.learned_at[candidates]))[::-1]
-    recent_rows = candidates[order[:recency_slots]]
+    recent_rows = newest_rows(index, candidates, recency_slots)
     # Keys are unique per subject, so dedup is by (subject, key); the recency lane wins.
     chosen: dict[tuple[int, str], int] = {}
     for row in recent_rows:
@@ -167,7 +320,7 @@ def select_memories(
         rest_mask[recent_rows] = False
         rest = np.flatnonzero(rest_mask)
         if len(rest):
-            sims = index.matrix[rest] @ np.asarray(query, dtype=np.float32)
+            sims = index.similarities(query, rest, subject_id)
             above = sims > floor
             rest, sims = rest[above], sims[above]
             scores = sims * index.importance_mult[rest]
@@ -185,6 +338,19 @@ def select_memories(
     picked = [index.records[row] for row in chosen.values()]
     picked.sort(key=lambda r: (r.learned_at, r.id))
     return picked
+
+
+def newest_rows(index: MemoryMatrix, candidates: np.ndarray, slots: int) -> np.ndarray:
+    """The `slots` newest of `candidates` (by learned_at, then id), newest first."""
+    if slots <= 0:
+        return candidates[:0]
+    learned = index.learned_at[candidates]
+    if len(candidates) > slots:
+        # Partition first so only the rows at or above the cut get sorted (ties included).
+        cut = np.partition(learned, len(learned) - slots)[len(learned) - slots]
+        candidates = candidates[learned >= cut]
+    order = np.lexsort((index.ids[candidates], index.learned_at[candidates]))[::-1]
+    return candidates[order[:slots]]
 
 
 @dataclass(frozen=True)

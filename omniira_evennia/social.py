@@ -245,11 +245,14 @@ def gossip_round(room=None, budget: int | None = None) -> list:
 
 
 def _participant(npc, other, exclude):
-    index = store.load_index(npc.id)
+    index = store.load_index(npc.id)  # cached by talk_between's load_index_later
     ctx = build_context(npc, other, "", None)
-    ctx.news = news_lines(index.records, exclude)
+    records = index.live_records()
+    ctx.news = news_lines(records, exclude)
     vectors = {
-        r.id: index.matrix[row] for row, r in enumerate(index.records) if index.has_vector[row]
+        index.records[row].id: index.matrix[row]
+        for row in index.live_rows()
+        if index.has_vector[row]
     }
     turn = TurnInput(
         npc_id=npc.id,
@@ -259,11 +262,16 @@ def _participant(npc, other, exclude):
         reflections=store.reflection_records(npc, other),
         now=time.time(),
     )
-    return Participant(npc.id, npc.key, ctx, held_facts(index.records, vectors, exclude)), turn
+    return Participant(npc.id, npc.key, ctx, held_facts(records, vectors, exclude)), turn
 
 
 def talk_between(a, b):
     """Two NPCs talk a few lines off the reactor; gossip is written on the listeners."""
+    # Matrices not in the cache are read in the worker pool first, not on the reactor.
+    return store.load_index_later([a.id, b.id]).addCallback(lambda _: _talk_between(a, b))
+
+
+def _talk_between(a, b):
     conf = get_settings()
     exclude = {a.id, b.id}
     part_a, turn_a = _participant(a, b, exclude)

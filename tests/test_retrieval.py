@@ -168,3 +168,104 @@ def test_same_key_for_different_subjects_is_not_deduplicated_across_subjects():
     specs = [("name", "Ada is called Ada", {}), ("name", "Bran is called Bran", {"subject": OTHER})]
     picked = select_memories(make_index(specs), q("called"), subject_id=None)
     assert len(picked) == 2
+
+
+# ---------------------------------------------------------------- snapshots and patching
+
+
+def _random_records(rng, count, subjects=(PLAYER, OTHER, MAREN), start_id=1):
+    records, vectors = [], []
+    for i in range(count):
+        vector = rng.standard_normal(EMB.dim).astype(np.float32)
+        vector /= np.linalg.norm(vector)
+        records.append(
+            MemoryRecord(
+                id=start_id + i,
+                subject_id=int(rng.choice(subjects)),
+                key=f"k{start_id + i}",
+                value=f"memory {start_id + i}",
+                importance=int(rng.integers(1, 11)),
+                feeling=[None, "joy"][i % 2],
+                provenance_id=[None, MAREN][i % 3 == 0],
+                learned_at=float(rng.integers(0, 500)),
+            )
+        )
+        vectors.append(None if i % 11 == 0 else vector)
+    return records, vectors
+
+
+def _sorted_build(records, vectors):
+    pairs = sorted(zip(records, vectors), key=lambda p: (p[0].subject_id, p[0].learned_at, p[0].id))
+    return MemoryMatrix.build(
+        [p[0] for p in pairs], [p[1] for p in pairs], EMB.dim, subject_sorted=True
+    )
+
+
+def test_a_patched_matrix_answers_like_one_built_from_scratch():
+    """Appends, replacements and deletes, across compactions, give the same retrieval."""
+    rng = np.random.default_rng(3)
+    records, vectors = _random_records(rng, 300)
+    index = _sorted_build(records, vectors)
+    live = {r.id: (r, v) for r, v in zip(records, vectors)}
+    MemoryMatrix.COMPACT_MIN_ROWS, saved = 40, MemoryMatrix.COMPACT_MIN_ROWS
+    try:
+        next_id = 1000
+        for step in range(400):
+            action = step % 4
+            if action == 3 and live:  # delete one
+                victim = int(rng.choice(list(live)))
+                index = index.without(victim)
+                del live[victim]
+                continue
+            if action == 2 and live:  # replace one (an upsert keeps the id, new value/time)
+                old = live[int(rng.choice(list(live)))][0]
+                [new], [vector] = _random_records(rng, 1, start_id=old.id)
+                new = MemoryRecord(**{**new.__dict__, "subject_id": old.subject_id, "key": old.key})
+            else:  # a brand-new memory
+                [new], [vector] = _random_records(rng, 1, start_id=next_id)
+                next_id += 1
+            index = index.with_row(new, vector)
+            live[new.id] = (new, vector)
+            if step % 25 == 0:
+                fresh = _sorted_build(*zip(*live.values()))
+                query = rng.standard_normal(EMB.dim).astype(np.float32)
+                query /= np.linalg.norm(query)
+                for subject in (PLAYER, OTHER, None):
+                    got = select_memories(index, query, subject, floor=-1.0)
+                    want = select_memories(fresh, query, subject, floor=-1.0)
+                    assert [r.id for r in got] == [r.id for r in want]
+        assert index.live_count == len(live)
+        assert sorted(r.id for r in index.live_records()) == sorted(live)
+    finally:
+        MemoryMatrix.COMPACT_MIN_ROWS = saved
+
+
+def test_snapshots_do_not_change_under_a_reader():
+    rng = np.random.default_rng(5)
+    records, vectors = _random_records(rng, 50)
+    first = _sorted_build(records, vectors)
+    query = q("memory 7")
+    before = [r.id for r in select_memories(first, query, PLAYER, floor=-1.0)]
+    frozen = first.matrix.copy()
+    second = first.with_row(records[3].__class__(**{**records[3].__dict__, "value": "new"}), query)
+    third = second.without(records[4].id)
+    # A sibling written from the old snapshot must not overwrite the row `second` got.
+    sibling = first.with_row(MemoryRecord(id=999, subject_id=PLAYER, key="x", value="x"), None)
+    assert len(first) == 50 and first.live_count == 50
+    np.testing.assert_array_equal(first.matrix, frozen)
+    assert [r.id for r in select_memories(first, query, PLAYER, floor=-1.0)] == before
+    assert second.row_of(records[3].id) == 50 and second.records[50].value == "new"
+    np.testing.assert_array_equal(second.matrix[50], query)
+    assert third.row_of(records[4].id) is None and second.row_of(records[4].id) is not None
+    assert sibling.row_of(999) == 50 and sibling.records[50].id == 999
+    np.testing.assert_array_equal(second.matrix[50], query)
+
+
+def test_the_newest_rows_are_exact_with_ties():
+    records = [
+        MemoryRecord(id=i, subject_id=PLAYER, key=f"k{i}", value="v", learned_at=float(i // 3))
+        for i in range(1, 40)
+    ]
+    index = MemoryMatrix.build(records, [None] * len(records), EMB.dim)
+    picked = select_memories(index, None, PLAYER, recency_slots=4)
+    assert [r.id for r in picked] == [36, 37, 38, 39]
