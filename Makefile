@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.omniira-installed
 
-.PHONY: demo demo-stop test test-fast lint bench clean-demo venv chromium
+.PHONY: demo demo-stop test test-fast test-postgres lint bench clean-demo venv chromium
 
 venv: $(STAMP)
 
@@ -29,11 +29,19 @@ chromium:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
+FAST := -m "not e2e and not realmodel and not browser"
+
+# Everything on SQLite, then the suite again on a throwaway PostgreSQL 18 + pgvector (the
+# end-to-end, real-model and browser tests run the demo game, which uses SQLite).
 test: $(STAMP) chromium
 	$(PY) -m pytest
+	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -m "not e2e and not realmodel and not browser"
+	$(PY) -m pytest $(FAST)
+
+test-postgres: $(STAMP)
+	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
 
 lint: $(STAMP)
 	$(VENV)/bin/isort --check --profile black -l 100 omniira_evennia tests tools bench

@@ -6,6 +6,7 @@ Public API (import from `omniira_evennia`):
 - `MemoryNPCMixin`, `MemoryNPC`: typeclasses (from `omniira_evennia.typeclasses`)
 - `OmniiraCmdSet`: `talk` and a name-aware `say` (from `omniira_evennia.commands`)
 - `remember`, `recall`, `memories_about`, `forget`: memory for game code
+- `search_memories`, `who_knows`: search by meaning in one NPC, or across all NPCs
 - `relationship`, `has_met`, `memories_by`, `gossip_round`, `end_conversation`: social state
 - `run_rollover`, `diary_entries`, `beliefs`, `log_world_event`: the daily rhythm
 - `at_server_start`: call from the game's at_server_start (lifecycle, ticker, warm-up)
@@ -28,6 +29,8 @@ _LAZY = {
     "remember": "api",
     "recall": "api",
     "memories_about": "api",
+    "search_memories": "api",
+    "who_knows": "api",
     "forget": "api",
     "relationship": "api",
     "has_met": "api",

@@ -41,6 +41,8 @@ USAGE = {
     "trace": "@memory trace <memory id>",
     "diary": "@memory diary <npc>",
     "beliefs": "@memory beliefs <npc>",
+    "search": "@memory search <npc> = <text>",
+    "whoknows": "@memory whoknows <text>",
     "erase": "@memory erase <player>",
 }
 
@@ -77,6 +79,8 @@ class CmdMemory(MuxCommand):
       @memory trace <memory id>
       @memory diary <npc>
       @memory beliefs <npc>
+      @memory search <npc> = <text>
+      @memory whoknows <text>
       @memory erase <player>
 
     Examples:
@@ -84,6 +88,8 @@ class CmdMemory(MuxCommand):
       @memory/importance=8/feeling=anger inject Voss = Ada : Ada broke my anvil.
       @memory lock 42
       @memory trace 57
+      @memory search Maren = the blue glass bottles
+      @memory whoknows sickness on the river barges
 
     inspect lists memories (source, provenance, feeling, importance). clear and
     erase ask for confirmation; erase removes everything stored about a player
@@ -91,7 +97,8 @@ class CmdMemory(MuxCommand):
     memories are never overwritten by NPCs, expired or evicted. audit lists
     flagged memories and player lines; stats shows counts, self-tag cadence,
     tokens and cost by tier and feature, and health counters. trace follows a
-    rumour back to where it started.
+    rumour back to where it started. search lists an NPC's memories closest in
+    meaning to a text; whoknows finds which NPCs remember something like it.
     """
 
     key = "@memory"
@@ -325,6 +332,75 @@ class CmdMemory(MuxCommand):
                 for r in rows
             )
         )
+
+    def _embed_then(self, text, then):
+        """Embed `text` in the worker pool, then call `then(vector)` back on the reactor."""
+        from .embeddings import embed_or_none
+        from .runner import defer_to_worker
+
+        def _done(vectors):
+            if vectors[0] is None:
+                self.caller.msg("The embedding model is not available; see the server log.")
+                return
+            then(vectors[0])
+
+        defer_to_worker(embed_or_none, [text]).addCallback(_done).addErrback(
+            lambda failure: self.caller.msg(f"Search failed: {failure.getErrorMessage()}")
+        )
+
+    def do_search(self):
+        npc = self.target_npc("search")
+        if npc is None:
+            return
+        text = (self.rhs or "").strip()
+        if not text:
+            self.usage("search")
+            return
+
+        def _show(vector):
+            found = store.nearest_memories(npc.id, vector, limit=10)
+            rows = Memory.objects.select_related("provenance", "subject").in_bulk(
+                [memory_id for memory_id, _ in found]
+            )
+            if not found:
+                self.caller.msg(f"{npc.key} remembers nothing with a vector to compare.")
+                return
+            self.caller.msg(
+                f"|w{npc.key}|n's memories closest to '{text}':\n"
+                + "\n".join(
+                    f"  {sim:.2f} about {rows[mid].subject.db_key}:{_line(rows[mid])}"
+                    for mid, sim in found
+                    if mid in rows
+                )
+            )
+
+        self._embed_then(text, _show)
+
+    def do_whoknows(self):
+        text = " ".join(part for part in (self.target, self.rhs) if part).strip()
+        if not text:
+            self.usage("whoknows")
+            return
+
+        def _show(vector):
+            found = store.who_knows(vector, limit=10)
+            rows = Memory.objects.select_related("npc", "provenance", "subject").in_bulk(
+                [memory_id for memory_id, _, _ in found]
+            )
+            if not found:
+                self.caller.msg(f"No NPC remembers anything like '{text}'.")
+                return
+            self.caller.msg(
+                f"NPCs who remember something like '{text}':\n"
+                + "\n".join(
+                    f"  |w{rows[mid].npc.db_key}|n {sim:.2f} about "
+                    f"{rows[mid].subject.db_key}:{_line(rows[mid])}"
+                    for mid, _, sim in found
+                    if mid in rows
+                )
+            )
+
+        self._embed_then(text, _show)
 
     def do_erase(self):
         if not self.caller.check_permstring("Admin"):

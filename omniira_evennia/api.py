@@ -90,6 +90,35 @@ def recall(npc, query: str, subject=None) -> list[Memory]:
     return [by_id[r.id] for r in records if r.id in by_id]
 
 
+def search_memories(npc, query: str, limit: int = 10, subject=None) -> list[tuple[Memory, float]]:
+    """
+    `npc`'s memories most similar to `query` by meaning alone (no recency, no weights), best
+    first, with their cosine similarity. Exact on every database (see store.nearest_memories).
+    """
+    [vector] = embed_or_none([query])
+    found = store.nearest_memories(
+        _id(npc), vector, limit, _id(subject) if subject is not None else None
+    )
+    return _with_rows(found, lambda item: item[0], lambda item, memory: (memory, item[1]))
+
+
+def who_knows(query: str, limit: int = 10, floor: float = 0.3) -> list[tuple[Memory, float]]:
+    """
+    Which NPCs hold a memory like `query`: each NPC's closest memory, best first, with its
+    cosine similarity. Uses the HNSW index on PostgreSQL (see store.who_knows).
+    """
+    [vector] = embed_or_none([query])
+    found = store.who_knows(vector, limit, floor)
+    return _with_rows(found, lambda item: item[0], lambda item, memory: (memory, item[2]))
+
+
+def _with_rows(found, id_of, pair):
+    rows = Memory.objects.select_related("npc", "subject", "provenance").in_bulk(
+        [id_of(item) for item in found]
+    )
+    return [pair(item, rows[id_of(item)]) for item in found if id_of(item) in rows]
+
+
 def memories_about(npc, subject) -> QuerySet:
     """All of `npc`'s memories about `subject`, oldest first."""
     return Memory.objects.filter(npc_id=_id(npc), subject_id=_id(subject)).order_by("learned_at")

@@ -8,6 +8,8 @@ memory is about. Embeddings are raw float32 bytes (384 dims for all-MiniLM-L6-v2
 from django.db import models
 from django.utils import timezone
 
+from .fields import EmbeddingField
+
 FEELING_CHOICES = [
     (f, f) for f in ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
 ]
@@ -34,7 +36,7 @@ class Memory(models.Model):
     value = models.CharField(max_length=500)
     learned_at = models.DateTimeField(default=timezone.now)
     game_day = models.IntegerField(default=0)
-    embedding = models.BinaryField(null=True, blank=True)
+    embedding = EmbeddingField(null=True, blank=True)
     importance = models.SmallIntegerField(default=5)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.SELF)
     provenance = models.ForeignKey(
@@ -86,7 +88,7 @@ class Reflection(models.Model):
     belief = models.CharField(max_length=500)
     importance = models.SmallIntegerField(default=5)
     memories_count = models.IntegerField(default=0)
-    embedding = models.BinaryField(null=True, blank=True)
+    embedding = EmbeddingField(null=True, blank=True)
     game_day = models.IntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -107,7 +109,7 @@ class DiaryEntry(models.Model):
     game_day = models.IntegerField()
     entry = models.TextField()
     importance = models.SmallIntegerField(default=5)
-    embedding = models.BinaryField(null=True, blank=True)
+    embedding = EmbeddingField(null=True, blank=True)
     written_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -24,11 +24,13 @@ from functools import partial
 
 import numpy as np
 from django.db import IntegrityError, transaction
+from django.db.models import BinaryField, F, Func
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
 from . import health, relationships
 from .embeddings import EMBEDDING_DIM, from_blob, to_blob
+from .fields import is_postgres
 from .models import (
     AuditLog,
     Concern,
@@ -147,7 +149,7 @@ _INDEX_COLUMNS = (
     "feeling",
     "learned_at",
     "expires_at",
-    "embedding",
+    "vector_wire",  # see _vector_wire
     "subject__db_key",
     "hops",
     "chain",
@@ -166,6 +168,7 @@ def _index_rows(npc_id: int) -> list[tuple]:
     # Grouped by subject, so each subject's rows are one slice of the matrix (see MemoryMatrix).
     queryset = (
         Memory.objects.filter(npc_id=npc_id)
+        .annotate(vector_wire=_vector_wire(connection)[0])
         .order_by("subject_id", "learned_at", "id")
         .values_list(*_INDEX_COLUMNS)
     )
@@ -173,6 +176,17 @@ def _index_rows(npc_id: int) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def _vector_wire(connection):
+    """
+    How the matrix query reads vectors, as (expression, header bytes, dtype): SQLite hands back
+    the stored float32 bytes; PostgreSQL's `vector_send` gives pgvector's binary form (a 4-byte
+    header, then big-endian float32), far cheaper to decode than its text form.
+    """
+    if is_postgres(connection):
+        return Func(F("embedding"), function="vector_send", output_field=BinaryField()), 4, ">f4"
+    return F("embedding"), 0, "<f4"
 
 
 def _as_timestamp(value) -> float | None:
@@ -258,9 +272,12 @@ def read_index(npc_id: int) -> MemoryMatrix:
     Read one NPC's matrix from the database (one query, one bytes join, one `frombuffer`).
     Touches no shared state, so it may run in a worker thread with its own connection.
     """
+    from django.db import connection
+
     rows = _index_rows(npc_id)
     records, blobs, has_vector = [], [], np.zeros(len(rows), dtype=bool)
-    width = EMBEDDING_DIM * 4
+    _, header, dtype = _vector_wire(connection)
+    width = header + EMBEDDING_DIM * 4
     for row_number, row in enumerate(rows):
         (
             mid,
@@ -307,7 +324,9 @@ def read_index(npc_id: int) -> MemoryMatrix:
                 health.incr("corrupt_embeddings")
             blobs.append(b"\0" * width)
     matrix = (
-        np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(rows), EMBEDDING_DIM)
+        np.frombuffer(b"".join(blobs), dtype=dtype)
+        .reshape(len(rows), width // 4)[:, header // 4 :]
+        .astype(np.float32, copy=False)
         if rows
         else np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
     )
@@ -431,6 +450,94 @@ def record_from_memory(memory: Memory) -> MemoryRecord:
         chain=tuple(memory.chain or ()),
         suspect=memory.suspect,
     )
+
+
+# ---------------------------------------------------------------- vector search in the database
+
+
+def nearest_memories(npc_id: int, vector, limit: int = 10, subject_id: int | None = None):
+    """
+    One NPC's memories most similar to `vector`, exact: [(memory id, cosine)], best first.
+
+    On PostgreSQL the database answers. The `+ 0` keeps the HNSW index out of it: with a
+    per-NPC filter the planner could pick the index and return fewer rows than asked (the
+    filtered-HNSW pitfall), so the query takes the btree path on npc_id and sorts exactly.
+    Elsewhere the NPC's cached matrix answers.
+    """
+    from django.db import connection
+
+    if vector is None or limit <= 0:
+        return []
+    if is_postgres(connection):
+        from .fields import vector_literal
+
+        table = connection.ops.quote_name(Memory._meta.db_table)
+        where, params = "npc_id = %s AND embedding IS NOT NULL", [npc_id]
+        if subject_id is not None:
+            where += " AND subject_id = %s"
+            params.append(subject_id)
+        literal = vector_literal(vector)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT id, 1 - (embedding <=> %s::vector) FROM {table} WHERE {where} "
+                f"ORDER BY (embedding <=> %s::vector) + 0, id LIMIT %s",
+                [literal, *params, literal, limit],
+            )
+            return [(row_id, float(sim)) for row_id, sim in cursor.fetchall()]
+    return _nearest_in_matrix(load_index(npc_id), vector, limit, subject_id)
+
+
+def _nearest_in_matrix(index: MemoryMatrix, vector, limit: int, subject_id: int | None):
+    mask = index.alive & index.has_vector
+    if subject_id is not None:
+        mask &= index.subject_ids == subject_id
+    rows = np.flatnonzero(mask)
+    if not len(rows):
+        return []
+    sims = index.similarities(vector, rows, subject_id)
+    top = np.lexsort((index.ids[rows], -sims))[:limit]
+    return [(int(index.ids[rows[i]]), float(sims[i])) for i in top]
+
+
+def who_knows(vector, limit: int = 10, floor: float = 0.3):
+    """
+    Across all NPCs: each NPC's best memory similar to `vector` above `floor`, as
+    [(memory id, npc id, cosine)], best first, at most `limit` NPCs.
+
+    On PostgreSQL this walks the HNSW index (approximate, with iterative scanning so enough
+    rows come back); elsewhere every NPC's matrix is searched exactly (cached ones from the
+    cache, the rest read and not kept).
+    """
+    from django.db import connection
+
+    if vector is None or limit <= 0:
+        return []
+    best: dict[int, tuple[int, float]] = {}
+    if is_postgres(connection):
+        from .fields import vector_literal
+
+        table = connection.ops.quote_name(Memory._meta.db_table)
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL hnsw.ef_search = 200")
+            cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            cursor.execute(
+                f"SELECT id, npc_id, 1 - (embedding <=> %s::vector) AS sim FROM {table} "
+                "WHERE embedding IS NOT NULL ORDER BY embedding <=> %s::vector LIMIT %s",
+                [vector_literal(vector), vector_literal(vector), limit * 20],
+            )
+            found = cursor.fetchall()
+        for row_id, npc_id, sim in found:
+            if sim > floor and (npc_id not in best or sim > best[npc_id][1]):
+                best[npc_id] = (row_id, float(sim))
+    else:
+        npc_ids = Memory.objects.order_by().values_list("npc_id", flat=True).distinct()
+        for npc_id in npc_ids:
+            index = cached_index(npc_id) or read_index(npc_id)
+            for row_id, sim in _nearest_in_matrix(index, vector, 1, None):
+                if sim > floor:
+                    best[npc_id] = (row_id, sim)
+    ranked = sorted(best.items(), key=lambda item: (-item[1][1], item[1][0]))[:limit]
+    return [(row_id, npc_id, sim) for npc_id, (row_id, sim) in ranked]
 
 
 # ---------------------------------------------------------------- social state

@@ -28,6 +28,34 @@ def _evennia_init(django_db_blocker):
     yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _default_homes(request, django_db_blocker):
+    """
+    On PostgreSQL, give the test database Evennia's default homes (#1, #2): objects created
+    without a home point there, and PostgreSQL checks those deferred foreign keys when each
+    test ends (SQLite never does).
+    """
+    from django.conf import settings
+
+    if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
+        return
+    request.getfixturevalue("django_db_setup")
+    with django_db_blocker.unblock():
+        from django.db import connection
+        from evennia.objects.models import ObjectDB
+
+        for home_id, key in ((1, "Home"), (2, "Limbo")):
+            if not ObjectDB.objects.filter(id=home_id).exists():
+                ObjectDB.objects.create(
+                    id=home_id, db_key=key, db_typeclass_path="evennia.objects.objects.DefaultRoom"
+                )
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT setval(pg_get_serial_sequence('objects_objectdb', 'id'), "
+                "(SELECT max(id) FROM objects_objectdb))"
+            )
+
+
 @pytest.fixture(autouse=True)
 def _fresh_state():
     """Each test starts with empty caches, counters and an inline worker runner."""

@@ -31,6 +31,13 @@ DATABASES = {
         "TEST": {"NAME": None},  # in-memory test database
     }
 }
+# OMNIIRA_TEST_DB=postgres runs the same suite against PostgreSQL 18 + pgvector, on a server
+# started for this test run (tests/pg_server.py) and stopped when it ends.
+if os.environ.get("OMNIIRA_TEST_DB", "sqlite") == "postgres":
+    from tests.pg_server import PgServer
+
+    DATABASES = {"default": PgServer().start().database_settings()}
+
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 SECRET_KEY = "omniira-tests-not-secret"
 TEST_ENVIRONMENT = True

@@ -17,11 +17,13 @@ EMB = HashingEmbedder()
 
 @pytest.fixture
 def people(db):
-    room = create.create_object("evennia.objects.objects.DefaultRoom", key="Cellar")
-    npc = create.create_object(
-        "evennia.objects.objects.DefaultCharacter", key="Maren", location=room
+    room = create.create_object("evennia.objects.objects.DefaultRoom", key="Cellar", nohome=True)
+    npc, ada = (
+        create.create_object(
+            "evennia.objects.objects.DefaultCharacter", key=key, location=room, home=room
+        )
+        for key in ("Maren", "Ada")
     )
-    ada = create.create_object("evennia.objects.objects.DefaultCharacter", key="Ada", location=room)
     return npc, ada
 
 
