@@ -5,7 +5,7 @@ Public API (import from `omniira_evennia`):
 
 - `MemoryNPCMixin`, `MemoryNPC`: typeclasses (from `omniira_evennia.typeclasses`)
 - `OmniiraCmdSet`: `talk` and a name-aware `say` (from `omniira_evennia.commands`)
-- `remember`, `recall`, `memories_about`, `forget`: memory for game code
+- `remember`, `remember_later`, `recall`, `memories_about`, `forget`: memory for game code
 - `search_memories`, `who_knows`: search by meaning in one NPC, or across all NPCs
 - `relationship`, `has_met`, `memories_by`, `gossip_round`, `end_conversation`: social state
 - `run_rollover`, `diary_entries`, `beliefs`, `log_world_event`: the daily rhythm
@@ -27,6 +27,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "remember": "api",
+    "remember_later": "api",
     "recall": "api",
     "memories_about": "api",
     "search_memories": "api",

@@ -244,15 +244,20 @@ class CmdMemory(MuxCommand):
         if feeling is not None and feeling.lower() not in FEELINGS:
             self.caller.msg(f"Feeling must be one of: {', '.join(FEELINGS)}.")
             return
-        from .api import remember
+        from .api import remember_later
 
-        memory = remember(
+        def _done(memory):
+            if memory is None:
+                self.caller.msg("A locked memory with that key refused the write.")
+                return
+            self.caller.msg(f"{npc.key} now remembers about {subject.key}:\n{_line(memory)}")
+
+        # The embedding is computed in the worker pool; the write happens back on the reactor.
+        remember_later(
             npc, subject, text, importance=int(importance), feeling=feeling, source=Source.ADMIN
+        ).addCallback(_done).addErrback(
+            lambda failure: self.caller.msg(f"Nothing written: {failure.getErrorMessage()}")
         )
-        if memory is None:
-            self.caller.msg("A locked memory with that key refused the write.")
-            return
-        self.caller.msg(f"{npc.key} now remembers about {subject.key}:\n{_line(memory)}")
 
     def _set_lock(self, locked: bool):
         memory = self.memory_by_id(self.target)

@@ -1,10 +1,10 @@
 """
 The public Python API for game code.
 
-These functions are synchronous: they touch the database and (for `remember` and `recall`)
-compute an embedding, about 10 ms on a CPU once the model is loaded. Call them from scripts,
-commands or the shell on the reactor thread; for a burst of writes from a busy command, defer the
-embedding with `embed=False` and the memory is still found through the recency lane.
+These functions are synchronous: they touch the database and (for `remember`, `recall`,
+`search_memories`, `who_knows`) compute an embedding, 10-30 ms on a CPU once the model is
+loaded. Call them from scripts, commands or the shell on the reactor thread. On a busy server
+use `remember_later`, which embeds in the worker pool and returns a Deferred.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def remember(
     provenance=None,
     kind: str = "event",
     embed: bool = True,
+    embedding=None,
 ) -> Memory | None:
     """
     Make `npc` remember `value` about `subject` (a character or NPC).
@@ -45,12 +46,16 @@ def remember(
         importance: 1-10 (clamped). feeling: joy, anger, fear, trust, contempt, sorrow, surprise.
         source: "admin" by default; "self", "extracted", "gossip", "self_committed" as the
             pipelines use them. provenance: who told the NPC (makes it hearsay).
+        embedding: a vector computed elsewhere (see `remember_later`); else one is computed
+            now, on this thread, unless `embed` is False.
     Returns:
         The Memory row, or None if a locked memory refused the write.
     """
     from .clock import current_game_day
 
-    vector = embed_or_none([value])[0] if embed else None
+    vector = embedding
+    if vector is None and embed:
+        vector = embed_or_none([value])[0]
     return store.upsert_memory(
         npc,
         subject,
@@ -64,6 +69,20 @@ def remember(
         embedding=vector,
         game_day=current_game_day(),
     )
+
+
+def remember_later(npc, subject, value: str, **kwargs):
+    """
+    `remember`, with the embedding computed in the worker pool instead of on the calling
+    thread. Returns a Deferred that fires on the reactor with the Memory row (or None if a
+    locked memory refused the write). Use it from commands and scripts on a busy server.
+    """
+    from .runner import defer_to_worker
+
+    def _write(vectors):
+        return remember(npc, subject, value, embedding=vectors[0], **kwargs)
+
+    return defer_to_worker(embed_or_none, [value]).addCallback(_write)
 
 
 def recall(npc, query: str, subject=None) -> list[Memory]:

@@ -47,3 +47,15 @@ class TestPublicApi(EvenniaTest):
         assert list(omniira.memories_about(self.maren, self.char1)) == [locked]
         assert omniira.forget(self.maren, self.char1, include_locked=True) == 1
         assert omniira.recall(self.maren, "silver", self.char1) == []
+
+    def test_remember_later_writes_the_memory_with_its_embedding(self):
+        from omniira_evennia.embeddings import from_blob
+
+        got = []
+        deferred = omniira.remember_later(self.maren, self.char1, "Char sang badly.", importance=7)
+        deferred.addCallback(got.append)
+        [memory] = got  # the inline runner of the tests has fired it already
+        assert memory.importance == 7 and memory.value == "Char sang badly."
+        stored = Memory.objects.get(id=memory.id)
+        expected = HashingEmbedder().embed(["Char sang badly."])[0]
+        assert (from_blob(stored.embedding) == expected).all()
