@@ -189,6 +189,8 @@ class TestSchedules(DailyLifeBase):
             with game_time(1):
                 script.at_repeat()
         assert self.lyra.location == self.lane
+        with override_settings(OMNIIRA={"DECISION_TICK_SECONDS": 3}):  # retuned at a restart
+            assert movement.ensure_decision_ticker().interval == 3
         with override_settings(OMNIIRA={"DECISION_TICK_SECONDS": 0}):
             assert movement.ensure_decision_ticker() is None
         from evennia.scripts.models import ScriptDB
