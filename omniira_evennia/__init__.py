@@ -9,18 +9,23 @@ Public API (import from `omniira_evennia`):
 - `search_memories`, `who_knows`: search by meaning in one NPC, or across all NPCs
 - `relationship`, `has_met`, `memories_by`, `gossip_round`, `end_conversation`: social state
 - `run_rollover`, `diary_entries`, `beliefs`, `log_world_event`: the daily rhythm
+- `npc_schedule`, `set_schedule`, `current_plan`, `intention`, `places_visited`,
+  `run_decision_tick`: daily life (schedules, commitments kept, where an NPC went)
 - `at_server_start`: call from the game's at_server_start (lifecycle, ticker, warm-up)
 - `parse_reply`, `clean_text`: the one tag parser/stripper
+- `ScheduleError`: raised by `set_schedule` for a malformed schedule
 - `health`: counters of degraded paths
 - `warm_up`: load the embedding model off the reactor at server start
 
 Names that need Django or Evennia loaded are imported on first access, so the pure core
-(`tags`, `retrieval`, `prompts`, `llm`, `conf`) imports without a configured game.
+(`tags`, `retrieval`, `prompts`, `llm`, `conf`, `schedule`, `decisions`) imports without a
+configured game.
 """
 
 from importlib import import_module
 
 from . import health
+from .schedule import ScheduleError
 from .tags import clean_text, parse_reply
 
 __version__ = "0.1.0"
@@ -43,13 +48,19 @@ _LAZY = {
     "diary_entries": "api",
     "beliefs": "api",
     "log_world_event": "api",
+    "npc_schedule": "api",
+    "set_schedule": "api",
+    "current_plan": "api",
+    "intention": "api",
+    "places_visited": "api",
+    "run_decision_tick": "api",
     "MemoryNPCMixin": "typeclasses",
     "MemoryNPC": "typeclasses",
     "OmniiraCmdSet": "commands",
     "warm_up": "service",
 }
 
-__all__ = ["clean_text", "parse_reply", "health", *_LAZY]
+__all__ = ["clean_text", "parse_reply", "health", "ScheduleError", *_LAZY]
 
 
 def __getattr__(name):

@@ -233,3 +233,60 @@ def log_world_event(text: str, npcs=()):
     from .daily import log_world_event as _log
 
     return _log(text, npcs)
+
+
+# ---------------------------------------------------------------- daily life
+
+
+def npc_schedule(npc) -> list:
+    """
+    The NPC's schedule as `Slot`s (place, start and end minute), from its `npc_schedule`
+    Attribute. Bad entries are left out (and logged); `str(slot)` reads "market 10:00-12:00".
+    """
+    from .movement import schedule_of
+
+    return schedule_of(npc)
+
+
+def set_schedule(npc, text) -> list:
+    """
+    Give `npc` a daily schedule, e.g. "tavern 06-22, market 10-12" (see
+    `omniira_evennia.schedule`). Raises `ScheduleError` naming every bad entry; an empty
+    schedule removes it. Returns the parsed slots.
+    """
+    from .movement import set_schedule as _set
+
+    return _set(npc, text)
+
+
+def current_plan(npc):
+    """The open commitment (`Plan`) the NPC acts on first (its oldest), or None."""
+    from .models import Plan
+
+    return (
+        Plan.objects.filter(npc_id=_id(npc), status=Plan.Status.OPEN)
+        .order_by("created_at", "id")
+        .first()
+    )
+
+
+def intention(npc):
+    """What the NPC means to do now (a `Decision`: where it heads and why), without doing it."""
+    from .movement import tick_npc
+
+    return tick_npc(npc, act=False)
+
+
+def places_visited(npc, game_day: int | None = None) -> list[str]:
+    """The places the NPC went on `game_day` (default: today), in order."""
+    from .clock import current_game_day
+    from .daily import places_visited as _visited
+
+    return _visited(npc, current_game_day() if game_day is None else game_day)
+
+
+def run_decision_tick(budget: int | None = None) -> list:
+    """Run one decision tick now: NPCs follow schedules and promises, one exit each."""
+    from .movement import run_decision_tick as _tick
+
+    return _tick(budget)

@@ -20,3 +20,21 @@ class OmniiraConfig(AppConfig):
 
         setting_changed.connect(_settings_changed, weak=False)
         store.connect_signals()
+
+        from django.db.models.signals import post_delete, post_save
+
+        from .models import Plan
+
+        # Imported when called: movement needs Evennia's scripts, loaded after the apps.
+        def _plan_saved(sender, instance, created=False, **kwargs):
+            from .movement import on_plan_saved
+
+            on_plan_saved(instance, created)
+
+        def _plan_deleted(sender, instance, **kwargs):
+            from .movement import forget_followers
+
+            forget_followers(instance.npc_id)
+
+        post_save.connect(_plan_saved, sender=Plan, weak=False, dispatch_uid="omniira_plan")
+        post_delete.connect(_plan_deleted, sender=Plan, weak=False, dispatch_uid="omniira_plan_d")

@@ -5,11 +5,16 @@ from __future__ import annotations
 SECONDS_PER_DAY = 24 * 3600
 
 
-def current_game_day() -> int:
-    """Day 1 is the day the server first started, counted in game time."""
+def game_seconds() -> float:
+    """Game seconds since day 1, 00:00 (the server's first start, counted in game time)."""
     from evennia.utils import gametime
 
-    return int(gametime.gametime(absolute=False) // SECONDS_PER_DAY) + 1
+    return gametime.gametime(absolute=False)
+
+
+def current_game_day() -> int:
+    """Day 1 is the day the server first started, counted in game time."""
+    return int(game_seconds() // SECONDS_PER_DAY) + 1
 
 
 def describe_time_of_day(hour: int) -> str:
@@ -29,9 +34,7 @@ def describe_time_of_day(hour: int) -> str:
 
 
 def game_time_phrase() -> str:
-    from evennia.utils import gametime
-
-    seconds = gametime.gametime(absolute=False)
+    seconds = game_seconds()
     day = int(seconds // SECONDS_PER_DAY) + 1
     hour = int(seconds % SECONDS_PER_DAY // 3600)
     minute = int(seconds % 3600 // 60)

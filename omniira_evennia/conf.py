@@ -100,6 +100,21 @@ class OmniiraSettings(BaseModel):
     MEMORY_CAP_PER_SUBJECT: int = Field(200, ge=1)
     RETENTION_HALF_LIFE_DAYS: float = Field(30.0, gt=0)
 
+    # Daily life: schedules and commitments carried out by a decision tick (no LLM calls).
+    # Real seconds between ticks (0: NPCs never move on their own); each tick moves an NPC one
+    # exit at most and considers up to DECISION_NPCS_PER_TICK NPCs (the rest on later ticks).
+    DECISION_TICK_SECONDS: float = Field(20.0, ge=0)
+    DECISION_NPCS_PER_TICK: int = Field(50, ge=1)
+    PATH_MAX_ROOMS: int = Field(200, ge=1)  # rooms one path search may explore
+    # In game time: set out this long before a promised time, give up this long after it,
+    # drop an untimed travel_to after PLAN_EXPIRY_HOURS, keep someone company FOLLOW_HOURS.
+    PLAN_LEAD_MINUTES: float = Field(60.0, ge=0)
+    PLAN_GRACE_MINUTES: float = Field(60.0, ge=0)
+    PLAN_EXPIRY_HOURS: float = Field(24.0, gt=0)
+    FOLLOW_HOURS: float = Field(2.0, gt=0)
+    # Real seconds between someone leaving and an NPC that promised to go with them following.
+    FOLLOW_DELAY_SECONDS: float = Field(1.0, ge=0)
+
     # Players may ask `recall <npc>` (off by default: it can hurt immersion).
     PLAYER_RECALL: bool = False
 

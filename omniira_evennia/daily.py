@@ -183,10 +183,7 @@ def day_signals(npc, game_day: int) -> DaySignals:
         .order_by("learned_at")[:30]
     ]
     concerns = Concern.objects.filter(npc=npc, resolved=False)
-    places = []
-    for visit in PlaceVisit.objects.filter(npc=npc, game_day=game_day):
-        if not places or places[-1] != visit.place:
-            places.append(visit.place)
+    places = places_visited(npc, game_day)
     events = [
         e.text for e in WorldEvent.objects.filter(game_day=game_day) if npc.id in (e.npc_ids or [])
     ]
@@ -362,6 +359,17 @@ def check_rollover():
     # Persist first: a restart in the middle resumes the claims, it does not start over.
     ServerConfig.objects.conf(LAST_DAY_KEY, today)
     return run_rollover(today - 1)
+
+
+def places_visited(npc, game_day: int) -> list[str]:
+    """Where the NPC went that day, in order (a place entered twice in a row counts once)."""
+    places = []
+    for place in PlaceVisit.objects.filter(npc=npc, game_day=game_day).values_list(
+        "place", flat=True
+    ):
+        if not places or places[-1] != place:
+            places.append(place)
+    return places
 
 
 def record_visit(npc, room) -> None:

@@ -77,7 +77,8 @@ def reap_conversations(now=None) -> int:
 def at_server_start():
     """
     Call from the game's `at_server_start`: conversations open at shutdown end ("restart"),
-    half-done extractions are retried, the ticker script exists, the embedder warms up.
+    half-done extractions are retried, the ticker scripts exist (conversations and gossip;
+    NPC decisions), the embedder warms up.
     """
     from .daily import reset_unfinished_claims
     from .service import warm_up
@@ -94,6 +95,9 @@ def at_server_start():
 
     store.seed_budget(get_client().budget)
     ensure_ticker()
+    from .movement import ensure_decision_ticker
+
+    ensure_decision_ticker()  # NPC schedules and commitments
     process_ended()
     warm_up()
 

@@ -27,6 +27,10 @@ class MemoryNPCMixin:
     npc_duty = AttributeProperty("", autocreate=False)
     # Headline NPCs reflect daily on the people they have much new to think about.
     npc_headline = AttributeProperty(False, autocreate=False)
+    # Daily life: where the NPC spends its day ("tavern 06-22, market 10-12", see
+    # omniira_evennia.schedule) and whether it moves at all (False: it keeps its post).
+    npc_schedule = AttributeProperty("", autocreate=False)
+    npc_autonomous = AttributeProperty(True, autocreate=False)
 
     def at_post_move(self, source_location, move_type="move", **kwargs):
         """Record where the NPC went today (the diary's places)."""
@@ -36,6 +40,20 @@ class MemoryNPCMixin:
         if source_location is not None:  # being created somewhere is not a visit
             record_visit(self, self.location)
 
+    def at_msg_receive(self, text=None, from_obj=None, **kwargs):
+        """Notice someone leaving: an NPC that promised to go with them follows."""
+        accepted = super().at_msg_receive(text=text, from_obj=from_obj, **kwargs)
+        if from_obj is not None and from_obj is not self and _is_movement(text):
+            from .movement import notice_departure
+
+            try:
+                notice_departure(self, from_obj)
+            except Exception:  # never let a follow break message delivery
+                from evennia.utils import logger
+
+                logger.log_trace(f"omniira: {self.key} could not consider following")
+        return accepted
+
     def at_talked_to(self, speaker, message):
         """
         Called when `speaker` addresses this NPC (`talk`, or `say Maren, ...`). Starts a
@@ -44,6 +62,13 @@ class MemoryNPCMixin:
         from .service import start_turn
 
         return start_turn(self, speaker, message)
+
+
+def _is_movement(text) -> bool:
+    """Evennia's arrive/leave announcements carry {"type": "traverse"} (or "move")."""
+    if isinstance(text, tuple) and len(text) > 1 and isinstance(text[1], dict):
+        return text[1].get("type") in ("traverse", "move")
+    return False
 
 
 class MemoryNPC(MemoryNPCMixin, DefaultCharacter):

@@ -276,3 +276,64 @@ def test_rollover_of_200_npcs_runs_bounded_while_players_keep_playing(tmp_path):
             timeout=120,
         )
         llm.stop()
+
+
+# Its own ports in the 4500s, clear of the other end-to-end tests.
+DAILY_LIFE_PORT_BASE = 4560
+
+
+def test_demo_npcs_walk_their_schedules_and_a_player_sees_lyra_arrive(tmp_path):
+    """
+    The demo with a fast clock (one game hour per real second) and a decision tick every
+    second: Lyra's schedule takes her to the market at 08:00 and 14:00 each game day. A player
+    waiting there sees her arrive and leave; Maren, who keeps her post, never moves.
+    """
+
+    def reply(body):
+        if _feature(body) == "diary":
+            return json.dumps(
+                {"entry": "I walked between the tavern and the market.", "importance": 3}
+            )
+        if _feature(body):
+            return json.dumps({"items": [], "memories": [], "beliefs": [], "reasoning": ""})
+        return "Aye."
+
+    llm = ScriptedLLM(reply).start()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMNIIRA_")}
+    env.update(
+        OMNIIRA_DEMO_DIR=str(tmp_path / "demo"),
+        OMNIIRA_DEMO_PORT_BASE=str(DAILY_LIFE_PORT_BASE),
+        OMNIIRA_LLM_BASE_URL=llm.base_url,
+        OMNIIRA_DEMO_TIME_FACTOR="3600",
+        OMNIIRA_DEMO_DECISION_SECONDS="1",
+        EVENNIA_SUPERUSER_USERNAME="admin",
+        EVENNIA_SUPERUSER_PASSWORD="admin-pass-123",
+    )
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    try:
+        run_demo("start", env)
+        started = time.monotonic()
+        ada = TelnetPlayer(DAILY_LIFE_PORT_BASE)
+        ada.create_and_login("Ada", "pw-ada-12345")
+        ada.send("market")
+        seen = ada.read_until(r"Market Square", timeout=10)
+        # A game day is 24 real seconds: Lyra comes to the market within one.
+        seen += ada.read_until(r"Lyra arrives to Market Square from The Lantern & Lane\.", 40)
+        arrived = time.monotonic() - started
+        seen += ada.read_until(r"Lyra is leaving Market Square, heading for The Lantern", 10)
+        ada.send("tavern")
+        seen += ada.read_until(r"Exits:", timeout=10)
+        ada.send("look")
+        look = ada.read_until(r"Exits:", timeout=10)
+        assert "Maren" in look  # she keeps her bar
+        assert "Maren is leaving" not in seen + look and "Maren arrives" not in seen + look
+        print(json.dumps({"lyra_arrived_after_seconds": round(arrived, 1)}))
+        ada.close()
+    finally:
+        subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
+        llm.stop()

@@ -228,6 +228,9 @@ def start() -> None:
         )
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    # The game imports this checkout's omniira_evennia, even when the virtualenv's editable
+    # install points at another one (a git worktree); see the demo's settings.py.
+    env["OMNIIRA_DEMO_CHECKOUT"] = str(ROOT)
     refresh_game_dir()
     user, password, generated = admin_credentials()
     env["EVENNIA_SUPERUSER_USERNAME"], env["EVENNIA_SUPERUSER_PASSWORD"] = user, password
@@ -278,6 +281,7 @@ def print_welcome(llm: str, user: str, password: str, generated: bool) -> None:
 def stop() -> None:
     env = dict(os.environ)
     env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["OMNIIRA_DEMO_CHECKOUT"] = str(ROOT)
     if stop_local_model():
         say("stopped the offline model server")
     if not (DEMO / "server" / "conf" / "settings.py").exists():

@@ -2,19 +2,26 @@
 The demo world: a tavern and a market square with four NPCs who remember.
 
 `build_world()` is idempotent: it runs at every server start, creates what is missing, and
-refreshes descriptions and NPC identities from the tables below (so editing this file and
-reloading updates the world). It never deletes anything a builder added.
+refreshes descriptions, NPC identities and schedules from the tables below (so editing this
+file and reloading updates the world). It never deletes anything a builder added.
 
 Limbo (#2, Evennia's start location) becomes the tavern, so new characters start there.
+
+Daily life: Lyra busks at the market mornings and afternoons, Voss and Wren work there by day
+and come to the tavern in the evening; Maren keeps her bar and never leaves it. A schedule
+names rooms by name or alias ("tavern", "market"), in game hours.
 """
 
 from evennia import create_object, search_object, search_tag
 from evennia.utils import logger
 
+import omniira_evennia
+
 TAG = ("omniira_demo", "world")
 
 TAVERN = {
     "key": "The Lantern & Lane",
+    "aliases": ["tavern"],
     "desc": (
         "A low-beamed tavern smelling of woodsmoke and spilled cider. A brass lantern hangs "
         "over a long oak bar, where Maren keeps the taps. A door leads out to the market."
@@ -22,6 +29,7 @@ TAVERN = {
 }
 MARKET = {
     "key": "Market Square",
+    "aliases": ["market"],
     "desc": (
         "Cobbles slick with rain, a dozen stalls under striped awnings, and the ring of a "
         "hammer from Voss's forge. The tavern door glows warm to the north."
@@ -38,8 +46,9 @@ NPCS = [
         "personality": "Warm, shrewd and blunt. Remembers every face and every unpaid tab. "
         "Calls people 'love'. Dislikes trouble-makers and loves a good story.",
         "duty": "You run the tavern: you pour cider, ale and plum wine, cook a stew, rent rooms "
-        "upstairs and hear everyone's news.",
+        "upstairs and hear everyone's news. You never leave the bar.",
         "headline": True,
+        "autonomous": False,  # stays at her post; still remembers, reflects and writes a diary
     },
     {
         "key": "Lyra",
@@ -50,8 +59,10 @@ NPCS = [
         "personality": "Curious, playful, a shameless gossip who collects stories and secrets. "
         "Speaks in flourishes and asks a lot of questions.",
         "duty": "You are staying at the tavern for the season, earning your keep with songs "
-        "and listening for tales worth singing.",
+        "and listening for tales worth singing; mornings and afternoons you play for coins at "
+        "the market.",
         "headline": True,
+        "schedule": "tavern 00-24, market 08-11, market 14-17",
     },
     {
         "key": "Voss",
@@ -61,7 +72,9 @@ NPCS = [
         "role": "blacksmith",
         "personality": "Gruff, proud of his craft, slow to trust and quick to take offence. "
         "Few words; never forgets a slight or a debt.",
-        "duty": "You keep the forge on the market square, mending tools and making blades.",
+        "duty": "You keep the forge on the market square, mending tools and making blades; "
+        "after work you drink at the tavern.",
+        "schedule": "market 06-20, tavern 20-23",
     },
     {
         "key": "Wren",
@@ -71,7 +84,9 @@ NPCS = [
         "role": "herbalist",
         "personality": "Kind, anxious and observant. Worries about everyone's health and about "
         "the rumours of sickness on the river barges.",
-        "duty": "You sell remedies at a market stall and tend anyone who falls ill.",
+        "duty": "You sell remedies at a market stall and tend anyone who falls ill; evenings "
+        "you sit by the tavern fire.",
+        "schedule": "market 07-19, tavern 19-23",
     },
 ]
 
@@ -88,6 +103,7 @@ def _room(spec, existing=None):
     if room is None:
         room = create_object("typeclasses.rooms.Room", key=spec["key"])
     room.key = spec["key"]
+    room.aliases.add(spec.get("aliases", []))
     room.db.desc = spec["desc"]
     room.tags.add(*TAG)
     return room
@@ -139,6 +155,11 @@ def build_world():
         npc.db.npc_personality = spec["personality"]
         npc.db.npc_duty = spec["duty"]
         npc.db.npc_headline = spec.get("headline", False)
+        npc.db.npc_autonomous = spec.get("autonomous", True)
+        try:
+            omniira_evennia.set_schedule(npc, spec.get("schedule", ""))
+        except omniira_evennia.ScheduleError as err:
+            logger.log_err(f"omniira demo: bad schedule for {spec['key']}: {err}")
         # NPCs can't be picked up or pushed around by players.
         npc.locks.add("get:false();puppet:perm(Developer)")
     logger.log_info("omniira demo: world built (tavern, market, 4 NPCs)")

@@ -20,6 +20,13 @@ CREATION_THROTTLE_LIMIT = 50
 
 # All ports move together when OMNIIRA_DEMO_PORT_BASE is set (tests run a second copy).
 import os as _os  # noqa: E402
+import sys as _sys  # noqa: E402
+
+# `tools/demo.py` names the checkout it runs from: import omniira_evennia from there, even if
+# the virtualenv's editable install points at another checkout (a git worktree).
+_CHECKOUT = _os.environ.get("OMNIIRA_DEMO_CHECKOUT")
+if _CHECKOUT and _CHECKOUT not in _sys.path:
+    _sys.path.insert(1, _CHECKOUT)
 
 _PORT_BASE = int(_os.environ.get("OMNIIRA_DEMO_PORT_BASE", "4000"))
 TELNET_PORTS = [_PORT_BASE]
@@ -48,8 +55,12 @@ OMNIIRA = {
 if _os.environ.get("OMNIIRA_LOCAL_BASE_URL"):
     OMNIIRA["GOSSIP_INTERVAL_SECONDS"] = 1800
 
-# Game seconds per real second: one game day is two real hours.
-TIME_FACTOR = 12.0
+# Game seconds per real second: one game day is two real hours. To watch NPCs walk their
+# day quickly, start the demo with e.g. OMNIIRA_DEMO_TIME_FACTOR=720 (a day in two minutes);
+# OMNIIRA_DEMO_DECISION_SECONDS sets how often (real seconds) NPCs decide where to go.
+TIME_FACTOR = float(_os.environ.get("OMNIIRA_DEMO_TIME_FACTOR") or 12.0)
+if _os.environ.get("OMNIIRA_DEMO_DECISION_SECONDS"):
+    OMNIIRA["DECISION_TICK_SECONDS"] = float(_os.environ["OMNIIRA_DEMO_DECISION_SECONDS"])
 
 try:
     from server.conf.secret_settings import *  # noqa: F401,F403
