@@ -6,10 +6,15 @@ SECONDS_PER_DAY = 24 * 3600
 
 
 def game_seconds() -> float:
-    """Game seconds since day 1, 00:00 (the server's first start, counted in game time)."""
+    """
+    Game seconds since day 1, 00:00. The server's first start is day 1 at GAME_START_HOUR
+    (0 by default: midnight).
+    """
     from evennia.utils import gametime
 
-    return gametime.gametime(absolute=False)
+    from .conf import get_settings
+
+    return gametime.gametime(absolute=False) + get_settings().GAME_START_HOUR * 3600
 
 
 def current_game_day() -> int:

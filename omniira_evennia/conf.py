@@ -100,6 +100,10 @@ class OmniiraSettings(BaseModel):
     MEMORY_CAP_PER_SUBJECT: int = Field(200, ge=1)
     RETENTION_HALF_LIFE_DAYS: float = Field(30.0, gt=0)
 
+    # The game hour at which day 1 begins (the server's first start), so a new world can wake
+    # up in the morning rather than at midnight.
+    GAME_START_HOUR: float = Field(0.0, ge=0, lt=24)
+
     # Daily life: schedules and commitments carried out by a decision tick (no LLM calls).
     # Real seconds between ticks (0: NPCs never move on their own); each tick moves an NPC one
     # exit at most and considers up to DECISION_NPCS_PER_TICK NPCs (the rest on later ticks).

@@ -190,3 +190,26 @@ class TestForgetting(SocialTestBase):
         assert not daily.claim("diary", self.maren, 5)
         DailyWork.objects.update(status="empty")
         assert daily.claim("diary", self.maren, 5)  # an empty check may be redone
+
+
+def test_a_world_can_wake_at_a_set_hour():
+    from unittest import mock
+
+    from django.test import override_settings
+
+    from omniira_evennia import clock, conf
+
+    with (
+        override_settings(OMNIIRA={"GAME_START_HOUR": 7}),
+        mock.patch("evennia.utils.gametime.gametime", return_value=0.0),
+    ):
+        conf.reset_settings()
+        assert clock.game_seconds() == 7 * 3600 and clock.current_game_day() == 1
+        assert "morning" in clock.game_time_phrase()
+    with (
+        override_settings(OMNIIRA={"GAME_START_HOUR": 7}),
+        mock.patch("evennia.utils.gametime.gametime", return_value=17 * 3600.0),
+    ):
+        conf.reset_settings()
+        assert clock.current_game_day() == 2  # midnight came 17 game hours after the start
+    conf.reset_settings()

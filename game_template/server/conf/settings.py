@@ -42,6 +42,7 @@ OMNIIRA = {
     "THINKING_DELAY": 2.0,
     "PLAYER_RECALL": True,  # the demo lets players ask `recall Maren`
     "ROLLOVER_CONCURRENCY": 4,
+    "GAME_START_HOUR": 7,  # a new demo world wakes at 07:00; Lyra heads to market at 08:00
     # Timeouts allow for the offline 1.5B model on two CPU cores (first replies 30-60 s).
     "TIERS": {
         "voice": {"max_tokens": 160, "temperature": 0.7, "timeout": 150},
