@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 
 from . import health
+from .fusion import LexicalHits
 
 log = logging.getLogger("omniira.fulltext")
 
@@ -207,6 +208,24 @@ def search_beliefs(
 def search_diary(npc_id: int, text: str, limit: int = LEXICAL_DEPTH) -> list[int] | None:
     """The NPC's diary entries best matching `text`, best first."""
     return _search(_BY_NAME[DIARY_FTS], [("n", npc_id)], text, limit)
+
+
+def lexical_hits(npc_id: int, subject_id: int, text: str, conf=None) -> LexicalHits | None:
+    """
+    What a turn's `fused` retrieval needs from the index (on the reactor: it reads the
+    database). None in `paper` mode or when there is no lexical lane.
+    """
+    if conf is None:
+        from .conf import get_settings
+
+        conf = get_settings()
+    if conf.RETRIEVAL_MODE != "fused":
+        return None
+    memories = search_memories(npc_id, text, subject_id, conf.LEXICAL_DEPTH)
+    if memories is None:
+        return None
+    beliefs = search_beliefs(npc_id, text, subject_id, conf.LEXICAL_DEPTH) or []
+    return LexicalHits(memories=memories, beliefs=beliefs)
 
 
 # ---------------------------------------------------------------- installing (DDL)

@@ -4,6 +4,7 @@ diary entries change, queries from free text never break, and a turn's lexical h
 prompt in `fused` mode.
 """
 
+import numpy as np
 from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
@@ -11,11 +12,14 @@ from evennia.utils import create
 from evennia.utils.test_resources import EvenniaTest
 
 import omniira_evennia as omniira
-from omniira_evennia import daily, fulltext, health
+from omniira_evennia import daily, fulltext, health, store
 from omniira_evennia.admin_commands import erase_player
+from omniira_evennia.commands import CmdTalk
 from omniira_evennia.embeddings import set_embedder
 from omniira_evennia.models import DiaryEntry, Memory, Reflection
 from tests.helpers import HashingEmbedder
+from tests.scripted_llm import ScriptedLLM
+from tests.test_talk import TalkTestBase, tiers
 
 
 def indexed(table=fulltext.MEMORY_FTS) -> set[int]:
@@ -223,9 +227,16 @@ class TestQueriesFromFreeText(FullTextBase):
         fulltext.uninstall(connection)
         assert self.search("sword") is None  # the lane is unavailable: paper scorer
         assert health.snapshot()["fulltext_failures"] == 1
+        assert fulltext.lexical_hits(self.maren.id, self.char1.id, "sword", _conf("fused")) is None
         fulltext.install(connection)  # the migration's forward step, after its backward step
         assert len(self.search("sword")) == 1
         self.assert_in_sync()
+
+
+def _conf(mode):
+    from omniira_evennia.conf import build_settings
+
+    return build_settings({"RETRIEVAL_MODE": mode}, {})
 
 
 class TestRepairAfterATableRebuild(FullTextBase):
@@ -256,3 +267,53 @@ class TestRepairAfterATableRebuild(FullTextBase):
 
         migration = import_module("omniira_evennia.migrations.0005_fulltext").Migration
         assert all(op.reversible for op in migration.operations)
+
+
+class FixedEmbedder:
+    """Every line points one way, so memories stored with other vectors look unrelated."""
+
+    dim = 384
+
+    def __init__(self, vector):
+        self.vector = vector
+
+    def embed(self, texts):
+        return np.tile(self.vector, (len(texts), 1)).astype(np.float32)
+
+
+class TestTurnUsesTheLexicalLane(TalkTestBase):
+    """A rare-name memory the embedding lane cannot see reaches the prompt in fused mode."""
+
+    RARE = "Ada said her brother Tomas went missing near Harrowmere."
+
+    def setUp(self):
+        super().setUp()
+        rng = np.random.default_rng(3)
+        query = rng.standard_normal(384).astype(np.float32)
+        query /= np.linalg.norm(query)
+        other = rng.standard_normal(384).astype(np.float32)
+        other -= other.dot(query) * query  # orthogonal to every query
+        other /= np.linalg.norm(other)
+        set_embedder(FixedEmbedder(query))
+        store.upsert_memory(self.maren, self.char1, "tomas", self.RARE, embedding=other)
+        for i in range(30):  # newer, and all "similar" to anything asked
+            store.upsert_memory(
+                self.maren, self.char1, f"chat{i}", f"Ada chatted about cider {i}.", embedding=query
+            )
+
+    def ask(self, mode, text="What happened at Harrowmere?"):
+        with ScriptedLLM(["Hm."]) as llm:
+            with override_settings(OMNIIRA={**tiers(llm.base_url), "RETRIEVAL_MODE": mode}):
+                self.call(CmdTalk(), f"Maren = {text}")
+        return llm.system_prompts()[-1]
+
+    def test_paper_misses_it_fused_finds_it(self):
+        assert self.RARE not in self.ask("paper")
+        prompt = self.ask("fused")
+        assert self.RARE in prompt
+        assert "Ada chatted about cider 29." in prompt  # the newest still ride along
+
+    def test_operators_typed_by_a_player_are_harmless(self):
+        prompt = self.ask("fused", 'Harrowmere" NEAR( * OR {owner}: n1')
+        assert self.RARE in prompt
+        assert health.snapshot().get("fulltext_failures") is None
