@@ -69,7 +69,16 @@ def candidate_mask(
 
 def newest_rows(index: MemoryMatrix, candidates: np.ndarray, slots: int) -> np.ndarray:
     """The recency lane: newest first by learned_at, ties broken by id (insertion order)."""
-    order = np.lexsort((index.ids[candidates], index.learned_at[candidates]))[::-1]
+    if slots <= 0 or not len(candidates):
+        return candidates[:0]
+    times = index.learned_at[candidates]
+    if len(candidates) > 4 * slots:
+        # Only rows at least as new as the slots-th newest can be in the lane (ties kept):
+        # a partition instead of sorting every candidate.
+        kth = np.partition(times, len(times) - slots)[len(times) - slots]
+        keep = times >= kth
+        candidates, times = candidates[keep], times[keep]
+    order = np.lexsort((index.ids[candidates], times))[::-1]
     return candidates[order[:slots]]
 
 
@@ -80,7 +89,9 @@ def dense_ranking(
     rows = rows[index.has_vector[rows]]
     if not len(rows) or depth <= 0:
         return rows[:0]
-    sims = index.matrix[rows] @ np.asarray(query, dtype=np.float32)
+    # einsum, not `@`: a threaded BLAS matrix-vector product stalls on a busy 2-core server
+    # (p95 several times worse in bench/retrieval_eval.py); einsum runs on this thread.
+    sims = np.einsum("ij,j->i", np.take(index.matrix, rows, axis=0), np.asarray(query, np.float32))
     above = sims > floor
     rows, sims = rows[above], sims[above]
     if len(rows) > depth:
@@ -90,20 +101,24 @@ def dense_ranking(
 
 
 def lexical_ranking(
-    index: MemoryMatrix, rows: np.ndarray, lexical_ids: Sequence[int], depth: int
+    index: MemoryMatrix, allowed: np.ndarray, lexical_ids: Sequence[int], depth: int
 ) -> np.ndarray:
-    """Rows (of `rows`) in the order of `lexical_ids`; ids not among `rows` are skipped."""
-    if not len(lexical_ids) or not len(rows) or depth <= 0:
-        return rows[:0]
+    """Rows for `lexical_ids`, in that order, keeping only `allowed` rows (a bool mask)."""
+    if not len(lexical_ids) or depth <= 0:
+        return np.zeros(0, dtype=np.int64)
     wanted = np.asarray(list(lexical_ids), dtype=np.int64)
-    found = rows[np.isin(index.ids[rows], wanted)]
-    if not len(found):
-        return found
-    position = {}
-    for rank, mid in enumerate(wanted.tolist()):
-        position.setdefault(mid, rank)
-    order = np.argsort([position[mid] for mid in index.ids[found].tolist()], kind="stable")
-    return found[order][:depth]
+    ids = index.ids[: len(allowed)]
+    if len(ids) > 1 and bool(np.all(ids[1:] > ids[:-1])):
+        # Rows in id order (as loaded): a binary search per id.
+        pos = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+        rows = pos[ids[pos] == wanted]
+    else:
+        where = {int(mid): row for row, mid in zip(np.flatnonzero(allowed), ids[allowed])}
+        rows = np.array([where.get(int(mid), -1) for mid in wanted], dtype=np.int64)
+        rows = rows[rows >= 0]
+    rows = rows[allowed[rows]]
+    _, first = np.unique(rows, return_index=True)  # a repeated id keeps its best rank
+    return rows[np.sort(first)][:depth]
 
 
 def rrf_scores(
@@ -160,7 +175,7 @@ def select_memories_fused(
         lanes = []
         if query is not None:
             lanes.append((dense_ranking(index, rest, query, floor, depth), dense_weight))
-        lanes.append((lexical_ranking(index, rest, lexical_ids or (), depth), lexical_weight))
+        lanes.append((lexical_ranking(index, mask, lexical_ids or (), depth), lexical_weight))
         rows, scores = rrf_scores(lanes, rrf_k)
         if len(rows):
             scores = scores * index.importance_mult[rows]

@@ -364,6 +364,7 @@ class OmniiraTicker(DefaultScript):
         reap_conversations()
         process_ended()
         check_rollover()
+        fulltext.maintain()  # a bounded merge step keeps full-text queries fast
         conf = get_settings()
         if conf.GOSSIP_INTERVAL_SECONDS and (
             time.time() - (self.db.last_gossip or 0) >= conf.GOSSIP_INTERVAL_SECONDS

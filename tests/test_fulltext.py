@@ -4,6 +4,8 @@ diary entries change, queries from free text never break, and a turn's lexical h
 prompt in `fused` mode.
 """
 
+import time
+
 import numpy as np
 from django.db import connection
 from django.test import override_settings
@@ -136,13 +138,37 @@ class TestMemoryIndexFollowsWrites(FullTextBase):
         assert set(self.search("Emberfall")) == {mine.id, other_subject.id}
         assert self.search("Emberfall", npc=self.voss) == [other_npc.id]
         # Owner tokens live in their own column: typing them finds nothing.
-        assert self.search(f"n{self.voss.id} s{self.char1.id}") == []
+        assert self.search(f"n{self.voss.id}s{self.char1.id} n{self.voss.id}") == []
 
     def test_ranking_prefers_more_and_rarer_terms(self):
         for i in range(6):
             self.remember(f"Ada talked about the Frostmoon market {i}.", key=f"m{i}")
         both = self.remember("Ada's wedding is on the third of Frostmoon.", key="wedding")
         assert self.search("the third of Frostmoon")[0] == both.id
+
+
+class TestMaintenance(FullTextBase):
+    def test_merge_steps_and_optimize_keep_the_index_whole(self):
+        for i in range(30):  # one row at a time, as in play: many small segments
+            self.remember(f"Ada mentioned Mistmonth plan {i}.", key=f"p{i}")
+        before = self.search("Mistmonth")
+        for _ in range(5):
+            fulltext.maintain(pages=4)
+        assert self.search("Mistmonth") == before
+        fulltext.optimize()
+        assert self.search("Mistmonth") == before and len(before) == 30
+        self.assert_in_sync()
+
+    def test_ticker_runs_a_merge_step(self):
+        from unittest import mock
+
+        from omniira_evennia.social import OmniiraTicker
+
+        ticker = mock.MagicMock()
+        ticker.db.last_gossip = time.time()  # no gossip round due
+        with mock.patch.object(fulltext, "maintain") as maintain:
+            OmniiraTicker.at_repeat(ticker)
+        maintain.assert_called_once_with()
 
 
 class TestBeliefAndDiaryIndex(FullTextBase):

@@ -271,3 +271,19 @@ def test_retrieve_context_chooses_by_setting():
     assert select_by_mode(index, w.query, None, PLAYER, fused_conf) == select_memories(
         index, w.query, PLAYER
     )
+
+
+def test_rows_out_of_id_order_give_the_same_result():
+    """The lexical lane maps ids to rows whether or not the matrix is in id order."""
+    w = World(5)
+    ids = [w.add(f"k{i}", sim=0.3 + (i % 7) / 10, learned_at=i % 13) for i in range(40)]
+    lexical = ids[::-3]
+    in_order = select_memories_fused(w.index(), w.query, lexical, PLAYER)
+    shuffled = list(zip(w.records, w.vectors))
+    np.random.default_rng(0).shuffle(shuffled)
+    index = MemoryMatrix.build([r for r, _ in shuffled], [v for _, v in shuffled], DIM)
+    assert select_memories_fused(index, w.query, lexical, PLAYER) == in_order
+    only_lexical = select_memories_fused(
+        index, None, lexical, PLAYER, recency_slots=0, similarity_slots=1
+    )
+    assert [r.id for r in only_lexical] == [lexical[0]]
