@@ -91,7 +91,11 @@ def dense_ranking(
         return rows[:0]
     # einsum, not `@`: a threaded BLAS matrix-vector product stalls on a busy 2-core server
     # (p95 several times worse in bench/retrieval_eval.py); einsum runs on this thread.
-    sims = np.einsum("ij,j->i", np.take(index.matrix, rows, axis=0), np.asarray(query, np.float32))
+    query = np.asarray(query, np.float32)
+    if 3 * len(rows) > len(index.matrix):  # copying most rows costs more than scoring all
+        sims = np.einsum("ij,j->i", index.matrix, query)[rows]
+    else:
+        sims = np.einsum("ij,j->i", np.take(index.matrix, rows, axis=0), query)
     above = sims > floor
     rows, sims = rows[above], sims[above]
     if len(rows) > depth:
@@ -109,14 +113,19 @@ def lexical_ranking(
     wanted = np.asarray(list(lexical_ids), dtype=np.int64)
     ids = index.ids[: len(allowed)]
     if len(ids) > 1 and bool(np.all(ids[1:] > ids[:-1])):
-        # Rows in id order (as loaded): a binary search per id.
+        # Rows in id order: a binary search per id.
         pos = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
         rows = pos[ids[pos] == wanted]
+        rows = rows[allowed[rows]]
     else:
-        where = {int(mid): row for row, mid in zip(np.flatnonzero(allowed), ids[allowed])}
-        rows = np.array([where.get(int(mid), -1) for mid in wanted], dtype=np.int64)
-        rows = rows[rows >= 0]
-    rows = rows[allowed[rows]]
+        # Rows in any order (the store loads them by time): sort the allowed ids once.
+        allowed_rows = np.flatnonzero(allowed)
+        order = np.argsort(ids[allowed_rows], kind="stable")
+        sorted_ids = ids[allowed_rows][order]
+        if not len(sorted_ids):
+            return np.zeros(0, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
+        rows = allowed_rows[order[pos[sorted_ids[pos] == wanted]]]
     _, first = np.unique(rows, return_index=True)  # a repeated id keeps its best rank
     return rows[np.sort(first)][:depth]
 

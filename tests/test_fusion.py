@@ -287,3 +287,19 @@ def test_rows_out_of_id_order_give_the_same_result():
         index, None, lexical, PLAYER, recency_slots=0, similarity_slots=1
     )
     assert [r.id for r in only_lexical] == [lexical[0]]
+
+
+@pytest.mark.parametrize("subjects", [1, 5])  # most rows scored at once, or a few copied out
+def test_dense_lane_matches_a_plain_ranking(subjects):
+    from omniira_evennia.fusion import dense_ranking
+
+    w = World(9)
+    rng = np.random.default_rng(9)
+    for i in range(200):
+        w.add(f"k{i}", sim=float(rng.uniform(-0.2, 0.9)), subject=PLAYER + i % subjects)
+    index = w.index()
+    rows = np.flatnonzero(index.subject_ids == PLAYER)
+    ranked = dense_ranking(index, rows, w.query, floor=0.25, depth=20)
+    sims = index.matrix @ w.query
+    expected = sorted((r for r in rows if sims[r] > 0.25), key=lambda r: -sims[r])[:20]
+    assert ranked.tolist() == expected
