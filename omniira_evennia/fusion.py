@@ -104,28 +104,41 @@ def dense_ranking(
     return rows[np.lexsort((-index.ids[rows], -sims))]
 
 
+def _ids_in_order(index: MemoryMatrix, fresh: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """
+    (sorted ids, their rows) for the index, kept on it between queries: the store loads rows
+    by time, and sorting 10k ids per query would cost more than the rest of the lane.
+    """
+    cached = getattr(index, "_fusion_ids_in_order", None)
+    if fresh or cached is None or len(cached[0]) != len(index):
+        ids = index.ids[: len(index)]
+        order = np.argsort(ids, kind="stable")
+        cached = (ids[order], order)
+        try:
+            index._fusion_ids_in_order = cached
+        except AttributeError:  # an index class with __slots__: no caching
+            pass
+    return cached
+
+
 def lexical_ranking(
     index: MemoryMatrix, allowed: np.ndarray, lexical_ids: Sequence[int], depth: int
 ) -> np.ndarray:
     """Rows for `lexical_ids`, in that order, keeping only `allowed` rows (a bool mask)."""
-    if not len(lexical_ids) or depth <= 0:
+    if not len(lexical_ids) or depth <= 0 or not len(index):
         return np.zeros(0, dtype=np.int64)
     wanted = np.asarray(list(lexical_ids), dtype=np.int64)
-    ids = index.ids[: len(allowed)]
-    if len(ids) > 1 and bool(np.all(ids[1:] > ids[:-1])):
-        # Rows in id order: a binary search per id.
-        pos = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
-        rows = pos[ids[pos] == wanted]
-        rows = rows[allowed[rows]]
-    else:
-        # Rows in any order (the store loads them by time): sort the allowed ids once.
-        allowed_rows = np.flatnonzero(allowed)
-        order = np.argsort(ids[allowed_rows], kind="stable")
-        sorted_ids = ids[allowed_rows][order]
-        if not len(sorted_ids):
-            return np.zeros(0, dtype=np.int64)
+    for fresh in (False, True):
+        sorted_ids, order = _ids_in_order(index, fresh)
         pos = np.minimum(np.searchsorted(sorted_ids, wanted), len(sorted_ids) - 1)
-        rows = allowed_rows[order[pos[sorted_ids[pos] == wanted]]]
+        found = sorted_ids[pos] == wanted
+        rows = order[pos[found]]
+        # The cache is checked against the live ids: a matrix changed in place (rows reused
+        # or added) is re-sorted once.
+        if found.all() and bool(np.all(index.ids[rows] == wanted)):
+            break
+    rows = rows[index.ids[rows] == wanted[found]] if len(rows) else rows
+    rows = rows[allowed[rows]]
     _, first = np.unique(rows, return_index=True)  # a repeated id keeps its best rank
     return rows[np.sort(first)][:depth]
 

@@ -303,3 +303,21 @@ def test_dense_lane_matches_a_plain_ranking(subjects):
     sims = index.matrix @ w.query
     expected = sorted((r for r in rows if sims[r] > 0.25), key=lambda r: -sims[r])[:20]
     assert ranked.tolist() == expected
+
+
+def test_id_lookup_survives_a_matrix_changed_in_place():
+    """A matrix that reuses a row for a new memory (preallocated arrays) is looked up afresh."""
+    from dataclasses import replace
+
+    w = World(4)
+    for i in range(30):
+        w.add(f"k{i}", sim=0.1, learned_at=100 - i)  # rows in reverse time order
+    index = w.index()
+    old_id = int(index.ids[3])
+    assert [
+        r.id for r in select_memories_fused(index, None, [old_id], PLAYER, recency_slots=0)
+    ] == [old_id]
+    index.ids[3] = 999  # row 3 now holds another memory
+    index.records[3] = replace(index.records[3], id=999, key="reused")
+    picked = select_memories_fused(index, None, [old_id, 999], PLAYER, recency_slots=0)
+    assert [r.id for r in picked] == [999]
