@@ -170,8 +170,9 @@ Fused recall by the RRF constant (not tuned on this set; the default is the usua
 
 Latency at 10,000 memories for one NPC (4 subjects, so 2,500 about the speaker; the FTS table
 holds every NPC's rows, merged as the ticker keeps it), query embedding excluded,
-{lat['fused']['runs']} queries per mode. Wall-clock and the measuring thread's CPU time; the
-machine was shared with other work (load average {load} on 2 cores):
+{lat['fused']['runs']} queries per mode. Wall-clock and the measuring thread's CPU time (not
+counting the paper's BLAS helper threads); the machine was shared with other work (load average
+{load} on 2 cores):
 
 | part | median ms | p95 ms | CPU median ms | CPU p95 ms |
 |---|---|---|---|---|
@@ -196,10 +197,12 @@ unique within a pair, and the labels mark only the planted memory, so read the f
 comparison, not as recall in a real game.
 
 Fused retrieval costs the full-text query on the reactor plus a scorer about as expensive as
-the paper's: both are dominated by gathering the speaker's rows of the 10,000-row matrix for
-the dot products (the paper's `@` also uses OpenBLAS threads, which wait for a CPU on a busy
-machine; the fused scorer computes on its own thread). Fused retrieval at 10k memories was
-{target}.
+the paper's: both are dominated by gathering the speaker's rows out of the 10,000-row matrix
+for the dot products (the paper's `@` also uses OpenBLAS threads, which wait for a CPU on a busy
+machine, hence its wall-clock figures; the fused scorer computes on its own thread). Fused
+retrieval at 10k memories was {target}. Keeping each subject's rows together in the matrix
+would remove most of the gather (a dot product over 2,500 contiguous rows takes about a quarter
+of the time) and would likely bring it within.
 """)
 
 
