@@ -53,4 +53,5 @@ clean-demo: demo-stop
 bench: $(STAMP)
 	$(PY) bench/local_model_turns.py
 	$(PY) bench/retrieval.py
+	$(PY) bench/retrieval_eval.py
 	$(PY) bench/report.py

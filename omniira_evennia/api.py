@@ -16,7 +16,6 @@ from django.db.models import QuerySet
 from . import store
 from .embeddings import embed_or_none
 from .models import Memory, Source
-from .retrieval import select_memories
 
 
 def _id(obj) -> int:
@@ -87,23 +86,23 @@ def remember_later(npc, subject, value: str, **kwargs):
 
 def recall(npc, query: str, subject=None) -> list[Memory]:
     """
-    What `npc` would bring to mind for `query` (about `subject`, or about anyone): the paper's
-    hybrid recency + similarity retrieval, in chronological order.
+    What `npc` would bring to mind for `query` (about `subject`, or about anyone): the same
+    retrieval as a conversation turn (RETRIEVAL_MODE), in chronological order.
     """
+    from . import fulltext
     from .conf import get_settings
-    from .retrieval import Weights
+    from .conversation import select_by_mode
+    from .fusion import LexicalHits
 
     conf = get_settings()
+    subject_id = _id(subject) if subject is not None else None
     [vector] = embed_or_none([query])
-    records = select_memories(
-        store.load_index(_id(npc)),
-        vector,
-        subject_id=_id(subject) if subject is not None else None,
-        now=time.time(),
-        recency_slots=conf.RECENCY_SLOTS,
-        similarity_slots=conf.SIMILARITY_SLOTS,
-        floor=conf.SIMILARITY_FLOOR,
-        weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
+    lexical = None
+    if conf.RETRIEVAL_MODE == "fused":
+        ids = fulltext.search_memories(_id(npc), query, subject_id, conf.LEXICAL_DEPTH)
+        lexical = LexicalHits(memories=ids) if ids is not None else None
+    records = select_by_mode(
+        store.load_index(_id(npc)), vector, lexical, subject_id, conf, now=time.time()
     )
     by_id = Memory.objects.in_bulk([r.id for r in records])
     return [by_id[r.id] for r in records if r.id in by_id]

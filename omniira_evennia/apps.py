@@ -9,9 +9,10 @@ class OmniiraConfig(AppConfig):
 
     def ready(self):
         from django.core.signals import setting_changed
+        from django.db.models.signals import post_delete, post_migrate, post_save
 
         from . import checks  # noqa: F401  (registers the system checks)
-        from . import conf, llm, store
+        from . import conf, fulltext, llm, store
 
         def _settings_changed(setting, **kwargs):
             if setting == "OMNIIRA":
@@ -20,8 +21,6 @@ class OmniiraConfig(AppConfig):
 
         setting_changed.connect(_settings_changed, weak=False)
         store.connect_signals()
-
-        from django.db.models.signals import post_delete, post_save
 
         from .models import Plan
 
@@ -38,3 +37,6 @@ class OmniiraConfig(AppConfig):
 
         post_save.connect(_plan_saved, sender=Plan, weak=False, dispatch_uid="omniira_plan")
         post_delete.connect(_plan_deleted, sender=Plan, weak=False, dispatch_uid="omniira_plan_d")
+
+        # A later migration that rebuilds a table (SQLite) drops the full-text triggers.
+        post_migrate.connect(fulltext.ensure_installed, sender=self, dispatch_uid="omniira_fts")

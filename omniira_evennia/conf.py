@@ -76,6 +76,13 @@ class OmniiraSettings(BaseModel):
     HEARSAY_WEIGHT: float = Field(0.8, gt=0)
     FEELING_WEIGHT: float = Field(1.1, gt=0)
     REFLECTION_SLOTS: int = Field(3, ge=1)
+    # "fused": the full-text lane (SQLite FTS5 / PostgreSQL full-text) and the embedding lane
+    # fused by reciprocal rank, then the paper's multipliers, recency lane and order (issue
+    # #11); the default because it finds more of the memories a question needs (see
+    # docs/benchmarks.md). "paper": the paper's similarity-only scorer (appendix C).
+    RETRIEVAL_MODE: Literal["paper", "fused"] = "fused"
+    RRF_K: float = Field(60.0, gt=0)  # reciprocal rank fusion constant
+    LEXICAL_DEPTH: int = Field(50, ge=1)  # ranks taken from each lane in fused mode
     DIARY_SLOTS: int = Field(2, ge=0)
 
     # Conversation.

@@ -18,6 +18,7 @@ import numpy as np
 from . import health
 from .conf import OmniiraSettings
 from .embeddings import Embedder, embed_or_none
+from .fusion import LexicalHits, select_memories_fused, select_newest_plus_fused
 from .llm import LLMBudgetExceeded, LLMClient, LLMError, Usage
 from .prompts import MemoryLine, PromptContext, build_messages, strip_character_breaks
 from .retrieval import (
@@ -41,6 +42,9 @@ class TurnInput:
     reflections: list[TextRecord] = field(default_factory=list)
     now: float | None = None
     tier: str = "voice"
+    # Full-text ranked ids for the line (read on the reactor, see `fulltext.lexical_hits`);
+    # None (paper mode, or no full-text index) means the paper's scorer.
+    lexical: LexicalHits | None = None
 
 
 @dataclass
@@ -70,27 +74,68 @@ def memory_lines(records) -> list[MemoryLine]:
     ]
 
 
-def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> PromptContext:
-    """Fill the prompt context's memory block for this turn."""
-    records = select_memories(
-        inp.index,
-        query_vector,
-        subject_id=inp.speaker_id,
-        now=inp.now,
+def select_by_mode(
+    index: MemoryMatrix,
+    query_vector,
+    lexical: LexicalHits | None,
+    subject_id: int | None,
+    conf: OmniiraSettings,
+    *,
+    now: float | None = None,
+    include_suspect: bool = True,
+):
+    """
+    Memories for a query by the configured RETRIEVAL_MODE: `fused` when full-text hits are at
+    hand, otherwise (`paper` mode, or no full-text index) the paper's scorer.
+    """
+    options = dict(
+        now=now,
         recency_slots=conf.RECENCY_SLOTS,
         similarity_slots=conf.SIMILARITY_SLOTS,
         floor=conf.SIMILARITY_FLOOR,
         weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
+        include_suspect=include_suspect,
+    )
+    if conf.RETRIEVAL_MODE == "fused" and lexical is not None:
+        return select_memories_fused(
+            index,
+            query_vector,
+            lexical.memories,
+            subject_id,
+            rrf_k=conf.RRF_K,
+            depth=conf.LEXICAL_DEPTH,
+            **options,
+        )
+    return select_memories(index, query_vector, subject_id, **options)
+
+
+def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> PromptContext:
+    """Fill the prompt context's memory block for this turn."""
+    records = select_by_mode(
+        inp.index,
+        query_vector,
+        inp.lexical,
+        inp.speaker_id,
+        conf,
+        now=inp.now,
         include_suspect=conf.SUSPECT_MEMORIES != "exclude",
     )
     ctx = inp.context
     ctx.memories = memory_lines(records)
-    ctx.beliefs = [
-        r.text
-        for r in select_newest_plus_similar(
+    if conf.RETRIEVAL_MODE == "fused" and inp.lexical is not None:
+        beliefs = select_newest_plus_fused(
+            inp.reflections,
+            query_vector,
+            inp.lexical.beliefs,
+            conf.REFLECTION_SLOTS,
+            conf.SIMILARITY_FLOOR,
+            conf.RRF_K,
+        )
+    else:
+        beliefs = select_newest_plus_similar(
             inp.reflections, query_vector, conf.REFLECTION_SLOTS, conf.SIMILARITY_FLOOR
         )
-    ]
+    ctx.beliefs = [r.text for r in beliefs]
     return ctx
 
 

@@ -181,9 +181,13 @@ class MemoryMatrix:
     def row_of(self, memory_id: int) -> int | None:
         """The live row holding memory `memory_id`, or None."""
         row = self._row_of.get(memory_id)
-        if row is None or row >= len(self) or not self.alive[row] or self.ids[row] != memory_id:
+        if row is not None and row < len(self) and self.ids[row] == memory_id:
+            return row if self.alive[row] else None
+        if row is None:
             return None
-        return row
+        # The shared map already points past this (older) snapshot: look the id up here.
+        rows = np.flatnonzero((self.ids == memory_id) & self.alive)
+        return int(rows[-1]) if len(rows) else None
 
     # ------------------------------------------------------------ snapshots
 
@@ -296,13 +300,7 @@ def select_memories(
     """The paper's hybrid retrieval over `index`, optionally limited to one subject."""
     if not len(index):
         return []
-    mask = index.alive.copy()
-    if subject_id is not None:
-        mask &= index.subject_ids == subject_id
-    if now is not None:
-        mask &= index.expires_at > now
-    if not include_suspect:
-        mask &= ~index.suspect
+    mask = candidate_mask(index, subject_id, now, include_suspect)
     candidates = np.flatnonzero(mask)
     if not len(candidates):
         return []
@@ -338,6 +336,20 @@ def select_memories(
     picked = [index.records[row] for row in chosen.values()]
     picked.sort(key=lambda r: (r.learned_at, r.id))
     return picked
+
+
+def candidate_mask(
+    index: MemoryMatrix, subject_id: int | None, now: float | None, include_suspect: bool
+) -> np.ndarray:
+    """Rows that may be retrieved at all: live, about the subject, unexpired, trusted enough."""
+    mask = index.alive.copy()
+    if subject_id is not None:
+        mask &= index.subject_ids == subject_id
+    if now is not None:
+        mask &= index.expires_at > now
+    if not include_suspect:
+        mask &= ~index.suspect
+    return mask
 
 
 def newest_rows(index: MemoryMatrix, candidates: np.ndarray, slots: int) -> np.ndarray:

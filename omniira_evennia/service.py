@@ -16,7 +16,7 @@ from django.db import transaction
 from evennia.utils import logger
 from twisted.internet import reactor
 
-from . import clock, health, store
+from . import clock, fulltext, health, store
 from .conf import get_settings
 from .conversation import TurnInput, TurnResult, run_turn
 from .embeddings import get_embedder
@@ -116,6 +116,7 @@ def start_turn(npc, speaker, message: str):
         index=store.cached_index(npc.id),  # None: read in the worker (see _turn_in_worker)
         reflections=store.reflection_records(npc, speaker),
         now=time.time(),
+        lexical=fulltext.lexical_hits(npc.id, speaker.id, message, conf),  # a DB read: here
     )
     index_token = store.generation(npc.id) if turn_input.index is None else None
 

@@ -22,7 +22,7 @@ from django.utils import timezone
 from evennia.scripts.scripts import DefaultScript
 from evennia.utils import logger
 
-from . import clock, health, store
+from . import clock, fulltext, health, store
 from .conf import get_settings
 from .conversation import TurnInput
 from .embeddings import get_embedder
@@ -265,6 +265,8 @@ def _participant(npc, other, exclude):
         index=index,
         reflections=store.reflection_records(npc, other),
         now=time.time(),
+        # The exchange's query is the other's name (gossip.run_npc_exchange).
+        lexical=fulltext.lexical_hits(npc.id, other.id, other.key),
     )
     return Participant(npc.id, npc.key, ctx, held_facts(records, vectors, exclude)), turn
 
@@ -374,6 +376,7 @@ class OmniiraTicker(DefaultScript):
         reap_conversations()
         process_ended()
         check_rollover()
+        fulltext.maintain()  # a bounded merge step keeps full-text queries fast
         conf = get_settings()
         if conf.GOSSIP_INTERVAL_SECONDS and (
             time.time() - (self.db.last_gossip or 0) >= conf.GOSSIP_INTERVAL_SECONDS

@@ -1,0 +1,194 @@
+"""
+`fused` retrieval: the full-text lane and the embedding lane fused by rank (issue #11).
+
+The paper's scorer (`retrieval.select_memories`, appendix C) ranks by cosine similarity alone.
+Small sentence embedders are weakest on exactly what NPC memory is full of (names, places,
+dates, items, rare words), so here two ranked lists are fused:
+
+- the embedding lane: memories above the similarity floor, by cosine similarity (best
+  `depth`);
+- the lexical lane: memory ids ranked by the database's full-text index (`fulltext.py`),
+  computed on the reactor before the turn and handed in as plain ids.
+
+Reciprocal rank fusion scores each memory `sum(w / (rrf_k + rank))` over the lanes it is in;
+then the paper's multipliers apply (importance, 0.8 hearsay, 1.1 feeling) and the best
+`similarity_slots` are kept. Everything else is as in the paper: the `recency_slots` newest
+memories always ride along, dedup by (subject, key) with the recency lane winning, and the
+result is chronological.
+
+Plain numpy, no Django. The candidate mask, the recency lane and the similarity computation
+are the paper scorer's own (`retrieval.py`), so both modes see the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from .retrieval import (
+    RECENCY_SLOTS,
+    SIMILARITY_FLOOR,
+    SIMILARITY_SLOTS,
+    MemoryMatrix,
+    MemoryRecord,
+    TextRecord,
+    Weights,
+    candidate_mask,
+    importance_multiplier,
+    newest_rows,
+)
+
+RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al. 2009)
+FUSION_DEPTH = 50  # ranks taken from each lane
+
+
+@dataclass
+class LexicalHits:
+    """Full-text ranked ids (best first) for one line: the NPC's memories and its beliefs."""
+
+    memories: list[int] = field(default_factory=list)
+    beliefs: list[int] = field(default_factory=list)
+
+
+def dense_ranking(
+    index: MemoryMatrix,
+    rows: np.ndarray,
+    query: np.ndarray,
+    floor: float,
+    depth: int,
+    subject_id: int | None = None,
+) -> np.ndarray:
+    """Rows (of `rows`, with a vector) above `floor`, best cosine similarity first, at most depth."""
+    rows = rows[index.has_vector[rows]]
+    if not len(rows) or depth <= 0:
+        return rows[:0]
+    sims = index.similarities(query, rows, subject_id)
+    above = sims > floor
+    rows, sims = rows[above], sims[above]
+    if len(rows) > depth:
+        top = np.argpartition(-sims, depth - 1)[:depth]
+        rows, sims = rows[top], sims[top]
+    return rows[np.lexsort((-index.ids[rows], -sims))]
+
+
+def lexical_ranking(
+    index: MemoryMatrix, allowed: np.ndarray, lexical_ids: Sequence[int], depth: int
+) -> np.ndarray:
+    """Rows for `lexical_ids`, in that order, keeping only `allowed` rows (a bool mask)."""
+    rows = []
+    for memory_id in dict.fromkeys(lexical_ids or ()):  # a repeated id keeps its best rank
+        row = index.row_of(memory_id)
+        if row is not None and allowed[row]:
+            rows.append(row)
+            if len(rows) == depth:
+                break
+    return np.asarray(rows, dtype=np.int64)
+
+
+def rrf_scores(
+    lanes: Sequence[tuple[np.ndarray, float]], rrf_k: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Reciprocal rank fusion of ranked row arrays: (unique rows, summed w / (k + rank))."""
+    rows = [ranked for ranked, _ in lanes if len(ranked)]
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0)
+    scores = [
+        weight / (rrf_k + np.arange(1, len(ranked) + 1)) for ranked, weight in lanes if len(ranked)
+    ]
+    unique, inverse = np.unique(np.concatenate(rows), return_inverse=True)
+    return unique, np.bincount(inverse, weights=np.concatenate(scores), minlength=len(unique))
+
+
+def select_memories_fused(
+    index: MemoryMatrix,
+    query: np.ndarray | None,
+    lexical_ids: Sequence[int] | None,
+    subject_id: int | None = None,
+    *,
+    now: float | None = None,
+    recency_slots: int = RECENCY_SLOTS,
+    similarity_slots: int = SIMILARITY_SLOTS,
+    floor: float = SIMILARITY_FLOOR,
+    weights: Weights = Weights(),
+    include_suspect: bool = True,
+    rrf_k: float = RRF_K,
+    depth: int = FUSION_DEPTH,
+    dense_weight: float = 1.0,
+    lexical_weight: float = 1.0,
+) -> list[MemoryRecord]:
+    """
+    Recency lane plus the best `similarity_slots` by fused rank (embedding and full-text),
+    scaled by the paper's multipliers; deduplicated by key, chronological.
+    """
+    if not len(index):
+        return []
+    mask = candidate_mask(index, subject_id, now, include_suspect)
+    candidates = np.flatnonzero(mask)
+    if not len(candidates):
+        return []
+
+    recent_rows = newest_rows(index, candidates, recency_slots)
+    chosen: dict[tuple[int, str], int] = {}
+    for row in recent_rows:
+        record = index.records[row]
+        chosen.setdefault((record.subject_id, record.key), int(row))
+
+    if similarity_slots > 0:
+        mask[recent_rows] = False
+        rest = np.flatnonzero(mask)
+        lanes = []
+        if query is not None:
+            lanes.append(
+                (dense_ranking(index, rest, query, floor, depth, subject_id), dense_weight)
+            )
+        lanes.append((lexical_ranking(index, mask, lexical_ids or (), depth), lexical_weight))
+        rows, scores = rrf_scores(lanes, rrf_k)
+        if len(rows):
+            scores = scores * index.importance_mult[rows]
+            scores = np.where(index.hearsay[rows], scores * weights.hearsay, scores)
+            scores = np.where(index.felt[rows], scores * weights.feeling, scores)
+            top = np.lexsort((-index.ids[rows], -scores))[:similarity_slots]
+            for row in rows[top]:
+                record = index.records[row]
+                chosen.setdefault((record.subject_id, record.key), int(row))
+
+    picked = [index.records[row] for row in chosen.values()]
+    picked.sort(key=lambda r: (r.learned_at, r.id))
+    return picked
+
+
+def select_newest_plus_fused(
+    records: Sequence[TextRecord],
+    query: np.ndarray | None,
+    lexical_ids: Sequence[int] | None,
+    slots: int,
+    floor: float = SIMILARITY_FLOOR,
+    rrf_k: float = RRF_K,
+) -> list[TextRecord]:
+    """Beliefs: the newest always, the rest by fused rank x importance; chronological."""
+    if not records or slots <= 0:
+        return []
+    newest = max(records, key=lambda r: (r.created_at, r.id))
+    rest = [r for r in records if r is not newest]
+    score: dict[int, float] = {}
+    if query is not None:
+        dense = [
+            (float(np.dot(r.vector, query)), r.id)
+            for r in rest
+            if r.vector is not None and float(np.dot(r.vector, query)) > floor
+        ]
+        for rank, (_, rid) in enumerate(sorted(dense, reverse=True), start=1):
+            score[rid] = score.get(rid, 0.0) + 1.0 / (rrf_k + rank)
+    by_id = {r.id: r for r in rest}
+    lexical = [rid for rid in dict.fromkeys(lexical_ids or ()) if rid in by_id]
+    for rank, rid in enumerate(lexical, start=1):
+        score[rid] = score.get(rid, 0.0) + 1.0 / (rrf_k + rank)
+    ranked = sorted(
+        ((s * importance_multiplier(by_id[rid].importance), rid) for rid, s in score.items()),
+        reverse=True,
+    )
+    picked = [newest] + [by_id[rid] for _, rid in ranked[: slots - 1]]
+    picked.sort(key=lambda r: (r.created_at, r.id))
+    return picked
