@@ -15,9 +15,8 @@ Backends, chosen by `connection.vendor`:
   sync, which covers every way a row changes: `create`, `save` (upserts), queryset `update` and
   `delete`, cascades when an object is deleted, erasure and the rollover's forgetting.
 - **PostgreSQL**: GIN expression indexes on `to_tsvector('english', <text>)`; an expression
-  index is maintained by PostgreSQL itself, so no triggers. NOT TESTED: this project has no
-  PostgreSQL backend yet; the branch is written to the documentation and must be tested when
-  that backend lands.
+  index is maintained by PostgreSQL itself, so no triggers (tests/test_fulltext.py runs on
+  both databases).
 - Anything else: no lexical lane (`search_*` return None and retrieval uses the paper's scorer).
 
 Queries are built from free text safely: only word characters survive, every term is quoted,
@@ -157,8 +156,7 @@ def _search(table: Table, owner_values: list[tuple[str, int]], text: str, limit:
                     [fts5_query(terms, owner), limit],
                 )
                 return [row[0] for row in cursor.fetchall()]
-        # PostgreSQL (untested, see the module docstring): in a savepoint, because an error
-        # there aborts the caller's whole transaction.
+        # PostgreSQL: in a savepoint, because an error there aborts the caller's transaction.
         from django.db import transaction
 
         with transaction.atomic(), connection.cursor() as cursor:
@@ -178,14 +176,15 @@ def _postgres_query(table: Table, owner_values, terms, limit):
     """
     PostgreSQL: OR of `plainto_tsquery` per term (each term is a bound parameter, so nothing
     the player typed is parsed as tsquery syntax), filtered by owner columns, ranked by
-    `ts_rank_cd`. UNTESTED (no PostgreSQL backend in this project yet).
+    `ts_rank_cd`. The tsvector expression is exactly the GIN index's, so the index can answer.
     """
     vector = f"to_tsvector('english', {table.text})"
     query = " || ".join(["plainto_tsquery('english', %s)"] * len(terms))
-    where = " AND ".join(f"{_PG_OWNER_COLUMN[prefix]} = %s" for prefix, _ in owner_values)
+    conditions = [f"{_PG_OWNER_COLUMN[prefix]} = %s" for prefix, _ in owner_values]
+    conditions.append(f"{vector} @@ query.q")
     sql = (
-        f"SELECT id FROM {table.base}, ({'SELECT ' + query + ' AS q'}) AS query "
-        f"WHERE {where} AND {vector} @@ query.q "
+        f"SELECT id FROM {table.base}, (SELECT {query} AS q) AS query "
+        f"WHERE {' AND '.join(conditions)} "
         f"ORDER BY ts_rank_cd({vector}, query.q) DESC, id DESC LIMIT %s"
     )
     return sql, [*terms, *(value for _, value in owner_values), limit]
@@ -299,7 +298,7 @@ def install(connection) -> None:
                 for name, body in triggers.items():
                     cursor.execute(f"CREATE TRIGGER IF NOT EXISTS {name} {body}")
         rebuild(connection, stale)
-    elif connection.vendor == "postgresql":  # UNTESTED
+    elif connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             for table in TABLES:
                 cursor.execute(
@@ -316,7 +315,7 @@ def uninstall(connection) -> None:
                 for name in _sqlite_triggers(table):
                     cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
                 cursor.execute(f"DROP TABLE IF EXISTS {table.name}")
-            elif connection.vendor == "postgresql":  # UNTESTED
+            elif connection.vendor == "postgresql":
                 cursor.execute(f"DROP INDEX IF EXISTS {table.name}")
 
 

@@ -7,6 +7,7 @@ prompt in `fused` mode.
 import time
 
 import numpy as np
+import pytest
 from django.db import connection
 from django.test import override_settings
 from django.utils import timezone
@@ -23,9 +24,22 @@ from tests.helpers import HashingEmbedder
 from tests.scripted_llm import ScriptedLLM
 from tests.test_talk import TalkTestBase, tiers
 
+sqlite_only = pytest.mark.skipif(
+    connection.vendor != "sqlite", reason="SQLite's FTS5 tables and triggers"
+)
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL only (OMNIIRA_TEST_DB=postgres)"
+)
+
 
 def indexed(table=fulltext.MEMORY_FTS) -> set[int]:
     """Every rowid the index holds, after FTS5's own consistency check."""
+    if connection.vendor == "postgresql":
+        # An expression index, maintained by PostgreSQL itself: it holds every base row.
+        base = fulltext._BY_NAME[table].base
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT id FROM {base}")
+            return {row[0] for row in cursor.fetchall()}
     with connection.cursor() as cursor:
         cursor.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
         cursor.execute(f"SELECT rowid FROM {table}")
@@ -52,6 +66,21 @@ class FullTextBase(EvenniaTest):
 
 
 class TestMemoryIndexFollowsWrites(FullTextBase):
+    @postgres_only
+    def test_postgres_search_expressions_match_the_gin_indexes(self):
+        """The index is usable only if a search's tsvector expression is the index's own."""
+        self.remember("Ada sold a lute in Coldwick.", key="lute")
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'omniira_%%_fts'")
+            assert {row[0] for row in cursor.fetchall()} == {t.name for t in fulltext.TABLES}
+            cursor.execute("SET LOCAL enable_seqscan = off")  # as if the table were large
+            for table in fulltext.TABLES:
+                sql, params = fulltext._postgres_query(table, [], ["coldwick"], 5)
+                cursor.execute("EXPLAIN " + sql, params)
+                plan = "\n".join(row[0] for row in cursor.fetchall())
+                assert f"Bitmap Index Scan on {table.name}" in plan, plan
+
+    @sqlite_only
     def test_fts5_is_available_and_installed(self):
         assert fulltext.available()
         with connection.cursor() as cursor:
@@ -248,6 +277,7 @@ class TestQueriesFromFreeText(FullTextBase):
         assert health.snapshot().get("fulltext_failures") is None
         assert Memory.objects.filter(id=sword.id).exists()
 
+    @sqlite_only  # PostgreSQL still answers without its index, only slower
     def test_a_missing_index_falls_back_instead_of_raising(self):
         self.remember("Ada showed me a sword.", key="sword")
         fulltext.uninstall(connection)
@@ -265,6 +295,7 @@ def _conf(mode):
     return build_settings({"RETRIEVAL_MODE": mode}, {})
 
 
+@sqlite_only
 class TestRepairAfterATableRebuild(FullTextBase):
     def test_ensure_installed_restores_dropped_triggers_and_refills(self):
         self.remember("Ada sold a lute in Coldwick.", key="lute")

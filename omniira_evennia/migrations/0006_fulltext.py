@@ -2,7 +2,7 @@
 Full-text index over memory values, beliefs and diary entries (issue #11).
 
 SQLite: FTS5 contentless tables plus triggers on the base tables; PostgreSQL: GIN expression
-indexes (untested until that backend exists); other databases: nothing. The DDL is in
+indexes; other databases: nothing. The DDL is in
 `omniira_evennia.fulltext` (`install` / `uninstall`), which the app also runs after every
 `migrate` to put back triggers that a later table rebuild dropped.
 """
