@@ -329,7 +329,7 @@ def _busy(npc) -> bool:
 def _replying(npc) -> bool:
     from . import service
 
-    return any(pair[0] == npc.id for pair in getattr(service, "_in_flight", ()))
+    return service.is_answering(npc.id)
 
 
 def step_towards(npc, decision: Decision, world: WalkMap) -> bool:

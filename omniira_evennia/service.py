@@ -31,6 +31,11 @@ from .tags import clean_text
 _in_flight: set[tuple[int, int]] = set()
 
 
+def is_answering(npc_id: int) -> bool:
+    """True while a reply of this NPC to anyone is on its way (it should not walk off)."""
+    return any(pair[0] == npc_id for pair in _in_flight)
+
+
 def identity_of(npc) -> Identity:
     return Identity(
         name=npc.key,
