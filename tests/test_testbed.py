@@ -4,9 +4,13 @@ on and off, asserting on the report's numbers. The whole pipeline is real (store
 gossip, extraction, rollover, LLMClient over HTTP); only the model is deterministic.
 """
 
+import json
+
 import pytest
 
+from omniira_evennia.testbed.cli import parse_args
 from omniira_evennia.testbed.deterministic_llm import DeterministicLLM, HashingEmbedder
+from omniira_evennia.testbed.report import write_report
 from omniira_evennia.testbed.simulate import SimConfig, run_simulation
 
 pytestmark = pytest.mark.django_db
@@ -47,6 +51,7 @@ def test_gossip_off_means_no_hearsay_and_the_fact_stays_put():
     assert report["gossip"]["npc_conversations"] == 0
     assert report["diffusion"]["fact"]["holders_by_day"] == [1, 1, 1]
     assert report["diffusion"]["lie"]["copies"] == 0
+    assert report["diffusion"]["lie"]["traceable"] is None  # no copy, nothing to trace
     assert report["health"].get("npc_conversations", 0) == 0
 
 
@@ -60,7 +65,7 @@ def test_reflection_autobiography_and_self_tagging_switches():
     assert report["diffusion"]["fact"]["holders_by_day"][-1] > 1  # gossip is still on
 
 
-def test_weighting_switches_change_the_settings_only():
+def test_weighting_switches_change_the_settings_only(tmp_path):
     from omniira_evennia.testbed.simulate import ablation_settings
 
     on, off = ablation_settings(set()), ablation_settings(
@@ -70,3 +75,24 @@ def test_weighting_switches_change_the_settings_only():
     assert (off["HEARSAY_WEIGHT"], off["FEELING_WEIGHT"]) == (1.0, 1.0)
     report = simulate(off={"provenance_weighting", "feeling_weighting"}, days=1)
     assert report["config"]["off"] == ["feeling_weighting", "provenance_weighting"]
+    assert report["per_day"][0]["hearsay_rows"] == report["memory"]["hearsay_rows"]
+
+    written = write_report(report, str(tmp_path))
+    assert json.loads((tmp_path / "report.json").read_text())["config"]["days"] == 1
+    assert {p.rsplit("/", 1)[-1] for p in written} == {
+        "report.json",
+        "diffusion.png",
+        "chain_lengths.png",
+        "self_tags.png",
+        "llm_per_npc_day.png",
+        "memory_per_npc.png",
+    }
+    assert (tmp_path / "diffusion.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_rejects_an_unknown_switch(capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["--off", "gossip,telepathy"])
+    assert "telepathy" in capsys.readouterr().err
+    args = parse_args(["--off", "gossip, reflection", "--liar", "--days", "2"])
+    assert args.off == {"gossip", "reflection"} and args.liar and args.days == 2

@@ -394,7 +394,8 @@ def _run(cfg: SimConfig, clock) -> dict:
             entry["lie"] = True
             traced = [bool(c["chain"]) and c["chain"][0] == probe["origin_id"] for c in copies]
             entry["copies_traced_to_origin"] = sum(traced)
-            entry["traceable"] = all(traced)
+            # None, not True, when no copy exists: nothing was traced.
+            entry["traceable"] = all(traced) if traced else None
         diffusion[name] = entry
     llm_total = _usage_by_tier(first_usage, npc_ids)
     npc_days = len(npcs) * cfg.days
