@@ -101,6 +101,13 @@ class OmniiraSettings(BaseModel):
     NPC_CONVERSATION_LINES: int = Field(4, ge=2, le=12)
     GOSSIP_MAX_HOPS: int = Field(4, ge=1)
 
+    # Extensions that can be turned off (the testbed's ablations, docs/testbed.md): an NPC's
+    # own tags in its replies (stripped and ignored when off), headline NPCs' daily
+    # reflections, and the nightly diaries (autobiography).
+    SELF_TAGGING: bool = True
+    REFLECTIONS: bool = True
+    DIARIES: bool = True
+
     # Daily rhythm.
     REFLECTION_THRESHOLD: int = Field(4, ge=1)  # new memories about a target before reflecting
     ROLLOVER_CONCURRENCY: int = Field(2, ge=1)  # rollover LLM jobs in flight at once

@@ -317,7 +317,7 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
     semaphore = defer.DeferredSemaphore(conf.ROLLOVER_CONCURRENCY)
     jobs, reflection_jobs = [], 0
     for npc in npcs if npcs is not None else memory_npcs():
-        if _is_headline(npc):
+        if conf.REFLECTIONS and _is_headline(npc):
             targets = reflection_targets(npc, conf.REFLECTION_THRESHOLD)
             people = ObjectDB.objects.in_bulk([t for t, _ in targets])
             for target_id, count in targets:
@@ -328,7 +328,10 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
                             reflection_job, npc, people[target_id], count, day
                         ).addErrback(_job_failed, "reflection", npc, day, target_id)
                     )
-        jobs.append(semaphore.run(diary_job, npc, day).addErrback(_job_failed, "diary", npc, day))
+        if conf.DIARIES:
+            jobs.append(
+                semaphore.run(diary_job, npc, day).addErrback(_job_failed, "diary", npc, day)
+            )
 
     def _summary(results):
         summary = {

@@ -237,7 +237,13 @@ def apply_turn(
 def apply_tags(
     npc, subject, parsed, remember_vectors, commitment_vectors, game_day: int, suspect=False
 ) -> None:
-    """Write what an NPC's tags asked for (paper 4.2)."""
+    """Write what an NPC's tags asked for (paper 4.2); nothing if SELF_TAGGING is off."""
+    if not get_settings().SELF_TAGGING:
+        # An ablation: the tags were already removed from the text; write none of them.
+        ignored = len(parsed.remember) + len(parsed.opinions) + len(parsed.concerns)
+        health.incr("tags_ignored", ignored + len(parsed.commitments))
+        health.incr("conversation_turns")
+        return
     from_player = bool(subject.has_account) or not getattr(subject, "is_omniira_npc", False)
     for tag, vector in zip(parsed.remember, remember_vectors):
         store.upsert_memory(

@@ -1,0 +1,459 @@
+"""
+The headless simulation driver and its report.
+
+A simulated day, for each game day 1..N (the game clock is patched, nothing waits):
+
+1. 09:00 - each scripted player visits a few NPCs and says two seeded lines to each, through
+   `service.start_turn` (as the `talk` command does); leaving ends the conversation, which is
+   extracted (`social.end_conversation_with`);
+2. 14:00 - `gossip_rounds` times: the NPCs are shuffled across the rooms (movement) and every
+   pair sharing a room talks (`social.gossip_round`), unless gossip is switched off;
+3. 23:00 - the diffusion probes are counted, then the day's rollover runs
+   (`daily.run_rollover`: reflections and diaries).
+
+Everything runs through the contrib's real code with `runner.run_inline(True)`, so Deferreds
+fire at once; the LLM is whatever the tiers point at (the deterministic server by default).
+
+Ablations (`SimConfig.off`) map to settings: self_tagging -> SELF_TAGGING False,
+provenance_weighting -> HEARSAY_WEIGHT 1.0, feeling_weighting -> FEELING_WEIGHT 1.0,
+autobiography -> DIARIES False, reflection -> REFLECTIONS False, gossip -> no gossip rounds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from unittest import mock
+
+EXTENSIONS = (
+    "self_tagging",
+    "provenance_weighting",
+    "gossip",
+    "feeling_weighting",
+    "autobiography",
+    "reflection",
+)
+
+ROOMS = [
+    ("The Lantern & Lane", "A low-beamed tavern smelling of woodsmoke and spilled cider."),
+    ("Market Square", "Cobbles slick with rain and a dozen stalls under striped awnings."),
+    ("The Old Mill", "A creaking waterwheel and sacks of flour stacked to the rafters."),
+    ("Crossroads Well", "A mossy well where four lanes meet under an old oak."),
+]
+# The demo's four NPCs first (game_template/world/build.py), then generated townsfolk.
+DEMO_NPCS = [
+    ("Maren", "tavern keeper of the Lantern & Lane", "Warm, shrewd and blunt."),
+    ("Lyra", "travelling bard", "Curious, playful, a shameless gossip."),
+    ("Voss", "blacksmith", "Gruff and honest, slow to trust."),
+    ("Wren", "herbalist at the market", "Quiet, observant, kind to strangers."),
+]
+TOWNSFOLK = [
+    "Oskar", "Petra", "Ilse", "Bram", "Greta", "Hal", "Tilda", "Corin", "Mabel", "Fenn",
+    "Rosa", "Edric", "Nell", "Jory", "Agnes", "Piet",
+]  # fmt: skip
+TRADES = ["miller", "baker", "carter", "weaver", "fisher", "cooper", "potter", "tanner"]
+PLAYERS = ["Ada", "Brannoc", "Cyra", "Dunstan", "Elske", "Faro"]
+PLAYER_LINES = [
+    "I'm looking for work on the river barges.",
+    "My sister Tomasine went missing near the mill last spring.",
+    "I sold my horse to pay for a room here.",
+    "Someone in the market owes me three silver coins.",
+    "I used to be a soldier in the northern war.",
+    "Do you know where I can buy a good lantern?",
+    "I found an old map with the well marked on it.",
+    "My favourite drink is plum wine.",
+    "I'm writing a song about this town.",
+    "I'm afraid of the dark woods past the crossroads.",
+    "I lost a silver ring in the square yesterday.",
+    "I plan to open a bakery here next month.",
+]
+PLANTED_FACT = "Ada hid a sealed letter under the third stone of the old bridge."
+LIE = "Brannoc poisoned the crossroads well at midnight."
+
+
+@dataclass
+class SimConfig:
+    days: int = 3
+    npcs: int = 6
+    players: int = 2
+    seed: int = 1
+    off: frozenset = frozenset()
+    probe: bool = True  # plant a fact in one NPC on day 1 and follow it
+    liar: bool = False  # one NPC plants a false rumour on day 1
+    visits: int = 3  # NPCs each player talks to per day
+    lines_per_visit: int = 2
+    gossip_rounds: int = 2  # shuffles + talks per day
+    rooms: int | None = None  # default: one room per three NPCs (2-4)
+    progress: bool = False
+    extra_settings: dict = field(default_factory=dict)  # merged into OMNIIRA
+
+    def __post_init__(self):
+        self.off = frozenset(self.off)
+        unknown = self.off - set(EXTENSIONS)
+        if unknown:
+            raise ValueError(f"unknown extension(s): {', '.join(sorted(unknown))}")
+
+
+def ablation_settings(off) -> dict:
+    """The OMNIIRA settings for a set of switched-off extensions."""
+    return {
+        "SELF_TAGGING": "self_tagging" not in off,
+        "HEARSAY_WEIGHT": 1.0 if "provenance_weighting" in off else 0.8,
+        "FEELING_WEIGHT": 1.0 if "feeling_weighting" in off else 1.1,
+        "DIARIES": "autobiography" not in off,
+        "REFLECTIONS": "reflection" not in off,
+        # The ticker never runs headless; rounds are driven below (or not, with gossip off).
+        "GOSSIP_INTERVAL_SECONDS": 0,
+        "THINKING_DELAY": 0,
+    }
+
+
+@contextlib.contextmanager
+def game_clock():
+    """Patch Evennia's game time; `set(day, hour)` moves it (day 1 starts at 00:00)."""
+    state = {"seconds": 0.0}
+
+    def _gametime(absolute=False):
+        return state["seconds"]
+
+    class Clock:
+        @staticmethod
+        def set(day: int, hour: float = 0.0):
+            state["seconds"] = (day - 1) * 86400 + hour * 3600
+
+    with mock.patch("evennia.utils.gametime.gametime", _gametime):
+        yield Clock
+
+
+class Progress:
+    """tqdm when asked for and installed, else nothing."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.bar = None
+        if enabled:
+            try:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, unit="step", desc="simulating")
+            except ImportError:  # the testbed extra is optional
+                self.bar = None
+
+    def step(self, label: str):
+        if self.bar is not None:
+            self.bar.set_postfix_str(label)
+            self.bar.update(1)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+
+
+# ---------------------------------------------------------------- the world
+
+
+def build_world(cfg: SimConfig, rng: random.Random):
+    """Rooms, NPCs (the demo's four, then townsfolk) and scripted player characters."""
+    from evennia.utils import create
+
+    from ..typeclasses import MemoryNPC
+
+    count = cfg.rooms or max(2, min(len(ROOMS), cfg.npcs // 3))
+    rooms = []
+    for key, desc in ROOMS[:count]:
+        room = create.create_object("evennia.objects.objects.DefaultRoom", key=key)
+        room.db.desc = desc
+        rooms.append(room)
+    specs = list(DEMO_NPCS)
+    for i, name in enumerate(TOWNSFOLK):
+        specs.append((name, f"the town {TRADES[i % len(TRADES)]}", "Ordinary, chatty."))
+    if cfg.npcs > len(specs):
+        raise ValueError(f"at most {len(specs)} NPCs")
+    npcs = []
+    for i, (key, role, personality) in enumerate(specs[: cfg.npcs]):
+        room = rooms[i % len(rooms)]
+        npc = create.create_object(MemoryNPC, key=key, location=room, home=room)
+        npc.db.npc_role = role
+        npc.db.npc_personality = personality
+        npc.db.npc_headline = True  # everyone may reflect, so the switch has something to stop
+        npcs.append(npc)
+    if cfg.players > len(PLAYERS):
+        raise ValueError(f"at most {len(PLAYERS)} players")
+    players = [
+        create.create_object(
+            "evennia.objects.objects.DefaultCharacter", key=key, location=rooms[0], home=rooms[0]
+        )
+        for key in PLAYERS[: cfg.players]
+    ]
+    return rooms, npcs, players
+
+
+def shuffle_npcs(npcs, rooms, rng: random.Random) -> None:
+    """Movement: every NPC goes to a random room (recorded as a visit for the diaries)."""
+    for npc in npcs:
+        room = rng.choice(rooms)
+        if npc.location != room:
+            npc.move_to(room, quiet=True, move_type="teleport")
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def _holders(npc_ids, value: str):
+    """NPCs holding `value` (firsthand or hearsay) and the hearsay copies' rows."""
+    from ..models import Memory
+
+    rows = list(
+        Memory.objects.filter(npc_id__in=npc_ids, value=value).values(
+            "npc_id", "source", "hops", "chain", "provenance_id"
+        )
+    )
+    return {r["npc_id"] for r in rows}, [r for r in rows if r["provenance_id"]]
+
+
+def _usage_by_tier(since_id: int, npc_ids) -> dict:
+    from django.db.models import Count, Sum
+
+    from ..models import LLMUsage
+
+    rows = (
+        LLMUsage.objects.filter(id__gt=since_id)
+        .values("tier")
+        .annotate(
+            calls=Count("id"),
+            tokens_in=Sum("tokens_in"),
+            tokens_out=Sum("tokens_out"),
+            cost=Sum("cost_usd"),
+        )
+    )
+    return {
+        r["tier"]: {
+            "calls": r["calls"],
+            "tokens_in": r["tokens_in"] or 0,
+            "tokens_out": r["tokens_out"] or 0,
+            "cost_usd": round(r["cost"] or 0.0, 6),
+        }
+        for r in rows
+    }
+
+
+def _last_usage_id() -> int:
+    from ..models import LLMUsage
+
+    return LLMUsage.objects.order_by("-id").values_list("id", flat=True).first() or 0
+
+
+# ---------------------------------------------------------------- the run
+
+
+def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> dict:
+    """
+    Run the simulation in the current database and return the report. `tiers` are the OMNIIRA
+    TIERS to use (default: whatever the settings hold); `embedder` replaces the configured one.
+    """
+    from django.conf import settings
+    from django.test import override_settings
+
+    from .. import conf, embeddings, health, llm, runner, store
+
+    omniira = dict(getattr(settings, "OMNIIRA", {}) or {})
+    if tiers is not None:
+        omniira["TIERS"] = tiers
+    omniira.update(ablation_settings(cfg.off))
+    omniira.update(cfg.extra_settings)
+    previous_embedder = embeddings._embedder
+    runner.run_inline(True)
+    with override_settings(OMNIIRA=omniira), game_clock() as clock:
+        conf.reset_settings()
+        llm.reset_client()
+        store.invalidate()
+        health.reset()
+        if embedder is not None:
+            embeddings.set_embedder(embedder)
+        try:
+            return _run(cfg, clock)
+        finally:
+            embeddings.set_embedder(previous_embedder)
+            conf.reset_settings()
+            llm.reset_client()
+            store.invalidate()
+
+
+def _run(cfg: SimConfig, clock) -> dict:
+    from .. import api, daily, health, social
+    from ..models import Conversation, ConversationTurn, DiaryEntry, Memory, Reflection, Source
+    from ..service import start_turn
+
+    started = time.monotonic()
+    rng = random.Random(cfg.seed)
+    clock.set(1, 8)
+    rooms, npcs, players = build_world(cfg, rng)
+    npc_ids = [n.id for n in npcs]
+    names = {o.id: o.key for o in [*npcs, *players]}
+    first_usage = _last_usage_id()
+    gossip_on = "gossip" not in cfg.off
+    probes: dict = {}
+    per_day = []
+    progress = Progress(cfg.days * 3, cfg.progress)
+
+    for day in range(1, cfg.days + 1):
+        day_usage = _last_usage_id()
+        tags_before = health.get("tags_remember")
+        turns_before = ConversationTurn.objects.filter(npc_id__in=npc_ids, role="npc").count()
+        clock.set(day, 9)
+        if day == 1 and cfg.probe:
+            holder = npcs[0]
+            api.remember(holder, players[0], PLANTED_FACT, key="planted_fact", importance=9)
+            probes["fact"] = {"value": PLANTED_FACT, "origin": holder.key, "origin_id": holder.id}
+        if day == 1 and cfg.liar:
+            liar = npcs[-1]
+            subject = players[1] if len(players) > 1 else players[0]
+            api.remember(liar, subject, LIE, key="rumour", importance=9, feeling="anger")
+            probes["lie"] = {"value": LIE, "origin": liar.key, "origin_id": liar.id, "lie": True}
+
+        # 1. players visit NPCs
+        for player in players:
+            for npc in rng.sample(npcs, min(cfg.visits, len(npcs))):
+                player.move_to(npc.location, quiet=True, move_type="teleport")
+                for line in rng.sample(PLAYER_LINES, cfg.lines_per_visit):
+                    start_turn(npc, player, line)
+                social.end_conversation_with(npc, player, "left")
+            player.move_to(rooms[0], quiet=True, move_type="teleport")
+        progress.step(f"day {day}: visits")
+
+        # 2. NPCs move about and gossip
+        clock.set(day, 14)
+        exchanges = 0
+        for _ in range(cfg.gossip_rounds):
+            shuffle_npcs(npcs, rooms, rng)
+            if gossip_on:
+                exchanges += len(social.gossip_round(budget=len(npcs)))
+        progress.step(f"day {day}: gossip")
+
+        # 3. count the probes, then the night's rollover
+        clock.set(day, 23)
+        spread = {}
+        for name, probe in probes.items():
+            holders, copies = _holders(npc_ids, probe["value"])
+            spread[name] = {"holders": len(holders), "fraction": round(len(holders) / len(npcs), 3)}
+        rollover = {}
+        daily.run_rollover(day, npcs=npcs).addCallback(rollover.update)
+        progress.step(f"day {day}: rollover")
+
+        npc_turns = (
+            ConversationTurn.objects.filter(npc_id__in=npc_ids, role="npc").count() - turns_before
+        )
+        player_replies = ConversationTurn.objects.filter(
+            npc_id__in=npc_ids, role="npc", game_day=day, speaker_id__in=[p.id for p in players]
+        ).count()
+        self_tags = health.get("tags_remember") - tags_before
+        per_day.append(
+            {
+                "day": day,
+                "npc_lines": npc_turns,
+                "player_replies": player_replies,
+                "self_tags": self_tags,
+                "self_tag_rate": round(self_tags / player_replies, 3) if player_replies else 0.0,
+                "npc_conversations": exchanges,
+                "probes": spread,
+                "memory_rows": Memory.objects.filter(npc_id__in=npc_ids).count(),
+                "hearsay_rows": Memory.objects.filter(
+                    npc_id__in=npc_ids, provenance__isnull=False
+                ).count(),
+                "reflections": Reflection.objects.filter(npc_id__in=npc_ids, game_day=day).count(),
+                "diary_entries": DiaryEntry.objects.filter(
+                    npc_id__in=npc_ids, game_day=day
+                ).count(),
+                "llm_by_tier": _usage_by_tier(day_usage, npc_ids),
+                "rollover": {k: rollover.get(k) for k in ("jobs", "reflection_jobs", "written")},
+            }
+        )
+    progress.close()
+
+    # ------------------------------------------------------------ the report
+    memories = Memory.objects.filter(npc_id__in=npc_ids)
+    by_source = Counter(memories.values_list("source", flat=True))
+    rows_per_npc = Counter(memories.values_list("npc_id", flat=True))
+    hearsay = list(memories.filter(provenance__isnull=False).values_list("hops", flat=True))
+    diffusion = {}
+    for name, probe in probes.items():
+        holders, copies = _holders(npc_ids, probe["value"])
+        entry = {
+            "value": probe["value"],
+            "origin": probe["origin"],
+            "fraction_by_day": [d["probes"][name]["fraction"] for d in per_day],
+            "holders_by_day": [d["probes"][name]["holders"] for d in per_day],
+            "final_holders": sorted(names[i] for i in holders),
+            "copies": len(copies),
+            "chain_lengths": dict(sorted(Counter(c["hops"] for c in copies).items())),
+            "max_chain": max((c["hops"] for c in copies), default=0),
+        }
+        if probe.get("lie"):
+            entry["lie"] = True
+            traced = [bool(c["chain"]) and c["chain"][0] == probe["origin_id"] for c in copies]
+            entry["copies_traced_to_origin"] = sum(traced)
+            # None, not True, when no copy exists: nothing was traced.
+            entry["traceable"] = all(traced) if traced else None
+        diffusion[name] = entry
+    llm_total = _usage_by_tier(first_usage, npc_ids)
+    npc_days = len(npcs) * cfg.days
+    replies = sum(d["player_replies"] for d in per_day)
+    self_tags = sum(d["self_tags"] for d in per_day)
+    report = {
+        "config": {
+            "days": cfg.days,
+            "npcs": cfg.npcs,
+            "players": cfg.players,
+            "seed": cfg.seed,
+            "off": sorted(cfg.off),
+            "on": [e for e in EXTENSIONS if e not in cfg.off],
+            "probe": cfg.probe,
+            "liar": cfg.liar,
+            "visits": cfg.visits,
+            "lines_per_visit": cfg.lines_per_visit,
+            "gossip_rounds": cfg.gossip_rounds,
+            "rooms": [r.key for r in rooms],
+        },
+        "per_day": per_day,
+        "self_tag_cadence": {
+            "self_tags": self_tags,
+            "player_replies": replies,
+            "tags_per_reply": round(self_tags / replies, 3) if replies else 0.0,
+            "ignored_tags": health.get("tags_ignored"),
+            "by_day": [d["self_tag_rate"] for d in per_day],
+        },
+        "gossip": {
+            "npc_conversations": sum(d["npc_conversations"] for d in per_day),
+            "items_written": health.get("gossip_items_written"),
+            "items_rejected": health.get("gossip_items_rejected"),
+            "chain_lengths": dict(sorted(Counter(hearsay).items())),
+        },
+        "diffusion": diffusion,
+        "llm": {
+            "by_tier": llm_total,
+            "per_npc_day": {
+                tier: {
+                    "calls": round(v["calls"] / npc_days, 3),
+                    "tokens": round((v["tokens_in"] + v["tokens_out"]) / npc_days, 1),
+                    "cost_usd": round(v["cost_usd"] / npc_days, 6),
+                }
+                for tier, v in llm_total.items()
+            },
+            "failed_calls": health.get("llm_errors"),
+        },
+        "memory": {
+            "rows": sum(by_source.values()),
+            "by_source": dict(sorted(by_source.items())),
+            "self_rows": by_source.get(Source.SELF, 0),
+            "hearsay_rows": len(hearsay),
+            "per_npc": {names[i]: rows_per_npc.get(i, 0) for i in npc_ids},
+            "reflections": Reflection.objects.filter(npc_id__in=npc_ids).count(),
+            "diary_entries": DiaryEntry.objects.filter(npc_id__in=npc_ids).count(),
+            "conversations": Conversation.objects.filter(npc_id__in=npc_ids).count(),
+        },
+        "health": health.snapshot(),
+        "seconds": round(time.monotonic() - started, 2),
+    }
+    return report

@@ -1,0 +1,98 @@
+"""
+The testbed (issue #9): 3-day, 6-NPC simulations with the deterministic LLM, each extension
+on and off, asserting on the report's numbers. The whole pipeline is real (store, tags,
+gossip, extraction, rollover, LLMClient over HTTP); only the model is deterministic.
+"""
+
+import json
+
+import pytest
+
+from omniira_evennia.testbed.cli import parse_args
+from omniira_evennia.testbed.deterministic_llm import DeterministicLLM, HashingEmbedder
+from omniira_evennia.testbed.report import write_report
+from omniira_evennia.testbed.simulate import SimConfig, run_simulation
+
+pytestmark = pytest.mark.django_db
+
+
+def simulate(**kwargs):
+    kwargs = {"days": 3, "npcs": 6, "players": 2, "seed": 1, **kwargs}
+    with DeterministicLLM(seed=1) as server:
+        tier = {"base_url": server.base_url, "model": "deterministic"}
+        tiers = {"voice": tier, "reasoning": tier, "ambient": tier}
+        return run_simulation(SimConfig(**kwargs), tiers, HashingEmbedder())
+
+
+def test_all_extensions_on_the_planted_fact_spreads_and_the_lie_is_traceable():
+    report = simulate(liar=True)
+    fact, lie = report["diffusion"]["fact"], report["diffusion"]["lie"]
+    assert fact["holders_by_day"][0] >= 1
+    assert fact["holders_by_day"][-1] > 1  # gossip carried it beyond its origin
+    assert fact["holders_by_day"] == sorted(fact["holders_by_day"])  # nobody forgets in 3 days
+    assert fact["copies"] == fact["holders_by_day"][-1] - 1
+    assert fact["max_chain"] >= 1 and sum(fact["chain_lengths"].values()) == fact["copies"]
+    assert lie["copies"] >= 1 and lie["traceable"] is True
+    assert lie["copies_traced_to_origin"] == lie["copies"]
+    memory = report["memory"]
+    assert memory["hearsay_rows"] > 0 and memory["self_rows"] > 0
+    assert memory["reflections"] > 0 and memory["diary_entries"] > 0
+    assert sum(memory["per_npc"].values()) == memory["rows"]
+    assert 0 < report["self_tag_cadence"]["tags_per_reply"] <= 1
+    assert report["gossip"]["npc_conversations"] > 0
+    assert set(report["llm"]["by_tier"]) == {"voice", "reasoning"}
+    assert report["llm"]["failed_calls"] == 0
+    assert report["llm"]["per_npc_day"]["voice"]["tokens"] > 0
+
+
+def test_gossip_off_means_no_hearsay_and_the_fact_stays_put():
+    report = simulate(off={"gossip"}, liar=True)
+    assert report["memory"]["hearsay_rows"] == 0
+    assert report["gossip"]["npc_conversations"] == 0
+    assert report["diffusion"]["fact"]["holders_by_day"] == [1, 1, 1]
+    assert report["diffusion"]["lie"]["copies"] == 0
+    assert report["diffusion"]["lie"]["traceable"] is None  # no copy, nothing to trace
+    assert report["health"].get("npc_conversations", 0) == 0
+
+
+def test_reflection_autobiography_and_self_tagging_switches():
+    report = simulate(off={"reflection", "autobiography", "self_tagging"})
+    memory = report["memory"]
+    assert memory["reflections"] == 0 and memory["diary_entries"] == 0
+    assert memory["self_rows"] == 0 and report["self_tag_cadence"]["self_tags"] == 0
+    assert report["self_tag_cadence"]["ignored_tags"] > 0  # the model did tag; it was ignored
+    assert memory["by_source"].get("extracted", 0) > 0  # extraction still works
+    assert report["diffusion"]["fact"]["holders_by_day"][-1] > 1  # gossip is still on
+
+
+def test_weighting_switches_change_the_settings_only(tmp_path):
+    from omniira_evennia.testbed.simulate import ablation_settings
+
+    on, off = ablation_settings(set()), ablation_settings(
+        {"provenance_weighting", "feeling_weighting"}
+    )
+    assert (on["HEARSAY_WEIGHT"], on["FEELING_WEIGHT"]) == (0.8, 1.1)
+    assert (off["HEARSAY_WEIGHT"], off["FEELING_WEIGHT"]) == (1.0, 1.0)
+    report = simulate(off={"provenance_weighting", "feeling_weighting"}, days=1)
+    assert report["config"]["off"] == ["feeling_weighting", "provenance_weighting"]
+    assert report["per_day"][0]["hearsay_rows"] == report["memory"]["hearsay_rows"]
+
+    written = write_report(report, str(tmp_path))
+    assert json.loads((tmp_path / "report.json").read_text())["config"]["days"] == 1
+    assert {p.rsplit("/", 1)[-1] for p in written} == {
+        "report.json",
+        "diffusion.png",
+        "chain_lengths.png",
+        "self_tags.png",
+        "llm_per_npc_day.png",
+        "memory_per_npc.png",
+    }
+    assert (tmp_path / "diffusion.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli_rejects_an_unknown_switch(capsys):
+    with pytest.raises(SystemExit):
+        parse_args(["--off", "gossip,telepathy"])
+    assert "telepathy" in capsys.readouterr().err
+    args = parse_args(["--off", "gossip, reflection", "--liar", "--days", "2"])
+    assert args.off == {"gossip", "reflection"} and args.liar and args.days == 2
