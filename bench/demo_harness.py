@@ -136,16 +136,11 @@ class DemoGame:
         return result.stdout
 
     def start(self) -> None:
-        # The venv's editable install may point at another checkout (and Evennia rebuilds
-        # PYTHONPATH for its processes): a link in the game folder, which Evennia puts first on
-        # the server's sys.path, makes it import the omniira_evennia next to this script.
-        self.dir.mkdir(parents=True, exist_ok=True)
-        (self.dir / "omniira_evennia").symlink_to(ROOT / "omniira_evennia")
         try:
             self._demo("start")
         except RuntimeError as err:
             # On a loaded machine Evennia's launcher sometimes gives up between starting the
-            # portal and the server; a second start (same database) has always worked.
+            # portal and the server; a second start (same database) has worked each time here.
             print(f"[bench] {err}\n[bench] stopping and starting the demo again", flush=True)
             self._demo("stop", timeout=120)
             self._demo("start")

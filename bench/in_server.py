@@ -43,7 +43,7 @@ def _reply(caller, payload):
 
 
 def _room(name):
-    return [obj for obj in search_object(ROOMS[name]) if obj.location is None][0]
+    return _room_named(ROOMS[name])
 
 
 def _new_npc(key, room, role, personality):
@@ -239,7 +239,7 @@ def probe_start(caller, interval=0.01):
     """Start measuring the reactor: lag, stack samples and timed contrib functions."""
     from evennia.commands.default.general import CmdLook
 
-    from omniira_evennia import commands, daily
+    from omniira_evennia import commands, daily, movement
 
     if _probe:
         probe_stop()
@@ -274,7 +274,8 @@ def probe_start(caller, interval=0.01):
         (service, "build_context", "service.build_context"),
         (service, "apply_turn", "service.apply_turn (writes + say)"),
         (service, "_say_thinking", "service._say_thinking"),
-        (store, "load_index", "store.load_index"),
+        (store, "cached_index", "store.cached_index"),
+        (store, "install_index", "store.install_index"),
         (store, "reflection_records", "store.reflection_records"),
         (commands.CmdSay, "func", "CmdSay.func (say + start_turn)"),
         (CmdLook, "func", "CmdLook.func (inside the look trace)"),
@@ -284,6 +285,7 @@ def probe_start(caller, interval=0.01):
         (daily, "reflection_job", "daily.reflection_job (claim + input)"),
         (daily, "reflection_targets", "daily.reflection_targets"),
         (store, "record_usage", "store.record_usage"),
+        (movement, "run_decision_tick", "movement.run_decision_tick"),
     ):
         _timed(owner, name, label)
     _reply(caller, {"probe": "started"})
@@ -359,13 +361,32 @@ def _outer_evennia(stack):
     return stack[-1] if stack else "?"
 
 
+def _npcs_by_room():
+    """Where the NPCs are now (the demo's own walk their schedules): names, or a count."""
+    rooms = {}
+    for key in ROOMS.values():
+        npcs = [o.key for o in _room_named(key).contents if getattr(o, "is_omniira_npc", False)]
+        rooms[key] = npcs if len(npcs) <= 20 else len(npcs)
+    return rooms
+
+
+def _room_named(key):
+    return [obj for obj in search_object(key) if obj.location is None][0]
+
+
 def _settings():
     from omniira_evennia.conf import get_settings
 
     conf = get_settings()
     return {
         name: getattr(conf, name)
-        for name in ("WORKER_THREADS", "ROLLOVER_CONCURRENCY", "THINKING_DELAY", "TICK_SECONDS")
+        for name in (
+            "WORKER_THREADS",
+            "ROLLOVER_CONCURRENCY",
+            "THINKING_DELAY",
+            "TICK_SECONDS",
+            "DECISION_TICK_SECONDS",
+        )
     }
 
 
@@ -392,6 +413,7 @@ def probe_report(caller):
         "cpu_s_by_thread": threads,
         "health": health.snapshot(),
         "settings": _settings(),
+        "npcs_at_end": _npcs_by_room(),
     }
     _reply(caller, report)
 
