@@ -9,7 +9,9 @@ players are created through telnet's `create`, half of them walk to the market, 
 repeatedly says a line to "its" NPC ("Maren, ticket t7n3: ..."), waits for the answer (which
 echoes the ticket, so a player knows its own reply among the room's chatter) up to 60 s, and
 meanwhile sends `look` every few seconds and times the round trip. Every third reply carries a
-REMEMBER tag, so memories are written and NPC matrices reloaded as in play.
+REMEMBER tag, so memories are written and NPC matrices reloaded as in play. One more player,
+in a process of its own, only looks (every 0.5-1.5 s), so its round trips carry none of the
+benchmark client's own thread scheduling.
 
 Measured: `look` round trips (median, p95, max), replies expected/received/lost (lost = no
 answer and no in-character fallback line within the timeout), replies per minute, the scripted
@@ -27,6 +29,7 @@ import json
 import os
 import random
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -60,6 +63,7 @@ LINES = [
     "do you remember what I told you yesterday?",
 ]
 TICKET = re.compile(r"ticket (t\d+n\d+)")
+OBSERVER_PASSWORD = "pw-observer-12345"
 FALLBACK = r"(opens their mouth, then shakes their head|frowns, distracted)"
 
 
@@ -228,6 +232,25 @@ def look_path(players: list[Player], events: list) -> dict:
     }
 
 
+def observe(port: int, name: str, password: str, until: float, out: str) -> None:
+    """
+    One more player in a process of its own, looking every 0.5-1.5 s: its round trips carry
+    none of the benchmark client's own thread scheduling (50 players share one interpreter).
+    """
+    rng, samples = random.Random(0), []
+    conn = TelnetPlayer(port, timeout=30)
+    conn.login(name, password)
+    conn.drain(0.5)
+    while time.monotonic() < until:
+        sent = time.monotonic()
+        conn.send("look")
+        conn.read_until(r"Exits:", timeout=30)
+        samples.append((sent, time.monotonic() - sent))
+        time.sleep(rng.uniform(0.5, 1.5))
+    conn.close()
+    Path(out).write_text(json.dumps(samples))
+
+
 def create_players(args, port: int) -> list[Player]:
     players = []
     for i in range(args.players):
@@ -258,10 +281,28 @@ def run(args) -> dict:
         setup_seconds = time.monotonic() - started_setup
         llm.requests.clear()
         llm.peak_in_flight = 0
+        game.py(
+            "from world.bench_helpers import make_account; "
+            f"make_account(me, 'Observer', '{OBSERVER_PASSWORD}')"
+        )
         proc, portal = ProcStats(game.server_pid()), ProcStats(game.portal_pid())
         print(f"[busy] {args.baseline:.0f} s of looks, then talking for {args.minutes} min")
         args.start_talking_at = time.monotonic() + args.baseline
         args.stop_speaking_at = args.start_talking_at + args.minutes * 60
+        observed = game.dir / "observer.json"
+        observer = subprocess.Popen(
+            [
+                sys.executable,
+                __file__,
+                "--observe",
+                str(args.stop_speaking_at),
+                "--port-base",
+                str(args.port_base),
+                "--out",
+                str(observed),
+            ],
+            cwd=ROOT,
+        )
         for player in players:
             player.start()
         while time.monotonic() < args.start_talking_at - 0.5:
@@ -279,6 +320,8 @@ def run(args) -> dict:
         duration = time.monotonic() - started
         cpu, reactor = proc.cpu_seconds() - cpu0, proc.reactor_cpu_seconds() - reactor0
         portal_cpu, client_cpu = portal.cpu_seconds() - portal0, time.process_time() - client0
+        observer.wait(120)
+        observer_looks = json.loads(observed.read_text()) if observed.exists() else []
         probe = game.py("from world.bench_helpers import probe_report; probe_report(me)")
         events = json.loads((game.dir / "server" / "logs" / "bench_looks.json").read_text())
         memory = proc.memory_kb()
@@ -309,6 +352,10 @@ def run(args) -> dict:
         "look_idle_server": summary_ms([t for p in players for t in p.idle_looks]),
         "look": summary_ms(looks),
         "look_path": look_path(players, events),
+        "observer_look": {
+            "quiet": summary_ms([t for at, t in observer_looks if at < args.start_talking_at]),
+            "talking": summary_ms([t for at, t in observer_looks if at >= args.start_talking_at]),
+        },
         "replies": {
             "expected": expected,
             "received": received,
@@ -350,14 +397,26 @@ def main() -> None:
     parser.add_argument("--port-base", type=int, default=4300)
     parser.add_argument("--keep", action="store_true", help="keep the demo folder")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "busy_server.json"))
+    parser.add_argument("--observe", type=float, help=argparse.SUPPRESS)  # the observer process
     args = parser.parse_args()
+    if args.observe:
+        observe(args.port_base, "Observer", OBSERVER_PASSWORD, args.observe, args.out)
+        return
     result = run(args)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(
         json.dumps(
             {
                 k: result[k]
-                for k in ("duration_s", "look_idle_server", "look", "replies", "llm", "server_cpu")
+                for k in (
+                    "duration_s",
+                    "look_idle_server",
+                    "look",
+                    "observer_look",
+                    "replies",
+                    "llm",
+                    "server_cpu",
+                )
             },
             indent=2,
         )

@@ -118,6 +118,14 @@ def make_crowd(caller, count=500, headline_every=10, targets=2, memories=5):
     )
 
 
+def make_account(caller, name, password):
+    """An account with its character, made directly (telnet creation is throttled to 50)."""
+    from typeclasses.accounts import Account
+
+    account, errors = Account.create(username=name, password=password)
+    _reply(caller, {"account": account.key if account else None, "errors": list(errors)})
+
+
 # ---------------------------------------------------------------- the reactor probe
 
 _probe = {}
