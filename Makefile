@@ -50,8 +50,12 @@ lint: $(STAMP)
 clean-demo: demo-stop
 	rm -rf demo
 
+# busy_server.py and rollover.py start the demo game on ports 4300-4316 against a scripted
+# LLM (about 15 minutes together).
 bench: $(STAMP)
 	$(PY) bench/local_model_turns.py
 	$(PY) bench/retrieval.py
 	$(PY) bench/retrieval_eval.py
+	$(PY) bench/busy_server.py
+	$(PY) bench/rollover.py
 	$(PY) bench/report.py

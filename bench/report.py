@@ -265,6 +265,242 @@ def reflow(markdown: str, width: int = 96) -> str:
     return "\n\n".join(out) + "\n"
 
 
+def busy_meaning(data: dict) -> str:
+    replies, probe, path = data["replies"], data["probe"], data["look_path"]
+    timers, threads = probe["timers"], probe["settings"]["WORKER_THREADS"]
+    per_turn = sum(
+        timers[name]["median_ms"]
+        for name in (
+            "CmdSay.func (say + start_turn)",
+            "service.apply_turn (writes + say)",
+            "service._say_thinking",
+        )
+        if name in timers
+    )
+    rate = replies["received"] / data["duration_s"]
+    ceiling = threads / data["llm_delay_s"] * 60
+    worker_ms = probe["cpu_s_by_thread"].get("PoolThread-omniira", 0) / replies["received"] * 1000
+    look_p95, idle_p95 = data["look"]["p95_ms"], data["look_idle_server"]["p95_ms"]
+    seen, lag = data.get("observer_look") or {"quiet": {}, "talking": {}}, probe["reactor_lag"]
+    verdict = "meets" if look_p95 <= 50 else "misses"
+    return _wrap(f"""What it means: every line was answered ({replies['received']} of
+{replies['expected']}, {replies['lost']} lost, {replies['fallbacks']} fallback lines), at
+{replies['per_minute']:.0f} replies a minute. That rate is the worker pool's ceiling,
+`WORKER_THREADS` {threads} / {data['llm_delay_s']:g} s per call = {ceiling:.0f} a minute: with
+more players talking than that, each waits in the queue (here
+{replies['wait']['median_ms'] / 1000:.0f} s for a {data['llm_delay_s']:g} s model). The
+threads mostly wait on the network, so size `WORKER_THREADS` to about the players talking at
+once x the model's seconds per reply / (those seconds + a player's pause between lines): here
+{data['players']} x {data['llm_delay_s']:g} / ({data['llm_delay_s']:g} + 2.5) =
+{data['players'] * data['llm_delay_s'] / (data['llm_delay_s'] + 2.5):.0f} threads would answer
+each line in about {data['llm_delay_s']:g} s, within the provider's rate limit. `look` {verdict} the 50 ms p95 target here: {look_p95:.0f} ms while they
+talk, against {idle_p95:.0f} ms on the same machine with nobody talking, and
+{seen['talking'].get('p95_ms', 0):.0f} ms (quiet: {seen['quiet'].get('p95_ms', 0):.0f} ms) for a
+player in a process of its own, so the benchmark client is not the cause. The server's own part
+of a look stays small (dispatch p95 {path['parts']['dispatch']['p95_ms']:.0f} ms, the command
+p95 {path['parts']['look']['p95_ms']:.0f} ms); the tail is in getting the line to the server and
+the answer back (p95 {path['parts']['in']['p95_ms']:.0f} and
+{path['parts']['out']['p95_ms']:.0f} ms): the portal, the reactor's queue and the scheduling of
+three busy processes on two cores shared with other work (load average
+{data['server_cpu']['machine_load_avg_1min_at_end']:.1f}). The reactor ran more than 50 ms late
+only {lag['over_50ms']} times in {lag['count']:,} ticks of its 10 ms timer, so slow looks rarely
+waited behind a long stall of ours. The contrib costs the reactor about {per_turn:.0f} ms per conversation turn (medians: the
+`say` with the turn's ten or so database reads and writes, the reply's writes, and three room
+broadcasts, each sent to every player in the room: the line, the "thinking" line, the reply),
+{per_turn * rate / 10:.0f}% of its time at {rate:.1f} turns a second. Kept under half busy,
+one reactor would carry about {500 / per_turn:.0f} turns a second with rooms of this size
+(the broadcasts grow with the players in the room), far more than a worker
+pool feeds it at {data['llm_delay_s']:g} s per reply; per turn the workers spend about
+{worker_ms:.0f} ms of CPU (mostly embedding the line), so two cores have room to spare at
+this rate.""")
+
+
+def rollover_meaning(data: dict) -> str:
+    llm, mem, probe = data["llm"], data["memory"], data["probe"]
+    ideal = llm["calls"] * data["llm_delay_s"] / data["rollover_concurrency"]
+    jobs = probe["timers"].get("daily.diary_job (claim + signals)", {})
+    profile = probe["profile"]
+    # The samples that entered the contrib at run_rollover itself: its scan before any job.
+    start = sum(
+        e["share_of_time"]
+        for e in profile["by_contrib_entry"]
+        if e["where"].endswith(":run_rollover")
+    )
+    start_s = start * probe["seconds"]
+    return _wrap(f"""What it means: the rollover is bound by the LLM: {llm['calls']} calls x
+{data['llm_delay_s']:g} s / `ROLLOVER_CONCURRENCY` {data['rollover_concurrency']} =
+{ideal:.0f} s, and it took {data['wall_s']:.0f} s, never more than
+{llm['peak_in_flight']} calls in flight. A game's nightly rollover takes about (NPCs with a
+day to write about + reflections) x the model's seconds per call / `ROLLOVER_CONCURRENCY`;
+raise it (and `WORKER_THREADS`, which conversations share) if the provider allows. Memory grew
+{mem['growth_mb']:.0f} MB on a {mem['baseline_rss_mb']:.0f} MB server (whose baseline holds
+torch, the embedding model and Evennia's cache of the NPCs), so memory does not limit the NPC
+count. Players barely notice: the reactor spends {jobs.get('median_ms', 0):.0f} ms (median)
+gathering each diary's inputs, and `look` stayed at p95 {data['look']['p95_ms']:.0f} ms. The
+exception is the start: `run_rollover` lists every NPC and every headline NPC's reflection
+targets on the reactor before the first job, about {start_s:.1f} s here (the reactor's longest
+lag, {probe['reactor_lag']['max_ms'] / 1000:.1f} s, and the slowest `look`,
+{data['look']['max_ms'] / 1000:.1f} s); it grows with the number of NPCs.""")
+
+
+def _ms(summary: dict, *keys: str) -> str:
+    return " / ".join(f"{summary[k]:.0f}" for k in keys) if summary.get("count") else "n/a"
+
+
+# Plain names for the frames that dominate the reactor profiles.
+FRAME_NAMES = {
+    "(not omniira: bench_helpers:_trace_looks.<locals>.func)": "Evennia `look`",
+    "evennia.server.portal.amp:Compressed.toString": "AMP: compress a message for the portal",
+    "twisted.python.util:untilConcludes": "socket writes",
+    "django.db.backends.sqlite3.base:SQLiteCursorWrapper.execute": "SQLite query",
+    "evennia.commands.command:Command.__eq__": "command lookup",
+    "(not omniira: evennia.commands.cmdset:CmdSet.__add__)": "Evennia: merging command sets",
+    "<string>:<module>": "lock check (compiled lock string)",
+}
+
+
+def _frame(name: str) -> str:
+    if name in FRAME_NAMES:
+        return FRAME_NAMES[name]
+    if "twistd:<module>" in name:
+        return "Twisted's reactor loop"
+    # "<locals>" would read as an HTML tag in Markdown.
+    name = name.replace(".<locals>.", ".").replace("<", "&lt;").replace(">", "&gt;")
+    return name.replace("omniira_evennia.", "").replace("(not omniira: ", "(")
+
+
+def _profile_rows(profile: dict, top: int = 10) -> str:
+    rows = []
+    for entry in profile["by_path"][:top]:
+        frames = [_frame(f.strip()) for f in entry["where"].split(" > ")]
+        path = " > ".join(f for i, f in enumerate(frames) if i == 0 or f != frames[i - 1])
+        rows.append(f"| {path.replace('|', '/')} | {100 * entry['share_of_time']:.1f}% |")
+    return "\n".join(rows)
+
+
+def _wrap(text: str) -> str:
+    return reflow(text).rstrip("\n")
+
+
+def _observer(data: dict) -> str:
+    seen = data.get("observer_look") or {}
+    keys = ("median_ms", "p95_ms", "max_ms")
+    return f"{_ms(seen.get('quiet', {}), *keys)} ; {_ms(seen.get('talking', {}), *keys)}"
+
+
+def busy_server_section(data: dict) -> str:
+    replies, cpu, probe = data["replies"], data["server_cpu"], data["probe"]
+    lag, path = probe["reactor_lag"], data["look_path"]
+    timers = "\n".join(
+        f"| {name} | {t['count']} | {t['median_ms']} | {t['p95_ms']} | {t['total_s']} |"
+        for name, t in probe["timers"].items()
+    )
+    parts = "\n".join(
+        f"| {label} | {path['parts'][key]['median_ms']} | {path['parts'][key]['p95_ms']} | "
+        f"{path['looks_over_100ms_mean_ms'].get(key, 'n/a')} |"
+        for key, label in (
+            ("in", "client to server: telnet, portal, AMP, the reactor's queue"),
+            ("dispatch", "Evennia's command dispatch (finding the command)"),
+            ("look", "the look command"),
+            ("out", "server to client: rest of the reactor's turn, AMP, portal, telnet"),
+        )
+    )
+    intro = _wrap(f"""`bench/busy_server.py`, {data['date']}, {data['machine']}. The real demo
+game (Evennia server and portal, SQLite) with {data['npcs']} NPCs in two rooms and
+{data['players']} telnet players, half in each room, five to an NPC. Each player says a line to
+its NPC, waits for the answer (at most {data['reply_timeout_s']:.0f} s), pauses 1-4 s and speaks
+again, and sends `look` every 3-9 s all along; every third reply carries a REMEMBER tag. The
+scripted LLM takes {data['llm_delay_s']:g} s per call; `WORKER_THREADS` is
+{probe['settings']['WORKER_THREADS']}. First {data['look_idle_server']['count']} looks on the
+quiet server (nobody talking), then {data['talk_minutes']:g} minutes of talk. The machine's
+cores were shared with other work (load average {cpu['machine_load_avg_1min_at_end']:.1f} at
+the end).""")
+    return f"""## A busy server: {data['players']} players talking to {data['npcs']} NPCs
+
+{intro}
+
+| measure | result |
+|---|---|
+| `look` round trip, quiet server, median / p95 / max ms | {_ms(data['look_idle_server'], 'median_ms', 'p95_ms', 'max_ms')} |
+| `look` round trip while they talk, median / p95 / p99 / max ms | {_ms(data['look'], 'median_ms', 'p95_ms', 'p99_ms', 'max_ms')} |
+| `look` by one more player in its own process, quiet / talking: median / p95 / max ms | {_observer(data)} |
+| replies expected / received / fallback lines / lost | {replies['expected']} / {replies['received']} / {replies['fallbacks']} / {replies['lost']} |
+| replies per minute | {replies['per_minute']} |
+| a player's wait for its reply, median / p95 s | {replies['wait']['median_ms'] / 1000:.1f} / {replies['wait']['p95_ms'] / 1000:.1f} |
+| scripted LLM requests in flight, peak | {data['llm']['peak_in_flight']} |
+| run (talk phase) | {data['duration_s']:.0f} s |
+| server CPU, all threads / reactor thread (share of one core) | {cpu['all_threads_share_of_one_core']:.0%} / {cpu['reactor_share_of_one_core']:.0%} |
+| portal CPU / benchmark client CPU | {cpu['portal_s']} s / {cpu['bench_client_s']} s |
+| reactor lag (a 10 ms timer), p95 / max ms; ticks later than 100 ms | {lag['p95_ms']} / {lag['max_ms']}; {lag['over_100ms']} of {lag['count']} |
+
+Where a `look` spends its time ({path['matched']} looks traced through the server; the last
+column averages the {path['looks_over_100ms']} looks slower than 100 ms):
+
+| part | median ms | p95 ms | mean ms of the slow looks |
+|---|---|---|---|
+{parts}
+
+Reactor-side cost of the contrib per call (wall time on the reactor thread, GIL waits
+included):
+
+| function | calls | median ms | p95 ms | total s |
+|---|---|---|---|---|
+{timers}
+
+What the reactor thread was doing, from a stack sample every 5 ms during the talk (busy
+{probe['profile']['busy_share']:.0%} of the time; the rest it waited in epoll). Read
+"A > B > C" as: where it entered the contrib, the innermost contrib frame, the code running:
+
+| where | share of wall time |
+|---|---|
+{_profile_rows(probe['profile'])}
+
+{busy_meaning(data)}
+"""
+
+
+def rollover_section(data: dict) -> str:
+    mem, llm, rows = data["memory"], data["llm"], data["rows_written"]
+    summary, probe = data["summary"], data["probe"]
+    calls = ", ".join(f"{k} {v}" for k, v in sorted(llm["by_feature"].items()))
+    timers = "\n".join(
+        f"| {name} | {t['count']} | {t['median_ms']} | {t['p95_ms']} | {t['total_s']} |"
+        for name, t in probe["timers"].items()
+    )
+    intro = _wrap(f"""`bench/rollover.py`, {data['date']}, {data['machine']}. The running demo
+game with {data['npcs']} extra NPCs, each with two memories learned today, a visit and a world
+event (so each writes a diary); {data['crowd']['headline']} of them are headline NPCs with five
+new memories about each of two others (so each reflects twice). The scripted LLM answers diary
+and reflection calls after {data['llm_delay_s']:g} s, roughly a hosted small model's time for a
+short JSON answer and the delay of the end-to-end 200-NPC test. `ROLLOVER_CONCURRENCY` is
+{data['rollover_concurrency']}, `WORKER_THREADS` {data['worker_threads']}. One telnet player
+sends `look` throughout.""")
+    return f"""## Day rollover of {data['npcs']} NPCs
+
+{intro}
+
+| measure | result |
+|---|---|
+| wall time | {data['wall_s']:.0f} s |
+| jobs (diaries + reflections) | {summary['jobs']} ({summary['reflection_jobs']} reflections) |
+| LLM calls | {llm['calls']} ({calls}) |
+| LLM calls in flight, peak | {llm['peak_in_flight']} |
+| rows written: diary entries / reflections / usage records / claims | {rows['diary_entries']} / {rows['reflections']} / {rows['llm_usage']} / {rows['daily_work']} |
+| server memory (RSS) before / peak during / growth | {mem['baseline_rss_mb']:.0f} / {mem['peak_rss_mb']:.0f} / {mem['growth_mb']:.0f} MB |
+| server CPU, all threads / reactor thread | {data['server_cpu']['all_threads_s']} s / {data['server_cpu']['reactor_thread_s']} s |
+| the player's `look`, median / p95 / max ms | {_ms(data['look'], 'median_ms', 'p95_ms', 'max_ms')} |
+| reactor lag (10 ms timer), p95 / max ms | {probe['reactor_lag']['p95_ms']} / {probe['reactor_lag']['max_ms']} |
+
+Reactor-side cost per call:
+
+| function | calls | median ms | p95 ms | total s |
+|---|---|---|---|---|
+{timers}
+
+{rollover_meaning(data)}
+"""
+
+
 SERVER_UNDER_LOAD = """## The game stays responsive (measured by the end-to-end tests)
 
 Not a benchmark run by `make bench`: these figures are printed by `tests/test_e2e_demo.py` on
@@ -284,6 +520,8 @@ SECTIONS = {
     "local_model.json": local_model_section,
     "retrieval.json": retrieval_section,
     "retrieval_eval.json": retrieval_eval_section,
+    "busy_server.json": busy_server_section,
+    "rollover.json": rollover_section,
 }
 
 

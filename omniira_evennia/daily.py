@@ -173,7 +173,23 @@ def reflection_input(npc, target, count) -> ReflectionInput:
     return ReflectionInput(npc.id, target.id, npc.key, target.key, lines, beliefs, count)
 
 
-def day_signals(npc, game_day: int) -> DaySignals:
+def world_events_by_npc(game_day: int) -> dict[int, list[str]]:
+    """The day's world events by the NPCs they name, oldest first, in one query."""
+    found: dict[int, list[str]] = {}
+    for text, npc_ids in WorldEvent.objects.filter(game_day=game_day).values_list(
+        "text", "npc_ids"
+    ):
+        for npc_id in npc_ids or []:
+            found.setdefault(npc_id, []).append(text)
+    return found
+
+
+def day_signals(npc, game_day: int, events: dict[int, list[str]] | None = None) -> DaySignals:
+    """
+    What the NPC's diary is made of. `events` is `world_events_by_npc(game_day)`, read once
+    per rollover: reading every event of the day for each NPC cost ~20 ms of reactor time per
+    NPC with 500 NPCs and events (bench/rollover.py), and grew with their product.
+    """
     memories = [
         f"about {m.subject.db_key}"
         + (f" (heard from {m.provenance.db_key})" if m.provenance_id else "")
@@ -184,15 +200,14 @@ def day_signals(npc, game_day: int) -> DaySignals:
     ]
     concerns = Concern.objects.filter(npc=npc, resolved=False)
     places = places_visited(npc, game_day)
-    events = [
-        e.text for e in WorldEvent.objects.filter(game_day=game_day) if npc.id in (e.npc_ids or [])
-    ]
+    if events is None:
+        events = world_events_by_npc(game_day)
     since = timezone.now() - timedelta(days=1)
     return DaySignals(
         memories=memories,
         concerns_today=[c.topic for c in concerns.filter(created_at__gte=since)],
         places=places,
-        events=events,
+        events=list(events.get(npc.id, [])),
         standing_concerns=[c.topic for c in concerns.filter(created_at__lt=since)[:3]],
     )
 
@@ -233,10 +248,10 @@ def reflection_job(npc, target, count, game_day):
     )
 
 
-def diary_job(npc, game_day):
+def diary_job(npc, game_day, events=None):
     if not claim("diary", npc, game_day):
         return defer.succeed(0)
-    signals = day_signals(npc, game_day)
+    signals = day_signals(npc, game_day, events)
     if signals.empty:
         _mark("diary", npc, game_day, "empty")
         health.incr("diaries_skipped_quiet")
@@ -314,6 +329,7 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
         logger.log_trace("omniira: forgetting failed during the rollover")
         health.incr("forget_failures")
         forgotten = {"expired": 0, "evicted": 0}
+    events = world_events_by_npc(day)
     semaphore = defer.DeferredSemaphore(conf.ROLLOVER_CONCURRENCY)
     jobs, reflection_jobs = [], 0
     for npc in npcs if npcs is not None else memory_npcs():
@@ -330,7 +346,9 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
                     )
         if conf.DIARIES:
             jobs.append(
-                semaphore.run(diary_job, npc, day).addErrback(_job_failed, "diary", npc, day)
+                semaphore.run(diary_job, npc, day, events).addErrback(
+                    _job_failed, "diary", npc, day
+                )
             )
 
     def _summary(results):

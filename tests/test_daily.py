@@ -4,7 +4,9 @@ import json
 from datetime import timedelta
 from unittest import mock
 
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from twisted.internet import defer
 
@@ -115,6 +117,31 @@ class TestRollover(SocialTestBase):
         assert len(wren_call) == 1
         assert "A barge sank at the docks." in wren_call[0][2]
         assert "Room2" in wren_call[0][2] and "The mayor sneezed." not in wren_call[0][2]
+
+    def test_rollover_reads_the_days_world_events_once_for_all_npcs(self):
+        npcs = [self.npc(f"Townsfolk{i}") for i in range(6)]
+        for npc in npcs:
+            omniira.log_world_event(f"{npc.key} haggled over salt.", [npc])
+        router = DayRouter()
+        with (
+            ScriptedLLM(router) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url)),
+            CaptureQueriesContext(connection) as queries,
+        ):
+            from omniira_evennia.clock import current_game_day
+
+            omniira.run_rollover(current_game_day())
+        reads = [
+            q["sql"]
+            for q in queries.captured_queries
+            if q["sql"].lstrip().upper().startswith("SELECT") and "worldevent" in q["sql"].lower()
+        ]
+        assert len(reads) == 1, reads  # not once per NPC (it grew with NPCs x events)
+        diaries = router.features("diary")
+        for npc in npcs:
+            [call] = [c for c in diaries if f"You are {npc.key}," in c[1]]
+            assert f"{npc.key} haggled over salt." in call[2]
+            assert sum("haggled over salt" in line for line in call[2].splitlines()) == 1
 
     def test_rollover_runs_with_bounded_concurrency(self):
         npcs = [self.npc(f"Townsfolk{i}") for i in range(12)]

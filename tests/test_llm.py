@@ -69,6 +69,45 @@ def test_connection_error_is_retried_once_through_the_transport():
     assert len(calls) == 2 and str(calls[0].url) == "http://llm.invalid/v1/chat/completions"
 
 
+def test_calls_share_one_http_client_and_its_connections(monkeypatch):
+    # A client per call reloads the CA bundle (~50 ms of CPU, partly under the GIL).
+    made = []
+    real = httpx.Client
+
+    def counting(*args, **kwargs):
+        made.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(httpx, "Client", counting)
+    with ScriptedLLM(["One.", "Two.", "Three."]) as llm:
+        client = client_for(llm.base_url)
+        texts = [client.chat("voice", MESSAGES, feature="t").text for _ in range(3)]
+        client.close()
+    assert texts == ["One.", "Two.", "Three."]
+    assert len(made) == 1
+
+
+def test_worker_threads_call_concurrently_through_the_shared_client():
+    import threading
+
+    with ScriptedLLM(["Aye."], delay=0.5) as llm:
+        client = client_for(llm.base_url)
+        results = []
+        threads = [
+            threading.Thread(
+                target=lambda: results.append(client.chat("voice", MESSAGES, feature="t").text)
+            )
+            for _ in range(4)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        client.close()
+    assert results == ["Aye."] * 4
+    assert llm.peak_in_flight == 4  # sharing the client serialises nothing
+
+
 def test_garbage_reply_is_an_error():
     client = LLMClient(
         {"voice": TierSettings(base_url="http://x/v1")},
