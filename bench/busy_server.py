@@ -29,6 +29,7 @@ import json
 import os
 import random
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -100,6 +101,8 @@ class Player(threading.Thread):
 
     def setup(self) -> None:
         self.conn = TelnetPlayer(self.port, timeout=30)
+        if self.args.nodelay:
+            self.conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         # The portal admits two connections a second and tells the queued ones to wait, in a
         # message that mentions "connect": wait for the real screen, then hand it back.
         screen = self.conn.read_until(r"create <username> <password>", timeout=120)
@@ -285,6 +288,8 @@ def run(args) -> dict:
             "from world.bench_helpers import make_account; "
             f"make_account(me, 'Observer', '{OBSERVER_PASSWORD}')"
         )
+        if args.nodelay:
+            print(f"[busy] {game.py('from world.bench_helpers import nodelay; nodelay(me)')}")
         proc, portal = ProcStats(game.server_pid()), ProcStats(game.portal_pid())
         print(f"[busy] {args.baseline:.0f} s of looks, then talking for {args.minutes} min")
         args.start_talking_at = time.monotonic() + args.baseline
@@ -347,6 +352,7 @@ def run(args) -> dict:
         "llm_delay_s": args.delay,
         "reply_timeout_s": args.reply_timeout,
         "talk_minutes": args.minutes,
+        "tcp_nodelay_experiment": args.nodelay,
         "setup_seconds": round(setup_seconds, 1),
         "duration_s": round(duration, 1),
         "look_idle_server": summary_ms([t for p in players for t in p.idle_looks]),
@@ -396,6 +402,11 @@ def main() -> None:
     parser.add_argument("--create-batch", type=int, default=5)
     parser.add_argument("--port-base", type=int, default=4300)
     parser.add_argument("--keep", action="store_true", help="keep the demo folder")
+    parser.add_argument(
+        "--nodelay",
+        action="store_true",
+        help="experiment: TCP_NODELAY on the players' sockets and the server's AMP socket",
+    )
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "busy_server.json"))
     parser.add_argument("--observe", type=float, help=argparse.SUPPRESS)  # the observer process
     args = parser.parse_args()

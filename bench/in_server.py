@@ -126,6 +126,14 @@ def make_account(caller, name, password):
     _reply(caller, {"account": account.key if account else None, "errors": list(errors)})
 
 
+def nodelay(caller):
+    """Experiment: TCP_NODELAY on the server's AMP socket to the portal (Nagle off)."""
+    import evennia
+
+    transport = evennia.EVENNIA_SERVER_SERVICE.amp_protocol.transport
+    _reply(caller, {"nodelay": bool(transport.setTcpNoDelay(True) or transport.getTcpNoDelay())})
+
+
 # ---------------------------------------------------------------- the reactor probe
 
 _probe = {}
@@ -247,7 +255,7 @@ def probe_start(caller, interval=0.01):
     """Start measuring the reactor: lag, stack samples and timed contrib functions."""
     from evennia.commands.default.general import CmdLook
 
-    from omniira_evennia import commands, daily, movement
+    from omniira_evennia import commands, daily, fulltext, movement
 
     if _probe:
         probe_stop()
@@ -280,6 +288,7 @@ def probe_start(caller, interval=0.01):
     for owner, name, label in (
         (service, "start_turn", "service.start_turn (all of it)"),
         (service, "build_context", "service.build_context"),
+        (fulltext, "lexical_hits", "fulltext.lexical_hits"),
         (service, "apply_turn", "service.apply_turn (writes + say)"),
         (service, "_say_thinking", "service._say_thinking"),
         (store, "cached_index", "store.cached_index"),
@@ -394,6 +403,7 @@ def _settings():
             "THINKING_DELAY",
             "TICK_SECONDS",
             "DECISION_TICK_SECONDS",
+            "RETRIEVAL_MODE",
         )
     }
 

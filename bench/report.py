@@ -294,17 +294,19 @@ once x the model's seconds per reply / (those seconds + a player's pause between
 {data['players']} x {data['llm_delay_s']:g} / ({data['llm_delay_s']:g} + 2.5) =
 {data['players'] * data['llm_delay_s'] / (data['llm_delay_s'] + 2.5):.0f} threads would answer
 each line in about {data['llm_delay_s']:g} s, within the provider's rate limit. `look` {verdict} the 50 ms p95 target here: {look_p95:.0f} ms while they
-talk, against {idle_p95:.0f} ms on the same machine with nobody talking, and
+talk, against {idle_p95:.0f} ms on the same server with nobody talking, and
 {seen['talking'].get('p95_ms', 0):.0f} ms (quiet: {seen['quiet'].get('p95_ms', 0):.0f} ms) for a
-player in a process of its own, so the benchmark client is not the cause. The server's own part
-of a look stays small (dispatch p95 {path['parts']['dispatch']['p95_ms']:.0f} ms, the command
-p95 {path['parts']['look']['p95_ms']:.0f} ms); the tail is in getting the line to the server and
-the answer back (p95 {path['parts']['in']['p95_ms']:.0f} and
-{path['parts']['out']['p95_ms']:.0f} ms): the portal, the reactor's queue and the scheduling of
-three busy processes on two cores shared with other work (load average
-{data['server_cpu']['machine_load_avg_1min_at_end']:.1f}). The reactor ran more than 50 ms late
-only {lag['over_50ms']} times in {lag['count']:,} ticks of its 10 ms timer, so slow looks rarely
-waited behind a long stall of ours. The contrib costs the reactor about {per_turn:.0f} ms per conversation turn (medians: the
+player in a process of its own, so the benchmark client is not the main cause. Most of the tail
+is there with nobody talking, so it is not the contrib's work: the server's own part of a look
+stays small (dispatch p95 {path['parts']['dispatch']['p95_ms']:.0f} ms, the command p95
+{path['parts']['look']['p95_ms']:.0f} ms), and the slow part is the trip between the client and
+the server through Evennia's portal and its AMP link (p95 {path['parts']['in']['p95_ms']:.0f} ms
+in, {path['parts']['out']['p95_ms']:.0f} ms back), which the server's timings cannot split
+further (the portal is a separate process this benchmark does not instrument; `--nodelay`,
+TCP_NODELAY on the players' and the server's sockets, did not shorten it). The reactor ran more
+than 50 ms late only {lag['over_50ms']} times in {lag['count']:,} ticks of its 10 ms timer, so
+slow looks rarely waited behind a long stall of ours; the machine's load average was
+{data['server_cpu']['machine_load_avg_1min_at_end']:.1f} at the end. The contrib costs the reactor about {per_turn:.0f} ms per conversation turn (medians: the
 `say` with the turn's ten or so database reads and writes, the reply's writes, and three room
 broadcasts, each sent to every player in the room: the line, the "thinking" line, the reply),
 {per_turn * rate / 10:.0f}% of its time at {rate:.1f} turns a second. Kept under half busy,
