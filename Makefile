@@ -55,7 +55,7 @@ clean-demo: demo-stop
 bench: $(STAMP)
 	$(PY) bench/local_model_turns.py
 	$(PY) bench/retrieval.py
-	$(PY) bench/retrieval.py --backend postgres --no-turns
+	$(PY) bench/retrieval.py --backend postgres --no-turns --sizes 1000 10000
 	$(PY) bench/retrieval_eval.py
 	$(PY) bench/busy_server.py
 	$(PY) bench/rollover.py

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
 
-def setup_django(backend: str, tmp: str) -> None:
+def setup_django(backend: str, tmp: str, db_name: str = "bench.db3") -> None:
     import django
     from django.conf import settings
 
@@ -45,7 +45,7 @@ def setup_django(backend: str, tmp: str) -> None:
         settings.DATABASES["default"] = PgServer().start().database_settings("bench")
         _create_database("bench")
     else:
-        settings.DATABASES["default"]["NAME"] = os.path.join(tmp, "bench.db3")
+        settings.DATABASES["default"]["NAME"] = os.path.join(tmp, db_name)
     django.setup()
     from django.core.management import call_command
 
@@ -180,7 +180,14 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
         'Blue glass again, love? [[REMEMBER:{"key":"glass_%d","value":"P0 asked for blue glass '
         'again, time %d.","importance":6,"feeling":"joy"}]]'
     )
-    names = ("reactor_before", "embed", "retrieve_render_parse", "reactor_after", "total")
+    names = (
+        "reactor_before",
+        "embed",
+        "retrieve_render_parse",
+        "reactor_after",
+        "total",
+        "total_without_embedding",
+    )
     parts = {name: [] for name in names}
     for i in range(turns):
         message = f"Do you have blue glass today, number {i}?"
@@ -224,6 +231,7 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
                 ("retrieve_render_parse", t3 - t2),
                 ("reactor_after", t5 - t4),
                 ("total", t5 - t0),
+                ("total_without_embedding", (t5 - t0) - (t2 - t1) - (t4 - t3)),
             ):
                 parts[name].append(elapsed * 1000)
     results["turn_overhead_10k"] = {name: summary(values) for name, values in parts.items()}

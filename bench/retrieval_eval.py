@@ -848,7 +848,7 @@ def main() -> None:
 
     histories, queries = build_world(args.seed)
     tmp = tempfile.mkdtemp(prefix="omniira-eval-")
-    setup_django(os.path.join(tmp, "eval.db3"))
+    setup_django("sqlite", tmp, "eval.db3")
 
     import numpy as np
     from evennia.utils import create
