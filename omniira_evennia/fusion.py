@@ -35,9 +35,11 @@ from .retrieval import (
     MemoryRecord,
     TextRecord,
     Weights,
-    candidate_mask,
+    add_by_key,
+    chronological,
     importance_multiplier,
-    newest_rows,
+    recency_lane,
+    weighted,
 )
 
 RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al. 2009)
@@ -122,18 +124,10 @@ def select_memories_fused(
     Recency lane plus the best `similarity_slots` by fused rank (embedding and full-text),
     scaled by the paper's multipliers; deduplicated by key, chronological.
     """
-    if not len(index):
+    start = recency_lane(index, subject_id, now, include_suspect, recency_slots)
+    if start is None:
         return []
-    mask = candidate_mask(index, subject_id, now, include_suspect)
-    candidates = np.flatnonzero(mask)
-    if not len(candidates):
-        return []
-
-    recent_rows = newest_rows(index, candidates, recency_slots)
-    chosen: dict[tuple[int, str], int] = {}
-    for row in recent_rows:
-        record = index.records[row]
-        chosen.setdefault((record.subject_id, record.key), int(row))
+    mask, recent_rows, chosen = start
 
     if similarity_slots > 0:
         mask[recent_rows] = False
@@ -146,17 +140,10 @@ def select_memories_fused(
         lanes.append((lexical_ranking(index, mask, lexical_ids or (), depth), lexical_weight))
         rows, scores = rrf_scores(lanes, rrf_k)
         if len(rows):
-            scores = scores * index.importance_mult[rows]
-            scores = np.where(index.hearsay[rows], scores * weights.hearsay, scores)
-            scores = np.where(index.felt[rows], scores * weights.feeling, scores)
+            scores = weighted(index, rows, scores, weights)
             top = np.lexsort((-index.ids[rows], -scores))[:similarity_slots]
-            for row in rows[top]:
-                record = index.records[row]
-                chosen.setdefault((record.subject_id, record.key), int(row))
-
-    picked = [index.records[row] for row in chosen.values()]
-    picked.sort(key=lambda r: (r.learned_at, r.id))
-    return picked
+            add_by_key(index, chosen, rows[top])
+    return chronological(index, chosen)
 
 
 def select_newest_plus_fused(

@@ -298,19 +298,10 @@ def select_memories(
     include_suspect: bool = True,
 ) -> list[MemoryRecord]:
     """The paper's hybrid retrieval over `index`, optionally limited to one subject."""
-    if not len(index):
+    start = recency_lane(index, subject_id, now, include_suspect, recency_slots)
+    if start is None:
         return []
-    mask = candidate_mask(index, subject_id, now, include_suspect)
-    candidates = np.flatnonzero(mask)
-    if not len(candidates):
-        return []
-
-    recent_rows = newest_rows(index, candidates, recency_slots)
-    # Keys are unique per subject, so dedup is by (subject, key); the recency lane wins.
-    chosen: dict[tuple[int, str], int] = {}
-    for row in recent_rows:
-        record = index.records[row]
-        chosen.setdefault((record.subject_id, record.key), int(row))
+    mask, recent_rows, chosen = start
 
     # Similarity lane over the rest.
     if query is not None and similarity_slots > 0:
@@ -321,18 +312,48 @@ def select_memories(
             sims = index.similarities(query, rest, subject_id)
             above = sims > floor
             rest, sims = rest[above], sims[above]
-            scores = sims * index.importance_mult[rest]
-            scores = np.where(index.hearsay[rest], scores * weights.hearsay, scores)
-            scores = np.where(index.felt[rest], scores * weights.feeling, scores)
+            scores = weighted(index, rest, sims, weights)
             if len(rest) > similarity_slots:
                 top = np.argpartition(-scores, similarity_slots - 1)[:similarity_slots]
             else:
                 top = np.arange(len(rest))
             top = top[np.lexsort((-index.ids[rest[top]], -scores[top]))]
-            for row in rest[top]:
-                record = index.records[row]
-                chosen.setdefault((record.subject_id, record.key), int(row))
+            add_by_key(index, chosen, rest[top])
+    return chronological(index, chosen)
 
+
+def recency_lane(index, subject_id, now, include_suspect, slots):
+    """
+    What both scorers start from: (candidate mask, the newest rows, the rows chosen so far by
+    (subject, key)), or None when nothing may be retrieved.
+    """
+    if not len(index):
+        return None
+    mask = candidate_mask(index, subject_id, now, include_suspect)
+    candidates = np.flatnonzero(mask)
+    if not len(candidates):
+        return None
+    recent_rows = newest_rows(index, candidates, slots)
+    chosen: dict[tuple[int, str], int] = {}
+    add_by_key(index, chosen, recent_rows)
+    return mask, recent_rows, chosen
+
+
+def add_by_key(index: MemoryMatrix, chosen: dict, rows) -> None:
+    """Keys are unique per subject, so dedup is by (subject, key); earlier rows win."""
+    for row in rows:
+        record = index.records[row]
+        chosen.setdefault((record.subject_id, record.key), int(row))
+
+
+def weighted(index: MemoryMatrix, rows: np.ndarray, scores: np.ndarray, weights: Weights):
+    """The paper's multipliers on `scores` of `rows`: importance, hearsay, feeling."""
+    scores = scores * index.importance_mult[rows]
+    scores = np.where(index.hearsay[rows], scores * weights.hearsay, scores)
+    return np.where(index.felt[rows], scores * weights.feeling, scores)
+
+
+def chronological(index: MemoryMatrix, chosen: dict) -> list[MemoryRecord]:
     picked = [index.records[row] for row in chosen.values()]
     picked.sort(key=lambda r: (r.learned_at, r.id))
     return picked
