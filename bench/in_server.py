@@ -24,8 +24,10 @@ from evennia import create_object, search_object
 from twisted.internet import task
 
 import omniira_evennia
-from omniira_evennia import clock, health, service, store
-from omniira_evennia.daily import record_visit
+from omniira_evennia.conversation import service
+from omniira_evennia.memory import store
+from omniira_evennia.rollover.service import record_visit
+from omniira_evennia.runtime import clock, health
 
 EXTRA_NPCS = [
     ("Tamsin", "tavern", "serving girl", "Quick, cheerful, forgets nothing said over a tray."),
@@ -255,7 +257,10 @@ def probe_start(caller, interval=0.01):
     """Start measuring the reactor: lag, stack samples and timed contrib functions."""
     from evennia.commands.default.general import CmdLook
 
-    from omniira_evennia import commands, daily, fulltext, movement
+    from omniira_evennia import commands
+    from omniira_evennia.life import service as movement
+    from omniira_evennia.memory import fulltext
+    from omniira_evennia.rollover import service as daily
 
     if _probe:
         probe_stop()

@@ -24,9 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from omniira_evennia.conf import build_settings  # noqa: E402
-from omniira_evennia.llm import LLMClient  # noqa: E402
-from omniira_evennia.local_model import free_port  # noqa: E402
-from omniira_evennia.prompts import (  # noqa: E402
+from omniira_evennia.conversation.prompts import (  # noqa: E402
     Identity,
     MemoryLine,
     PromptContext,
@@ -34,7 +32,9 @@ from omniira_evennia.prompts import (  # noqa: E402
     build_messages,
     strip_character_breaks,
 )
-from omniira_evennia.tags import parse_reply  # noqa: E402
+from omniira_evennia.conversation.tags import parse_reply  # noqa: E402
+from omniira_evennia.llm.client import LLMClient  # noqa: E402
+from omniira_evennia.llm.local_model import free_port  # noqa: E402
 
 LINES = [
     "Maren, what do you pour here?",
@@ -64,7 +64,7 @@ def main() -> None:
         [
             sys.executable,
             "-m",
-            "omniira_evennia.local_model",
+            "omniira_evennia.llm.local_model",
             "serve",
             "--port",
             str(port),

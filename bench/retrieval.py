@@ -114,8 +114,8 @@ def measure_sizes(args, rng, room, subjects, results):
     from django.db import connection
     from evennia.utils import create
 
-    from omniira_evennia import store
-    from omniira_evennia.retrieval import select_memories
+    from omniira_evennia.memory import store
+    from omniira_evennia.memory.retrieval import select_memories
 
     def unit():
         query = rng.standard_normal(384).astype(np.float32)
@@ -158,13 +158,21 @@ def measure_sizes(args, rng, room, subjects, results):
 def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
     from evennia.utils import create
 
-    from omniira_evennia import service, store
     from omniira_evennia.conf import build_settings
-    from omniira_evennia.conversation import TurnInput, TurnResult, retrieve_context
-    from omniira_evennia.embeddings import SentenceTransformerEmbedder
-    from omniira_evennia.llm import Usage
-    from omniira_evennia.prompts import build_messages, strip_character_breaks
-    from omniira_evennia.tags import parse_reply
+    from omniira_evennia.conversation import service
+    from omniira_evennia.conversation.prompts import (
+        build_messages,
+        strip_character_breaks,
+    )
+    from omniira_evennia.conversation.tags import parse_reply
+    from omniira_evennia.conversation.turn import (
+        TurnInput,
+        TurnResult,
+        retrieve_context,
+    )
+    from omniira_evennia.llm.client import Usage
+    from omniira_evennia.memory import store
+    from omniira_evennia.memory.embeddings import SentenceTransformerEmbedder
 
     conf = build_settings({}, {})
     npc = create.create_object(
@@ -257,8 +265,8 @@ def main() -> None:
     import numpy as np
     from evennia.utils import create
 
-    from omniira_evennia import runner
     from omniira_evennia.models import Memory
+    from omniira_evennia.runtime import runner
 
     runner.run_inline(True)  # one thread plays reactor and worker, in turn order
     rng = np.random.default_rng(7)

@@ -611,8 +611,8 @@ MODES = (
 
 def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
     """One retrieval in `mode` (the two real modes and the ablations)."""
-    from omniira_evennia.fusion import select_memories_fused
-    from omniira_evennia.retrieval import Weights, select_memories
+    from omniira_evennia.memory.fusion import select_memories_fused
+    from omniira_evennia.memory.retrieval import Weights, select_memories
 
     fusion = dict(rrf_k=overrides.pop("rrf_k", conf.RRF_K), depth=conf.LEXICAL_DEPTH)
     options = dict(
@@ -642,7 +642,7 @@ def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
 
 def evaluate(queries, qvectors, fact_ids, objects, conf, now):
     """Recall of each query's relevant memories in each mode's returned set."""
-    from omniira_evennia import fulltext, store
+    from omniira_evennia.memory import fulltext, store
 
     rows = []
     for query, vector in zip(queries, qvectors):
@@ -747,7 +747,7 @@ def latency(histories, vectors_by_text, queries, qvectors, objects, conf, now, r
 
     from evennia.utils import create
 
-    from omniira_evennia import fulltext, store
+    from omniira_evennia.memory import fulltext, store
     from omniira_evennia.models import Memory
 
     big = create.create_object("evennia.objects.objects.DefaultCharacter", key="Bigsby")
@@ -821,7 +821,7 @@ def embed_all(texts, cache=None):
     """all-MiniLM-L6-v2 vectors for distinct texts, in batches (optionally cached on disk)."""
     import numpy as np
 
-    from omniira_evennia.embeddings import SentenceTransformerEmbedder
+    from omniira_evennia.memory.embeddings import SentenceTransformerEmbedder
 
     texts = sorted(set(texts))
     if cache and os.path.exists(cache):

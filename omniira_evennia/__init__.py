@@ -24,9 +24,9 @@ configured game.
 
 from importlib import import_module
 
-from . import health
-from .schedule import ScheduleError
-from .tags import clean_text, parse_reply
+from omniira_evennia.conversation.tags import clean_text, parse_reply
+from omniira_evennia.life.schedule import ScheduleError
+from omniira_evennia.runtime import health
 
 __version__ = "0.1.0"
 
@@ -43,7 +43,7 @@ _LAZY = {
     "memories_by": "api",
     "gossip_round": "api",
     "end_conversation": "api",
-    "at_server_start": "social",
+    "at_server_start": "lifecycle",
     "run_rollover": "api",
     "diary_entries": "api",
     "beliefs": "api",
@@ -57,7 +57,7 @@ _LAZY = {
     "MemoryNPCMixin": "typeclasses",
     "MemoryNPC": "typeclasses",
     "OmniiraCmdSet": "commands",
-    "warm_up": "service",
+    "warm_up": "lifecycle",
 }
 
 __all__ = ["clean_text", "parse_reply", "health", "ScheduleError", *_LAZY]

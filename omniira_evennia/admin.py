@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from .models import (
+from omniira_evennia.models import (
     AuditLog,
     Concern,
     Conversation,

@@ -13,9 +13,10 @@ from django.utils import timezone
 from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.muxcommand import MuxCommand
 
-from . import health, store
-from .conf import get_settings
-from .models import (
+from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation.tags import FEELINGS
+from omniira_evennia.memory import store
+from omniira_evennia.models import (
     AuditLog,
     Concern,
     ConversationTurn,
@@ -28,7 +29,7 @@ from .models import (
     Relationship,
     Source,
 )
-from .tags import FEELINGS
+from omniira_evennia.runtime import health
 
 USAGE = {
     "inspect": "@memory inspect <npc> [= <subject>]",
@@ -244,7 +245,7 @@ class CmdMemory(MuxCommand):
         if feeling is not None and feeling.lower() not in FEELINGS:
             self.caller.msg(f"Feeling must be one of: {', '.join(FEELINGS)}.")
             return
-        from .api import remember_later
+        from omniira_evennia.api import remember_later
 
         def _done(memory):
             if memory is None:
@@ -340,8 +341,8 @@ class CmdMemory(MuxCommand):
 
     def _embed_then(self, text, then):
         """Embed `text` in the worker pool, then call `then(vector)` back on the reactor."""
-        from .embeddings import embed_or_none
-        from .runner import defer_to_worker
+        from omniira_evennia.memory.embeddings import embed_or_none
+        from omniira_evennia.runtime.runner import defer_to_worker
 
         def _done(vectors):
             if vectors[0] is None:
@@ -511,7 +512,7 @@ def erasure_counts(player) -> dict[str, int]:
 
 def erase_player(player, by=None) -> dict[str, int]:
     """Delete everything stored about `player` (privacy request); audit that it happened."""
-    from .models import Conversation
+    from omniira_evennia.models import Conversation
 
     with transaction.atomic():
         # Conversations with the player end now and are never extracted; an extraction already

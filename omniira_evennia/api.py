@@ -13,9 +13,9 @@ import time
 
 from django.db.models import QuerySet
 
-from . import store
-from .embeddings import embed_or_none
-from .models import Memory, Source
+from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import embed_or_none
+from omniira_evennia.models import Memory, Source
 
 
 def _id(obj) -> int:
@@ -50,7 +50,7 @@ def remember(
     Returns:
         The Memory row, or None if a locked memory refused the write.
     """
-    from .clock import current_game_day
+    from omniira_evennia.runtime.clock import current_game_day
 
     vector = embedding
     if vector is None and embed:
@@ -76,7 +76,7 @@ def remember_later(npc, subject, value: str, **kwargs):
     thread. Returns a Deferred that fires on the reactor with the Memory row (or None if a
     locked memory refused the write). Use it from commands and scripts on a busy server.
     """
-    from .runner import defer_to_worker
+    from omniira_evennia.runtime.runner import defer_to_worker
 
     def _write(vectors):
         return remember(npc, subject, value, embedding=vectors[0], **kwargs)
@@ -89,10 +89,10 @@ def recall(npc, query: str, subject=None) -> list[Memory]:
     What `npc` would bring to mind for `query` (about `subject`, or about anyone): the same
     retrieval as a conversation turn (RETRIEVAL_MODE), in chronological order.
     """
-    from . import fulltext
-    from .conf import get_settings
-    from .conversation import select_by_mode
-    from .fusion import LexicalHits
+    from omniira_evennia.conf import get_settings
+    from omniira_evennia.conversation.turn import select_by_mode
+    from omniira_evennia.memory import fulltext
+    from omniira_evennia.memory.fusion import LexicalHits
 
     conf = get_settings()
     subject_id = _id(subject) if subject is not None else None
@@ -188,16 +188,16 @@ def memories_by(
 
 def gossip_round(room=None, budget: int | None = None) -> list:
     """Let NPCs sharing a room with no player talk now; returns Deferreds (see social.py)."""
-    from .social import gossip_round as _round
+    from omniira_evennia.social.service import gossip_round as _round
 
     return _round(room, budget)
 
 
 def end_conversation(npc, speaker, reason: str = "ended") -> list:
     """End the NPC's open conversation with `speaker` now and extract it."""
-    from .social import end_conversation_with
+    from omniira_evennia.conversation.lifecycle import close_conversations_with
 
-    return end_conversation_with(npc, speaker, reason)
+    return close_conversations_with(npc, speaker, reason)
 
 
 # ---------------------------------------------------------------- daily rhythm
@@ -205,21 +205,21 @@ def end_conversation(npc, speaker, reason: str = "ended") -> list:
 
 def run_rollover(game_day: int | None = None):
     """Run the day's forgetting, reflections and diaries now; a Deferred of a summary dict."""
-    from .daily import run_rollover as _run
+    from omniira_evennia.rollover.service import run_rollover as _run
 
     return _run(game_day)
 
 
 def diary_entries(npc) -> QuerySet:
     """The NPC's diary entries, oldest first."""
-    from .models import DiaryEntry
+    from omniira_evennia.models import DiaryEntry
 
     return DiaryEntry.objects.filter(npc_id=_id(npc)).order_by("game_day")
 
 
 def beliefs(npc, target=None) -> QuerySet:
     """The NPC's beliefs (about `target`, when given), oldest first."""
-    from .models import Reflection
+    from omniira_evennia.models import Reflection
 
     rows = Reflection.objects.filter(npc_id=_id(npc))
     if target is not None:
@@ -229,7 +229,7 @@ def beliefs(npc, target=None) -> QuerySet:
 
 def log_world_event(text: str, npcs=()):
     """Record an event naming the NPCs involved; it reaches their diaries that day."""
-    from .daily import log_world_event as _log
+    from omniira_evennia.rollover.service import log_world_event as _log
 
     return _log(text, npcs)
 
@@ -242,7 +242,7 @@ def npc_schedule(npc) -> list:
     The NPC's schedule as `Slot`s (place, start and end minute), from its `npc_schedule`
     Attribute. Bad entries are left out (and logged); `str(slot)` reads "market 10:00-12:00".
     """
-    from .movement import schedule_of
+    from omniira_evennia.life.service import schedule_of
 
     return schedule_of(npc)
 
@@ -250,17 +250,17 @@ def npc_schedule(npc) -> list:
 def set_schedule(npc, text) -> list:
     """
     Give `npc` a daily schedule, e.g. "tavern 06-22, market 10-12" (see
-    `omniira_evennia.schedule`). Raises `ScheduleError` naming every bad entry; an empty
+    `omniira_evennia.life.schedule`). Raises `ScheduleError` naming every bad entry; an empty
     schedule removes it. Returns the parsed slots.
     """
-    from .movement import set_schedule as _set
+    from omniira_evennia.life.service import set_schedule as _set
 
     return _set(npc, text)
 
 
 def current_plan(npc):
     """The open commitment (`Plan`) the NPC acts on first (its oldest), or None."""
-    from .models import Plan
+    from omniira_evennia.models import Plan
 
     return (
         Plan.objects.filter(npc_id=_id(npc), status=Plan.Status.OPEN)
@@ -271,21 +271,21 @@ def current_plan(npc):
 
 def intention(npc):
     """What the NPC means to do now (a `Decision`: where it heads and why), without doing it."""
-    from .movement import tick_npc
+    from omniira_evennia.life.service import tick_npc
 
     return tick_npc(npc, act=False)
 
 
 def places_visited(npc, game_day: int | None = None) -> list[str]:
     """The places the NPC went on `game_day` (default: today), in order."""
-    from .clock import current_game_day
-    from .daily import places_visited as _visited
+    from omniira_evennia.rollover.service import places_visited as _visited
+    from omniira_evennia.runtime.clock import current_game_day
 
     return _visited(npc, current_game_day() if game_day is None else game_day)
 
 
 def run_decision_tick(budget: int | None = None) -> list:
     """Run one decision tick now: NPCs follow schedules and promises, one exit each."""
-    from .movement import run_decision_tick as _tick
+    from omniira_evennia.life.service import run_decision_tick as _tick
 
     return _tick(budget)

@@ -11,8 +11,12 @@ class OmniiraConfig(AppConfig):
         from django.core.signals import setting_changed
         from django.db.models.signals import post_delete, post_migrate, post_save
 
-        from . import checks  # noqa: F401  (registers the system checks)
-        from . import conf, fulltext, llm, store
+        from omniira_evennia import (
+            checks,  # noqa: F401  (registers the system checks)
+            conf,
+        )
+        from omniira_evennia.llm import client as llm
+        from omniira_evennia.memory import fulltext, store
 
         def _settings_changed(setting, **kwargs):
             if setting == "OMNIIRA":
@@ -22,16 +26,16 @@ class OmniiraConfig(AppConfig):
         setting_changed.connect(_settings_changed, weak=False)
         store.connect_signals()
 
-        from .models import Plan
+        from omniira_evennia.models import Plan
 
         # Imported when called: movement needs Evennia's scripts, loaded after the apps.
         def _plan_saved(sender, instance, created=False, **kwargs):
-            from .movement import on_plan_saved
+            from omniira_evennia.life.service import on_plan_saved
 
             on_plan_saved(instance, created)
 
         def _plan_deleted(sender, instance, **kwargs):
-            from .movement import forget_followers
+            from omniira_evennia.life.service import forget_followers
 
             forget_followers(instance.npc_id)
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 def check_settings(app_configs=None, **kwargs):
     from django.conf import settings
 
-    from .conf import TIER_NAMES, build_settings
+    from omniira_evennia.conf import TIER_NAMES, build_settings
 
     try:
         conf = build_settings(getattr(settings, "OMNIIRA", None))

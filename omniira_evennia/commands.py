@@ -9,7 +9,7 @@ from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.general import CmdSay as DefaultCmdSay
 from evennia.commands.default.muxcommand import MuxCommand
 
-from .addressing import addressed_name
+from omniira_evennia.conversation.addressing import addressed_name
 
 
 def _memory_npcs_here(caller):

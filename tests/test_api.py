@@ -4,7 +4,7 @@ from evennia.utils import create
 from evennia.utils.test_resources import EvenniaTest
 
 import omniira_evennia as omniira
-from omniira_evennia.embeddings import set_embedder
+from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.models import Memory
 from tests.helpers import HashingEmbedder
 
@@ -49,7 +49,7 @@ class TestPublicApi(EvenniaTest):
         assert omniira.recall(self.maren, "silver", self.char1) == []
 
     def test_remember_later_writes_the_memory_with_its_embedding(self):
-        from omniira_evennia.embeddings import from_blob
+        from omniira_evennia.memory.embeddings import from_blob
 
         got = []
         deferred = omniira.remember_later(self.maren, self.char1, "Char sang badly.", importance=7)

@@ -11,9 +11,10 @@ from django.utils import timezone
 from twisted.internet import defer
 
 import omniira_evennia as omniira
-from omniira_evennia import daily, health
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.models import DailyWork, DiaryEntry, Memory, PlaceVisit, Reflection
+from omniira_evennia.rollover import service as daily
+from omniira_evennia.runtime import health
 from tests.scripted_llm import ScriptedLLM
 from tests.test_social import SocialTestBase
 from tests.test_talk import tiers
@@ -110,7 +111,7 @@ class TestRollover(SocialTestBase):
         assert PlaceVisit.objects.filter(npc=self.wren).count() == 1
         router = DayRouter()
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
-            from omniira_evennia.clock import current_game_day
+            from omniira_evennia.runtime.clock import current_game_day
 
             omniira.run_rollover(current_game_day())
         wren_call = [c for c in router.features("diary") if "You are Wren" in c[1]]
@@ -128,7 +129,7 @@ class TestRollover(SocialTestBase):
             override_settings(OMNIIRA=tiers(llm.base_url)),
             CaptureQueriesContext(connection) as queries,
         ):
-            from omniira_evennia.clock import current_game_day
+            from omniira_evennia.runtime.clock import current_game_day
 
             omniira.run_rollover(current_game_day())
         reads = [
@@ -162,7 +163,7 @@ class TestRollover(SocialTestBase):
             override_settings(OMNIIRA={**tiers(llm.base_url), "ROLLOVER_CONCURRENCY": 3}),
             mock.patch.object(daily, "defer_to_worker", held_worker),
         ):
-            from omniira_evennia.clock import current_game_day
+            from omniira_evennia.runtime.clock import current_game_day
 
             done = omniira.run_rollover(current_game_day())
             while pending:
@@ -224,7 +225,8 @@ def test_a_world_can_wake_at_a_set_hour():
 
     from django.test import override_settings
 
-    from omniira_evennia import clock, conf
+    from omniira_evennia import conf
+    from omniira_evennia.runtime import clock
 
     with (
         override_settings(OMNIIRA={"GAME_START_HOUR": 7}),

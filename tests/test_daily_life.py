@@ -12,11 +12,15 @@ from django.test import override_settings
 from evennia.utils import create
 
 import omniira_evennia as omniira
-from omniira_evennia import daily, health, movement, social
+from omniira_evennia import scripts
 from omniira_evennia.commands import CmdTalk
-from omniira_evennia.embeddings import set_embedder
+from omniira_evennia.conversation.tags import CommitmentTag
+from omniira_evennia.life import service as movement
+from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.models import Memory, PlaceVisit, Plan
-from omniira_evennia.tags import CommitmentTag
+from omniira_evennia.rollover import service as daily
+from omniira_evennia.runtime import health
+from omniira_evennia.social import service as social
 from tests.helpers import HashingEmbedder
 from tests.scripted_llm import ScriptedLLM
 from tests.test_social import Router, SocialTestBase
@@ -184,18 +188,18 @@ class TestSchedules(DailyLifeBase):
     def test_the_decision_ticker_script_runs_the_tick(self):
         omniira.set_schedule(self.lyra, "market 00-24")
         with override_settings(OMNIIRA={"DECISION_TICK_SECONDS": 7}):
-            script = movement.ensure_decision_ticker()
-            assert script.interval == 7 and movement.ensure_decision_ticker().id == script.id
+            script = scripts.ensure_decision_ticker()
+            assert script.interval == 7 and scripts.ensure_decision_ticker().id == script.id
             with game_time(1):
                 script.at_repeat()
         assert self.lyra.location == self.lane
         with override_settings(OMNIIRA={"DECISION_TICK_SECONDS": 3}):  # retuned at a restart
-            assert movement.ensure_decision_ticker().interval == 3
+            assert scripts.ensure_decision_ticker().interval == 3
         with override_settings(OMNIIRA={"DECISION_TICK_SECONDS": 0}):
-            assert movement.ensure_decision_ticker() is None
+            assert scripts.ensure_decision_ticker() is None
         from evennia.scripts.models import ScriptDB
 
-        assert not ScriptDB.objects.filter(db_key=movement.DECISION_TICKER_KEY).exists()
+        assert not ScriptDB.objects.filter(db_key=scripts.DECISION_TICKER_KEY).exists()
 
 
 class TestGossipColocation(DailyLifeBase):
@@ -334,7 +338,7 @@ class TestCommitments(DailyLifeBase):
         assert any("no place called" in line for line in signals.memories)
 
     def test_npc_to_npc_travel_with_resolves_the_name_and_follows(self):
-        from omniira_evennia import store
+        from omniira_evennia.memory import store
 
         voss = self.npc("Voss", room=self.tavern)
         tag = CommitmentTag(
@@ -356,6 +360,6 @@ class TestCommitments(DailyLifeBase):
 
 
 def omniira_store():
-    from omniira_evennia import store
+    from omniira_evennia.memory import store
 
     return store

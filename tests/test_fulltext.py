@@ -15,11 +15,13 @@ from evennia.utils import create
 from evennia.utils.test_resources import EvenniaTest
 
 import omniira_evennia as omniira
-from omniira_evennia import daily, fulltext, health, store
 from omniira_evennia.admin_commands import erase_player
 from omniira_evennia.commands import CmdTalk
-from omniira_evennia.embeddings import set_embedder
+from omniira_evennia.memory import fulltext, store
+from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.models import DiaryEntry, Memory, Reflection
+from omniira_evennia.rollover import service as daily
+from omniira_evennia.runtime import health
 from tests.helpers import HashingEmbedder
 from tests.scripted_llm import ScriptedLLM
 from tests.test_talk import TalkTestBase, tiers
@@ -191,7 +193,7 @@ class TestMaintenance(FullTextBase):
     def test_ticker_runs_a_merge_step(self):
         from unittest import mock
 
-        from omniira_evennia.social import OmniiraTicker
+        from omniira_evennia.scripts import OmniiraTicker
 
         ticker = mock.MagicMock()
         ticker.db.last_gossip = time.time()  # no gossip round due

@@ -6,15 +6,24 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omniira_evennia.conf import build_settings
-from omniira_evennia.conversation import TurnInput, retrieve_context, select_by_mode
-from omniira_evennia.fusion import (
+from omniira_evennia.conversation.prompts import Identity, PromptContext
+from omniira_evennia.conversation.turn import (
+    TurnInput,
+    retrieve_context,
+    select_by_mode,
+)
+from omniira_evennia.memory.fusion import (
     LexicalHits,
     rrf_scores,
     select_memories_fused,
     select_newest_plus_fused,
 )
-from omniira_evennia.prompts import Identity, PromptContext
-from omniira_evennia.retrieval import MemoryMatrix, MemoryRecord, TextRecord, select_memories
+from omniira_evennia.memory.retrieval import (
+    MemoryMatrix,
+    MemoryRecord,
+    TextRecord,
+    select_memories,
+)
 
 PLAYER, OTHER, MAREN = 10, 11, 99
 DIM = 384
@@ -291,7 +300,7 @@ def test_rows_out_of_id_order_give_the_same_result():
 
 @pytest.mark.parametrize("subjects", [1, 5])  # most rows scored at once, or a few copied out
 def test_dense_lane_matches_a_plain_ranking(subjects):
-    from omniira_evennia.fusion import dense_ranking
+    from omniira_evennia.memory.fusion import dense_ranking
 
     w = World(9)
     rng = np.random.default_rng(9)

@@ -4,9 +4,15 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from omniira_evennia import health
 from omniira_evennia.conf import TierSettings, build_settings
-from omniira_evennia.llm import LLMClient, LLMError, LLMJsonError, LLMNotConfigured, chat_json
+from omniira_evennia.llm.client import (
+    LLMClient,
+    LLMError,
+    LLMJsonError,
+    LLMNotConfigured,
+    chat_json,
+)
+from omniira_evennia.runtime import health
 from tests.scripted_llm import ScriptedLLM
 
 MESSAGES = [{"role": "user", "content": "hi"}]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from omniira_evennia import local_model
+from omniira_evennia.llm import local_model
 
 
 def test_corrupt_model_file_is_refused_with_an_install_hint(tmp_path):

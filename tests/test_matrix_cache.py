@@ -8,8 +8,8 @@ import pytest
 from django.db import transaction
 from evennia.utils import create
 
-from omniira_evennia import store
-from omniira_evennia.retrieval import select_memories
+from omniira_evennia.memory import store
+from omniira_evennia.memory.retrieval import select_memories
 from tests.helpers import HashingEmbedder
 
 EMB = HashingEmbedder()

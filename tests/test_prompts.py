@@ -1,6 +1,6 @@
 """Prompt rendering (paper 4.1): pure, no Evennia."""
 
-from omniira_evennia.prompts import (
+from omniira_evennia.conversation.prompts import (
     Identity,
     MemoryLine,
     PromptContext,

@@ -15,7 +15,7 @@ from evennia.utils.test_resources import EvenniaCommandTest
 
 from omniira_evennia.commands import CmdSay
 from omniira_evennia.conf import DEFAULT_FALLBACK_LINES
-from omniira_evennia.local_model import free_port
+from omniira_evennia.llm.local_model import free_port
 from omniira_evennia.models import ConversationTurn, LLMUsage
 
 pytestmark = pytest.mark.realmodel
@@ -28,7 +28,7 @@ def local_model_url():
         [
             sys.executable,
             "-m",
-            "omniira_evennia.local_model",
+            "omniira_evennia.llm.local_model",
             "serve",
             "--port",
             str(port),

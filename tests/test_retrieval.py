@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from omniira_evennia.retrieval import (
+from omniira_evennia.memory.retrieval import (
     MemoryMatrix,
     MemoryRecord,
     TextRecord,

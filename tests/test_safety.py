@@ -7,13 +7,14 @@ from django.db import OperationalError
 from django.test import override_settings
 
 import omniira_evennia as omniira
-from omniira_evennia import health, social, store
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conf import TierSettings
-from omniira_evennia.guards import Budget, CircuitBreaker
-from omniira_evennia.llm import LLMCircuitOpen, LLMClient, LLMError
+from omniira_evennia.llm.client import LLMCircuitOpen, LLMClient, LLMError
+from omniira_evennia.llm.guards import Budget, CircuitBreaker
+from omniira_evennia.memory import store
+from omniira_evennia.memory.safety import detect_manipulation, redact_pii
 from omniira_evennia.models import AuditLog, ConversationTurn, LLMUsage, Memory
-from omniira_evennia.safety import detect_manipulation, redact_pii
+from omniira_evennia.runtime import health
 from tests.scripted_llm import ScriptedLLM
 from tests.test_daily import DayRouter
 from tests.test_social import SocialTestBase

@@ -2,7 +2,7 @@
 
 import pytest
 
-from omniira_evennia.decisions import (
+from omniira_evennia.life.decisions import (
     DONE,
     DROPPED,
     NpcState,
@@ -11,7 +11,7 @@ from omniira_evennia.decisions import (
     decide,
     explore,
 )
-from omniira_evennia.schedule import (
+from omniira_evennia.life.schedule import (
     Place,
     ScheduleError,
     Slot,

@@ -12,10 +12,12 @@ from evennia.utils import create
 from evennia.utils.test_resources import EvenniaCommandTest
 
 import omniira_evennia as omniira
-from omniira_evennia import health, social
+from omniira_evennia import lifecycle as omniira_lifecycle
 from omniira_evennia.commands import CmdTalk
+from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+from omniira_evennia.memory.relationships import relationship_threshold_crossed
 from omniira_evennia.models import Conversation, Memory
-from omniira_evennia.relationships import relationship_threshold_crossed
+from omniira_evennia.runtime import health
 from tests.scripted_llm import ScriptedLLM
 from tests.test_talk import tiers
 
@@ -184,22 +186,22 @@ class TestConversationLifecycle(SocialTestBase):
             # 1. idle past the timeout
             self.call(CmdTalk(), "Maren = A plum wine, please.")
             Conversation.objects.update(last_turn_at=timezone.now() - timedelta(hours=1))
-            assert social.reap_conversations() == 1
-            social.process_ended()
-            social.process_ended()
+            assert conversation_lifecycle.reap_conversations() == 1
+            conversation_lifecycle.process_ended()
+            conversation_lifecycle.process_ended()
             # 2. leaving the room
             self.call(CmdTalk(), "Lyra = Plum wine for me too.")
             self.leave_room()
-            assert social.reap_conversations() == 1
-            social.process_ended()
+            assert conversation_lifecycle.reap_conversations() == 1
+            conversation_lifecycle.process_ended()
             # 3. a restart with a conversation open
             self.char1.move_to(self.room1, quiet=True)
             self.call(CmdTalk(), "Maren = Another plum wine!")
-            social.at_server_start()
-            social.at_server_start()
-            social.process_ended()
+            omniira_lifecycle.at_server_start()
+            omniira_lifecycle.at_server_start()
+            conversation_lifecycle.process_ended()
             for conv in Conversation.objects.all():
-                social.extract(conv.conversation_id)  # a second try is a no-op
+                conversation_lifecycle.extract(conv.conversation_id)  # a second try is a no-op
 
         reasons = sorted(Conversation.objects.values_list("end_reason", flat=True))
         assert reasons == ["left", "restart", "timeout"]
@@ -305,8 +307,8 @@ class TestRelationships(SocialTestBase):
 
 
 def test_suspect_and_expired_memories_are_never_gossip_material():
-    from omniira_evennia.gossip import held_facts, news_lines
-    from omniira_evennia.retrieval import MemoryRecord
+    from omniira_evennia.memory.retrieval import MemoryRecord
+    from omniira_evennia.social.gossip import held_facts, news_lines
 
     records = [
         MemoryRecord(

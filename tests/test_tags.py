@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omniira_evennia.tags import clean_text, parse_reply
+from omniira_evennia.conversation.tags import clean_text, parse_reply
 
 
 def test_remember_tag_is_parsed_validated_and_stripped():

@@ -8,10 +8,10 @@ from django.test import override_settings
 from evennia.utils import create
 from evennia.utils.test_resources import EvenniaCommandTest
 
-from omniira_evennia import health
 from omniira_evennia.commands import CmdSay, CmdTalk
-from omniira_evennia.embeddings import from_blob
+from omniira_evennia.memory.embeddings import from_blob
 from omniira_evennia.models import ConversationTurn, LLMUsage, Memory, Opinion, Plan
+from omniira_evennia.runtime import health
 from tests.scripted_llm import ScriptedLLM
 
 REMEMBER_REPLY = (
@@ -153,7 +153,7 @@ class TestFailures(TalkTestBase):
         assert LLMUsage.objects.get().error == "not configured"
 
     def test_embedding_failure_still_writes_the_row(self):
-        from omniira_evennia.embeddings import set_embedder
+        from omniira_evennia.memory.embeddings import set_embedder
         from tests.helpers import BrokenEmbedder
 
         set_embedder(BrokenEmbedder())

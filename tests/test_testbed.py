@@ -8,10 +8,13 @@ import json
 
 import pytest
 
-from omniira_evennia.testbed.cli import parse_args
-from omniira_evennia.testbed.deterministic_llm import DeterministicLLM, HashingEmbedder
-from omniira_evennia.testbed.report import write_report
-from omniira_evennia.testbed.simulate import SimConfig, run_simulation
+from omniira_evennia.testing.testbed.cli import parse_args
+from omniira_evennia.testing.testbed.deterministic_llm import (
+    DeterministicLLM,
+    HashingEmbedder,
+)
+from omniira_evennia.testing.testbed.report import write_report
+from omniira_evennia.testing.testbed.simulate import SimConfig, run_simulation
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +69,7 @@ def test_reflection_autobiography_and_self_tagging_switches():
 
 
 def test_weighting_switches_change_the_settings_only(tmp_path):
-    from omniira_evennia.testbed.simulate import ablation_settings
+    from omniira_evennia.testing.testbed.simulate import ablation_settings
 
     on, off = ablation_settings(set()), ablation_settings(
         {"provenance_weighting", "feeling_weighting"}

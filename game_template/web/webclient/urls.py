@@ -6,7 +6,6 @@ The main web/urls.py includes these routes for all urls starting with `webclient
 
 """
 
-from django.urls import path
 
 from evennia.web.webclient.urls import urlpatterns as evennia_webclient_urlpatterns
 

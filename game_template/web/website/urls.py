@@ -6,7 +6,6 @@ so it can reroute to all website pages.
 
 """
 
-from django.urls import path
 
 from evennia.web.website.urls import urlpatterns as evennia_website_urlpatterns
 

@@ -20,17 +20,35 @@ Plain data in and out: `run_exchange` runs in a worker thread.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from pydantic import BaseModel, field_validator
 
-from .embeddings import Embedder, embed_or_none
-from .llm import LLMClient, LLMError, LLMJsonError, Usage, chat_json
-from .prompts import PromptContext, Turn, build_messages, quote, strip_character_breaks
-from .tags import ParsedReply, clamp_int, clean_value, normalize_feeling, parse_reply, slug_key
+from omniira_evennia.conversation.prompts import (
+    PromptContext,
+    Turn,
+    build_messages,
+    quote,
+    strip_character_breaks,
+)
+from omniira_evennia.conversation.tags import (
+    ParsedReply,
+    clamp_int,
+    clean_value,
+    normalize_feeling,
+    parse_reply,
+    slug_key,
+)
+from omniira_evennia.llm.client import (
+    LLMClient,
+    LLMError,
+    LLMJsonError,
+    Usage,
+    chat_json,
+)
+from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 
 log = logging.getLogger("omniira.gossip")
 
@@ -342,18 +360,9 @@ def news_lines(records, exclude: set[int], limit: int = 6) -> list[str]:
     ]
 
 
-GOODBYE = re.compile(
-    r"\b(good ?bye|farewell|bye|see you|so long|good ?night|take care)\b", re.IGNORECASE
-)
-
-
-def is_goodbye(message: str) -> bool:
-    return bool(GOODBYE.search(message))
-
-
 def run_npc_exchange(a_turn, b_turn, inp: ExchangeInput, conf, client, embedder=None):
     """Fill each side's memory block about the other (off the reactor), then talk and extract."""
-    from .conversation import retrieve_context
+    from omniira_evennia.conversation.turn import retrieve_context
 
     queries = embed_or_none([f"{inp.b.name}", f"{inp.a.name}"], embedder)
     inp.a.context = retrieve_context(a_turn, conf, queries[0])

@@ -12,7 +12,7 @@ def game_seconds() -> float:
     """
     from evennia.utils import gametime
 
-    from .conf import get_settings
+    from omniira_evennia.conf import get_settings
 
     return gametime.gametime(absolute=False) + get_settings().GAME_START_HOUR * 3600
 

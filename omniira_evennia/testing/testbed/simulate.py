@@ -158,7 +158,7 @@ def build_world(cfg: SimConfig, rng: random.Random):
     """Rooms, NPCs (the demo's four, then townsfolk) and scripted player characters."""
     from evennia.utils import create
 
-    from ..typeclasses import MemoryNPC
+    from omniira_evennia.typeclasses import MemoryNPC
 
     count = cfg.rooms or max(2, min(len(ROOMS), cfg.npcs // 3))
     rooms = []
@@ -203,7 +203,7 @@ def shuffle_npcs(npcs, rooms, rng: random.Random) -> None:
 
 def _holders(npc_ids, value: str):
     """NPCs holding `value` (firsthand or hearsay) and the hearsay copies' rows."""
-    from ..models import Memory
+    from omniira_evennia.models import Memory
 
     rows = list(
         Memory.objects.filter(npc_id__in=npc_ids, value=value).values(
@@ -216,7 +216,7 @@ def _holders(npc_ids, value: str):
 def _usage_by_tier(since_id: int, npc_ids) -> dict:
     from django.db.models import Count, Sum
 
-    from ..models import LLMUsage
+    from omniira_evennia.models import LLMUsage
 
     rows = (
         LLMUsage.objects.filter(id__gt=since_id)
@@ -240,7 +240,7 @@ def _usage_by_tier(since_id: int, npc_ids) -> dict:
 
 
 def _last_usage_id() -> int:
-    from ..models import LLMUsage
+    from omniira_evennia.models import LLMUsage
 
     return LLMUsage.objects.order_by("-id").values_list("id", flat=True).first() or 0
 
@@ -256,7 +256,10 @@ def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> 
     from django.conf import settings
     from django.test import override_settings
 
-    from .. import conf, embeddings, health, llm, runner, store
+    from omniira_evennia import conf
+    from omniira_evennia.llm import client as llm
+    from omniira_evennia.memory import embeddings, store
+    from omniira_evennia.runtime import health, runner
 
     omniira = dict(getattr(settings, "OMNIIRA", {}) or {})
     if tiers is not None:
@@ -282,9 +285,20 @@ def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> 
 
 
 def _run(cfg: SimConfig, clock) -> dict:
-    from .. import api, daily, health, social
-    from ..models import Conversation, ConversationTurn, DiaryEntry, Memory, Reflection, Source
-    from ..service import start_turn
+    from omniira_evennia import api
+    from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+    from omniira_evennia.conversation.service import start_turn
+    from omniira_evennia.models import (
+        Conversation,
+        ConversationTurn,
+        DiaryEntry,
+        Memory,
+        Reflection,
+        Source,
+    )
+    from omniira_evennia.rollover import service as daily
+    from omniira_evennia.runtime import health
+    from omniira_evennia.social import service as social
 
     started = time.monotonic()
     rng = random.Random(cfg.seed)
@@ -319,7 +333,7 @@ def _run(cfg: SimConfig, clock) -> dict:
                 player.move_to(npc.location, quiet=True, move_type="teleport")
                 for line in rng.sample(PLAYER_LINES, cfg.lines_per_visit):
                     start_turn(npc, player, line)
-                social.end_conversation_with(npc, player, "left")
+                conversation_lifecycle.close_conversations_with(npc, player, "left")
             player.move_to(rooms[0], quiet=True, move_type="teleport")
         progress.step(f"day {day}: visits")
 

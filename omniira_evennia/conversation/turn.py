@@ -15,20 +15,29 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import health
-from .conf import OmniiraSettings
-from .embeddings import Embedder, embed_or_none
-from .fusion import LexicalHits, select_memories_fused, select_newest_plus_fused
-from .llm import LLMBudgetExceeded, LLMClient, LLMError, Usage
-from .prompts import MemoryLine, PromptContext, build_messages, strip_character_breaks
-from .retrieval import (
+from omniira_evennia.conf import OmniiraSettings
+from omniira_evennia.conversation.prompts import (
+    MemoryLine,
+    PromptContext,
+    build_messages,
+    strip_character_breaks,
+)
+from omniira_evennia.conversation.tags import ParsedReply, parse_reply
+from omniira_evennia.llm.client import LLMBudgetExceeded, LLMClient, LLMError, Usage
+from omniira_evennia.memory.embeddings import Embedder, embed_or_none
+from omniira_evennia.memory.fusion import (
+    LexicalHits,
+    select_memories_fused,
+    select_newest_plus_fused,
+)
+from omniira_evennia.memory.retrieval import (
     MemoryMatrix,
     TextRecord,
     Weights,
     select_memories,
     select_newest_plus_similar,
 )
-from .tags import ParsedReply, parse_reply
+from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.conversation")
 

@@ -235,6 +235,8 @@ def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
             broke = True
             continue
         kept.append(sentence.strip())
-    from .tags import clean_text  # joining sentences must not rebuild a tag
+    from omniira_evennia.conversation.tags import (
+        clean_text,  # joining sentences must not rebuild a tag
+    )
 
     return clean_text(" ".join(s for s in kept if s)), broke

@@ -10,8 +10,8 @@ the official file; anything else is refused with a message naming what to instal
 `tools/demo.py` starts it as a child process and points every tier without an endpoint of its
 own at it. `OMNIIRA_LOCAL_MODEL=/path/to/model.gguf` serves any other GGUF instead.
 
-    python -m omniira_evennia.local_model assemble
-    python -m omniira_evennia.local_model serve --port 8181 --threads 2 --ctx 4096
+    python -m omniira_evennia.llm.local_model assemble
+    python -m omniira_evennia.llm.local_model serve --port 8181 --threads 2 --ctx 4096
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 Health counters: how often each degraded path ran (embedding failures, LLM errors, bad tags...).
 
 Counters live in process memory and are cheap to bump from any thread. They are readable from
-game code with `omniira_evennia.health.snapshot()` and shown by builder tooling.
+game code with `omniira_evennia.runtime.health.snapshot()` and shown by builder tooling.
 """
 
 from __future__ import annotations

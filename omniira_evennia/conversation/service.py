@@ -16,16 +16,17 @@ from django.db import transaction
 from evennia.utils import logger
 from twisted.internet import reactor
 
-from . import clock, fulltext, health, store
-from .conf import get_settings
-from .conversation import TurnInput, TurnResult, run_turn
-from .embeddings import get_embedder
-from .gossip import is_goodbye
-from .llm import get_client
-from .models import ConversationTurn, Source
-from .prompts import Identity, PromptContext, Turn
-from .safety import detect_manipulation, redact_pii
-from .tags import clean_text
+from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation.addressing import is_goodbye
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
+from omniira_evennia.conversation.tags import clean_text
+from omniira_evennia.conversation.turn import TurnInput, TurnResult, run_turn
+from omniira_evennia.llm.client import get_client
+from omniira_evennia.memory import fulltext, store
+from omniira_evennia.memory.embeddings import get_embedder
+from omniira_evennia.memory.safety import detect_manipulation, redact_pii
+from omniira_evennia.models import ConversationTurn, Source
+from omniira_evennia.runtime import clock, health
 
 # (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
 _in_flight: set[tuple[int, int]] = set()
@@ -132,7 +133,7 @@ def start_turn(npc, speaker, message: str):
             conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
         )
 
-    from .runner import defer_to_worker
+    from omniira_evennia.runtime.runner import defer_to_worker
 
     deferred = defer_to_worker(_turn_in_worker, turn_input, conf, get_client(), get_embedder())
 
@@ -159,9 +160,9 @@ def start_turn(npc, speaker, message: str):
     deferred.addBoth(_release, pair)
     if is_goodbye(message):
         # A farewell ends the conversation once the reply has been said.
-        from .social import end_conversation
+        from omniira_evennia.conversation.lifecycle import close_conversation
 
-        deferred.addBoth(_then, end_conversation, conversation_id, "goodbye")
+        deferred.addBoth(_then, close_conversation, conversation_id, "goodbye")
     return deferred
 
 
@@ -178,7 +179,7 @@ def _then(result, func, *args):
 
 
 def _inline_mode() -> bool:
-    from . import runner
+    from omniira_evennia.runtime import runner
 
     return runner._inline
 
@@ -290,35 +291,3 @@ def apply_tags(
     if parsed.errors:
         health.incr("tags_invalid", len(parsed.errors))
     health.incr("conversation_turns")
-
-
-def warm_up(delay: float = 10.0):
-    """
-    Soon after start, in the worker pool: load the embedding model, then read the memory
-    matrices of every NPC that has memories, so neither the first conversation nor the first
-    gossip round pays for them. Call from `at_server_start`. The delay keeps the work out of
-    Evennia's first-start restart (a busy worker holds up a shutdown). Failures are logged and
-    counted; retrieval then relies on recency until the model loads.
-    """
-    from .embeddings import embed_or_none
-    from .models import Memory
-    from .runner import defer_to_worker
-
-    def _report(vectors):
-        if vectors and vectors[0] is not None:
-            logger.log_info("omniira: embedding model ready")
-        else:
-            logger.log_err("omniira: embedding model failed to load; memories rely on recency")
-
-    def _read_matrices(_):
-        npc_ids = list(Memory.objects.order_by().values_list("npc_id", flat=True).distinct())
-        return store.load_index_later(npc_ids).addCallback(
-            lambda _: logger.log_info(f"omniira: memory matrices of {len(npc_ids)} NPCs ready")
-        )
-
-    def _load():
-        deferred = defer_to_worker(embed_or_none, ["warming up"]).addCallback(_report)
-        deferred.addCallback(_read_matrices)
-        deferred.addErrback(lambda f: logger.log_err(f"omniira: warm-up failed: {f.value}"))
-
-    return reactor.callLater(delay, _load)

@@ -28,7 +28,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Callable, Hashable, Iterable
 
-from .schedule import SECONDS_PER_DAY, Place, Slot, slot_at
+from omniira_evennia.life.schedule import SECONDS_PER_DAY, Place, Slot, slot_at
 
 DONE = "done"
 DROPPED = "dropped"

@@ -28,10 +28,18 @@ from django.db.models import BinaryField, F, Func
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
-from . import health, relationships
-from .embeddings import EMBEDDING_DIM, from_blob, to_blob
-from .fields import is_postgres
-from .models import (
+from omniira_evennia.conversation.tags import (
+    clamp_int,
+    cut_value,
+    normalize_feeling,
+    slug_key,
+)
+from omniira_evennia.fields import is_postgres
+from omniira_evennia.memory import relationships
+from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob, to_blob
+from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
+from omniira_evennia.memory.safety import detect_manipulation, redact_pii
+from omniira_evennia.models import (
     AuditLog,
     Concern,
     Conversation,
@@ -45,9 +53,7 @@ from .models import (
     Relationship,
     Source,
 )
-from .retrieval import MemoryMatrix, MemoryRecord, TextRecord
-from .safety import detect_manipulation, redact_pii
-from .tags import clamp_int, cut_value, normalize_feeling, slug_key
+from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.store")
 
@@ -250,7 +256,7 @@ def load_index_later(npc_ids):
     """
     from twisted.internet import defer
 
-    from .runner import defer_to_worker
+    from omniira_evennia.runtime.runner import defer_to_worker
 
     missing = [npc_id for npc_id in dict.fromkeys(npc_ids) if cached_index(npc_id) is None]
     if not missing:
@@ -368,7 +374,7 @@ def upsert_memory(
     values are kept but marked suspect with an audit row; memories learned from a player
     (`player_sourced`) have their importance capped at PLAYER_IMPORTANCE_CAP.
     """
-    from .conf import get_settings
+    from omniira_evennia.conf import get_settings
 
     if source != Source.ADMIN:
         value, redacted = redact_pii(value)
@@ -469,7 +475,7 @@ def nearest_memories(npc_id: int, vector, limit: int = 10, subject_id: int | Non
     if vector is None or limit <= 0:
         return []
     if is_postgres(connection):
-        from .fields import vector_literal
+        from omniira_evennia.fields import vector_literal
 
         table = connection.ops.quote_name(Memory._meta.db_table)
         where, params = "npc_id = %s AND embedding IS NOT NULL", [npc_id]
@@ -514,7 +520,7 @@ def who_knows(vector, limit: int = 10, floor: float = 0.3):
         return []
     best: dict[int, tuple[int, float]] = {}
     if is_postgres(connection):
-        from .fields import vector_literal
+        from omniira_evennia.fields import vector_literal
 
         table = connection.ops.quote_name(Memory._meta.db_table)
         with transaction.atomic(), connection.cursor() as cursor:
@@ -583,7 +589,7 @@ def add_plan(npc, commitment, to_obj=None, game_day: int = 0) -> Plan:
 
 
 def reflection_records(npc, target) -> list[TextRecord]:
-    from .embeddings import from_blob
+    from omniira_evennia.memory.embeddings import from_blob
 
     return [
         TextRecord(
@@ -742,7 +748,7 @@ def touch_conversation(npc, speaker, conversation_id: str, extraction: str = "pe
     return conv
 
 
-def end_conversation(conversation_id: str, reason: str) -> bool:
+def mark_conversation_ended(conversation_id: str, reason: str) -> bool:
     """Mark a conversation ended. True only for the call that actually ended it."""
     return bool(
         Conversation.objects.filter(conversation_id=conversation_id, ended_at__isnull=True).update(
@@ -795,7 +801,7 @@ def seed_budget(budget) -> None:
     """Count today's recorded usage (UTC) into a fresh budget, so restarts keep the bill."""
     from django.db.models import Sum
 
-    from .guards import utc_day
+    from omniira_evennia.llm.guards import utc_day
 
     start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     rows = (

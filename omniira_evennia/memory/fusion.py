@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .retrieval import (
+from omniira_evennia.memory.retrieval import (
     RECENCY_SLOTS,
     SIMILARITY_FLOOR,
     SIMILARITY_SLOTS,

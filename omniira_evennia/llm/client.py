@@ -23,9 +23,9 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from . import health
-from .conf import TierSettings
-from .guards import Budget, CircuitBreaker
+from omniira_evennia.conf import TierSettings
+from omniira_evennia.llm.guards import Budget, CircuitBreaker
+from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.llm")
 
@@ -301,7 +301,7 @@ def get_client() -> LLMClient:
     """The process client, built from the current settings."""
     global _client
     if _client is None:
-        from .conf import get_settings
+        from omniira_evennia.conf import get_settings
 
         conf = get_settings()
         _client = LLMClient(

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, field_validator
 
-from .embeddings import Embedder, embed_or_none
-from .llm import LLMClient, LLMJsonError, Usage, chat_json
-from .prompts import quote
-from .tags import Importance, clean_text, cut_value
+from omniira_evennia.conversation.prompts import quote
+from omniira_evennia.conversation.tags import Importance, clean_text, cut_value
+from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
+from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 
 MAX_BELIEFS = 2
 RECENT_MEMORIES = 25

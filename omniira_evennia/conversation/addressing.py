@@ -21,3 +21,12 @@ def addressed_name(message: str, names: Sequence[str]) -> str | None:
         if re.match(pattern, text, re.IGNORECASE):
             return name
     return None
+
+
+GOODBYE = re.compile(
+    r"\b(good ?bye|farewell|bye|see you|so long|good ?night|take care)\b", re.IGNORECASE
+)
+
+
+def is_goodbye(message: str) -> bool:
+    return bool(GOODBYE.search(message))

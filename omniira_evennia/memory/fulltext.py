@@ -33,8 +33,8 @@ import logging
 import re
 from dataclasses import dataclass
 
-from . import health
-from .fusion import LexicalHits
+from omniira_evennia.memory.fusion import LexicalHits
+from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.fulltext")
 
@@ -217,7 +217,7 @@ def lexical_hits(npc_id: int, subject_id: int, text: str, conf=None) -> LexicalH
     database). None in `paper` mode or when there is no lexical lane.
     """
     if conf is None:
-        from .conf import get_settings
+        from omniira_evennia.conf import get_settings
 
         conf = get_settings()
     if conf.RETRIEVAL_MODE != "fused":

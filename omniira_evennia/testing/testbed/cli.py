@@ -67,7 +67,9 @@ def parse_args(argv=None):
 
 def setup_django(args, tmp: str) -> None:
     """Configure Django and Evennia against a fresh, migrated database."""
-    os.environ["DJANGO_SETTINGS_MODULE"] = args.settings or "omniira_evennia.testbed.settings"
+    os.environ["DJANGO_SETTINGS_MODULE"] = (
+        args.settings or "omniira_evennia.testing.testbed.settings"
+    )
     os.environ.setdefault("OMNIIRA_TESTBED_DIR", tmp)
     import django
     from django.conf import settings
@@ -128,7 +130,7 @@ def main(argv=None) -> int:
             tiers = {"voice": tier, "reasoning": tier, "ambient": tier}
             report = run_simulation(cfg, tiers, embedder)
     else:
-        from ..conf import get_settings
+        from omniira_evennia.conf import get_settings
 
         configured = {n: t for n, t in get_settings().TIERS.items() if t.configured}
         if not configured:

@@ -32,7 +32,7 @@ def _get_pool() -> ThreadPool:
     global _pool
     with _lock:
         if _pool is None:
-            from .conf import get_settings
+            from omniira_evennia.conf import get_settings
 
             threads = get_settings().WORKER_THREADS
             _pool = ThreadPool(minthreads=1, maxthreads=threads, name="omniira")

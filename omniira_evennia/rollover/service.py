@@ -21,12 +21,12 @@ from django.utils import timezone
 from evennia.utils import logger
 from twisted.internet import defer
 
-from . import clock, health, store
-from .conf import get_settings
-from .diary import DaySignals, DiaryInput, run_diary
-from .embeddings import get_embedder, to_blob
-from .llm import get_client
-from .models import (
+from omniira_evennia.conf import get_settings
+from omniira_evennia.llm.client import get_client
+from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import get_embedder, to_blob
+from omniira_evennia.memory.retrieval import importance_multiplier
+from omniira_evennia.models import (
     Concern,
     DailyWork,
     DiaryEntry,
@@ -35,9 +35,15 @@ from .models import (
     Reflection,
     WorldEvent,
 )
-from .reflection import RECENT_MEMORIES, ReflectionInput, render_memory, run_reflection
-from .retrieval import importance_multiplier
-from .runner import defer_to_worker
+from omniira_evennia.rollover.diary import DaySignals, DiaryInput, run_diary
+from omniira_evennia.rollover.reflection import (
+    RECENT_MEMORIES,
+    ReflectionInput,
+    render_memory,
+    run_reflection,
+)
+from omniira_evennia.runtime import clock, health
+from omniira_evennia.runtime.runner import defer_to_worker
 
 LAST_DAY_KEY = "omniira_last_rollover_day"
 

@@ -1,0 +1,145 @@
+"""
+Conversation lifecycle: a conversation ends when the speaker leaves the NPC's room, says
+goodbye, idles past CONVERSATION_IDLE_SECONDS, or the server restarts; an ended conversation is
+reviewed (extraction) exactly once: the claim is a conditional update, the writes and the "done"
+mark share one transaction, and a claim left "running" by a crash is reset at the next start.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from evennia.utils import logger
+
+from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction
+from omniira_evennia.llm.client import get_client
+from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import get_embedder
+from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
+from omniira_evennia.runtime import clock, health
+from omniira_evennia.runtime.runner import defer_to_worker
+
+
+def close_conversation(conversation_id: str, reason: str):
+    """End a conversation now (if still open) and extract it. Returns the extraction Deferred."""
+    if store.mark_conversation_ended(conversation_id, reason):
+        health.incr(f"conversations_ended_{reason}")
+    return extract(conversation_id)
+
+
+def close_conversations_with(npc, speaker, reason: str = "ended"):
+    """End whatever conversation `npc` has open with `speaker` (public API)."""
+    deferreds = []
+    for conv in Conversation.objects.filter(npc=npc, speaker=speaker, ended_at__isnull=True):
+        deferreds.append(close_conversation(conv.conversation_id, reason))
+    return deferreds
+
+
+def reap_conversations(now=None) -> int:
+    """End open conversations whose speaker left or went quiet. Returns how many ended."""
+    now = now or timezone.now()
+    idle = timedelta(seconds=get_settings().CONVERSATION_IDLE_SECONDS)
+    ended = 0
+    open_convs = Conversation.objects.filter(ended_at__isnull=True).select_related("npc", "speaker")
+    for conv in open_convs:
+        speaker, npc = conv.speaker, conv.npc
+        if speaker is None or npc is None or speaker.location != npc.location:
+            reason = "left"
+        elif now - conv.last_turn_at > idle:
+            reason = "timeout"
+        else:
+            continue
+        if store.mark_conversation_ended(conv.conversation_id, reason):
+            health.incr(f"conversations_ended_{reason}")
+            ended += 1
+    return ended
+
+
+def process_ended(limit: int | None = None) -> list:
+    """Start extraction for up to `limit` ended, pending conversations (bounded per tick)."""
+    limit = get_settings().EXTRACTIONS_PER_TICK if limit is None else limit
+    pending = Conversation.objects.filter(
+        ended_at__isnull=False, extraction=Conversation.Extraction.PENDING
+    ).values_list("conversation_id", flat=True)[:limit]
+    return [extract(cid) for cid in list(pending)]
+
+
+def extract(conversation_id: str):
+    """Extract an ended conversation once; a no-op (None) if someone else already claimed it."""
+    if not store.claim_extraction(conversation_id):
+        return None
+    conv = Conversation.objects.select_related("npc", "speaker").get(
+        conversation_id=conversation_id
+    )
+    npc, speaker = conv.npc, conv.speaker
+    turns = store.transcript(conversation_id)
+    lines = [
+        (
+            npc.key if t.role == ConversationTurn.Role.NPC else (speaker.key if speaker else "?"),
+            t.text,
+        )
+        for t in turns
+    ]
+    if speaker is None or not any(t.role == ConversationTurn.Role.SPEAKER for t in turns):
+        store.finish_extraction(conversation_id, Conversation.Extraction.SKIPPED)
+        return None
+    known = list(
+        Memory.objects.filter(npc=npc, subject=speaker)
+        .order_by("-learned_at")
+        .values_list("value", flat=True)[:20]
+    )
+    inp = ExtractionInput(conversation_id, npc.key, speaker.key, lines, known, npc_id=npc.id)
+    deferred = defer_to_worker(run_extraction, inp, get_client(), get_embedder())
+
+    def _apply(result):
+        with transaction.atomic():
+            for usage in result.usages:
+                store.record_usage(usage, npc=npc)
+            written = 0
+            still_ours = Conversation.objects.filter(
+                conversation_id=conversation_id, extraction=Conversation.Extraction.RUNNING
+            ).exists()
+            if not still_ours:  # e.g. the player's data was erased meanwhile
+                health.incr("extractions_abandoned")
+                return 0
+            if result.error is None:
+                existing = set(
+                    Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True)
+                )
+                for tag, vector in zip(result.memories, result.vectors):
+                    if tag.key in existing:
+                        continue  # the NPC's own tag (or an earlier fact) wins
+                    if store.upsert_memory(
+                        npc,
+                        speaker,
+                        tag.key,
+                        tag.value,
+                        importance=tag.importance,
+                        feeling=tag.feeling,
+                        source=Source.EXTRACTED,
+                        embedding=vector,
+                        game_day=clock.current_game_day(),
+                        speaker=speaker,
+                        player_sourced=not getattr(speaker, "is_omniira_npc", False),
+                    ):
+                        written += 1
+                state = Conversation.Extraction.DONE
+            else:
+                health.incr("extraction_failures")
+                logger.log_warn(
+                    f"omniira: extraction of {conversation_id} failed: " f"{result.error}"
+                )
+                state = Conversation.Extraction.FAILED
+            store.finish_extraction(conversation_id, state, written)
+        health.incr("extractions")
+        return written
+
+    def _crash(failure):
+        logger.log_trace(f"omniira: extraction of {conversation_id} crashed")
+        store.finish_extraction(conversation_id, Conversation.Extraction.FAILED)
+        health.incr("extraction_failures")
+
+    return deferred.addCallback(_apply).addErrback(_crash)

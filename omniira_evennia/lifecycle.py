@@ -1,0 +1,72 @@
+"""
+Server start-up: what a game calls from `at_server_start` (conversations interrupted by the
+restart are ended and reviewed, half-done claims reset, budgets seeded from today's usage,
+tickers ensured) and the warm-up of the embedder and memory matrices off the reactor.
+"""
+
+from __future__ import annotations
+
+from evennia.utils import logger
+from twisted.internet import reactor
+
+from omniira_evennia.conversation.lifecycle import process_ended
+from omniira_evennia.llm.client import get_client
+from omniira_evennia.memory import store
+from omniira_evennia.models import Conversation, Memory
+from omniira_evennia.runtime import health
+from omniira_evennia.runtime.runner import defer_to_worker
+from omniira_evennia.scripts import ensure_decision_ticker, ensure_ticker
+
+
+def at_server_start():
+    """
+    Call from the game's `at_server_start`: conversations open at shutdown end ("restart"),
+    half-done extractions are retried, the ticker scripts exist (conversations and gossip;
+    NPC decisions), the embedder warms up.
+    """
+    from omniira_evennia.rollover.service import reset_unfinished_claims
+
+    reset_unfinished_claims()
+    for conv in Conversation.objects.filter(ended_at__isnull=True):
+        if store.mark_conversation_ended(conv.conversation_id, "restart"):
+            health.incr("conversations_ended_restart")
+    # "running" after a restart means the worker died before writing: nothing was stored.
+    Conversation.objects.filter(extraction=Conversation.Extraction.RUNNING).update(
+        extraction=Conversation.Extraction.PENDING
+    )
+
+    store.seed_budget(get_client().budget)
+    ensure_ticker()
+    ensure_decision_ticker()  # NPC schedules and commitments
+    process_ended()
+    warm_up()
+
+
+def warm_up(delay: float = 10.0):
+    """
+    Soon after start, in the worker pool: load the embedding model, then read the memory
+    matrices of every NPC that has memories, so neither the first conversation nor the first
+    gossip round pays for them. Call from `at_server_start`. The delay keeps the work out of
+    Evennia's first-start restart (a busy worker holds up a shutdown). Failures are logged and
+    counted; retrieval then relies on recency until the model loads.
+    """
+    from omniira_evennia.memory.embeddings import embed_or_none
+
+    def _report(vectors):
+        if vectors and vectors[0] is not None:
+            logger.log_info("omniira: embedding model ready")
+        else:
+            logger.log_err("omniira: embedding model failed to load; memories rely on recency")
+
+    def _read_matrices(_):
+        npc_ids = list(Memory.objects.order_by().values_list("npc_id", flat=True).distinct())
+        return store.load_index_later(npc_ids).addCallback(
+            lambda _: logger.log_info(f"omniira: memory matrices of {len(npc_ids)} NPCs ready")
+        )
+
+    def _load():
+        deferred = defer_to_worker(embed_or_none, ["warming up"]).addCallback(_report)
+        deferred.addCallback(_read_matrices)
+        deferred.addErrback(lambda f: logger.log_err(f"omniira: warm-up failed: {f.value}"))
+
+    return reactor.callLater(delay, _load)

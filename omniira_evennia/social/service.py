@@ -1,0 +1,206 @@
+"""
+The Evennia side of social memory: conversation lifecycle, extraction, NPC-to-NPC talk, gossip.
+
+- A conversation ends when the speaker leaves the NPC's room, says goodbye, idles past
+  CONVERSATION_IDLE_SECONDS, or the server restarts (`at_server_start` ends what was open).
+- An ended conversation is extracted once (`process_ended`): the claim is a conditional
+  update, the writes and the "done" mark share one transaction, and a claim left "running" by
+  a crash is reset at the next start, so nothing is extracted twice or lost.
+- `gossip_round` pairs NPCs that share a room with no player present, within a per-round
+  budget, and lets them talk (`gossip.run_npc_exchange` in the worker pool).
+- `OmniiraTicker`, one global script, drives all of this periodically.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from evennia.utils import logger
+
+from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation.service import apply_tags, build_context
+from omniira_evennia.conversation.turn import TurnInput
+from omniira_evennia.llm.client import get_client
+from omniira_evennia.memory import fulltext, store
+from omniira_evennia.memory.embeddings import get_embedder
+from omniira_evennia.models import Conversation, ConversationTurn, Source
+from omniira_evennia.runtime import clock, health
+from omniira_evennia.runtime.runner import defer_to_worker
+from omniira_evennia.social.gossip import (
+    ExchangeInput,
+    Participant,
+    held_facts,
+    news_lines,
+    run_npc_exchange,
+)
+
+# ---------------------------------------------------------------- lifecycle
+
+
+# ---------------------------------------------------------------- extraction
+
+
+# ---------------------------------------------------------------- NPC-to-NPC talk and gossip
+
+
+def _is_memory_npc(obj) -> bool:
+    return getattr(obj, "is_omniira_npc", False)
+
+
+def known_subjects(days: int = 7) -> dict[int, str]:
+    """The closed list for gossip: every memory NPC and recently active players."""
+    from evennia.objects.models import ObjectDB
+
+    known = {}
+    since = timezone.now() - timedelta(days=days)
+    speaker_ids = set(
+        ConversationTurn.objects.filter(created_at__gte=since, speaker__isnull=False).values_list(
+            "speaker_id", flat=True
+        )
+    )
+    for obj in ObjectDB.objects.filter(id__in=speaker_ids):
+        known[obj.id] = obj.key
+    for obj in ObjectDB.objects.filter(db_typeclass_path__isnull=False).exclude(
+        db_location__isnull=True
+    ):
+        if obj.has_account or _is_memory_npc(obj):
+            known[obj.id] = obj.key
+    return known
+
+
+def candidate_pairs(rooms=None) -> list[tuple]:
+    """Pairs of memory NPCs sharing a room that holds no connected player."""
+    from evennia.objects.models import ObjectDB
+
+    if rooms is None:
+        npcs = [o for o in ObjectDB.objects.exclude(db_location__isnull=True) if _is_memory_npc(o)]
+        rooms = {npc.location for npc in npcs}
+    pairs = []
+    for room in rooms:
+        contents = room.contents
+        if any(obj.has_account for obj in contents):
+            continue
+        npcs = [obj for obj in contents if _is_memory_npc(obj)]
+        random.shuffle(npcs)
+        pairs += [(npcs[i], npcs[i + 1]) for i in range(0, len(npcs) - 1, 2)]
+    return pairs
+
+
+def gossip_round(room=None, budget: int | None = None) -> list:
+    """
+    Let up to `budget` pairs of NPCs talk now (in `room`, or anywhere). Returns the Deferreds,
+    each firing with the `ExchangeResult` after its writes are done.
+    """
+    budget = get_settings().GOSSIP_PAIRS_PER_ROUND if budget is None else budget
+    pairs = candidate_pairs([room] if room is not None else None)[:budget]
+    return [talk_between(a, b) for a, b in pairs]
+
+
+def _participant(npc, other, exclude):
+    index = store.load_index(npc.id)  # cached by talk_between's load_index_later
+    ctx = build_context(npc, other, "", None)
+    records = index.live_records()
+    ctx.news = news_lines(records, exclude)
+    vectors = {
+        index.records[row].id: index.matrix[row]
+        for row in index.live_rows()
+        if index.has_vector[row]
+    }
+    turn = TurnInput(
+        npc_id=npc.id,
+        speaker_id=other.id,
+        context=ctx,
+        index=index,
+        reflections=store.reflection_records(npc, other),
+        now=time.time(),
+        # The exchange's query is the other's name (gossip.run_npc_exchange).
+        lexical=fulltext.lexical_hits(npc.id, other.id, other.key),
+    )
+    return Participant(npc.id, npc.key, ctx, held_facts(records, vectors, exclude)), turn
+
+
+def talk_between(a, b):
+    """Two NPCs talk a few lines off the reactor; gossip is written on the listeners."""
+    # Matrices not in the cache are read in the worker pool first, not on the reactor.
+    return store.load_index_later([a.id, b.id]).addCallback(lambda _: _talk_between(a, b))
+
+
+def _talk_between(a, b):
+    conf = get_settings()
+    exclude = {a.id, b.id}
+    part_a, turn_a = _participant(a, b, exclude)
+    part_b, turn_b = _participant(b, a, exclude)
+    inp = ExchangeInput(
+        part_a,
+        part_b,
+        known_subjects(),
+        lines=conf.NPC_CONVERSATION_LINES,
+        max_hops=conf.GOSSIP_MAX_HOPS,
+    )
+    health.incr("npc_conversations")
+    deferred = defer_to_worker(
+        run_npc_exchange, turn_a, turn_b, inp, conf, get_client(), get_embedder()
+    )
+    return deferred.addCallback(
+        lambda result: store.retry_if_locked(apply_exchange, result, a, b)
+    ).addErrback(_exchange_crash, a, b)
+
+
+@transaction.atomic
+def apply_exchange(result, a, b):
+    """Write an NPC-to-NPC exchange all at once: turns, tags, gossip and usage."""
+    from evennia.objects.models import ObjectDB
+
+    game_day = clock.current_game_day()
+    people = {a.id: a, b.id: b}
+    for usage in result.usages:
+        store.record_usage(usage, npc=a)
+    if result.lines:
+        conversation_id = store.conversation_id_for(a, b, 0)
+        store.touch_conversation(a, b, conversation_id, extraction=Conversation.Extraction.NONE)
+        for speaker_id, text in result.lines:
+            npc, other = people[speaker_id], people[b.id if speaker_id == a.id else a.id]
+            role = ConversationTurn.Role.NPC if npc is a else ConversationTurn.Role.SPEAKER
+            store.add_turn(a, b, conversation_id, role, text, game_day)
+        store.mark_conversation_ended(conversation_id, "finished")
+    for speaker_id, parsed, vectors in result.parsed:
+        npc = people[speaker_id]
+        other = b if npc is a else a
+        apply_tags(npc, other, parsed, vectors, [None] * len(parsed.commitments), game_day)
+    subjects = ObjectDB.objects.in_bulk([item.subject_id for item in result.accepted])
+    for item in result.accepted:
+        subject = subjects.get(item.subject_id)
+        if subject is None:
+            continue
+        store.upsert_memory(
+            people[item.listener_id],
+            subject,
+            item.key,
+            item.fact,
+            importance=item.importance,
+            feeling=item.feeling,
+            source=Source.GOSSIP,
+            provenance=people[item.speaker_id],
+            embedding=item.vector,
+            game_day=game_day,
+            hops=len(item.chain),
+            chain=item.chain,
+        )
+        health.incr("gossip_items_written")
+    health.incr("gossip_items_rejected", len(result.rejected))
+    if result.error:
+        logger.log_warn(f"omniira: conversation {a.key}/{b.key} cut short: {result.error}")
+    return result
+
+
+def _exchange_crash(failure, a, b):
+    logger.log_trace(f"omniira: conversation between {a.key} and {b.key} crashed")
+    health.incr("npc_conversation_crashes")
+    return None
+
+
+# ---------------------------------------------------------------- the ticker
