@@ -26,6 +26,7 @@ from twisted.internet import task
 import omniira_evennia
 from omniira_evennia.conversation import service
 from omniira_evennia.memory import store
+from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.rollover.service import record_visit
 from omniira_evennia.runtime import clock, health
 
@@ -82,14 +83,16 @@ def make_crowd(caller, count=500, headline_every=10, targets=2, memories=5):
     for i, npc in enumerate(npcs):
         neighbour = npcs[(i + 1) % count]
         for k in range(2):
-            store.upsert_memory(
+            write_note(
                 npc,
-                neighbour,
-                f"stall_{k}",
-                f"{neighbour.key} sold me {random.choice(['apples', 'rope', 'eels', 'cloth'])}.",
-                importance=4,
-                feeling="trust",
-                game_day=day,
+                Note(
+                    neighbour,
+                    f"{neighbour.key} sold me {random.choice(['apples', 'rope', 'eels', 'cloth'])}.",
+                    key=f"stall_{k}",
+                    importance=4,
+                    feeling="trust",
+                    game_day=day,
+                ),
             )
             memory_rows += 1
         record_visit(npc, tavern)
@@ -99,14 +102,16 @@ def make_crowd(caller, count=500, headline_every=10, targets=2, memories=5):
             for t in range(targets):
                 target = npcs[(i + 2 + t) % count]
                 for m in range(memories):
-                    store.upsert_memory(
+                    write_note(
                         npc,
-                        target,
-                        f"watch_{m}",
-                        f"{target.key} was seen at the docks before dawn (time {m}).",
-                        importance=6,
-                        feeling="fear",
-                        game_day=day,
+                        Note(
+                            target,
+                            f"{target.key} was seen at the docks before dawn (time {m}).",
+                            key=f"watch_{m}",
+                            importance=6,
+                            feeling="fear",
+                            game_day=day,
+                        ),
                     )
                     memory_rows += 1
     _reply(

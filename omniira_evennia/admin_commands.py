@@ -14,7 +14,6 @@ from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.muxcommand import MuxCommand
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.conversation.tags import FEELINGS
 from omniira_evennia.memory import store
 from omniira_evennia.models import (
     AuditLog,
@@ -30,6 +29,7 @@ from omniira_evennia.models import (
     Source,
 )
 from omniira_evennia.runtime import health
+from omniira_evennia.vocabulary import FEELINGS
 
 USAGE = {
     "inspect": "@memory inspect <npc> [= <subject>]",

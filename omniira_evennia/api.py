@@ -15,6 +15,7 @@ from django.db.models import QuerySet
 
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none
+from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Memory, Source
 
 
@@ -55,19 +56,19 @@ def remember(
     vector = embedding
     if vector is None and embed:
         vector = embed_or_none([value])[0]
-    return store.upsert_memory(
-        npc,
+    note = Note(
         subject,
-        key or value,
         value,
+        key=key,
         importance=importance,
         feeling=feeling,
         source=source,
-        provenance=provenance,
+        teller=provenance,
         kind=kind,
         embedding=vector,
         game_day=current_game_day(),
     )
+    return write_note(npc, note)
 
 
 def remember_later(npc, subject, value: str, **kwargs):

@@ -11,8 +11,8 @@ class OmniiraConfig(AppConfig):
         from django.core.signals import setting_changed
         from django.db.models.signals import post_delete, post_migrate, post_save
 
+        from omniira_evennia import checks  # noqa: F401  (registers the system checks)
         from omniira_evennia import (
-            checks,  # noqa: F401  (registers the system checks)
             conf,
         )
         from omniira_evennia.llm import client as llm

@@ -17,8 +17,9 @@ from evennia.utils.test_resources import EvenniaTest
 import omniira_evennia as omniira
 from omniira_evennia.admin_commands import erase_player
 from omniira_evennia.commands import CmdTalk
-from omniira_evennia.memory import fulltext, store
+from omniira_evennia.memory import fulltext
 from omniira_evennia.memory.embeddings import set_embedder
+from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import DiaryEntry, Memory, Reflection
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.runtime import health
@@ -354,10 +355,11 @@ class TestTurnUsesTheLexicalLane(TalkTestBase):
         other -= other.dot(query) * query  # orthogonal to every query
         other /= np.linalg.norm(other)
         set_embedder(FixedEmbedder(query))
-        store.upsert_memory(self.maren, self.char1, "tomas", self.RARE, embedding=other)
+        write_note(self.maren, Note(self.char1, self.RARE, key="tomas", embedding=other))
         for i in range(30):  # newer, and all "similar" to anything asked
-            store.upsert_memory(
-                self.maren, self.char1, f"chat{i}", f"Ada chatted about cider {i}.", embedding=query
+            write_note(
+                self.maren,
+                Note(self.char1, f"Ada chatted about cider {i}.", key=f"chat{i}", embedding=query),
             )
 
     def ask(self, mode, text="What happened at Harrowmere?"):

@@ -10,6 +10,7 @@ from evennia.utils import create
 
 from omniira_evennia.memory import store
 from omniira_evennia.memory.retrieval import select_memories
+from omniira_evennia.memory.write import Note, write_note
 from tests.helpers import HashingEmbedder
 
 EMB = HashingEmbedder()
@@ -29,7 +30,7 @@ def people(db):
 
 def remember(npc, subject, key, value):
     [vector] = EMB.embed([value])
-    return store.upsert_memory(npc, subject, key, value, embedding=vector)
+    return write_note(npc, Note(subject, value, key=key, embedding=vector))
 
 
 def values(index):

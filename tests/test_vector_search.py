@@ -9,8 +9,9 @@ from django.db import connection
 
 import omniira_evennia as omniira
 from omniira_evennia.admin_commands import CmdMemory
-from omniira_evennia.memory import embeddings, store
+from omniira_evennia.memory import embeddings
 from omniira_evennia.memory.embeddings import from_blob
+from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Memory
 from tests.helpers import HashingEmbedder
 from tests.test_social import SocialTestBase
@@ -147,7 +148,7 @@ def test_the_migration_converts_stored_bytes_to_vectors_and_back():
     room = create.create_object("evennia.objects.objects.DefaultRoom", key="R", nohome=True)
     npc = create.create_object("evennia.objects.objects.DefaultCharacter", key="N", home=room)
     vector = EMB.embed(["plum wine"])[0]
-    memory = store.upsert_memory(npc, npc, "k", "plum wine", embedding=vector)
+    memory = write_note(npc, Note(npc, "plum wine", key="k", embedding=vector))
 
     with connection.cursor() as cursor:  # PostgreSQL alters no table with checks pending
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
@@ -186,7 +187,7 @@ def test_embeddings_survive_dumpdata_and_loaddata():
     room = create.create_object("evennia.objects.objects.DefaultRoom", key="R", nohome=True)
     npc = create.create_object("evennia.objects.objects.DefaultCharacter", key="N", home=room)
     vector = EMB.embed(["plum wine"])[0]
-    memory = store.upsert_memory(npc, npc, "k", "plum wine", embedding=vector)
+    memory = write_note(npc, Note(npc, "plum wine", key="k", embedding=vector))
     dumped = serializers.serialize("json", Memory.objects.filter(id=memory.id))
     Memory.objects.filter(id=memory.id).delete()
     for obj in serializers.deserialize("json", dumped):

@@ -18,6 +18,7 @@ from omniira_evennia.conversation.extraction import ExtractionInput, run_extract
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import get_embedder
+from omniira_evennia.memory.write import Note, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.runtime.runner import defer_to_worker
@@ -112,19 +113,19 @@ def extract(conversation_id: str):
                 for tag, vector in zip(result.memories, result.vectors):
                     if tag.key in existing:
                         continue  # the NPC's own tag (or an earlier fact) wins
-                    if store.upsert_memory(
-                        npc,
+                    note = Note(
                         speaker,
-                        tag.key,
                         tag.value,
+                        key=tag.key,
                         importance=tag.importance,
                         feeling=tag.feeling,
                         source=Source.EXTRACTED,
                         embedding=vector,
                         game_day=clock.current_game_day(),
                         speaker=speaker,
-                        player_sourced=not getattr(speaker, "is_omniira_npc", False),
-                    ):
+                        from_player=is_player(speaker),
+                    )
+                    if write_note(npc, note):
                         written += 1
                 state = Conversation.Extraction.DONE
             else:

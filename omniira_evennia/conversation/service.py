@@ -25,7 +25,8 @@ from omniira_evennia.llm.client import get_client
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.safety import detect_manipulation, redact_pii
-from omniira_evennia.models import ConversationTurn, Source
+from omniira_evennia.memory.write import write_reply
+from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health
 
 # (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
@@ -219,7 +220,7 @@ def apply_turn(
     # record) twice.
     with transaction.atomic():
         store.record_usage(result.usage, npc=npc)
-        apply_tags(
+        write_reply(
             npc,
             speaker,
             parsed,
@@ -233,61 +234,3 @@ def apply_turn(
         )
     npc.at_say(parsed.text, msg_self=False)
     return parsed.text
-
-
-def apply_tags(
-    npc, subject, parsed, remember_vectors, commitment_vectors, game_day: int, suspect=False
-) -> None:
-    """Write what an NPC's tags asked for (paper 4.2); nothing if SELF_TAGGING is off."""
-    if not get_settings().SELF_TAGGING:
-        # An ablation: the tags were already removed from the text; write none of them.
-        ignored = len(parsed.remember) + len(parsed.opinions) + len(parsed.concerns)
-        health.incr("tags_ignored", ignored + len(parsed.commitments))
-        health.incr("conversation_turns")
-        return
-    from_player = bool(subject.has_account) or not getattr(subject, "is_omniira_npc", False)
-    for tag, vector in zip(parsed.remember, remember_vectors):
-        store.upsert_memory(
-            npc,
-            subject,
-            tag.key,
-            tag.value,
-            importance=tag.importance,
-            feeling=tag.feeling,
-            source=Source.SELF,
-            embedding=vector,
-            game_day=game_day,
-            suspect=suspect,
-            player_sourced=from_player,
-            speaker=subject,
-        )
-        health.incr("tags_remember")
-    for tag in parsed.opinions:
-        store.set_opinion(npc, subject, tag.text)
-        health.incr("tags_opinion")
-    for tag in parsed.concerns:
-        store.add_concern(npc, tag.topic, tag.intensity, source=subject)
-        health.incr("tags_concern")
-    for tag, vector in zip(parsed.commitments, commitment_vectors):
-        store.add_plan(
-            npc, tag, to_obj=subject if tag.to_kind == "player" else None, game_day=game_day
-        )
-        # Mirrored as a high-importance memory so retrieval brings the promise back up.
-        store.upsert_memory(
-            npc,
-            subject,
-            f"commitment_{tag.action}_{tag.target or tag.to}",
-            tag.summary,
-            importance=8,
-            feeling="trust",
-            source=Source.SELF_COMMITTED,
-            kind="commitment",
-            embedding=vector,
-            game_day=game_day,
-            suspect=suspect,
-            speaker=subject,
-        )
-        health.incr("tags_commitment")
-    if parsed.errors:
-        health.incr("tags_invalid", len(parsed.errors))
-    health.incr("conversation_turns")

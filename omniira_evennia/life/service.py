@@ -45,6 +45,7 @@ from omniira_evennia.life.schedule import (
     place_words,
 )
 from omniira_evennia.memory import store
+from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Conversation, Memory, Plan, Source
 from omniira_evennia.runtime import clock, health
 
@@ -287,15 +288,17 @@ def close_plan(npc, plan, outcome: PlanOutcome) -> bool:
         value = (
             f'{reason[:1].upper()}{reason[1:]}, so I could not keep my promise: "{plan.summary}"'
         )
-    memory = store.upsert_memory(
+    memory = write_note(
         npc,
-        plan.to if plan.to_id else npc,
-        f"plan_{plan.id}_{outcome.status}",
-        value,
-        importance=5 if kept else 6,
-        source=Source.SELF_COMMITTED,
-        kind="commitment",
-        game_day=clock.current_game_day(),
+        Note(
+            plan.to if plan.to_id else npc,
+            value,
+            key=f"plan_{plan.id}_{outcome.status}",
+            importance=5 if kept else 6,
+            source=Source.SELF_COMMITTED,
+            kind="commitment",
+            game_day=clock.current_game_day(),
+        ),
     )
     if memory is not None:
         _embed_later(memory)

@@ -8,12 +8,10 @@ the prompt; `store.update_relationship` writes them with optimistic concurrency 
 `relationship_threshold_crossed` so game code can react (a guard turns hostile, a shop gives a
 discount).
 
-No Django import except the signal object.
+Plain Python; the signal lives in `omniira_evennia.signals`.
 """
 
 from __future__ import annotations
-
-from django.dispatch import Signal
 
 DIMENSIONS = ("trust", "fear", "respect", "loyalty", "friendliness", "romance")
 NEUTRAL = {
@@ -54,10 +52,6 @@ DEFAULT_THRESHOLDS: dict[str, tuple[float, ...]] = {
     "fear": (0.7,),
     "respect": (0.2, 0.8),
 }
-
-# Sent with sender=Relationship, npc, subject, dimension, threshold, direction ("up"/"down"),
-# old, new.
-relationship_threshold_crossed = Signal()
 
 
 def clamp01(value: float) -> float:

@@ -28,17 +28,11 @@ from django.db.models import BinaryField, F, Func
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
-from omniira_evennia.conversation.tags import (
-    clamp_int,
-    cut_value,
-    normalize_feeling,
-    slug_key,
-)
+from omniira_evennia import signals
 from omniira_evennia.fields import is_postgres
 from omniira_evennia.memory import relationships
-from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob, to_blob
+from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
-from omniira_evennia.memory.safety import detect_manipulation, redact_pii
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -51,9 +45,12 @@ from omniira_evennia.models import (
     Plan,
     Reflection,
     Relationship,
-    Source,
 )
 from omniira_evennia.runtime import health
+from omniira_evennia.vocabulary import (
+    clamp_int,
+    cut_value,
+)
 
 log = logging.getLogger("omniira.store")
 
@@ -342,102 +339,6 @@ def read_index(npc_id: int) -> MemoryMatrix:
 # ---------------------------------------------------------------- memories
 
 
-def upsert_memory(
-    npc,
-    subject,
-    key: str,
-    value: str,
-    *,
-    importance=5,
-    feeling=None,
-    source: str = Source.SELF,
-    provenance=None,
-    kind: str = "event",
-    embedding: np.ndarray | None = None,
-    game_day: int = 0,
-    expires_at: datetime | None = None,
-    hops: int = 0,
-    chain: list[int] | None = None,
-    suspect: bool = False,
-    player_sourced: bool = False,
-    speaker=None,
-) -> Memory | None:
-    """
-    Write a memory, replacing the value of an existing (npc, subject, key) row.
-
-    Values are validated like tags (value cut to 500 chars, importance clamped 1-10, unknown
-    feelings dropped). A locked row is only overwritten by an admin write. Returns the row, or
-    None when a locked row refused the write. A memory with a feeling about someone else also
-    moves the NPC's relationship to them.
-
-    Safety: personal data in the value is redacted (except in admin writes); instruction-like
-    values are kept but marked suspect with an audit row; memories learned from a player
-    (`player_sourced`) have their importance capped at PLAYER_IMPORTANCE_CAP.
-    """
-    from omniira_evennia.conf import get_settings
-
-    if source != Source.ADMIN:
-        value, redacted = redact_pii(value)
-        if redacted:
-            health.incr("pii_redacted", redacted)
-    labels = detect_manipulation(value)
-    if player_sourced:
-        importance = min(clamp_int(importance, 1, 10, 5), get_settings().PLAYER_IMPORTANCE_CAP)
-    key = slug_key(key) or slug_key(value)[:40] or "note"
-    fields = dict(
-        value=cut_value(value),
-        importance=clamp_int(importance, 1, 10, 5),
-        feeling=normalize_feeling(feeling) or "",
-        source=source,
-        provenance=provenance,
-        kind=kind,
-        embedding=to_blob(embedding),
-        game_day=game_day,
-        expires_at=expires_at,
-        learned_at=timezone.now(),
-        hops=hops,
-        chain=list(chain or []),
-        suspect=bool(suspect or labels),
-    )
-    memory = _write_memory(npc, subject, key, fields, source)
-    if memory is not None and memory.suspect:
-        audit(
-            "memory",
-            labels or ["written during a flagged turn"],
-            npc=npc,
-            speaker=speaker,
-            memory=memory,
-            excerpt=memory.value,
-        )
-    if memory is not None and memory.feeling and memory.subject_id != memory.npc_id:
-        update_relationship(
-            npc, subject, memory.feeling, memory.importance, hearsay=memory.is_hearsay
-        )
-    return memory
-
-
-def _write_memory(npc, subject, key, fields, source) -> Memory | None:
-    with transaction.atomic():
-        existing = (
-            Memory.objects.select_for_update().filter(npc=npc, subject=subject, key=key).first()
-        )
-        if existing is None:
-            try:
-                with transaction.atomic():
-                    return Memory.objects.create(npc=npc, subject=subject, key=key, **fields)
-            except IntegrityError:  # a concurrent writer won the race: update theirs
-                existing = Memory.objects.get(npc=npc, subject=subject, key=key)
-        if existing.locked and source != Source.ADMIN:
-            health.incr("locked_write_refused")
-            return None
-        if existing.suspect and source != Source.ADMIN:
-            fields["suspect"] = True  # only a builder clears suspicion, not a repeat
-        for name, val in fields.items():
-            setattr(existing, name, val)
-        existing.save()
-        return existing
-
-
 def record_from_memory(memory: Memory) -> MemoryRecord:
     return MemoryRecord(
         id=memory.id,
@@ -706,7 +607,7 @@ def update_relationship(npc, subject, feeling, importance, hearsay=False, attemp
                 # Sent once the write is committed, so a rolled-back (retried) turn sends none.
                 transaction.on_commit(
                     partial(
-                        relationships.relationship_threshold_crossed.send,
+                        signals.relationship_threshold_crossed.send,
                         sender=Relationship,
                         npc=npc,
                         subject=subject,

@@ -22,11 +22,12 @@ from django.utils import timezone
 from evennia.utils import logger
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.conversation.service import apply_tags, build_context
+from omniira_evennia.conversation.service import build_context
 from omniira_evennia.conversation.turn import TurnInput
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import get_embedder
+from omniira_evennia.memory.write import Note, write_note, write_reply
 from omniira_evennia.models import Conversation, ConversationTurn, Source
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.runtime.runner import defer_to_worker
@@ -170,25 +171,26 @@ def apply_exchange(result, a, b):
     for speaker_id, parsed, vectors in result.parsed:
         npc = people[speaker_id]
         other = b if npc is a else a
-        apply_tags(npc, other, parsed, vectors, [None] * len(parsed.commitments), game_day)
+        write_reply(npc, other, parsed, vectors, [None] * len(parsed.commitments), game_day)
     subjects = ObjectDB.objects.in_bulk([item.subject_id for item in result.accepted])
     for item in result.accepted:
         subject = subjects.get(item.subject_id)
         if subject is None:
             continue
-        store.upsert_memory(
+        write_note(
             people[item.listener_id],
-            subject,
-            item.key,
-            item.fact,
-            importance=item.importance,
-            feeling=item.feeling,
-            source=Source.GOSSIP,
-            provenance=people[item.speaker_id],
-            embedding=item.vector,
-            game_day=game_day,
-            hops=len(item.chain),
-            chain=item.chain,
+            Note(
+                subject,
+                item.fact,
+                key=item.key,
+                importance=item.importance,
+                feeling=item.feeling,
+                source=Source.GOSSIP,
+                teller=people[item.speaker_id],
+                embedding=item.vector,
+                game_day=game_day,
+                chain=tuple(item.chain),
+            ),
         )
         health.incr("gossip_items_written")
     health.incr("gossip_items_rejected", len(result.rejected))

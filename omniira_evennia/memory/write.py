@@ -1,0 +1,226 @@
+"""
+The one memory-write path.
+
+Every memory an NPC gets (its own tags, the conversation-end review, gossip, a promise kept or
+dropped, game code through `npc.memory.remember`, a builder's `@memory inject`) is a `Note`
+written by `write_note`, so the policy is the same for every source:
+
+1. normalise: a slug key, the value collapsed and cut, importance clamped 1-10, feelings
+   outside the seven dropped;
+2. redact personal data (except a builder's own write);
+3. flag instruction-like text: kept, but marked suspect with an audit row (as is everything
+   written during a turn whose player text was flagged);
+4. cap the importance of what a player said at PLAYER_IMPORTANCE_CAP;
+5. upsert by (npc, subject, key): a locked row refuses all but a builder, a suspect row stays
+   suspect until a builder clears it;
+6. audit, nudge the relationship by the feeling, send `memory_written` once committed.
+
+Reactor thread only (ORM writes). `write_reply` applies a parsed reply's tags through it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+import numpy as np
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from omniira_evennia import signals
+from omniira_evennia.conf import get_settings
+from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import to_blob
+from omniira_evennia.memory.safety import detect_manipulation, redact_pii
+from omniira_evennia.models import Memory, Source
+from omniira_evennia.runtime import health
+from omniira_evennia.vocabulary import clamp_int, cut_value, normalize_feeling, slug_key
+
+
+@dataclass(frozen=True)
+class Note:
+    """
+    One memory to write about `subject`.
+
+    Args:
+        subject: the character or NPC the memory is about (the NPC itself for its own life).
+        value: the remembered text.
+        key: a stable key; the same key replaces the value. Defaults to a slug of the value.
+        importance: 1-10 (clamped). feeling: one of the seven feelings, else dropped.
+        source: a `Source` value (self, extracted, gossip, self_committed, admin).
+        teller: who told the NPC (makes it hearsay); `chain` is the whole chain of tellers.
+        from_player: learned from a player's words (importance capped).
+        suspect: written during a flagged turn. speaker: who the audit row names.
+    """
+
+    subject: Any
+    value: str
+    key: str | None = None
+    importance: Any = 5
+    feeling: str | None = None
+    source: str = Source.SELF
+    kind: str = "event"
+    embedding: np.ndarray | None = None
+    game_day: int = 0
+    expires_at: datetime | None = None
+    teller: Any = None
+    chain: tuple[int, ...] = field(default_factory=tuple)
+    suspect: bool = False
+    from_player: bool = False
+    speaker: Any = None
+
+
+def write_note(npc, note: Note) -> Memory | None:
+    """
+    Write `note` as one of `npc`'s memories through the policy above.
+
+    Returns:
+        The Memory row, or None when a locked row refused the write.
+    """
+    value = note.value
+    admin = note.source == Source.ADMIN
+    if not admin:
+        value, redacted = redact_pii(value)
+        if redacted:
+            health.incr("pii_redacted", redacted)
+    labels = detect_manipulation(value)
+    importance = clamp_int(note.importance, 1, 10, 5)
+    if note.from_player:
+        importance = min(importance, get_settings().PLAYER_IMPORTANCE_CAP)
+    key = slug_key(note.key or "") or slug_key(value)[:40] or "note"
+    fields = dict(
+        value=cut_value(value),
+        importance=importance,
+        feeling=normalize_feeling(note.feeling) or "",
+        source=note.source,
+        provenance=note.teller,
+        kind=note.kind,
+        embedding=to_blob(note.embedding),
+        game_day=note.game_day,
+        expires_at=note.expires_at,
+        learned_at=timezone.now(),
+        hops=len(note.chain),
+        chain=list(note.chain),
+        suspect=bool(note.suspect or labels),
+    )
+    memory, created = _upsert(npc, note.subject, key, fields, admin)
+    if memory is None:
+        return None
+    if memory.suspect:
+        store.audit(
+            "memory",
+            labels or ["written during a flagged turn"],
+            npc=npc,
+            speaker=note.speaker,
+            memory=memory,
+            excerpt=memory.value,
+        )
+    if memory.feeling and memory.subject_id != memory.npc_id:
+        store.update_relationship(
+            npc, note.subject, memory.feeling, memory.importance, hearsay=memory.is_hearsay
+        )
+    transaction.on_commit(
+        partial(
+            signals.memory_written.send,
+            sender=Memory,
+            npc=npc,
+            memory=memory,
+            created=created,
+            source=memory.source,
+        )
+    )
+    return memory
+
+
+def _upsert(npc, subject, key, fields, admin: bool) -> tuple[Memory | None, bool]:
+    with transaction.atomic():
+        existing = (
+            Memory.objects.select_for_update().filter(npc=npc, subject=subject, key=key).first()
+        )
+        if existing is None:
+            try:
+                with transaction.atomic():
+                    return Memory.objects.create(npc=npc, subject=subject, key=key, **fields), True
+            except IntegrityError:  # a concurrent writer won the race: update theirs
+                existing = Memory.objects.get(npc=npc, subject=subject, key=key)
+        if existing.locked and not admin:
+            health.incr("locked_write_refused")
+            return None, False
+        if existing.suspect and not admin:
+            fields["suspect"] = True  # only a builder clears suspicion, not a repeat
+        for name, val in fields.items():
+            setattr(existing, name, val)
+        existing.save()
+        return existing, False
+
+
+def is_player(obj) -> bool:
+    """A player character (or anything that is not one of our NPCs) speaks as a player."""
+    return bool(getattr(obj, "has_account", False)) or not getattr(obj, "is_omniira_npc", False)
+
+
+def write_reply(
+    npc, subject, parsed, remember_vectors, commitment_vectors, game_day: int, suspect=False
+) -> None:
+    """
+    Write what a reply's tags asked for (paper 4.2): memories through `write_note`, the
+    opinion, concerns, and commitments (a plan plus a memory of the promise, so retrieval
+    brings it back up). Nothing when SELF_TAGGING is off (an ablation).
+    """
+    if not get_settings().SELF_TAGGING:
+        ignored = len(parsed.remember) + len(parsed.opinions) + len(parsed.concerns)
+        health.incr("tags_ignored", ignored + len(parsed.commitments))
+        health.incr("conversation_turns")
+        return
+    from_player = is_player(subject)
+    for tag, vector in zip(parsed.remember, remember_vectors):
+        write_note(
+            npc,
+            Note(
+                subject,
+                tag.value,
+                key=tag.key,
+                importance=tag.importance,
+                feeling=tag.feeling,
+                source=Source.SELF,
+                embedding=vector,
+                game_day=game_day,
+                suspect=suspect,
+                from_player=from_player,
+                speaker=subject,
+            ),
+        )
+        health.incr("tags_remember")
+    for tag in parsed.opinions:
+        store.set_opinion(npc, subject, tag.text)
+        health.incr("tags_opinion")
+    for tag in parsed.concerns:
+        store.add_concern(npc, tag.topic, tag.intensity, source=subject)
+        health.incr("tags_concern")
+    for tag, vector in zip(parsed.commitments, commitment_vectors):
+        store.add_plan(
+            npc, tag, to_obj=subject if tag.to_kind == "player" else None, game_day=game_day
+        )
+        write_note(
+            npc,
+            Note(
+                subject,
+                tag.summary,
+                key=f"commitment_{tag.action}_{tag.target or tag.to}",
+                importance=8,
+                feeling="trust",
+                source=Source.SELF_COMMITTED,
+                kind="commitment",
+                embedding=vector,
+                game_day=game_day,
+                suspect=suspect,
+                from_player=from_player,
+                speaker=subject,
+            ),
+        )
+        health.incr("tags_commitment")
+    if parsed.errors:
+        health.incr("tags_invalid", len(parsed.errors))
+    health.incr("conversation_turns")

@@ -1,0 +1,49 @@
+"""
+The words memories are made of, shared by every capability: the seven feelings, importance,
+keys and value limits, and the normalisers that make LLM output fit them.
+
+Plain Python (no Django, Evennia or Twisted).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
+
+FEELINGS = ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
+VALUE_MAX_CHARS = 500
+KEY_MAX_CHARS = 64
+
+
+def normalize_feeling(value: Any) -> str | None:
+    """Map a free feeling word onto the seven feelings; anything else (incl. neutral) is None."""
+    if not isinstance(value, str):
+        return None
+    word = value.strip().lower()
+    return word if word in FEELINGS else None
+
+
+def clamp_int(value: Any, low: int, high: int, default: int) -> int:
+    """Coerce numbers and numeric strings into [low, high]; junk becomes `default`."""
+    try:
+        number = int(round(float(value)))
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return max(low, min(high, number))
+
+
+# An importance from an LLM: numbers and numeric strings clamped to 1-10, junk becomes 5.
+Importance = Annotated[int, BeforeValidator(lambda v: clamp_int(v, 1, 10, 5))]
+
+
+def slug_key(text: str) -> str:
+    """A stable short_snake_case key, so the same fact upserts instead of duplicating."""
+    slug = re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+    return slug[:KEY_MAX_CHARS].strip("_")
+
+
+def cut_value(text: Any) -> str:
+    """Collapse whitespace and cut to the 500-character column limit."""
+    return " ".join(str(text).split())[:VALUE_MAX_CHARS]
