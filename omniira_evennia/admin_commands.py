@@ -342,7 +342,7 @@ class CmdMemory(MuxCommand):
     def _embed_then(self, text, then):
         """Embed `text` in the worker pool, then call `then(vector)` back on the reactor."""
         from omniira_evennia.memory.embeddings import embed_or_none
-        from omniira_evennia.runtime.runner import defer_to_worker
+        from omniira_evennia.runtime.runner import defer_interactive
 
         def _done(vectors):
             if vectors[0] is None:
@@ -350,7 +350,7 @@ class CmdMemory(MuxCommand):
                 return
             then(vectors[0])
 
-        defer_to_worker(embed_or_none, [text]).addCallback(_done).addErrback(
+        defer_interactive(embed_or_none, [text]).addCallback(_done).addErrback(
             lambda failure: self.caller.msg(f"Search failed: {failure.getErrorMessage()}")
         )
 

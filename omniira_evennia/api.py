@@ -77,12 +77,12 @@ def remember_later(npc, subject, value: str, **kwargs):
     thread. Returns a Deferred that fires on the reactor with the Memory row (or None if a
     locked memory refused the write). Use it from commands and scripts on a busy server.
     """
-    from omniira_evennia.runtime.runner import defer_to_worker
+    from omniira_evennia.runtime.runner import defer_interactive
 
     def _write(vectors):
         return remember(npc, subject, value, embedding=vectors[0], **kwargs)
 
-    return defer_to_worker(embed_or_none, [value]).addCallback(_write)
+    return defer_interactive(embed_or_none, [value]).addCallback(_write)
 
 
 def recall(npc, query: str, subject=None) -> list[Memory]:

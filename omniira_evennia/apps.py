@@ -12,11 +12,10 @@ class OmniiraConfig(AppConfig):
         from django.db.models.signals import post_delete, post_migrate, post_save
 
         from omniira_evennia import checks  # noqa: F401  (registers the system checks)
-        from omniira_evennia import (
-            conf,
-        )
+        from omniira_evennia import conf
         from omniira_evennia.llm import client as llm
         from omniira_evennia.memory import fulltext, store
+        from omniira_evennia.runtime import runner
 
         def _settings_changed(setting, **kwargs):
             if setting == "OMNIIRA":
@@ -25,6 +24,7 @@ class OmniiraConfig(AppConfig):
 
         setting_changed.connect(_settings_changed, weak=False)
         store.connect_signals()
+        runner.install_orm_guard(_guard_mode())
 
         from omniira_evennia.models import Plan
 
@@ -44,3 +44,11 @@ class OmniiraConfig(AppConfig):
 
         # A later migration that rebuilds a table (SQLite) drops the full-text triggers.
         post_migrate.connect(fulltext.ensure_installed, sender=self, dispatch_uid="omniira_fts")
+
+
+def _guard_mode() -> str:
+    """The worker ORM guard's mode; an invalid OMNIIRA is reported by the checks, not here."""
+    from django.conf import settings
+
+    mode = (getattr(settings, "OMNIIRA", None) or {}).get("WORKER_ORM_GUARD", "log")
+    return mode if mode in ("raise", "log", "off") else "log"

@@ -148,8 +148,19 @@ class OmniiraSettings(BaseModel):
     EMBEDDING_MODEL: str | None = None
     EMBEDDING_THREADS: int = Field(1, ge=1)
 
-    # Threads for LLM calls and embeddings, so they never run on the reactor.
-    WORKER_THREADS: int = Field(4, ge=1)
+    # Threads for LLM calls and embeddings, so they never run on the reactor: player turns
+    # and builder commands in one pool, reviews, gossip, rollover jobs and warm-up in another,
+    # so background work never queues in front of a player. WORKER_THREADS is the 0.1 name
+    # of INTERACTIVE_THREADS (still honoured when set).
+    INTERACTIVE_THREADS: int = Field(4, ge=1)
+    BACKGROUND_THREADS: int = Field(2, ge=1)
+    WORKER_THREADS: int | None = Field(None, ge=1)
+    # A database query from a worker thread: "raise" (the test suite), "log" or "off".
+    WORKER_ORM_GUARD: Literal["raise", "log", "off"] = "log"
+
+    @property
+    def interactive_threads(self) -> int:
+        return self.WORKER_THREADS or self.INTERACTIVE_THREADS
 
     def tier(self, name: str) -> TierSettings:
         return self.TIERS[name]

@@ -14,7 +14,7 @@ from omniira_evennia.llm.client import get_client
 from omniira_evennia.memory import store
 from omniira_evennia.models import Conversation, Memory
 from omniira_evennia.runtime import health
-from omniira_evennia.runtime.runner import defer_to_worker
+from omniira_evennia.runtime.runner import defer_background
 from omniira_evennia.scripts import ensure_decision_ticker, ensure_ticker
 
 
@@ -65,7 +65,7 @@ def warm_up(delay: float = 10.0):
         )
 
     def _load():
-        deferred = defer_to_worker(embed_or_none, ["warming up"]).addCallback(_report)
+        deferred = defer_background(embed_or_none, ["warming up"]).addCallback(_report)
         deferred.addCallback(_read_matrices)
         deferred.addErrback(lambda f: logger.log_err(f"omniira: warm-up failed: {f.value}"))
 

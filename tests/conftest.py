@@ -65,6 +65,7 @@ def _fresh_state():
     from omniira_evennia.runtime import health, runner
 
     runner.run_inline(True)
+    runner.install_orm_guard("raise")  # a query from a worker fails the test
     health.reset()
     store.invalidate()
     conf.reset_settings()

@@ -161,7 +161,7 @@ class TestRollover(SocialTestBase):
         with (
             ScriptedLLM(router) as llm,
             override_settings(OMNIIRA={**tiers(llm.base_url), "ROLLOVER_CONCURRENCY": 3}),
-            mock.patch.object(daily, "defer_to_worker", held_worker),
+            mock.patch.object(daily, "defer_background", held_worker),
         ):
             from omniira_evennia.runtime.clock import current_game_day
 

@@ -225,7 +225,7 @@ class TestEraseRace(SocialTestBase):
         with (
             ScriptedLLM([reply]) as llm,
             override_settings(OMNIIRA=tiers(llm.base_url)),
-            mock.patch.object(conversation_lifecycle, "defer_to_worker", hold),
+            mock.patch.object(conversation_lifecycle, "defer_background", hold),
         ):
             running = conversation_lifecycle.extract("c1")  # claimed; the worker part is held
             erase_player(self.char1)

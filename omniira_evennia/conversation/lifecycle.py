@@ -21,7 +21,7 @@ from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.write import Note, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
-from omniira_evennia.runtime.runner import defer_to_worker
+from omniira_evennia.runtime.runner import defer_background
 
 
 def close_conversation(conversation_id: str, reason: str):
@@ -93,7 +93,7 @@ def extract(conversation_id: str):
         .values_list("value", flat=True)[:20]
     )
     inp = ExtractionInput(conversation_id, npc.key, speaker.key, lines, known, npc_id=npc.id)
-    deferred = defer_to_worker(run_extraction, inp, get_client(), get_embedder())
+    deferred = defer_background(run_extraction, inp, get_client(), get_embedder())
 
     def _apply(result):
         with transaction.atomic():

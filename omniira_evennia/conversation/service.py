@@ -134,9 +134,9 @@ def start_turn(npc, speaker, message: str):
             conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
         )
 
-    from omniira_evennia.runtime.runner import defer_to_worker
+    from omniira_evennia.runtime.runner import defer_interactive
 
-    deferred = defer_to_worker(_turn_in_worker, turn_input, conf, get_client(), get_embedder())
+    deferred = defer_interactive(_turn_in_worker, turn_input, conf, get_client(), get_embedder())
 
     def _finish(result: TurnResult):
         if thinking is not None and thinking.active():

@@ -313,7 +313,7 @@ def close_plan(npc, plan, outcome: PlanOutcome) -> bool:
 def _embed_later(memory) -> None:
     """Embed the outcome off the reactor; until then it is found through the recency lane."""
     from omniira_evennia.memory.embeddings import embed_or_none, to_blob
-    from omniira_evennia.runtime.runner import defer_to_worker
+    from omniira_evennia.runtime.runner import defer_background
 
     memory_id, npc_id, value = memory.id, memory.npc_id, memory.value
 
@@ -322,7 +322,7 @@ def _embed_later(memory) -> None:
             Memory.objects.filter(id=memory_id, value=value).update(embedding=to_blob(vectors[0]))
             store.invalidate(npc_id)
 
-    defer_to_worker(embed_or_none, [value]).addCallback(_store).addErrback(
+    defer_background(embed_or_none, [value]).addCallback(_store).addErrback(
         lambda failure: logger.log_err(f"omniira: embedding a plan outcome failed: {failure}")
     )
 

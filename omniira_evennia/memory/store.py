@@ -253,7 +253,7 @@ def load_index_later(npc_ids):
     """
     from twisted.internet import defer
 
-    from omniira_evennia.runtime.runner import defer_to_worker
+    from omniira_evennia.runtime.runner import defer_background
 
     missing = [npc_id for npc_id in dict.fromkeys(npc_ids) if cached_index(npc_id) is None]
     if not missing:
@@ -267,7 +267,7 @@ def load_index_later(npc_ids):
         for npc_id, index in indexes.items():
             install_index(npc_id, index, tokens[npc_id])
 
-    return defer_to_worker(_read_all).addCallback(_install)
+    return defer_background(_read_all).addCallback(_install)
 
 
 def read_index(npc_id: int) -> MemoryMatrix:
@@ -277,7 +277,10 @@ def read_index(npc_id: int) -> MemoryMatrix:
     """
     from django.db import connection
 
-    rows = _index_rows(npc_id)
+    from omniira_evennia.runtime.runner import orm_allowed
+
+    with orm_allowed():  # the one sanctioned read from a worker thread
+        rows = _index_rows(npc_id)
     records, blobs, has_vector = [], [], np.zeros(len(rows), dtype=bool)
     _, header, dtype = _vector_wire(connection)
     width = header + EMBEDDING_DIM * 4

@@ -43,7 +43,7 @@ from omniira_evennia.rollover.reflection import (
     run_reflection,
 )
 from omniira_evennia.runtime import clock, health
-from omniira_evennia.runtime.runner import defer_to_worker
+from omniira_evennia.runtime.runner import defer_background
 
 LAST_DAY_KEY = "omniira_last_rollover_day"
 
@@ -225,7 +225,7 @@ def reflection_job(npc, target, count, game_day):
     if not claim("reflection", npc, game_day, target.id):
         return defer.succeed(0)
     inp = reflection_input(npc, target, count)
-    deferred = defer_to_worker(run_reflection, inp, get_client(), get_embedder())
+    deferred = defer_background(run_reflection, inp, get_client(), get_embedder())
 
     def _apply(result):
         with transaction.atomic():
@@ -270,7 +270,7 @@ def diary_job(npc, game_day, events=None):
         game_day,
         signals,
     )
-    deferred = defer_to_worker(run_diary, inp, get_client(), get_embedder())
+    deferred = defer_background(run_diary, inp, get_client(), get_embedder())
 
     def _apply(result):
         with transaction.atomic():

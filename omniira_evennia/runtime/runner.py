@@ -1,26 +1,45 @@
 """
-Running slow work off the reactor thread.
+Running slow work off the reactor thread, in two pools.
 
-LLM calls and embeddings go to a dedicated thread pool (setting WORKER_THREADS) so they neither
-block the reactor nor starve Twisted's shared pool, which Evennia uses for its own work. The
-returned Deferred fires back on the reactor thread, where ORM writes are safe.
+- `interactive` (INTERACTIVE_THREADS): what a player is waiting for: a conversation turn, a
+  builder's `@memory` command that embeds text.
+- `background` (BACKGROUND_THREADS): everything else: conversation-end reviews, gossip, the
+  nightly reflections and diaries, warm-up, matrix pre-reads, re-embedding.
 
-`run_inline(True)` makes `defer_to_worker` call the function at once on the calling thread.
-Unit and command tests use it because Evennia's test case runs no reactor; the same code runs,
-only the thread hop is skipped. The end-to-end tests run the real pool in a real server.
+So a 500-NPC rollover or a gossip round never queues in front of a player's turn. Both are
+private pools: Twisted's shared pool stays Evennia's. Deferreds fire back on the reactor
+thread, where ORM writes are safe.
+
+Worker threads must not touch the ORM (Evennia's idmapper cache and SQLite are not
+thread-safe); the one sanctioned read is a memory matrix, wrapped in `orm_allowed()`.
+`install_orm_guard` turns every other query from a worker into an error ("raise", the test
+suite), a logged warning ("log", the default) or nothing ("off") (setting WORKER_ORM_GUARD).
+
+`run_inline(True)` makes both pools call the function at once on the calling thread (unit and
+command tests: Evennia's test case runs no reactor); the call still counts as being in a
+worker, so the guard applies there too.
 """
 
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 
 from twisted.internet import defer, reactor
 from twisted.internet.threads import deferToThreadPool
 from twisted.python.threadpool import ThreadPool
 
-_pool: ThreadPool | None = None
+INTERACTIVE = "interactive"
+BACKGROUND = "background"
+
+_pools: dict[str, ThreadPool] = {}
 _lock = threading.Lock()
 _inline = False
+_local = threading.local()
+
+
+class WorkerOrmAccess(RuntimeError):
+    """A worker thread queried the database (only the reactor thread may)."""
 
 
 def run_inline(enabled: bool = True) -> None:
@@ -28,21 +47,102 @@ def run_inline(enabled: bool = True) -> None:
     _inline = enabled
 
 
-def _get_pool() -> ThreadPool:
-    global _pool
+def in_worker() -> bool:
+    """True inside a function run by `defer_interactive` / `defer_background`."""
+    return getattr(_local, "depth", 0) > 0 and not getattr(_local, "orm_allowed", False)
+
+
+@contextmanager
+def orm_allowed():
+    """Mark the one sanctioned ORM read in a worker (a memory matrix, its own connection)."""
+    before = getattr(_local, "orm_allowed", False)
+    _local.orm_allowed = True
+    try:
+        yield
+    finally:
+        _local.orm_allowed = before
+
+
+def _as_worker(func, *args, **kwargs):
+    _local.depth = getattr(_local, "depth", 0) + 1
+    try:
+        return func(*args, **kwargs)
+    finally:
+        _local.depth -= 1
+
+
+def _pool(kind: str) -> ThreadPool:
     with _lock:
-        if _pool is None:
+        pool = _pools.get(kind)
+        if pool is None:
             from omniira_evennia.conf import get_settings
 
-            threads = get_settings().WORKER_THREADS
-            _pool = ThreadPool(minthreads=1, maxthreads=threads, name="omniira")
-            _pool.start()
-            reactor.addSystemEventTrigger("during", "shutdown", _pool.stop)
-        return _pool
+            conf = get_settings()
+            threads = conf.interactive_threads if kind == INTERACTIVE else conf.BACKGROUND_THREADS
+            pool = ThreadPool(minthreads=1, maxthreads=threads, name=f"omniira-{kind}")
+            pool.start()
+            reactor.addSystemEventTrigger("during", "shutdown", pool.stop)
+            _pools[kind] = pool
+        return pool
 
 
-def defer_to_worker(func, *args, **kwargs) -> defer.Deferred:
-    """Run `func(*args, **kwargs)` in the worker pool; the Deferred fires on the reactor."""
+def _defer(kind: str, func, *args, **kwargs) -> defer.Deferred:
     if _inline:
-        return defer.maybeDeferred(func, *args, **kwargs)
-    return deferToThreadPool(reactor, _get_pool(), func, *args, **kwargs)
+        return defer.maybeDeferred(_as_worker, func, *args, **kwargs)
+    return deferToThreadPool(reactor, _pool(kind), _as_worker, func, *args, **kwargs)
+
+
+def defer_interactive(func, *args, **kwargs) -> defer.Deferred:
+    """Run `func` in the interactive pool (a player waits); the Deferred fires on the reactor."""
+    return _defer(INTERACTIVE, func, *args, **kwargs)
+
+
+def defer_background(func, *args, **kwargs) -> defer.Deferred:
+    """Run `func` in the background pool; the Deferred fires on the reactor."""
+    return _defer(BACKGROUND, func, *args, **kwargs)
+
+
+def pool_sizes() -> dict[str, int]:
+    """Threads of each started pool (for health and tests)."""
+    return {kind: pool.max for kind, pool in _pools.items()}
+
+
+# ---------------------------------------------------------------- the ORM guard
+
+
+_guard_mode = "off"
+
+
+def _guard(execute, sql, params, many, context):
+    if _guard_mode != "off" and in_worker():
+        message = f"ORM access from an omniira worker thread: {sql[:120]}"
+        if _guard_mode == "raise":
+            raise WorkerOrmAccess(message)
+        from omniira_evennia.runtime import health
+
+        health.incr("worker_orm_access")
+        from evennia.utils import logger  # lazy: keeps runtime importable without Evennia
+
+        logger.log_warn(f"omniira: {message}")
+    return execute(sql, params, many, context)
+
+
+def _attach(connection) -> None:
+    if _guard not in connection.execute_wrappers:
+        connection.execute_wrappers.append(_guard)
+
+
+def install_orm_guard(mode: str) -> None:
+    """Check every database query for the worker rule (see module doc), in `mode`."""
+    global _guard_mode
+    _guard_mode = mode
+    from django.db import connections
+    from django.db.backends.signals import connection_created
+
+    for connection in connections.all(initialized_only=True):
+        _attach(connection)
+    connection_created.connect(_on_connection, dispatch_uid="omniira_orm_guard")
+
+
+def _on_connection(sender, connection, **kwargs):
+    _attach(connection)

@@ -30,7 +30,7 @@ from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.write import Note, write_note, write_reply
 from omniira_evennia.models import Conversation, ConversationTurn, Source
 from omniira_evennia.runtime import clock, health
-from omniira_evennia.runtime.runner import defer_to_worker
+from omniira_evennia.runtime.runner import defer_background
 from omniira_evennia.social.gossip import (
     ExchangeInput,
     Participant,
@@ -143,7 +143,7 @@ def _talk_between(a, b):
         max_hops=conf.GOSSIP_MAX_HOPS,
     )
     health.incr("npc_conversations")
-    deferred = defer_to_worker(
+    deferred = defer_background(
         run_npc_exchange, turn_a, turn_b, inp, conf, get_client(), get_embedder()
     )
     return deferred.addCallback(
