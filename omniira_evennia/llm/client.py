@@ -225,24 +225,54 @@ class LLMJsonError(LLMError):
         self.usages = usages
 
 
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """
+    The JSON schema a server constrains a reply to, generated from the pydantic model that
+    validates it (so the two cannot disagree): references inlined, titles and defaults dropped,
+    every object closed with all its properties required (OpenAI's strict mode and llama.cpp's
+    grammar both accept that shape).
+    """
+    raw = model.model_json_schema()
+    defs = raw.pop("$defs", {})
+
+    def inline(node):
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            return inline(defs[node["$ref"].rsplit("/", 1)[-1]])
+        out = {
+            k: inline(v) for k, v in node.items() if k not in ("title", "default", "description")
+        }
+        if out.get("type") == "object" and "properties" in out:
+            out["additionalProperties"] = False
+            out["required"] = list(out["properties"])
+        return out
+
+    return inline(raw)
+
+
 def chat_json(
     client: "LLMClient",
     tier_name: str,
     messages: list[dict[str, str]],
     *,
     feature: str,
-    schema: dict[str, Any],
     validator: type[BaseModel],
+    schema: dict[str, Any] | None = None,
     max_tokens: int | None = None,
     npc_id: int | None = None,
 ) -> JsonResult:
     """
-    A call that must return JSON matching `schema`, validated by the pydantic `validator`.
+    A call that must return JSON matching the pydantic `validator`'s schema (`schema_of`), and
+    validated by it.
 
     The tier's `structured_output` capability decides how the schema is enforced by the server;
     whatever the server does, the reply is validated and, if invalid, the model gets one repair
     request quoting the error. Raises LLMJsonError (with every call's usage) if that fails too.
     """
+    schema = schema if schema is not None else schema_of(validator)
     usages: list[Usage] = []
     attempt_messages = list(messages)
     error = ""

@@ -20,13 +20,6 @@ from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 
 ENTRY_MAX_CHARS = 600
 
-SCHEMA = {
-    "type": "object",
-    "properties": {"entry": {"type": "string"}, "importance": {"type": "integer"}},
-    "required": ["entry", "importance"],
-    "additionalProperties": False,
-}
-
 
 class DiaryReply(BaseModel):
     entry: str
@@ -110,7 +103,6 @@ def run_diary(inp: DiaryInput, client: LLMClient, embedder: Embedder | None = No
             inp.tier,
             build_messages(inp),
             feature="diary",
-            schema=SCHEMA,
             validator=DiaryReply,
             npc_id=inp.npc_id,
         )

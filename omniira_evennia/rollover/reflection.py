@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from omniira_evennia.conversation.prompts import quote
 from omniira_evennia.conversation.tags import Importance, clean_text, cut_value
@@ -20,25 +20,6 @@ from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 
 MAX_BELIEFS = 2
 RECENT_MEMORIES = 25
-
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "beliefs": {
-            "type": "array",
-            "maxItems": MAX_BELIEFS,
-            "items": {
-                "type": "object",
-                "properties": {"belief": {"type": "string"}, "importance": {"type": "integer"}},
-                "required": ["belief", "importance"],
-                "additionalProperties": False,
-            },
-        },
-        "reasoning": {"type": "string"},
-    },
-    "required": ["beliefs", "reasoning"],
-    "additionalProperties": False,
-}
 
 
 class Belief(BaseModel):
@@ -55,7 +36,7 @@ class Belief(BaseModel):
 
 
 class ReflectionReply(BaseModel):
-    beliefs: list[Belief] = []
+    beliefs: list[Belief] = Field([], json_schema_extra={"maxItems": MAX_BELIEFS})
     reasoning: str = ""
 
     @field_validator("beliefs", mode="before")
@@ -122,7 +103,6 @@ def run_reflection(
             inp.tier,
             build_messages(inp),
             feature="reflection",
-            schema=SCHEMA,
             validator=ReflectionReply,
             npc_id=inp.npc_id,
         )

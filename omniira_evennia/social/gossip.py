@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from pydantic import BaseModel, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from omniira_evennia.conversation.prompts import (
     PromptContext,
@@ -55,32 +55,20 @@ log = logging.getLogger("omniira.gossip")
 MAX_HOPS = 4
 CHAIN_MATCH = 0.5  # similarity at which a told fact is taken to be one the speaker held
 
-SCHEMA = {
-    "type": "object",
-    "properties": {
-        "items": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "speaker_id": {"type": "string"},
-                    "subject_id": {"type": "string"},
-                    "fact": {"type": "string"},
-                    "importance": {"type": "integer"},
-                    "feeling": {"type": "string"},
-                },
-                "required": ["speaker_id", "subject_id", "fact", "importance", "feeling"],
-                "additionalProperties": False,
-            },
-        }
-    },
-    "required": ["items"],
-    "additionalProperties": False,
-}
+
+class GossipItemDraft(BaseModel):
+    """The shape asked of the model for one item; each item is checked by the rules below, one
+    at a time, so one bad item costs only itself."""
+
+    speaker_id: str
+    subject_id: str
+    fact: str
+    importance: int
+    feeling: str
 
 
 class GossipItems(BaseModel):
-    items: list[dict] = []
+    items: list[dict] = Field([], json_schema_extra={"items": GossipItemDraft.model_json_schema()})
 
     @field_validator("items", mode="before")
     @classmethod
@@ -302,7 +290,6 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
             inp.reasoning_tier,
             gossip_messages(inp, result.lines),
             feature="gossip",
-            schema=SCHEMA,
             validator=GossipItems,
             npc_id=inp.a.id,
         )
