@@ -25,6 +25,7 @@ from twisted.internet import task
 
 import omniira_evennia
 from omniira_evennia.conversation import service
+from omniira_evennia.llm import usage as llm_usage
 from omniira_evennia.memory import store
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.rollover.service import record_visit
@@ -311,7 +312,7 @@ def probe_start(caller, interval=0.01):
         (daily, "day_signals", "daily.day_signals"),
         (daily, "reflection_job", "daily.reflection_job (claim + input)"),
         (daily, "reflection_targets", "daily.reflection_targets"),
-        (store, "record_usage", "store.record_usage"),
+        (llm_usage, "record_usage", "usage.record_usage"),
         (movement, "run_decision_tick", "movement.run_decision_tick"),
     ):
         _timed(owner, name, label)

@@ -11,6 +11,7 @@ from twisted.internet import reactor
 
 from omniira_evennia.conversation.lifecycle import process_ended
 from omniira_evennia.llm.client import get_client
+from omniira_evennia.llm.usage import seed_budget
 from omniira_evennia.memory import store
 from omniira_evennia.models import Conversation, Memory
 from omniira_evennia.runtime import health
@@ -35,7 +36,7 @@ def at_server_start():
         extraction=Conversation.Extraction.PENDING
     )
 
-    store.seed_budget(get_client().budget)
+    seed_budget(get_client().budget)
     ensure_ticker()
     ensure_decision_ticker()  # NPC schedules and commitments
     process_ended()

@@ -12,6 +12,7 @@ from twisted.internet import defer
 
 import omniira_evennia as omniira
 from omniira_evennia.commands import CmdTalk
+from omniira_evennia.llm import jobs
 from omniira_evennia.models import DailyWork, DiaryEntry, Memory, PlaceVisit, Reflection
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.runtime import health
@@ -161,7 +162,7 @@ class TestRollover(SocialTestBase):
         with (
             ScriptedLLM(router) as llm,
             override_settings(OMNIIRA={**tiers(llm.base_url), "ROLLOVER_CONCURRENCY": 3}),
-            mock.patch.object(daily, "defer_background", held_worker),
+            mock.patch.object(jobs, "defer_background", held_worker),
         ):
             from omniira_evennia.runtime.clock import current_game_day
 

@@ -5,6 +5,7 @@ from django.test import override_settings
 import omniira_evennia as omniira
 from omniira_evennia.admin_commands import CmdMemory, CmdRecall
 from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+from omniira_evennia.llm import jobs
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import (
     AuditLog,
@@ -225,7 +226,7 @@ class TestEraseRace(SocialTestBase):
         with (
             ScriptedLLM([reply]) as llm,
             override_settings(OMNIIRA=tiers(llm.base_url)),
-            mock.patch.object(conversation_lifecycle, "defer_background", hold),
+            mock.patch.object(jobs, "defer_background", hold),
         ):
             running = conversation_lifecycle.extract("c1")  # claimed; the worker part is held
             erase_player(self.char1)

@@ -11,6 +11,7 @@ from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conf import TierSettings
 from omniira_evennia.llm.client import LLMCircuitOpen, LLMClient, LLMError
 from omniira_evennia.llm.guards import Budget, CircuitBreaker
+from omniira_evennia.llm.usage import seed_budget
 from omniira_evennia.memory import store
 from omniira_evennia.memory.safety import detect_manipulation, redact_pii
 from omniira_evennia.models import AuditLog, ConversationTurn, LLMUsage, Memory
@@ -202,7 +203,7 @@ class TestBudgetsAndFailures(SocialTestBase):
             tier="voice", feature="conversation", tokens_in=80, tokens_out=20, npc=self.maren
         )
         budget = Budget({"voice": TierSettings(daily_tokens=100)})
-        store.seed_budget(budget)
+        seed_budget(budget)
         assert budget.spent("voice") == 100 and budget.spent("voice", self.maren.id) == 100
         assert budget.refusal("voice") is not None
 

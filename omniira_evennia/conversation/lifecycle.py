@@ -9,19 +9,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.db import transaction
 from django.utils import timezone
 from evennia.utils import logger
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction
 from omniira_evennia.llm.client import get_client
+from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.write import Note, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
-from omniira_evennia.runtime.runner import defer_background
 
 
 def close_conversation(conversation_id: str, reason: str):
@@ -93,54 +92,54 @@ def extract(conversation_id: str):
         .values_list("value", flat=True)[:20]
     )
     inp = ExtractionInput(conversation_id, npc.key, speaker.key, lines, known, npc_id=npc.id)
-    deferred = defer_background(run_extraction, inp, get_client(), get_embedder())
+    client, embedder = get_client(), get_embedder()
 
-    def _apply(result):
-        with transaction.atomic():
-            for usage in result.usages:
-                store.record_usage(usage, npc=npc)
-            written = 0
-            still_ours = Conversation.objects.filter(
-                conversation_id=conversation_id, extraction=Conversation.Extraction.RUNNING
-            ).exists()
-            if not still_ours:  # e.g. the player's data was erased meanwhile
-                health.incr("extractions_abandoned")
-                return 0
-            if result.error is None:
-                existing = set(
-                    Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True)
-                )
-                for tag, vector in zip(result.memories, result.vectors):
-                    if tag.key in existing:
-                        continue  # the NPC's own tag (or an earlier fact) wins
-                    note = Note(
-                        speaker,
-                        tag.value,
-                        key=tag.key,
-                        importance=tag.importance,
-                        feeling=tag.feeling,
-                        source=Source.EXTRACTED,
-                        embedding=vector,
-                        game_day=clock.current_game_day(),
-                        speaker=speaker,
-                        from_player=is_player(speaker),
-                    )
-                    if write_note(npc, note):
-                        written += 1
-                state = Conversation.Extraction.DONE
-            else:
-                health.incr("extraction_failures")
-                logger.log_warn(
-                    f"omniira: extraction of {conversation_id} failed: " f"{result.error}"
-                )
-                state = Conversation.Extraction.FAILED
-            store.finish_extraction(conversation_id, state, written)
+    def _apply(result) -> int:
+        still_ours = Conversation.objects.filter(
+            conversation_id=conversation_id, extraction=Conversation.Extraction.RUNNING
+        ).exists()
+        if not still_ours:  # e.g. the player's data was erased meanwhile
+            health.incr("extractions_abandoned")
+            return 0
+        if result.error is not None:
+            health.incr("extraction_failures")
+            logger.log_warn(f"omniira: extraction of {conversation_id} failed: {result.error}")
+            store.finish_extraction(conversation_id, Conversation.Extraction.FAILED)
+            return 0
+        written = 0
+        existing = set(
+            Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True)
+        )
+        for tag, vector in zip(result.memories, result.vectors):
+            if tag.key in existing:
+                continue  # the NPC's own tag (or an earlier fact) wins
+            note = Note(
+                speaker,
+                tag.value,
+                key=tag.key,
+                importance=tag.importance,
+                feeling=tag.feeling,
+                source=Source.EXTRACTED,
+                embedding=vector,
+                game_day=clock.current_game_day(),
+                speaker=speaker,
+                from_player=is_player(speaker),
+            )
+            if write_note(npc, note):
+                written += 1
+        store.finish_extraction(conversation_id, Conversation.Extraction.DONE, written)
         health.incr("extractions")
         return written
 
-    def _crash(failure):
-        logger.log_trace(f"omniira: extraction of {conversation_id} crashed")
-        store.finish_extraction(conversation_id, Conversation.Extraction.FAILED)
-        health.incr("extraction_failures")
-
-    return deferred.addCallback(_apply).addErrback(_crash)
+    return run_job(
+        Job(
+            kind="extraction",
+            label=conversation_id,
+            work=lambda: run_extraction(inp, client, embedder),
+            apply=_apply,
+            npc=npc,
+            on_failure=lambda: store.finish_extraction(
+                conversation_id, Conversation.Extraction.FAILED
+            ),
+        )
+    )

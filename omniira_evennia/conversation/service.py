@@ -18,16 +18,20 @@ from twisted.internet import reactor
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.addressing import is_goodbye
+from omniira_evennia.conversation.lifecycle import close_conversation
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
 from omniira_evennia.conversation.tags import clean_text
 from omniira_evennia.conversation.turn import TurnInput, TurnResult, run_turn
 from omniira_evennia.llm.client import get_client
+from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.safety import detect_manipulation, redact_pii
 from omniira_evennia.memory.write import write_reply
 from omniira_evennia.models import ConversationTurn
-from omniira_evennia.runtime import clock, health
+from omniira_evennia.runtime import clock, health, runner
+from omniira_evennia.runtime.retry import retry_if_locked
+from omniira_evennia.runtime.runner import defer_interactive
 
 # (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
 _in_flight: set[tuple[int, int]] = set()
@@ -129,12 +133,10 @@ def start_turn(npc, speaker, message: str):
 
     _in_flight.add(pair)
     thinking = None
-    if conf.THINKING_DELAY > 0 and npc.location and not _inline_mode():
+    if conf.THINKING_DELAY > 0 and npc.location and not runner.inline():
         thinking = reactor.callLater(
             conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
         )
-
-    from omniira_evennia.runtime.runner import defer_interactive
 
     deferred = defer_interactive(_turn_in_worker, turn_input, conf, get_client(), get_embedder())
 
@@ -143,7 +145,7 @@ def start_turn(npc, speaker, message: str):
             thinking.cancel()
         if index_token is not None:
             store.install_index(npc.id, turn_input.index, index_token)
-        return store.retry_if_locked(
+        return retry_if_locked(
             apply_turn, npc, speaker, conversation_id, game_day, result, suspect=bool(labels)
         )
 
@@ -161,8 +163,6 @@ def start_turn(npc, speaker, message: str):
     deferred.addBoth(_release, pair)
     if is_goodbye(message):
         # A farewell ends the conversation once the reply has been said.
-        from omniira_evennia.conversation.lifecycle import close_conversation
-
         deferred.addBoth(_then, close_conversation, conversation_id, "goodbye")
     return deferred
 
@@ -177,12 +177,6 @@ def _turn_in_worker(turn_input: TurnInput, conf, client, embedder) -> TurnResult
 def _then(result, func, *args):
     func(*args)
     return result
-
-
-def _inline_mode() -> bool:
-    from omniira_evennia.runtime import runner
-
-    return runner._inline
 
 
 def _release(result, pair):
@@ -208,7 +202,7 @@ def apply_turn(
     Memories written during a turn whose player text was flagged are marked suspect.
     """
     if not result.ok:
-        store.record_usage(result.usage, npc=npc)
+        record_usage(result.usage, npc=npc)
         health.incr("conversation_fallbacks")
         logger.log_warn(f"omniira: {npc.key} could not answer {speaker.key}: {result.error}")
         line = fallback_line(npc)
@@ -219,7 +213,7 @@ def apply_turn(
     # All or nothing, so a retry after "database is locked" never writes a tag (or the usage
     # record) twice.
     with transaction.atomic():
-        store.record_usage(result.usage, npc=npc)
+        record_usage(result.usage, npc=npc)
         write_reply(
             npc,
             speaker,

@@ -39,7 +39,6 @@ from omniira_evennia.models import (
     Conversation,
     ConversationTurn,
     DiaryEntry,
-    LLMUsage,
     Memory,
     Opinion,
     Plan,
@@ -47,6 +46,7 @@ from omniira_evennia.models import (
     Relationship,
 )
 from omniira_evennia.runtime import health
+from omniira_evennia.runtime.claims import claim_once
 from omniira_evennia.vocabulary import (
     clamp_int,
     cut_value,
@@ -552,21 +552,6 @@ def recent_turns(npc, conversation_id: str, limit: int) -> list[ConversationTurn
 # ---------------------------------------------------------------- usage
 
 
-def record_usage(usage, npc=None) -> LLMUsage:
-    return LLMUsage.objects.create(
-        tier=usage.tier,
-        feature=usage.feature,
-        model=usage.model[:200],
-        npc=npc,
-        tokens_in=usage.tokens_in,
-        tokens_out=usage.tokens_out,
-        latency_ms=usage.latency_ms,
-        cost_usd=usage.cost_usd,
-        ok=usage.ok,
-        error=usage.error[:500],
-    )
-
-
 # ---------------------------------------------------------------- relationships
 
 
@@ -663,12 +648,9 @@ def mark_conversation_ended(conversation_id: str, reason: str) -> bool:
 
 def claim_extraction(conversation_id: str) -> bool:
     """Move an ended conversation from pending to running; True for the one caller that did."""
-    return bool(
-        Conversation.objects.filter(
-            conversation_id=conversation_id,
-            ended_at__isnull=False,
-            extraction=Conversation.Extraction.PENDING,
-        ).update(extraction=Conversation.Extraction.RUNNING)
+    ended = Conversation.objects.filter(conversation_id=conversation_id, ended_at__isnull=False)
+    return claim_once(
+        ended, "extraction", [Conversation.Extraction.PENDING], Conversation.Extraction.RUNNING
     )
 
 
@@ -699,42 +681,3 @@ def audit(kind: str, labels, npc=None, speaker=None, memory=None, excerpt: str =
         memory=memory,
         excerpt=" ".join(str(excerpt).split())[:500],
     )
-
-
-def seed_budget(budget) -> None:
-    """Count today's recorded usage (UTC) into a fresh budget, so restarts keep the bill."""
-    from django.db.models import Sum
-
-    from omniira_evennia.llm.guards import utc_day
-
-    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    rows = (
-        LLMUsage.objects.filter(created_at__gte=start, ok=True)
-        .values("tier", "npc_id")
-        .annotate(tokens=Sum("tokens_in") + Sum("tokens_out"))
-    )
-    day = utc_day()
-    for row in rows:
-        budget.seed(day, row["tier"], row["tokens"] or 0)
-        if row["npc_id"] is not None:
-            budget.seed(day, row["tier"], row["tokens"] or 0, npc_id=row["npc_id"])
-
-
-def retry_if_locked(func, *args, attempts: int = 3, **kwargs):
-    """
-    Run a write function again if SQLite says the database is locked (another process, e.g.
-    `evennia shell`, holding a write lock). Short pauses only: this runs on the reactor.
-    """
-    import time as _time
-
-    from django.db import OperationalError
-
-    for attempt in range(1, attempts + 1):
-        try:
-            return func(*args, **kwargs)
-        except OperationalError as err:
-            if "locked" not in str(err).lower() or attempt == attempts:
-                raise
-            health.incr("db_locked_retries")
-            log.warning("database locked, retrying (%d/%d)", attempt, attempts)
-            _time.sleep(0.1 * attempt)

@@ -23,6 +23,7 @@ from twisted.internet import defer
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.llm.client import get_client
+from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import get_embedder, to_blob
 from omniira_evennia.memory.retrieval import importance_multiplier
@@ -43,7 +44,7 @@ from omniira_evennia.rollover.reflection import (
     run_reflection,
 )
 from omniira_evennia.runtime import clock, health
-from omniira_evennia.runtime.runner import defer_background
+from omniira_evennia.runtime.claims import claim_once
 
 LAST_DAY_KEY = "omniira_last_rollover_day"
 
@@ -59,11 +60,8 @@ def claim(kind: str, npc, game_day: int, target_id: int = 0) -> bool:
         return True
     except IntegrityError:
         # A check that found nothing to do made no call; it may be looked at again.
-        return bool(
-            DailyWork.objects.filter(
-                kind=kind, npc=npc, target_id=target_id, game_day=game_day, status="empty"
-            ).update(status="running")
-        )
+        same = DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day)
+        return claim_once(same, "status", ["empty"], "running")
 
 
 def _mark(kind, npc, game_day, status, target_id=0):
@@ -225,32 +223,36 @@ def reflection_job(npc, target, count, game_day):
     if not claim("reflection", npc, game_day, target.id):
         return defer.succeed(0)
     inp = reflection_input(npc, target, count)
-    deferred = defer_background(run_reflection, inp, get_client(), get_embedder())
+    client, embedder = get_client(), get_embedder()
 
-    def _apply(result):
-        with transaction.atomic():
-            for usage in result.usages:
-                store.record_usage(usage, npc=npc)
-            if result.error:
-                health.incr("reflection_failures")
-                _mark("reflection", npc, game_day, "failed", target.id)
-                return 0
-            for belief, vector in zip(result.beliefs, result.vectors):
-                Reflection.objects.create(
-                    npc=npc,
-                    target=target,
-                    belief=belief.belief,
-                    importance=belief.importance,
-                    memories_count=count,
-                    embedding=to_blob(vector),
-                    game_day=game_day,
-                )
-            _mark("reflection", npc, game_day, "done", target.id)
+    def _apply(result) -> int:
+        if result.error:
+            health.incr("reflection_failures")
+            _mark("reflection", npc, game_day, "failed", target.id)
+            return 0
+        for belief, vector in zip(result.beliefs, result.vectors):
+            Reflection.objects.create(
+                npc=npc,
+                target=target,
+                belief=belief.belief,
+                importance=belief.importance,
+                memories_count=count,
+                embedding=to_blob(vector),
+                game_day=game_day,
+            )
+        _mark("reflection", npc, game_day, "done", target.id)
         health.incr("reflections")
         return len(result.beliefs)
 
-    return deferred.addCallback(_apply).addErrback(
-        _job_failed, "reflection", npc, game_day, target.id
+    return run_job(
+        Job(
+            kind="reflection",
+            label=f"{npc.key} about {target.key} (day {game_day})",
+            work=lambda: run_reflection(inp, client, embedder),
+            apply=_apply,
+            npc=npc,
+            on_failure=lambda: _mark("reflection", npc, game_day, "failed", target.id),
+        )
     )
 
 
@@ -270,30 +272,36 @@ def diary_job(npc, game_day, events=None):
         game_day,
         signals,
     )
-    deferred = defer_background(run_diary, inp, get_client(), get_embedder())
+    client, embedder = get_client(), get_embedder()
 
-    def _apply(result):
-        with transaction.atomic():
-            for usage in result.usages:
-                store.record_usage(usage, npc=npc)
-            if result.entry is None:
-                health.incr("diary_failures")
-                _mark("diary", npc, game_day, "failed")
-                return 0
-            DiaryEntry.objects.update_or_create(
-                npc=npc,
-                game_day=game_day,
-                defaults={
-                    "entry": result.entry.entry,
-                    "importance": result.entry.importance,
-                    "embedding": to_blob(result.vector),
-                },
-            )
-            _mark("diary", npc, game_day, "done")
+    def _apply(result) -> int:
+        if result.entry is None:
+            health.incr("diary_failures")
+            _mark("diary", npc, game_day, "failed")
+            return 0
+        DiaryEntry.objects.update_or_create(
+            npc=npc,
+            game_day=game_day,
+            defaults={
+                "entry": result.entry.entry,
+                "importance": result.entry.importance,
+                "embedding": to_blob(result.vector),
+            },
+        )
+        _mark("diary", npc, game_day, "done")
         health.incr("diaries")
         return 1
 
-    return deferred.addCallback(_apply).addErrback(_job_failed, "diary", npc, game_day)
+    return run_job(
+        Job(
+            kind="diary",
+            label=f"{npc.key} (day {game_day})",
+            work=lambda: run_diary(inp, client, embedder),
+            apply=_apply,
+            npc=npc,
+            on_failure=lambda: _mark("diary", npc, game_day, "failed"),
+        )
+    )
 
 
 def _job_failed(failure, kind, npc, game_day, target_id=0):

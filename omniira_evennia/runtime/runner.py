@@ -47,6 +47,11 @@ def run_inline(enabled: bool = True) -> None:
     _inline = enabled
 
 
+def inline() -> bool:
+    """True when work runs on the calling thread (tests: no reactor)."""
+    return _inline
+
+
 def in_worker() -> bool:
     """True inside a function run by `defer_interactive` / `defer_background`."""
     return getattr(_local, "depth", 0) > 0 and not getattr(_local, "orm_allowed", False)

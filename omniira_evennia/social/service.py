@@ -17,7 +17,6 @@ import random
 import time
 from datetime import timedelta
 
-from django.db import transaction
 from django.utils import timezone
 from evennia.utils import logger
 
@@ -25,12 +24,12 @@ from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.service import build_context
 from omniira_evennia.conversation.turn import TurnInput
 from omniira_evennia.llm.client import get_client
+from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.write import Note, write_note, write_reply
 from omniira_evennia.models import Conversation, ConversationTurn, Source
 from omniira_evennia.runtime import clock, health
-from omniira_evennia.runtime.runner import defer_background
 from omniira_evennia.social.gossip import (
     ExchangeInput,
     Participant,
@@ -143,23 +142,25 @@ def _talk_between(a, b):
         max_hops=conf.GOSSIP_MAX_HOPS,
     )
     health.incr("npc_conversations")
-    deferred = defer_background(
-        run_npc_exchange, turn_a, turn_b, inp, conf, get_client(), get_embedder()
+    client, embedder = get_client(), get_embedder()
+    return run_job(
+        Job(
+            kind="npc_conversation",
+            label=f"{a.key} and {b.key}",
+            work=lambda: run_npc_exchange(turn_a, turn_b, inp, conf, client, embedder),
+            apply=lambda result: apply_exchange(result, a, b),
+            npc=a,
+            failed_result=None,
+        )
     )
-    return deferred.addCallback(
-        lambda result: store.retry_if_locked(apply_exchange, result, a, b)
-    ).addErrback(_exchange_crash, a, b)
 
 
-@transaction.atomic
 def apply_exchange(result, a, b):
-    """Write an NPC-to-NPC exchange all at once: turns, tags, gossip and usage."""
+    """Write an NPC-to-NPC exchange (in the job's transaction): turns, tags and gossip."""
     from evennia.objects.models import ObjectDB
 
     game_day = clock.current_game_day()
     people = {a.id: a, b.id: b}
-    for usage in result.usages:
-        store.record_usage(usage, npc=a)
     if result.lines:
         conversation_id = store.conversation_id_for(a, b, 0)
         store.touch_conversation(a, b, conversation_id, extraction=Conversation.Extraction.NONE)
@@ -197,12 +198,6 @@ def apply_exchange(result, a, b):
     if result.error:
         logger.log_warn(f"omniira: conversation {a.key}/{b.key} cut short: {result.error}")
     return result
-
-
-def _exchange_crash(failure, a, b):
-    logger.log_trace(f"omniira: conversation between {a.key} and {b.key} crashed")
-    health.incr("npc_conversation_crashes")
-    return None
 
 
 # ---------------------------------------------------------------- the ticker
