@@ -13,11 +13,14 @@ from django.utils import timezone
 from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.muxcommand import MuxCommand
 
+from omniira_evennia.api import remember_later
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.models import (
     AuditLog,
     Concern,
+    Conversation,
     ConversationTurn,
     DiaryEntry,
     LLMUsage,
@@ -29,6 +32,7 @@ from omniira_evennia.models import (
     Source,
 )
 from omniira_evennia.runtime import health
+from omniira_evennia.runtime.runner import defer_interactive
 from omniira_evennia.vocabulary import FEELINGS
 
 USAGE = {
@@ -245,7 +249,6 @@ class CmdMemory(MuxCommand):
         if feeling is not None and feeling.lower() not in FEELINGS:
             self.caller.msg(f"Feeling must be one of: {', '.join(FEELINGS)}.")
             return
-        from omniira_evennia.api import remember_later
 
         def _done(memory):
             if memory is None:
@@ -341,8 +344,6 @@ class CmdMemory(MuxCommand):
 
     def _embed_then(self, text, then):
         """Embed `text` in the worker pool, then call `then(vector)` back on the reactor."""
-        from omniira_evennia.memory.embeddings import embed_or_none
-        from omniira_evennia.runtime.runner import defer_interactive
 
         def _done(vectors):
             if vectors[0] is None:
@@ -512,7 +513,6 @@ def erasure_counts(player) -> dict[str, int]:
 
 def erase_player(player, by=None) -> dict[str, int]:
     """Delete everything stored about `player` (privacy request); audit that it happened."""
-    from omniira_evennia.models import Conversation
 
     with transaction.atomic():
         # Conversations with the player end now and are never extracted; an extraction already

@@ -1,26 +1,31 @@
 """
-The public Python API for game code.
+The public Python API for game code: thin functions over `npc.memory` (the handler in
+`omniira_evennia.memory.handler`) and over the capability services.
 
 These functions are synchronous: they touch the database and (for `remember`, `recall`,
-`search_memories`, `who_knows`) compute an embedding, 10-30 ms on a CPU once the model is
-loaded. Call them from scripts, commands or the shell on the reactor thread. On a busy server
-use `remember_later`, which embeds in the worker pool and returns a Deferred.
+`search_memories`, `who_knows`) compute an embedding. Call them from scripts, commands or the
+shell on the reactor thread. On a busy server use `remember_later`, which embeds in the worker
+pool and returns a Deferred.
 """
 
 from __future__ import annotations
 
-import time
-
 from django.db.models import QuerySet
 
+from omniira_evennia.conversation.lifecycle import close_conversations_with
+from omniira_evennia.life.service import run_decision_tick as _tick
+from omniira_evennia.life.service import schedule_of
+from omniira_evennia.life.service import set_schedule as _set
+from omniira_evennia.life.service import tick_npc
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none
-from omniira_evennia.memory.write import Note, write_note
-from omniira_evennia.models import Memory, Source
-
-
-def _id(obj) -> int:
-    return obj if isinstance(obj, int) else obj.id
+from omniira_evennia.memory.handler import handler_of, object_id, with_rows
+from omniira_evennia.models import Memory, Plan, Source
+from omniira_evennia.rollover.service import log_world_event as _log
+from omniira_evennia.rollover.service import places_visited as _visited
+from omniira_evennia.rollover.service import run_rollover as _run
+from omniira_evennia.runtime.clock import current_game_day
+from omniira_evennia.social.service import gossip_round as _round
 
 
 def remember(
@@ -38,25 +43,13 @@ def remember(
     embedding=None,
 ) -> Memory | None:
     """
-    Make `npc` remember `value` about `subject` (a character or NPC).
+    Make `npc` remember `value` about `subject`: `npc.memory.remember` (see its Args).
+    `provenance` is who told the NPC (the handler calls it `teller`).
 
-    Args:
-        key: stable key; a second `remember` with the same key replaces the value. Defaults to a
-            slug of the value.
-        importance: 1-10 (clamped). feeling: joy, anger, fear, trust, contempt, sorrow, surprise.
-        source: "admin" by default; "self", "extracted", "gossip", "self_committed" as the
-            pipelines use them. provenance: who told the NPC (makes it hearsay).
-        embedding: a vector computed elsewhere (see `remember_later`); else one is computed
-            now, on this thread, unless `embed` is False.
     Returns:
         The Memory row, or None if a locked memory refused the write.
     """
-    from omniira_evennia.runtime.clock import current_game_day
-
-    vector = embedding
-    if vector is None and embed:
-        vector = embed_or_none([value])[0]
-    note = Note(
+    return handler_of(npc).remember(
         subject,
         value,
         key=key,
@@ -65,60 +58,26 @@ def remember(
         source=source,
         teller=provenance,
         kind=kind,
-        embedding=vector,
-        game_day=current_game_day(),
+        embed=embed,
+        embedding=embedding,
     )
-    return write_note(npc, note)
 
 
 def remember_later(npc, subject, value: str, **kwargs):
-    """
-    `remember`, with the embedding computed in the worker pool instead of on the calling
-    thread. Returns a Deferred that fires on the reactor with the Memory row (or None if a
-    locked memory refused the write). Use it from commands and scripts on a busy server.
-    """
-    from omniira_evennia.runtime.runner import defer_interactive
-
-    def _write(vectors):
-        return remember(npc, subject, value, embedding=vectors[0], **kwargs)
-
-    return defer_interactive(embed_or_none, [value]).addCallback(_write)
+    """`remember` with the embedding computed off the reactor; a Deferred of the row."""
+    if "provenance" in kwargs:
+        kwargs["teller"] = kwargs.pop("provenance")
+    return handler_of(npc).remember_later(subject, value, **kwargs)
 
 
 def recall(npc, query: str, subject=None) -> list[Memory]:
-    """
-    What `npc` would bring to mind for `query` (about `subject`, or about anyone): the same
-    retrieval as a conversation turn (RETRIEVAL_MODE), in chronological order.
-    """
-    from omniira_evennia.conf import get_settings
-    from omniira_evennia.conversation.turn import select_by_mode
-    from omniira_evennia.memory import fulltext
-    from omniira_evennia.memory.fusion import LexicalHits
-
-    conf = get_settings()
-    subject_id = _id(subject) if subject is not None else None
-    [vector] = embed_or_none([query])
-    lexical = None
-    if conf.RETRIEVAL_MODE == "fused":
-        ids = fulltext.search_memories(_id(npc), query, subject_id, conf.LEXICAL_DEPTH)
-        lexical = LexicalHits(memories=ids) if ids is not None else None
-    records = select_by_mode(
-        store.load_index(_id(npc)), vector, lexical, subject_id, conf, now=time.time()
-    )
-    by_id = Memory.objects.in_bulk([r.id for r in records])
-    return [by_id[r.id] for r in records if r.id in by_id]
+    """What `npc` would bring to mind for `query` (about `subject`): `npc.memory.recall`."""
+    return handler_of(npc).recall(query, about=subject)
 
 
 def search_memories(npc, query: str, limit: int = 10, subject=None) -> list[tuple[Memory, float]]:
-    """
-    `npc`'s memories most similar to `query` by meaning alone (no recency, no weights), best
-    first, with their cosine similarity. Exact on every database (see store.nearest_memories).
-    """
-    [vector] = embed_or_none([query])
-    found = store.nearest_memories(
-        _id(npc), vector, limit, _id(subject) if subject is not None else None
-    )
-    return _with_rows(found, lambda item: item[0], lambda item, memory: (memory, item[1]))
+    """`npc`'s memories closest to `query` by meaning alone, best first, with the cosine."""
+    return handler_of(npc).search(query, limit, about=subject)
 
 
 def who_knows(query: str, limit: int = 10, floor: float = 0.3) -> list[tuple[Memory, float]]:
@@ -128,36 +87,18 @@ def who_knows(query: str, limit: int = 10, floor: float = 0.3) -> list[tuple[Mem
     """
     [vector] = embed_or_none([query])
     found = store.who_knows(vector, limit, floor)
-    return _with_rows(found, lambda item: item[0], lambda item, memory: (memory, item[2]))
-
-
-def _with_rows(found, id_of, pair):
-    rows = Memory.objects.select_related("npc", "subject", "provenance").in_bulk(
-        [id_of(item) for item in found]
-    )
-    return [pair(item, rows[id_of(item)]) for item in found if id_of(item) in rows]
+    rows = with_rows([item[0] for item in found])
+    return [(rows[item[0]], item[2]) for item in found if item[0] in rows]
 
 
 def memories_about(npc, subject) -> QuerySet:
     """All of `npc`'s memories about `subject`, oldest first."""
-    return Memory.objects.filter(npc_id=_id(npc), subject_id=_id(subject)).order_by("learned_at")
+    return handler_of(npc).about(subject)
 
 
 def forget(npc, subject=None, key: str | None = None, *, include_locked: bool = False) -> int:
-    """
-    Delete memories of `npc` (about `subject`, with `key`, when given). Locked memories are kept
-    unless `include_locked`. Returns how many rows were deleted.
-    """
-    rows = Memory.objects.filter(npc_id=_id(npc))
-    if subject is not None:
-        rows = rows.filter(subject_id=_id(subject))
-    if key is not None:
-        rows = rows.filter(key=key)
-    if not include_locked:
-        rows = rows.filter(locked=False)
-    count, _ = rows.delete()
-    store.invalidate(_id(npc))
-    return count
+    """Delete memories of `npc` (about `subject`, with `key`); returns how many."""
+    return handler_of(npc).forget(about=subject, key=key, include_locked=include_locked)
 
 
 # ---------------------------------------------------------------- social
@@ -165,7 +106,7 @@ def forget(npc, subject=None, key: str | None = None, *, include_locked: bool = 
 
 def relationship(npc, subject):
     """The NPC's `Relationship` to `subject` (created neutral, or from faction attitude)."""
-    return store.get_relationship(npc, subject)
+    return handler_of(npc).relationship(subject)
 
 
 def has_met(npc, subject) -> bool:
@@ -177,26 +118,17 @@ def memories_by(
     npc, *, feeling: str | None = None, source: str | None = None, subject=None
 ) -> QuerySet:
     """An NPC's memories filtered by feeling and/or source (e.g. source="gossip")."""
-    rows = Memory.objects.filter(npc_id=_id(npc))
-    if feeling is not None:
-        rows = rows.filter(feeling=feeling)
-    if source is not None:
-        rows = rows.filter(source=source)
-    if subject is not None:
-        rows = rows.filter(subject_id=_id(subject))
-    return rows.order_by("learned_at")
+    return handler_of(npc).by(feeling=feeling, source=source, about=subject)
 
 
 def gossip_round(room=None, budget: int | None = None) -> list:
     """Let NPCs sharing a room with no player talk now; returns Deferreds (see social.py)."""
-    from omniira_evennia.social.service import gossip_round as _round
 
     return _round(room, budget)
 
 
 def end_conversation(npc, speaker, reason: str = "ended") -> list:
     """End the NPC's open conversation with `speaker` now and extract it."""
-    from omniira_evennia.conversation.lifecycle import close_conversations_with
 
     return close_conversations_with(npc, speaker, reason)
 
@@ -206,31 +138,22 @@ def end_conversation(npc, speaker, reason: str = "ended") -> list:
 
 def run_rollover(game_day: int | None = None):
     """Run the day's forgetting, reflections and diaries now; a Deferred of a summary dict."""
-    from omniira_evennia.rollover.service import run_rollover as _run
 
     return _run(game_day)
 
 
 def diary_entries(npc) -> QuerySet:
     """The NPC's diary entries, oldest first."""
-    from omniira_evennia.models import DiaryEntry
-
-    return DiaryEntry.objects.filter(npc_id=_id(npc)).order_by("game_day")
+    return handler_of(npc).diary()
 
 
 def beliefs(npc, target=None) -> QuerySet:
     """The NPC's beliefs (about `target`, when given), oldest first."""
-    from omniira_evennia.models import Reflection
-
-    rows = Reflection.objects.filter(npc_id=_id(npc))
-    if target is not None:
-        rows = rows.filter(target_id=_id(target))
-    return rows.order_by("created_at")
+    return handler_of(npc).beliefs(about=target)
 
 
 def log_world_event(text: str, npcs=()):
     """Record an event naming the NPCs involved; it reaches their diaries that day."""
-    from omniira_evennia.rollover.service import log_world_event as _log
 
     return _log(text, npcs)
 
@@ -243,7 +166,6 @@ def npc_schedule(npc) -> list:
     The NPC's schedule as `Slot`s (place, start and end minute), from its `npc_schedule`
     Attribute. Bad entries are left out (and logged); `str(slot)` reads "market 10:00-12:00".
     """
-    from omniira_evennia.life.service import schedule_of
 
     return schedule_of(npc)
 
@@ -254,17 +176,15 @@ def set_schedule(npc, text) -> list:
     `omniira_evennia.life.schedule`). Raises `ScheduleError` naming every bad entry; an empty
     schedule removes it. Returns the parsed slots.
     """
-    from omniira_evennia.life.service import set_schedule as _set
 
     return _set(npc, text)
 
 
 def current_plan(npc):
     """The open commitment (`Plan`) the NPC acts on first (its oldest), or None."""
-    from omniira_evennia.models import Plan
 
     return (
-        Plan.objects.filter(npc_id=_id(npc), status=Plan.Status.OPEN)
+        Plan.objects.filter(npc_id=object_id(npc), status=Plan.Status.OPEN)
         .order_by("created_at", "id")
         .first()
     )
@@ -272,21 +192,17 @@ def current_plan(npc):
 
 def intention(npc):
     """What the NPC means to do now (a `Decision`: where it heads and why), without doing it."""
-    from omniira_evennia.life.service import tick_npc
 
     return tick_npc(npc, act=False)
 
 
 def places_visited(npc, game_day: int | None = None) -> list[str]:
     """The places the NPC went on `game_day` (default: today), in order."""
-    from omniira_evennia.rollover.service import places_visited as _visited
-    from omniira_evennia.runtime.clock import current_game_day
 
     return _visited(npc, current_game_day() if game_day is None else game_day)
 
 
 def run_decision_tick(budget: int | None = None) -> list:
     """Run one decision tick now: NPCs follow schedules and promises, one exit each."""
-    from omniira_evennia.life.service import run_decision_tick as _tick
 
     return _tick(budget)

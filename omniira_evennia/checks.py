@@ -8,12 +8,12 @@ Django system checks, run by `evennia start` / `evennia migrate` (stable ids):
 from django.core import checks
 from pydantic import ValidationError
 
+from omniira_evennia.conf import TIER_NAMES, build_settings
+
 
 @checks.register("omniira")
 def check_settings(app_configs=None, **kwargs):
     from django.conf import settings
-
-    from omniira_evennia.conf import TIER_NAMES, build_settings
 
     try:
         conf = build_settings(getattr(settings, "OMNIIRA", None))

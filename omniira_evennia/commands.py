@@ -65,7 +65,7 @@ class CmdTalk(MuxCommand):
             msg_location='{object} says to {target}, "|n{speech}|n"',
             mapping={"target": target.key},
         )
-        target.at_talked_to(caller, speech)
+        target.at_talked_to(speech, caller)
 
 
 class CmdSay(DefaultCmdSay):
@@ -95,7 +95,7 @@ class CmdSay(DefaultCmdSay):
                 names.setdefault(name.lower(), npc)
         name = addressed_name(speech, list(names))
         if name:
-            names[name.lower()].at_talked_to(self.caller, speech)
+            names[name.lower()].at_talked_to(speech, self.caller)
 
 
 class OmniiraCmdSet(CmdSet):

@@ -13,7 +13,9 @@ from omniira_evennia.conversation.lifecycle import process_ended
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.usage import seed_budget
 from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.models import Conversation, Memory
+from omniira_evennia.rollover.service import reset_unfinished_claims
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.runner import defer_background
 from omniira_evennia.scripts import ensure_decision_ticker, ensure_ticker
@@ -23,9 +25,12 @@ def at_server_start():
     """
     Call from the game's `at_server_start`: conversations open at shutdown end ("restart"),
     half-done extractions are retried, the ticker scripts exist (conversations and gossip;
-    NPC decisions), the embedder warms up.
+    NPC decisions), the embedder warms up. NPCs from before 0.2 get their tag (once).
     """
-    from omniira_evennia.rollover.service import reset_unfinished_claims
+
+    tagged = store.tag_untagged_npcs()  # once per database (NPCs made before 0.2)
+    if tagged:
+        logger.log_info(f"omniira: tagged {tagged} memory NPCs made by an older version")
 
     reset_unfinished_claims()
     for conv in Conversation.objects.filter(ended_at__isnull=True):
@@ -51,7 +56,6 @@ def warm_up(delay: float = 10.0):
     Evennia's first-start restart (a busy worker holds up a shutdown). Failures are logged and
     counted; retrieval then relies on recency until the model loads.
     """
-    from omniira_evennia.memory.embeddings import embed_or_none
 
     def _report(vectors):
         if vectors and vectors[0] is not None:

@@ -19,6 +19,7 @@ from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.lifecycle import process_ended, reap_conversations
 from omniira_evennia.life.service import run_decision_tick
 from omniira_evennia.memory import fulltext
+from omniira_evennia.rollover.service import check_rollover
 from omniira_evennia.social.service import gossip_round
 
 TICKER_KEY = "omniira_ticker"
@@ -41,7 +42,6 @@ class OmniiraTicker(DefaultScript):
         self.db.last_gossip = time.time()
 
     def at_repeat(self, **kwargs):
-        from omniira_evennia.rollover.service import check_rollover
 
         reap_conversations()
         process_ended()

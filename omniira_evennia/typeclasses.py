@@ -10,11 +10,18 @@ NPC typeclasses with memory.
         pass
 
 `MemoryNPC` is a ready class. Identity lives in Attributes a builder can set in-game with
-`set Maren/npc_role = tavern keeper` or in a world build script.
+`set Maren/npc_role = tavern keeper` or in a world build script. Its memory is a handler,
+`npc.memory` (see `omniira_evennia.memory.handler`).
+
+Typeclass hooks import the services they call when called (Evennia loads typeclasses before
+the apps' models are ready), each import with a comment saying so.
 """
 
 from evennia.objects.objects import DefaultCharacter
 from evennia.typeclasses.attributes import AttributeProperty
+from evennia.utils.utils import lazy_property
+
+from omniira_evennia.vocabulary import NPC_TAG
 
 
 class MemoryNPCMixin:
@@ -32,10 +39,27 @@ class MemoryNPCMixin:
     npc_schedule = AttributeProperty("", autocreate=False)
     npc_autonomous = AttributeProperty(True, autocreate=False)
 
+    @lazy_property
+    def memory(self):
+        """The NPC's memory: remember, recall, forget, about, beliefs, diary, relationship."""
+        from omniira_evennia.memory.handler import MemoryHandler  # lazy: typeclass load order
+
+        return MemoryHandler(self)
+
+    def at_object_creation(self):
+        super().at_object_creation()
+        self.tags.add(*NPC_TAG)
+
+    def at_init(self):
+        """NPCs created before 0.2 get their tag the first time they are loaded."""
+        super().at_init()
+        if not self.tags.has(NPC_TAG[0], category=NPC_TAG[1]):
+            self.tags.add(*NPC_TAG)
+
     def at_post_move(self, source_location, move_type="move", **kwargs):
         """Record where the NPC went today (the diary's places)."""
         super().at_post_move(source_location, move_type=move_type, **kwargs)
-        from omniira_evennia.rollover.service import record_visit
+        from omniira_evennia.rollover.service import record_visit  # lazy: typeclass load order
 
         if source_location is not None:  # being created somewhere is not a visit
             record_visit(self, self.location)
@@ -44,7 +68,7 @@ class MemoryNPCMixin:
         """Notice someone leaving: an NPC that promised to go with them follows."""
         accepted = super().at_msg_receive(text=text, from_obj=from_obj, **kwargs)
         if from_obj is not None and from_obj is not self and _is_movement(text):
-            from omniira_evennia.life.service import notice_departure
+            from omniira_evennia.life.service import notice_departure  # lazy: load order
 
             try:
                 notice_departure(self, from_obj)
@@ -54,14 +78,18 @@ class MemoryNPCMixin:
                 logger.log_trace(f"omniira: {self.key} could not consider following")
         return accepted
 
-    def at_talked_to(self, speaker, message):
+    def at_talked_to(self, message, character):
         """
-        Called when `speaker` addresses this NPC (`talk`, or `say Maren, ...`). Starts a
-        conversation turn off the reactor and returns its Deferred (or None if refused).
-        """
-        from omniira_evennia.conversation.service import start_turn
+        Called when `character` addresses this NPC (`talk`, or `say Maren, ...`), with the
+        signature of Evennia's own LLM contrib (`LLMNPC.at_talked_to(speech, character)`).
+        Starts a conversation turn off the reactor.
 
-        return start_turn(self, speaker, message)
+        Returns:
+            The turn's Deferred (fires with what the room heard), or None if refused.
+        """
+        from omniira_evennia.conversation.service import start_turn  # lazy: load order
+
+        return start_turn(self, character, message)
 
 
 def _is_movement(text) -> bool:

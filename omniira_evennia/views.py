@@ -16,6 +16,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponseForbidden
 from django.shortcuts import get_object_or_404, render
 
+from omniira_evennia.memory import store
 from omniira_evennia.models import DiaryEntry, Memory, Reflection, Relationship
 
 
@@ -36,13 +37,7 @@ def staff_only(view):
 
 
 def _memory_npcs():
-    from evennia.objects.models import ObjectDB
-
-    return [
-        obj
-        for obj in ObjectDB.objects.filter(db_location__isnull=False).order_by("db_key")
-        if getattr(obj, "is_omniira_npc", False)
-    ]
+    return sorted(store.memory_npcs(), key=lambda npc: npc.key)
 
 
 @staff_only

@@ -12,6 +12,10 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
+# The Evennia tag (key, category) every memory NPC carries: services find NPCs by this one
+# indexed lookup instead of scanning every object.
+NPC_TAG = ("memory_npc", "omniira")
+
 FEELINGS = ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
 VALUE_MAX_CHARS = 500
 KEY_MAX_CHARS = 64

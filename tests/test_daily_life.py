@@ -16,6 +16,7 @@ from omniira_evennia import scripts
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conversation.tags import CommitmentTag
 from omniira_evennia.life import service as movement
+from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.models import Memory, PlaceVisit, Plan
 from omniira_evennia.rollover import service as daily
@@ -98,7 +99,7 @@ class DailyLifeBase(SocialTestBase):
                     return
 
     def npcs(self):
-        return [obj for obj in daily.memory_npcs()]
+        return store.memory_npcs()
 
 
 class TestSchedules(DailyLifeBase):

@@ -27,14 +27,12 @@ from omniira_evennia.llm.client import LLMBudgetExceeded, LLMClient, LLMError, U
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.memory.fusion import (
     LexicalHits,
-    select_memories_fused,
+    select_by_mode,
     select_newest_plus_fused,
 )
 from omniira_evennia.memory.retrieval import (
     MemoryMatrix,
     TextRecord,
-    Weights,
-    select_memories,
     select_newest_plus_similar,
 )
 from omniira_evennia.runtime import health
@@ -81,41 +79,6 @@ def memory_lines(records) -> list[MemoryLine]:
         )
         for r in records
     ]
-
-
-def select_by_mode(
-    index: MemoryMatrix,
-    query_vector,
-    lexical: LexicalHits | None,
-    subject_id: int | None,
-    conf: OmniiraSettings,
-    *,
-    now: float | None = None,
-    include_suspect: bool = True,
-):
-    """
-    Memories for a query by the configured RETRIEVAL_MODE: `fused` when full-text hits are at
-    hand, otherwise (`paper` mode, or no full-text index) the paper's scorer.
-    """
-    options = dict(
-        now=now,
-        recency_slots=conf.RECENCY_SLOTS,
-        similarity_slots=conf.SIMILARITY_SLOTS,
-        floor=conf.SIMILARITY_FLOOR,
-        weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
-        include_suspect=include_suspect,
-    )
-    if conf.RETRIEVAL_MODE == "fused" and lexical is not None:
-        return select_memories_fused(
-            index,
-            query_vector,
-            lexical.memories,
-            subject_id,
-            rrf_k=conf.RRF_K,
-            depth=conf.LEXICAL_DEPTH,
-            **options,
-        )
-    return select_memories(index, query_vector, subject_id, **options)
 
 
 def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> PromptContext:

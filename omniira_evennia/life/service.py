@@ -25,6 +25,7 @@ from evennia.utils import logger
 from twisted.internet import reactor
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import service
 from omniira_evennia.life.decisions import (
     DONE,
     Decision,
@@ -45,9 +46,11 @@ from omniira_evennia.life.schedule import (
     place_words,
 )
 from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import embed_or_none, to_blob
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Conversation, Memory, Plan, Source
 from omniira_evennia.runtime import clock, health
+from omniira_evennia.runtime.runner import defer_background
 
 SCHEDULE_ATTR = "npc_schedule"
 AUTONOMOUS_ATTR = "npc_autonomous"
@@ -312,8 +315,6 @@ def close_plan(npc, plan, outcome: PlanOutcome) -> bool:
 
 def _embed_later(memory) -> None:
     """Embed the outcome off the reactor; until then it is found through the recency lane."""
-    from omniira_evennia.memory.embeddings import embed_or_none, to_blob
-    from omniira_evennia.runtime.runner import defer_background
 
     memory_id, npc_id, value = memory.id, memory.npc_id, memory.value
 
@@ -338,7 +339,6 @@ def _busy(npc) -> bool:
 
 
 def _replying(npc) -> bool:
-    from omniira_evennia.conversation import service
 
     return service.is_answering(npc.id)
 

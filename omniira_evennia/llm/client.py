@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from omniira_evennia.conf import TierSettings
+from omniira_evennia.conf import TierSettings, get_settings
 from omniira_evennia.llm.guards import Budget, CircuitBreaker
 from omniira_evennia.runtime import health
 
@@ -331,7 +331,6 @@ def get_client() -> LLMClient:
     """The process client, built from the current settings."""
     global _client
     if _client is None:
-        from omniira_evennia.conf import get_settings
 
         conf = get_settings()
         _client = LLMClient(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from omniira_evennia.llm.guards import utc_day
 from omniira_evennia.models import (
     LLMUsage,
 )
@@ -30,8 +31,6 @@ def record_usage(usage, npc=None) -> LLMUsage:
 def seed_budget(budget) -> None:
     """Count today's recorded usage (UTC) into a fresh budget, so restarts keep the bill."""
     from django.db.models import Sum
-
-    from omniira_evennia.llm.guards import utc_day
 
     start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
     rows = (

@@ -33,6 +33,7 @@ import logging
 import re
 from dataclasses import dataclass
 
+from omniira_evennia.conf import get_settings
 from omniira_evennia.memory.fusion import LexicalHits
 from omniira_evennia.runtime import health
 
@@ -217,7 +218,6 @@ def lexical_hits(npc_id: int, subject_id: int, text: str, conf=None) -> LexicalH
     database). None in `paper` mode or when there is no lexical lane.
     """
     if conf is None:
-        from omniira_evennia.conf import get_settings
 
         conf = get_settings()
     if conf.RETRIEVAL_MODE != "fused":

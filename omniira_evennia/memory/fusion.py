@@ -39,6 +39,7 @@ from omniira_evennia.memory.retrieval import (
     chronological,
     importance_multiplier,
     recency_lane,
+    select_memories,
     weighted,
 )
 
@@ -179,3 +180,39 @@ def select_newest_plus_fused(
     picked = [newest] + [by_id[rid] for _, rid in ranked[: slots - 1]]
     picked.sort(key=lambda r: (r.created_at, r.id))
     return picked
+
+
+def select_by_mode(
+    index: MemoryMatrix,
+    query_vector,
+    lexical: LexicalHits | None,
+    subject_id: int | None,
+    conf,
+    *,
+    now: float | None = None,
+    include_suspect: bool = True,
+):
+    """
+    Memories for a query by the configured RETRIEVAL_MODE: `fused` when full-text hits are at
+    hand, otherwise (`paper` mode, or no full-text index) the paper's scorer. `conf` is the
+    contrib's settings object (duck-typed: this module stays plain).
+    """
+    options = dict(
+        now=now,
+        recency_slots=conf.RECENCY_SLOTS,
+        similarity_slots=conf.SIMILARITY_SLOTS,
+        floor=conf.SIMILARITY_FLOOR,
+        weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
+        include_suspect=include_suspect,
+    )
+    if conf.RETRIEVAL_MODE == "fused" and lexical is not None:
+        return select_memories_fused(
+            index,
+            query_vector,
+            lexical.memories,
+            subject_id,
+            rrf_k=conf.RRF_K,
+            depth=conf.LEXICAL_DEPTH,
+            **options,
+        )
+    return select_memories(index, query_vector, subject_id, **options)

@@ -29,7 +29,7 @@ from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
 from omniira_evennia import signals
-from omniira_evennia.fields import is_postgres
+from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.memory import relationships
 from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
@@ -47,7 +47,9 @@ from omniira_evennia.models import (
 )
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.claims import claim_once
+from omniira_evennia.runtime.runner import defer_background, orm_allowed
 from omniira_evennia.vocabulary import (
+    NPC_TAG,
     clamp_int,
     cut_value,
 )
@@ -168,10 +170,12 @@ def _index_rows(npc_id: int) -> list[tuple]:
     """
     from django.db import connection
 
+    vector_wire = _vector_wire(connection)[0]
+
     # Grouped by subject, so each subject's rows are one slice of the matrix (see MemoryMatrix).
     queryset = (
         Memory.objects.filter(npc_id=npc_id)
-        .annotate(vector_wire=_vector_wire(connection)[0])
+        .annotate(vector_wire=vector_wire)
         .order_by("subject_id", "learned_at", "id")
         .values_list(*_INDEX_COLUMNS)
     )
@@ -253,8 +257,6 @@ def load_index_later(npc_ids):
     """
     from twisted.internet import defer
 
-    from omniira_evennia.runtime.runner import defer_background
-
     missing = [npc_id for npc_id in dict.fromkeys(npc_ids) if cached_index(npc_id) is None]
     if not missing:
         return defer.succeed(None)
@@ -276,8 +278,6 @@ def read_index(npc_id: int) -> MemoryMatrix:
     Touches no shared state, so it may run in a worker thread with its own connection.
     """
     from django.db import connection
-
-    from omniira_evennia.runtime.runner import orm_allowed
 
     with orm_allowed():  # the one sanctioned read from a worker thread
         rows = _index_rows(npc_id)
@@ -379,7 +379,6 @@ def nearest_memories(npc_id: int, vector, limit: int = 10, subject_id: int | Non
     if vector is None or limit <= 0:
         return []
     if is_postgres(connection):
-        from omniira_evennia.fields import vector_literal
 
         table = connection.ops.quote_name(Memory._meta.db_table)
         where, params = "npc_id = %s AND embedding IS NOT NULL", [npc_id]
@@ -424,7 +423,6 @@ def who_knows(vector, limit: int = 10, floor: float = 0.3):
         return []
     best: dict[int, tuple[int, float]] = {}
     if is_postgres(connection):
-        from omniira_evennia.fields import vector_literal
 
         table = connection.ops.quote_name(Memory._meta.db_table)
         with transaction.atomic(), connection.cursor() as cursor:
@@ -493,7 +491,6 @@ def add_plan(npc, commitment, to_obj=None, game_day: int = 0) -> Plan:
 
 
 def reflection_records(npc, target) -> list[TextRecord]:
-    from omniira_evennia.memory.embeddings import from_blob
 
     return [
         TextRecord(
@@ -681,3 +678,40 @@ def audit(kind: str, labels, npc=None, speaker=None, memory=None, excerpt: str =
         memory=memory,
         excerpt=" ".join(str(excerpt).split())[:500],
     )
+
+
+# ---------------------------------------------------------------- finding NPCs
+
+
+def memory_npcs(located: bool = True) -> list:
+    """Every memory NPC (in a room, unless `located` is False), found by its tag."""
+    from evennia.objects.models import ObjectDB
+
+    rows = ObjectDB.objects.get_by_tag(key=NPC_TAG[0], category=NPC_TAG[1])
+    if located:
+        rows = rows.filter(db_location__isnull=False)
+    return list(rows)
+
+
+TAGGED_FLAG = "omniira_npc_tags"
+
+
+def tag_untagged_npcs() -> int:
+    """
+    Once per database: tag the memory NPCs created before NPCs carried a tag (0.1). The one
+    scan over every object; afterwards `memory_npcs` is an indexed lookup. Returns how many.
+    """
+    from evennia.objects.models import ObjectDB
+    from evennia.server.models import ServerConfig
+
+    if ServerConfig.objects.conf(TAGGED_FLAG, default=False):
+        return 0
+    tagged = 0
+    for obj in ObjectDB.objects.all():
+        if getattr(obj, "is_omniira_npc", False) and not obj.tags.has(
+            NPC_TAG[0], category=NPC_TAG[1]
+        ):
+            obj.tags.add(*NPC_TAG)
+            tagged += 1
+    ServerConfig.objects.conf(TAGGED_FLAG, True)
+    return tagged

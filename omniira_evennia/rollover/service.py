@@ -317,16 +317,6 @@ def _job_failed(failure, kind, npc, game_day, target_id=0):
     return 0
 
 
-def memory_npcs():
-    from evennia.objects.models import ObjectDB
-
-    return [
-        obj
-        for obj in ObjectDB.objects.filter(db_location__isnull=False)
-        if getattr(obj, "is_omniira_npc", False)
-    ]
-
-
 def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
     """
     Run the day's forgetting, reflections and diaries now (default: today). Fires with a
@@ -346,7 +336,7 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
     events = world_events_by_npc(day)
     semaphore = defer.DeferredSemaphore(conf.ROLLOVER_CONCURRENCY)
     jobs, reflection_jobs = [], 0
-    for npc in npcs if npcs is not None else memory_npcs():
+    for npc in npcs if npcs is not None else store.memory_npcs():
         if conf.REFLECTIONS and _is_headline(npc):
             targets = reflection_targets(npc, conf.REFLECTION_THRESHOLD)
             people = ObjectDB.objects.in_bulk([t for t, _ in targets])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from omniira_evennia.conf import get_settings
+
 SECONDS_PER_DAY = 24 * 3600
 
 
@@ -11,8 +13,6 @@ def game_seconds() -> float:
     (0 by default: midnight).
     """
     from evennia.utils import gametime
-
-    from omniira_evennia.conf import get_settings
 
     return gametime.gametime(absolute=False) + get_settings().GAME_START_HOUR * 3600
 

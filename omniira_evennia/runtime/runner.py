@@ -29,6 +29,9 @@ from twisted.internet import defer, reactor
 from twisted.internet.threads import deferToThreadPool
 from twisted.python.threadpool import ThreadPool
 
+from omniira_evennia.conf import get_settings
+from omniira_evennia.runtime import health
+
 INTERACTIVE = "interactive"
 BACKGROUND = "background"
 
@@ -80,7 +83,6 @@ def _pool(kind: str) -> ThreadPool:
     with _lock:
         pool = _pools.get(kind)
         if pool is None:
-            from omniira_evennia.conf import get_settings
 
             conf = get_settings()
             threads = conf.interactive_threads if kind == INTERACTIVE else conf.BACKGROUND_THREADS
@@ -123,7 +125,6 @@ def _guard(execute, sql, params, many, context):
         message = f"ORM access from an omniira worker thread: {sql[:120]}"
         if _guard_mode == "raise":
             raise WorkerOrmAccess(message)
-        from omniira_evennia.runtime import health
 
         health.incr("worker_orm_access")
         from evennia.utils import logger  # lazy: keeps runtime importable without Evennia

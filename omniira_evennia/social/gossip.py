@@ -41,6 +41,7 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     slug_key,
 )
+from omniira_evennia.conversation.turn import retrieve_context
 from omniira_evennia.llm.client import (
     LLMClient,
     LLMError,
@@ -349,7 +350,6 @@ def news_lines(records, exclude: set[int], limit: int = 6) -> list[str]:
 
 def run_npc_exchange(a_turn, b_turn, inp: ExchangeInput, conf, client, embedder=None):
     """Fill each side's memory block about the other (off the reactor), then talk and extract."""
-    from omniira_evennia.conversation.turn import retrieve_context
 
     queries = embed_or_none([f"{inp.b.name}", f"{inp.a.name}"], embedder)
     inp.a.context = retrieve_context(a_turn, conf, queries[0])

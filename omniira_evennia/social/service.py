@@ -64,21 +64,17 @@ def known_subjects(days: int = 7) -> dict[int, str]:
     )
     for obj in ObjectDB.objects.filter(id__in=speaker_ids):
         known[obj.id] = obj.key
-    for obj in ObjectDB.objects.filter(db_typeclass_path__isnull=False).exclude(
-        db_location__isnull=True
-    ):
-        if obj.has_account or _is_memory_npc(obj):
-            known[obj.id] = obj.key
+    for obj in store.memory_npcs():
+        known[obj.id] = obj.key
+    for session_character in _connected_characters():
+        known[session_character.id] = session_character.key
     return known
 
 
 def candidate_pairs(rooms=None) -> list[tuple]:
     """Pairs of memory NPCs sharing a room that holds no connected player."""
-    from evennia.objects.models import ObjectDB
-
     if rooms is None:
-        npcs = [o for o in ObjectDB.objects.exclude(db_location__isnull=True) if _is_memory_npc(o)]
-        rooms = {npc.location for npc in npcs}
+        rooms = {npc.location for npc in store.memory_npcs()}
     pairs = []
     for room in rooms:
         contents = room.contents
@@ -88,6 +84,14 @@ def candidate_pairs(rooms=None) -> list[tuple]:
         random.shuffle(npcs)
         pairs += [(npcs[i], npcs[i + 1]) for i in range(0, len(npcs) - 1, 2)]
     return pairs
+
+
+def _connected_characters() -> list:
+    """Characters of connected players (the living players gossip may name)."""
+    from evennia.objects.models import ObjectDB
+
+    owned = ObjectDB.objects.filter(db_account__isnull=False, db_location__isnull=False)
+    return [obj for obj in owned if obj.has_account]
 
 
 def gossip_round(room=None, budget: int | None = None) -> list:
