@@ -1,5 +1,6 @@
 """
-Builder and player tools: `@memory` (inspect and steer NPC memory) and `recall`.
+`@memory`, the builder's command to inspect and steer NPC memory (a thin command over
+`omniira_evennia.operations`, the memory handler and the erasure registry).
 
 Add `OmniiraAdminCmdSet` to your CharacterCmdSet (the demo does). Every subcommand answers bad
 arguments with its usage line.
@@ -7,31 +8,23 @@ arguments with its usage line.
 
 from __future__ import annotations
 
-from django.db import transaction
-from django.db.models import Count, Sum
-from django.utils import timezone
 from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.muxcommand import MuxCommand
 
 from omniira_evennia.api import remember_later
-from omniira_evennia.conf import get_settings
+from omniira_evennia.commands import CmdRecall
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none
+from omniira_evennia.memory.erasure import erase_player, erasure_counts
 from omniira_evennia.models import (
     AuditLog,
-    Concern,
-    Conversation,
-    ConversationTurn,
     DiaryEntry,
-    LLMUsage,
     Memory,
-    Opinion,
-    Plan,
     Reflection,
     Relationship,
     Source,
 )
-from omniira_evennia.runtime import health
+from omniira_evennia.operations import stats_text, trace_text
 from omniira_evennia.runtime.runner import defer_interactive
 from omniira_evennia.vocabulary import FEELINGS
 
@@ -429,171 +422,6 @@ class CmdMemory(MuxCommand):
             return
         erased = erase_player(player, by=self.caller)
         self.caller.msg(f"Erased {sum(erased.values())} rows about {player.key}.")
-
-
-def stats_text() -> str:
-    """Counts by source and feeling, self-tag cadence, usage by tier/feature, health."""
-    memories = Memory.objects.all()
-    by_source = dict(memories.order_by().values_list("source").annotate(n=Count("id")))
-    by_feeling = dict(
-        memories.exclude(feeling="").order_by().values_list("feeling").annotate(n=Count("id"))
-    )
-    npc_turns = ConversationTurn.objects.filter(role=ConversationTurn.Role.NPC).count()
-    self_tagged = by_source.get("self", 0)
-    cadence = f"{self_tagged}/{npc_turns} = {self_tagged / npc_turns:.0%}" if npc_turns else "n/a"
-    lines = [
-        f"|wMemories|n: {memories.count()} (suspect {memories.filter(suspect=True).count()}, "
-        f"locked {memories.filter(locked=True).count()})",
-        "  by source: " + (", ".join(f"{k} {v}" for k, v in sorted(by_source.items())) or "-"),
-        "  by feeling: " + (", ".join(f"{k} {v}" for k, v in sorted(by_feeling.items())) or "-"),
-        f"  self-tag cadence (self-tagged memories per NPC reply): {cadence}",
-    ]
-    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
-    for label, rows in (
-        ("today (UTC)", LLMUsage.objects.filter(created_at__gte=start)),
-        ("total", LLMUsage.objects.all()),
-    ):
-        agg = list(
-            rows.order_by()
-            .values("tier", "feature")
-            .annotate(
-                calls=Count("id"),
-                tokens_in=Sum("tokens_in"),
-                tokens_out=Sum("tokens_out"),
-                cost=Sum("cost_usd"),
-            )
-            .order_by("tier", "feature")
-        )
-        lines.append(f"|wLLM usage, {label}|n:" + ("" if agg else " none"))
-        for row in agg:
-            lines.append(
-                f"  {row['tier']}/{row['feature']}: {row['calls']} calls, "
-                f"{row['tokens_in'] or 0} in / {row['tokens_out'] or 0} out tokens, "
-                f"${row['cost'] or 0:.4f}"
-            )
-    counters = health.snapshot()
-    lines.append(
-        "|wHealth counters|n (since start): "
-        + (", ".join(f"{k} {v}" for k, v in sorted(counters.items())) or "none")
-    )
-    return "\n".join(lines)
-
-
-def trace_text(memory: Memory) -> str:
-    from evennia.objects.models import ObjectDB
-
-    if not memory.provenance_id:
-        return (
-            f"Memory #{memory.id} is firsthand: {memory.npc.db_key} learned it directly "
-            f"({memory.source}): {memory.value}"
-        )
-    chain = memory.chain or [memory.provenance_id]
-    names = ObjectDB.objects.in_bulk(chain)
-    path = " -> ".join(names[i].db_key if i in names else f"#{i} (gone)" for i in chain)
-    return (
-        f"Memory #{memory.id} about {memory.subject.db_key}: {memory.value}\n"
-        f"  origin: {names[chain[0]].db_key if chain[0] in names else '#' + str(chain[0])}\n"
-        f"  told along: {path} -> {memory.npc.db_key} ({memory.hops} hop"
-        f"{'s' if memory.hops != 1 else ''})"
-    )
-
-
-def erasure_counts(player) -> dict[str, int]:
-    return {
-        "memories": Memory.objects.filter(subject=player).count(),
-        "conversation lines": ConversationTurn.objects.filter(speaker=player).count(),
-        "opinions": Opinion.objects.filter(target=player).count(),
-        "relationships": Relationship.objects.filter(subject=player).count(),
-        "beliefs": Reflection.objects.filter(target=player).count(),
-        "concerns": Concern.objects.filter(source=player).count(),
-        "plans": Plan.objects.filter(to=player).count(),
-        "audit entries": AuditLog.objects.filter(speaker=player).count(),
-    }
-
-
-def erase_player(player, by=None) -> dict[str, int]:
-    """Delete everything stored about `player` (privacy request); audit that it happened."""
-
-    with transaction.atomic():
-        # Conversations with the player end now and are never extracted; an extraction already
-        # running sees its claim gone and writes nothing (social.extract checks it).
-        Conversation.objects.filter(speaker=player, ended_at__isnull=True).update(
-            ended_at=timezone.now(), end_reason="erased"
-        )
-        Conversation.objects.filter(
-            speaker=player,
-            extraction__in=[Conversation.Extraction.PENDING, Conversation.Extraction.RUNNING],
-        ).update(extraction=Conversation.Extraction.SKIPPED)
-        npc_ids = set(Memory.objects.filter(subject=player).values_list("npc_id", flat=True))
-        erased = {
-            "memories": Memory.objects.filter(subject=player).delete()[0],
-            "conversation lines": ConversationTurn.objects.filter(speaker=player).delete()[0],
-            "opinions": Opinion.objects.filter(target=player).delete()[0],
-            "relationships": Relationship.objects.filter(subject=player).delete()[0],
-            "beliefs": Reflection.objects.filter(target=player).delete()[0],
-            "concerns": Concern.objects.filter(source=player).delete()[0],
-            "plans": Plan.objects.filter(to=player).delete()[0],
-            "audit entries": AuditLog.objects.filter(speaker=player).delete()[0],
-        }
-        store.audit(
-            "erasure",
-            [f"{k}:{v}" for k, v in erased.items() if v],
-            speaker=None,
-            npc=None,
-            excerpt=f"erased data about #{player.id} at the request of "
-            f"{by.key if by else 'game code'}",
-        )
-    for npc_id in npc_ids:
-        store.invalidate(npc_id)
-    return erased
-
-
-class CmdRecall(MuxCommand):
-    """
-    ask what someone remembers about you
-
-    Usage:
-      recall <npc>
-
-    Examples:
-      recall Maren
-
-    Shows what the NPC remembers about you, if the game allows it.
-    """
-
-    key = "recall"
-    locks = "cmd:all()"
-    help_category = "Communication"
-
-    def func(self):
-        caller = self.caller
-        if not get_settings().PLAYER_RECALL:
-            caller.msg("You can't see into other people's heads.")
-            return
-        if not self.args.strip():
-            caller.msg("Usage: recall <npc>")
-            return
-        npc = caller.search(self.args.strip(), location=caller.location, quiet=True)
-        if not npc or len(npc) != 1 or not getattr(npc[0], "is_omniira_npc", False):
-            caller.msg(f"There is no one called '{self.args.strip()}' here who remembers.")
-            return
-        npc = npc[0]
-        rows = (
-            Memory.objects.filter(npc=npc, subject=caller, suspect=False)
-            .select_related("provenance")
-            .order_by("learned_at")
-        )
-        if not rows:
-            caller.msg(f"{npc.key} doesn't seem to remember anything about you.")
-            return
-        caller.msg(
-            f"{npc.key} remembers about you:\n"
-            + "\n".join(
-                f"  - {'(heard from ' + m.provenance.db_key + ') ' if m.provenance_id else ''}"
-                f"{m.value}"
-                for m in rows
-            )
-        )
 
 
 class OmniiraAdminCmdSet(CmdSet):

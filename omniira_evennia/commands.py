@@ -9,7 +9,9 @@ from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.general import CmdSay as DefaultCmdSay
 from evennia.commands.default.muxcommand import MuxCommand
 
+from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.addressing import addressed_name
+from omniira_evennia.models import Memory
 
 
 def _memory_npcs_here(caller):
@@ -106,3 +108,51 @@ class OmniiraCmdSet(CmdSet):
     def at_cmdset_creation(self):
         self.add(CmdTalk())
         self.add(CmdSay())
+
+
+class CmdRecall(MuxCommand):
+    """
+    ask what someone remembers about you
+
+    Usage:
+      recall <npc>
+
+    Examples:
+      recall Maren
+
+    Shows what the NPC remembers about you, if the game allows it.
+    """
+
+    key = "recall"
+    locks = "cmd:all()"
+    help_category = "Communication"
+
+    def func(self):
+        caller = self.caller
+        if not get_settings().PLAYER_RECALL:
+            caller.msg("You can't see into other people's heads.")
+            return
+        if not self.args.strip():
+            caller.msg("Usage: recall <npc>")
+            return
+        npc = caller.search(self.args.strip(), location=caller.location, quiet=True)
+        if not npc or len(npc) != 1 or not getattr(npc[0], "is_omniira_npc", False):
+            caller.msg(f"There is no one called '{self.args.strip()}' here who remembers.")
+            return
+        npc = npc[0]
+        rows = (
+            Memory.objects.filter(npc=npc, subject=caller, suspect=False)
+            .select_related("provenance")
+            .order_by("learned_at")
+        )
+        if not rows:
+            caller.msg(f"{npc.key} doesn't seem to remember anything about you.")
+            return
+        caller.msg(
+            f"{npc.key} remembers about you:\n"
+            + "\n".join(
+                f"  - {'(heard from ' + m.provenance.db_key + ') ' if m.provenance_id else ''}"
+                f"{m.value}"
+                for m in rows
+            )
+        )

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from omniira_evennia.conversation.tags import clean_text
+
 SELF_PERSISTENCE_INSTRUCTIONS = """\
 PRIVATE NOTES (optional; the people you talk to never see them):
 You may keep a note for yourself by adding one of these tags anywhere in your reply. They are
@@ -235,8 +237,5 @@ def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
             broke = True
             continue
         kept.append(sentence.strip())
-    from omniira_evennia.conversation.tags import (
-        clean_text,  # joining sentences must not rebuild a tag
-    )
 
     return clean_text(" ".join(s for s in kept if s)), broke

@@ -21,6 +21,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
+from omniira_evennia.conf import get_settings
 from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.embeddings")
@@ -117,7 +118,6 @@ def get_embedder() -> Embedder:
     global _embedder
     with _embedder_lock:
         if _embedder is None:
-            from omniira_evennia.conf import get_settings
 
             conf = get_settings()
             module_name, _, class_name = conf.EMBEDDER.rpartition(".")
