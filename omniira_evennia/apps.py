@@ -15,7 +15,7 @@ class OmniiraConfig(AppConfig):
         from omniira_evennia import conf
         from omniira_evennia.llm import client as llm
         from omniira_evennia.memory import fulltext, store
-        from omniira_evennia.runtime import runner
+        from omniira_evennia.runtime import logs, runner
 
         def _settings_changed(setting, **kwargs):
             if setting == "OMNIIRA":
@@ -25,6 +25,7 @@ class OmniiraConfig(AppConfig):
         setting_changed.connect(_settings_changed, weak=False)
         store.connect_signals()
         runner.install_orm_guard(_guard_mode())
+        logs.route_to_evennia()  # one logging path: stdlib logging into Evennia's log
 
         from omniira_evennia.models import Plan
 

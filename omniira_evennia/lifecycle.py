@@ -6,7 +6,8 @@ tickers ensured) and the warm-up of the embedder and memory matrices off the rea
 
 from __future__ import annotations
 
-from evennia.utils import logger
+import logging
+
 from twisted.internet import reactor
 
 from omniira_evennia.conversation.lifecycle import process_ended
@@ -20,6 +21,8 @@ from omniira_evennia.runtime import health
 from omniira_evennia.runtime.runner import defer_background
 from omniira_evennia.scripts import ensure_decision_ticker, ensure_ticker
 
+log = logging.getLogger(__name__)
+
 
 def at_server_start():
     """
@@ -30,7 +33,7 @@ def at_server_start():
 
     tagged = store.tag_untagged_npcs()  # once per database (NPCs made before 0.2)
     if tagged:
-        logger.log_info(f"omniira: tagged {tagged} memory NPCs made by an older version")
+        log.info(f"omniira: tagged {tagged} memory NPCs made by an older version")
 
     reset_unfinished_claims()
     for conv in Conversation.objects.filter(ended_at__isnull=True):
@@ -59,19 +62,19 @@ def warm_up(delay: float = 10.0):
 
     def _report(vectors):
         if vectors and vectors[0] is not None:
-            logger.log_info("omniira: embedding model ready")
+            log.info("omniira: embedding model ready")
         else:
-            logger.log_err("omniira: embedding model failed to load; memories rely on recency")
+            log.error("omniira: embedding model failed to load; memories rely on recency")
 
     def _read_matrices(_):
         npc_ids = list(Memory.objects.order_by().values_list("npc_id", flat=True).distinct())
         return store.load_index_later(npc_ids).addCallback(
-            lambda _: logger.log_info(f"omniira: memory matrices of {len(npc_ids)} NPCs ready")
+            lambda _: log.info(f"omniira: memory matrices of {len(npc_ids)} NPCs ready")
         )
 
     def _load():
         deferred = defer_background(embed_or_none, ["warming up"]).addCallback(_report)
         deferred.addCallback(_read_matrices)
-        deferred.addErrback(lambda f: logger.log_err(f"omniira: warm-up failed: {f.value}"))
+        deferred.addErrback(lambda f: log.error(f"omniira: warm-up failed: {f.value}"))
 
     return reactor.callLater(delay, _load)

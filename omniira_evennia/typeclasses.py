@@ -17,11 +17,15 @@ Typeclass hooks import the services they call when called (Evennia loads typecla
 the apps' models are ready), each import with a comment saying so.
 """
 
+import logging
+
 from evennia.objects.objects import DefaultCharacter
 from evennia.typeclasses.attributes import AttributeProperty
 from evennia.utils.utils import lazy_property
 
 from omniira_evennia.vocabulary import NPC_TAG
+
+log = logging.getLogger(__name__)
 
 
 class MemoryNPCMixin:
@@ -73,9 +77,8 @@ class MemoryNPCMixin:
             try:
                 notice_departure(self, from_obj)
             except Exception:  # never let a follow break message delivery
-                from evennia.utils import logger
 
-                logger.log_trace(f"omniira: {self.key} could not consider following")
+                log.exception(f"omniira: {self.key} could not consider following")
         return accepted
 
     def at_talked_to(self, message, character):

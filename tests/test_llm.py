@@ -222,15 +222,3 @@ def test_local_endpoint_fills_only_unconfigured_tiers():
     assert conf.TIERS["voice"].base_url == "http://groq/v1"
     assert conf.TIERS["reasoning"].base_url == "http://l/v1"
     assert conf.TIERS["reasoning"].model == "qwen"
-
-
-def test_invalid_settings_fail_the_system_check():
-    from django.test import override_settings
-
-    from omniira_evennia.checks import check_settings
-
-    with override_settings(OMNIIRA={"RECENCY_SLOTS": "many"}):
-        [error] = check_settings()
-    assert error.id == "omniira.E001"
-    with override_settings(OMNIIRA={}):
-        assert {m.id for m in check_settings()} == {"omniira.W001"}

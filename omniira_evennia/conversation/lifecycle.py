@@ -7,10 +7,10 @@ mark share one transaction, and a claim left "running" by a crash is reset at th
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 from django.utils import timezone
-from evennia.utils import logger
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction
@@ -21,6 +21,8 @@ from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.write import Note, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
+
+log = logging.getLogger(__name__)
 
 
 def close_conversation(conversation_id: str, reason: str):
@@ -103,7 +105,7 @@ def extract(conversation_id: str):
             return 0
         if result.error is not None:
             health.incr("extraction_failures")
-            logger.log_warn(f"omniira: extraction of {conversation_id} failed: {result.error}")
+            log.warning(f"omniira: extraction of {conversation_id} failed: {result.error}")
             store.finish_extraction(conversation_id, Conversation.Extraction.FAILED)
             return 0
         written = 0

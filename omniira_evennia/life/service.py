@@ -20,8 +20,9 @@ the exit they took.
 
 from __future__ import annotations
 
+import logging
+
 from django.db.models import Q
-from evennia.utils import logger
 from twisted.internet import reactor
 
 from omniira_evennia.conf import get_settings
@@ -52,6 +53,8 @@ from omniira_evennia.models import Conversation, Memory, Plan, Source
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.runtime.runner import defer_background
 
+log = logging.getLogger(__name__)
+
 SCHEDULE_ATTR = "npc_schedule"
 AUTONOMOUS_ATTR = "npc_autonomous"
 PLAN_TIMES_ATTR = "omniira_plan_times"  # {plan id: [game time first seen, deadline or None]}
@@ -68,7 +71,7 @@ def _warn_once(npc, message: str) -> None:
     """Builder mistakes are logged once per NPC and message, not at every tick."""
     if (npc.id, message) not in _warned:
         _warned.add((npc.id, message))
-        logger.log_warn(f"omniira: {message}")
+        log.warning(f"omniira: {message}")
         health.incr("daily_life_warnings")
 
 
@@ -306,7 +309,7 @@ def close_plan(npc, plan, outcome: PlanOutcome) -> bool:
     if memory is not None:
         _embed_later(memory)
     health.incr("plans_kept" if kept else "plans_dropped")
-    logger.log_info(
+    log.info(
         f"omniira: {npc.key} {'kept' if kept else 'dropped'} plan #{plan.id} "
         f"({plan.action} {plan.target or plan.to_name}): {reason}"
     )
@@ -324,7 +327,7 @@ def _embed_later(memory) -> None:
             store.invalidate(npc_id)
 
     defer_background(embed_or_none, [value]).addCallback(_store).addErrback(
-        lambda failure: logger.log_err(f"omniira: embedding a plan outcome failed: {failure}")
+        lambda failure: log.error(f"omniira: embedding a plan outcome failed: {failure}")
     )
 
 
@@ -367,7 +370,7 @@ def step_towards(npc, decision: Decision, world: WalkMap) -> bool:
     exit_obj.at_traverse(npc, destination)
     if npc.location != destination:
         health.incr("npc_moves_refused")
-        logger.log_warn(f"omniira: {npc.key} could not go {exit_obj.key} ({decision.reason})")
+        log.warning(f"omniira: {npc.key} could not go {exit_obj.key} ({decision.reason})")
         return False
     health.incr("npc_moves")
     return True
@@ -456,7 +459,7 @@ def run_decision_tick(budget: int | None = None, now: float | None = None) -> li
         try:
             decision = tick_npc(npc, now)
         except Exception:
-            logger.log_trace(f"omniira: the decision tick failed for {npc.key} (#{npc.id})")
+            log.exception(f"omniira: the decision tick failed for {npc.key} (#{npc.id})")
             health.incr("decision_failures")
             continue
         if decision is not None:
@@ -513,7 +516,7 @@ def on_plan_saved(plan, created: bool) -> None:
         try:
             note_new_plan(plan)
         except Exception:  # the tick times it instead
-            logger.log_trace(f"omniira: could not time plan #{plan.id}")
+            log.exception(f"omniira: could not time plan #{plan.id}")
 
 
 def forget_followers(npc_id: int) -> None:

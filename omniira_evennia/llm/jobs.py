@@ -13,16 +13,18 @@ and the diary:
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from django.db import transaction
-from evennia.utils import logger
 
 from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.retry import retry_if_locked
 from omniira_evennia.runtime.runner import defer_background
+
+log = logging.getLogger(__name__)
 
 
 def _nothing() -> None:
@@ -63,11 +65,11 @@ def run_job(job: Job):
             return job.apply(result)
 
     def _failed(failure):
-        logger.log_err(f"omniira: {job.kind} for {job.label} failed: {failure.getErrorMessage()}")
+        log.error(f"omniira: {job.kind} for {job.label} failed: {failure.getErrorMessage()}")
         try:
             job.on_failure()
         except Exception:  # e.g. the database is locked; claims are reset at the next start
-            logger.log_trace(f"omniira: could not mark the failed {job.kind}")
+            log.exception(f"omniira: could not mark the failed {job.kind}")
         health.incr(f"{job.kind}_failures")
         return job.failed_result
 

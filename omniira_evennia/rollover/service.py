@@ -12,13 +12,13 @@ gathers inputs and writes results.
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 from django.utils import timezone
-from evennia.utils import logger
 from twisted.internet import defer
 
 from omniira_evennia.conf import get_settings
@@ -45,6 +45,8 @@ from omniira_evennia.rollover.reflection import (
 )
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.runtime.claims import claim_once
+
+log = logging.getLogger(__name__)
 
 LAST_DAY_KEY = "omniira_last_rollover_day"
 
@@ -306,13 +308,11 @@ def diary_job(npc, game_day, events=None):
 
 def _job_failed(failure, kind, npc, game_day, target_id=0):
     """Any error in a job (its reactor part or its worker part): mark it failed, go on."""
-    logger.log_err(
-        f"omniira: {kind} for {npc.key} (day {game_day}) failed: {failure.getErrorMessage()}"
-    )
+    log.error(f"omniira: {kind} for {npc.key} (day {game_day}) failed: {failure.getErrorMessage()}")
     try:
         _mark(kind, npc, game_day, "failed", target_id)
     except Exception:  # e.g. the database is locked; the claim is reset at the next start
-        logger.log_trace("omniira: could not mark the failed job")
+        log.exception("omniira: could not mark the failed job")
     health.incr(f"{kind}_failures")
     return 0
 
@@ -330,7 +330,7 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
     try:
         forgotten = forget()
     except Exception:  # forgetting can wait a day; the diaries should not
-        logger.log_trace("omniira: forgetting failed during the rollover")
+        log.exception("omniira: forgetting failed during the rollover")
         health.incr("forget_failures")
         forgotten = {"expired": 0, "evicted": 0}
     events = world_events_by_npc(day)
@@ -364,7 +364,7 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
             "seconds": round(time.monotonic() - started, 2),
             **forgotten,
         }
-        logger.log_info(f"omniira: rollover of day {day}: {summary}")
+        log.info(f"omniira: rollover of day {day}: {summary}")
         return summary
 
     return defer.gatherResults(jobs, consumeErrors=True).addCallback(_summary)

@@ -22,6 +22,7 @@ worker, so the guard applies there too.
 
 from __future__ import annotations
 
+import logging
 import threading
 from contextlib import contextmanager
 
@@ -31,6 +32,8 @@ from twisted.python.threadpool import ThreadPool
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.runtime import health
+
+log = logging.getLogger(__name__)
 
 INTERACTIVE = "interactive"
 BACKGROUND = "background"
@@ -127,9 +130,8 @@ def _guard(execute, sql, params, many, context):
             raise WorkerOrmAccess(message)
 
         health.incr("worker_orm_access")
-        from evennia.utils import logger  # lazy: keeps runtime importable without Evennia
 
-        logger.log_warn(f"omniira: {message}")
+        log.warning(f"omniira: {message}")
     return execute(sql, params, many, context)
 
 

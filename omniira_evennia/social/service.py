@@ -13,12 +13,12 @@ The Evennia side of social memory: conversation lifecycle, extraction, NPC-to-NP
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from datetime import timedelta
 
 from django.utils import timezone
-from evennia.utils import logger
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.service import build_context
@@ -37,6 +37,8 @@ from omniira_evennia.social.gossip import (
     news_lines,
     run_npc_exchange,
 )
+
+log = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------- lifecycle
 
@@ -200,7 +202,7 @@ def apply_exchange(result, a, b):
         health.incr("gossip_items_written")
     health.incr("gossip_items_rejected", len(result.rejected))
     if result.error:
-        logger.log_warn(f"omniira: conversation {a.key}/{b.key} cut short: {result.error}")
+        log.warning(f"omniira: conversation {a.key}/{b.key} cut short: {result.error}")
     return result
 
 
