@@ -56,10 +56,13 @@ def _line(memory: Memory) -> str:
     if memory.suspect:
         flags.append("|rsuspect|n")
     extra = f" ({', '.join(flags)})" if flags else ""
-    return (
+    line = (
         f"  |w#{memory.id}|n [{memory.source}, imp {memory.importance}]{extra} "
         f"{memory.key}: {memory.value}"
     )
+    for old in memory.history or []:
+        line += f"\n      |xused to be (until {old.get('until', '?')[:16]}): {old.get('value')}|n"
+    return line
 
 
 class CmdMemory(MuxCommand):

@@ -60,6 +60,9 @@ class Memory(models.Model):
     # Instruction-like content or written during a manipulation attempt: kept, audited, and
     # shown as untrusted (or left out of prompts, setting SUSPECT_MEMORIES).
     suspect = models.BooleanField(default=False)
+    # Earlier values of this key, newest first: [{"value", "until" (ISO time), "source"}], at
+    # most HISTORY_KEPT. A fact remembered again with a new value is updated, not erased.
+    history = models.JSONField(default=list, blank=True)
 
     class Meta:
         constraints = [

@@ -66,19 +66,25 @@ def stats_text() -> str:
 
 
 def trace_text(memory: Memory) -> str:
+    """Where a memory came from (firsthand, or the chain of tellers) and what it used to say."""
     from evennia.objects.models import ObjectDB
 
     if not memory.provenance_id:
-        return (
+        text = (
             f"Memory #{memory.id} is firsthand: {memory.npc.db_key} learned it directly "
             f"({memory.source}): {memory.value}"
         )
-    chain = memory.chain or [memory.provenance_id]
-    names = ObjectDB.objects.in_bulk(chain)
-    path = " -> ".join(names[i].db_key if i in names else f"#{i} (gone)" for i in chain)
-    return (
-        f"Memory #{memory.id} about {memory.subject.db_key}: {memory.value}\n"
-        f"  origin: {names[chain[0]].db_key if chain[0] in names else '#' + str(chain[0])}\n"
-        f"  told along: {path} -> {memory.npc.db_key} ({memory.hops} hop"
-        f"{'s' if memory.hops != 1 else ''})"
-    )
+    else:
+        chain = memory.chain or [memory.provenance_id]
+        names = ObjectDB.objects.in_bulk(chain)
+        path = " -> ".join(names[i].db_key if i in names else f"#{i} (gone)" for i in chain)
+        text = (
+            f"Memory #{memory.id} about {memory.subject.db_key}: {memory.value}\n"
+            f"  origin: {names[chain[0]].db_key if chain[0] in names else '#' + str(chain[0])}\n"
+            f"  told along: {path} -> {memory.npc.db_key} ({memory.hops} hop"
+            f"{'s' if memory.hops != 1 else ''})"
+        )
+    for old in memory.history or []:
+        text += f"\n  used to be (until {old.get('until', '?')[:16]}, {old.get('source')}): "
+        text += str(old.get("value"))
+    return text

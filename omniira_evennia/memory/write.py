@@ -12,7 +12,8 @@ written by `write_note`, so the policy is the same for every source:
    written during a turn whose player text was flagged);
 4. cap the importance of what a player said at PLAYER_IMPORTANCE_CAP;
 5. upsert by (npc, subject, key): a locked row refuses all but a builder, a suspect row stays
-   suspect until a builder clears it;
+   suspect until a builder clears it, and a changed value keeps the old one as history
+   (updated, not erased: "used to");
 6. audit, nudge the relationship by the feeling, send `memory_written` once committed.
 
 Reactor thread only (ORM writes). `write_reply` applies a parsed reply's tags through it.
@@ -150,10 +151,25 @@ def _upsert(npc, subject, key, fields, admin: bool) -> tuple[Memory | None, bool
             return None, False
         if existing.suspect and not admin:
             fields["suspect"] = True  # only a builder clears suspicion, not a repeat
+        if existing.value != fields["value"]:
+            fields["history"] = superseded(existing)
         for name, val in fields.items():
             setattr(existing, name, val)
         existing.save()
         return existing, False
+
+
+HISTORY_KEPT = 5
+
+
+def superseded(memory: Memory) -> list[dict]:
+    """The row's history with its current value pushed on top (newest first, capped)."""
+    entry = {
+        "value": memory.value,
+        "until": timezone.now().isoformat(timespec="seconds"),
+        "source": memory.source,
+    }
+    return [entry, *(memory.history or [])][:HISTORY_KEPT]
 
 
 def is_player(obj) -> bool:
