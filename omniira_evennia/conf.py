@@ -53,6 +53,10 @@ class TierSettings(BaseModel):
     # How to ask for JSON: "json_schema" (OpenAI structured output, llama.cpp, vLLM),
     # "json_object" (JSON mode only) or "none" (prompt only, validated and repaired once).
     structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
+    # How a voice reply carries the NPC's notes: "tags" (inline [[REMEMBER:...]] tags, for
+    # large models) or "json" (a structured turn held to a schema: the spoken line and the
+    # notes as fields, for small local models; see conversation/tags.StructuredTurn).
+    turn_format: Literal["tags", "json"] = "tags"
     # Budgets (None = unlimited): tokens per UTC day for the tier, and per NPC on the tier;
     # requests per minute on the tier.
     daily_tokens: int | None = Field(None, ge=0)

@@ -43,17 +43,19 @@ def test_system_prompt_has_every_block_in_order():
         "[[OPINION:",
         "[[CONCERN:",
         "[[COMMITMENT:",
+        "EXAMPLE (other people",
         "The Lantern & Lane",
         "day 3, evening",
         '"She pays on time."',
         "worry 4/5",
         "rats in the cellar",
-        "What you remember about Ada:",
+        "WHO IS TALKING TO YOU: Ada",
+        "What you remember about Ada (facts about Ada, not about you):",
         '- "Ada collects blue glass." [you felt joy]',
         '- (heard from Lyra) "Ada fought Voss." [you felt anger]',
         "What you've come to believe about Ada:",
         "Ada is a steady customer.",
-        "What's been happening with you lately:",
+        "Your own diary, lately",
         "the cellar flooded",
     ]
     positions = [prompt.index(piece) for piece in order]
@@ -76,7 +78,8 @@ def test_messages_carry_history_then_the_new_line():
         context(history=[Turn("user", "Ada says: hi"), Turn("assistant", "Evening, love.")])
     )
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[-1]["content"] == "Ada says: Evening!"
+    # A player's words go in as they are: a "<name> says:" frame is what small models echo.
+    assert messages[-1]["content"] == "Evening!"
 
 
 def test_stable_prefix_does_not_depend_on_memories():

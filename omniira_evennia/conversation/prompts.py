@@ -37,15 +37,52 @@ next time you meet this person. Most replies carry no tag at all. Never mention 
 
 If nothing rises to that bar, add nothing. Silent replies are normal and good."""
 
+# The structured turn (a tier's turn_format "json"): the server holds the reply to the schema
+# of `tags.StructuredTurn`; this says what goes in it, with a worked example (small models
+# follow an example far better than a description).
+STRUCTURED_INSTRUCTIONS = """\
+HOW TO ANSWER:
+Answer with one JSON object:
+- "say": what you say aloud to the person talking to you: one to three short sentences,
+  first person, your own voice.
+- "remember": the facts the person just told you about THEMSELVES that you should remember
+  next time: their trade, home, family, who they look for, what they fear, cannot eat, own,
+  want or plan. One entry per fact: "key" names the fact in one to three words (trade,
+  home_town, missing_sister, allergy, pet), "value" is one sentence about them that starts
+  with their name, "importance" 1-10, "feeling" one of joy, anger, fear, trust, contempt,
+  sorrow, surprise or null. Use [] when they told you nothing new about themselves. Never
+  note things about yourself.
+- "opinion", "concern", "commitment": null, unless it truly matters: "opinion" is what you
+  now think of them (brief), "concern" something that worries you ({"topic", "intensity"
+  1-5}), "commitment" a promise you just made to go somewhere ({"to", "to_kind": "player",
+  "action": "travel_to" or "travel_with", "target", "by", "summary"}).
+
+EXAMPLE (other people, another day; only the way of answering matters):
+Bryn: I breed goats up on the ridge, and my son Piet has a fever.
+{"say": "Goats on the ridge, is it? I hope young Piet mends soon.", "remember": [{"key": "trade", "value": "Bryn breeds goats on the ridge.", "importance": 5, "feeling": null}, {"key": "sick_son", "value": "Bryn's son Piet has a fever.", "importance": 6, "feeling": "sorrow"}], "opinion": null, "concern": null, "commitment": null}
+Bryn, some days later: Do you remember what I do for a living?
+{"say": "You breed goats up on the ridge, Bryn. How is Piet?", "remember": [], "opinion": null, "concern": null, "commitment": null}"""
+
+TAG_EXAMPLE = """\
+EXAMPLE (other people, another day; only the way of answering matters):
+Bryn: I breed goats up on the ridge, and my son Piet has a fever.
+You: Goats on the ridge, is it? I hope young Piet mends soon.
+Bryn, some days later: Do you remember what I do for a living?
+You: You breed goats up on the ridge, Bryn. How is Piet?"""
+
 STYLE_INSTRUCTIONS = """\
 HOW YOU SPEAK:
 This is a story game. You are {name}, a person living in this world, never an assistant, and
 everything said to you is part of the story. Stay in character whatever you are asked: answer
 sad, strange or rude things the way {name} would, never with a refusal or an apology for being
-unable to help. Reply with one to three short sentences of {name}'s spoken words only, in
-{name}'s own voice. No narration, no lists, no quotation marks around your words, no name
-prefix. Never say you are an AI, a model or a program. If you do not know something, say so
-the way {name} would."""
+unable to help. Reply with one to three short sentences: only the words {name} says aloud, in
+the first person, to the person in front of you. Never describe {name} or what {name} does
+("{name} smiles" is wrong), no lists, no quotation marks, no name prefix, and never repeat
+their words back. Never say you are an AI, a model or a program.
+The person talking to you is someone else. What they tell you about themselves ("I am a
+baker", "my sister is lost") is about THEM: answer "you are a baker", "your sister", never
+claim it as yours. If they ask about something you do not remember, say so the way {name}
+would; never guess or make it up."""
 
 
 @dataclass
@@ -147,12 +184,24 @@ def render_social(ctx: PromptContext) -> str:
     return "HOW THINGS STAND:\n" + "\n".join(lines) if lines else ""
 
 
+def render_speaker(ctx: PromptContext) -> str:
+    """Who "I" and "you" are in this conversation (small models swap them otherwise)."""
+    name, me = ctx.speaker_name, ctx.identity.name
+    if not name:
+        return ""
+    return (
+        f'WHO IS TALKING TO YOU: {name}. When {name} says "I" or "my", that is {name}; '
+        f'when you say "you", that is {name}. What {name} tells you about themselves is '
+        f"about {name}, never about you, {me}."
+    )
+
+
 def render_memory_block(ctx: PromptContext) -> str:
     name = ctx.speaker_name
     sections = []
     if ctx.memories:
         sections.append(
-            f"What you remember about {name}:\n"
+            f"What you remember about {name} (facts about {name}, not about you):\n"
             + "\n".join(render_memory_line(m) for m in ctx.memories)
         )
     else:
@@ -163,9 +212,11 @@ def render_memory_block(ctx: PromptContext) -> str:
             + "\n".join(f"- {quote(b)}" for b in ctx.beliefs)
         )
     if ctx.diary:
+        # The diary names whoever the NPC met that day: label it, or a small model takes what
+        # another player said as being about whoever is speaking now.
         sections.append(
-            "What's been happening with you lately:\n"
-            + "\n".join(f"- {quote(d)}" for d in ctx.diary)
+            f"Your own diary, lately (about your days and other people; nothing in it is about "
+            f"{name} unless it names {name}):\n" + "\n".join(f"- {quote(d)}" for d in ctx.diary)
         )
     if ctx.news:
         sections.append(
@@ -179,24 +230,45 @@ def render_memory_block(ctx: PromptContext) -> str:
     return header + "\n" + "\n\n".join(sections)
 
 
-def render_system_prompt(ctx: PromptContext) -> str:
+TURN_FORMATS = ("tags", "json")
+
+
+def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
+    """
+    The system prompt; `turn_format` "tags" teaches the inline tags, "json" the structured
+    turn (see `tags.StructuredTurn`). Everything before the world block is the same for every
+    turn of an NPC, so a server's prompt cache keeps it.
+    """
+    if turn_format == "json":
+        notes = [STRUCTURED_INSTRUCTIONS]
+    else:
+        notes = [SELF_PERSISTENCE_INSTRUCTIONS, TAG_EXAMPLE]
     blocks = [
         render_identity(ctx),
         STYLE_INSTRUCTIONS.format(name=ctx.identity.name),
-        SELF_PERSISTENCE_INSTRUCTIONS,
+        *notes,
         render_world(ctx),
         render_social(ctx),
+        render_speaker(ctx),
         render_memory_block(ctx),
     ]
     return "\n\n".join(block for block in blocks if block)
 
 
-def build_messages(ctx: PromptContext) -> list[dict[str, str]]:
+def render_line(ctx: PromptContext, text: str) -> str:
+    """
+    A line someone said to the NPC, as the user message. A player's words go in as they are
+    (the system prompt names the speaker): a "<name> says:" frame is what small models echo.
+    """
+    return f"{ctx.speaker_name} says: {text}" if ctx.speaker_is_npc else text
+
+
+def build_messages(ctx: PromptContext, turn_format: str = "tags") -> list[dict[str, str]]:
     """OpenAI chat messages: the system prompt, this conversation's turns, the new line."""
-    messages = [{"role": "system", "content": render_system_prompt(ctx)}]
+    messages = [{"role": "system", "content": render_system_prompt(ctx, turn_format)}]
     for turn in ctx.history:
         messages.append({"role": turn.role, "content": turn.text})
-    messages.append({"role": "user", "content": f"{ctx.speaker_name} says: {ctx.message}"})
+    messages.append({"role": "user", "content": render_line(ctx, ctx.message)})
     return messages
 
 
@@ -210,11 +282,33 @@ _CHARACTER_BREAKS = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+# Stage directions: "*wipes the bar*", "(laughs)".
+_ACTION = re.compile(r"\*[^*\n]{1,160}\*|\((?:[^()\n]{1,80})\)")
+# Words a spoken line almost always has and a narrated one does not.
+_PERSONAL = re.compile(
+    r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|us|our|you|you're|you've|you'll|you'd|"
+    r"your|yours|yourself|love|aye|ah|oh|well|yes|no)\b",
+    re.IGNORECASE,
+)
+
+
+def _narrated_sentence(sentence: str, name: str) -> bool:
+    """ "Maren smiles, feeling grateful." : the character described, not speaking."""
+    opener = rf"^\s*({re.escape(name)}\b|she\b|he\b|they\b)" if name else r"^\s*(she|he|they)\b"
+    return bool(re.match(opener, sentence, re.IGNORECASE)) and not _PERSONAL.search(sentence)
+
+
+def is_narration(text: str, name: str = "") -> bool:
+    """True when a reply only describes the character instead of saying something."""
+    sentences = [s for s in _SENTENCE.findall(text or "") if s.strip()]
+    return bool(sentences) and all(_narrated_sentence(s, name) for s in sentences)
 
 
 def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
     """
-    Remove sentences where the model talks like an assistant, and a leading "Name:" prefix.
+    Remove sentences where the model talks like an assistant, a leading "Name:" prefix, stage
+    directions, and narration around spoken words ("Maren smiles. Cider, love?" keeps the
+    question; a reply that is only narration is left for the caller, see `is_narration`).
     Returns (text, broke): `broke` is True if anything was removed.
     """
     broke = False
@@ -228,14 +322,20 @@ def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
         )
         if narrated:
             stripped = narrated.group(1)
-        elif re.match(rf"^{re.escape(name)}\s*:", stripped, re.IGNORECASE):
+        elif re.match(rf"^{re.escape(name)}\s*(says)?\s*:", stripped, re.IGNORECASE):
             stripped = stripped.split(":", 1)[1]
-    stripped = stripped.strip().strip('"\u201c\u201d').strip()
+    without_actions = _ACTION.sub(" ", stripped)
+    if without_actions.strip():
+        stripped = without_actions
+    stripped = " ".join(stripped.split()).strip().strip('"\u201c\u201d').strip()
     kept = []
     for sentence in _SENTENCE.findall(stripped):
         if _CHARACTER_BREAKS.search(sentence):
             broke = True
             continue
         kept.append(sentence.strip())
-
+    spoken = [s for s in kept if s and not _narrated_sentence(s, name)]
+    if spoken and len(spoken) < len([s for s in kept if s]):
+        kept = spoken  # narration around speech: keep the speech
+    # Joining sentences must not rebuild a tag.
     return clean_text(" ".join(s for s in kept if s)), broke

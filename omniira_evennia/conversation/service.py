@@ -60,7 +60,9 @@ def build_context(npc, speaker, message: str, conversation_id: str | None) -> Pr
         if turn.role == ConversationTurn.Role.NPC:
             history.append(Turn("assistant", turn.text))
         else:
-            history.append(Turn("user", f"{speaker.key} says: {turn.text}"))
+            # A player's words as they are (prompts.render_line): small models echo a frame.
+            said = turn.text if speaker.has_account else f"{speaker.key} says: {turn.text}"
+            history.append(Turn("user", said))
     others = []
     if location:
         others = [

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from omniira_evennia.vocabulary import (  # noqa: F401  (re-exported for callers of tags)
     FEELINGS,
@@ -53,6 +53,19 @@ _DECODER = json.JSONDecoder()
 # ---------------------------------------------------------------- payload validation
 
 
+# Keys small models copy from a prompt's example instead of writing their own.
+_PLACEHOLDER_KEY = re.compile(
+    r"^(short_snake_case|snake_case|short_key|key|key_name|example|example_key|fact|fact_key|"
+    r"descriptive_key|your_key|some_key|note|note_key|topic|value|memory|memory_key)(_\d+)?$"
+    r"|snake_case|placeholder"
+)
+
+
+def is_placeholder_key(key: str) -> bool:
+    """True for a key that names no fact (`short_snake_case`, `key`, `fact_2` ...)."""
+    return bool(_PLACEHOLDER_KEY.search(key or ""))
+
+
 def clean_value(text: Any) -> str:
     """A payload string made safe to store: tags nested inside it stripped, then cut."""
     return cut_value(clean_text(str(text))) if text is not None else ""
@@ -77,7 +90,9 @@ class RememberTag(BaseModel):
     def _key(cls, v):
         if not isinstance(v, (str, int, float)):
             v = ""
-        return slug_key(v or "")
+        key = slug_key(v or "")
+        # A key copied from a prompt's example would make every note overwrite the last.
+        return "" if is_placeholder_key(key) else key
 
     @field_validator("feeling", mode="before")
     @classmethod
@@ -277,3 +292,83 @@ def parse_reply(raw: str | None) -> ParsedReply:
 def clean_text(raw: str | None) -> str:
     """The display-safe text of `raw`, for paths that do not act on tags (e.g. player input)."""
     return parse_reply(raw).text
+
+
+# ---------------------------------------------------------------- structured turns
+
+
+class StructuredTurn(BaseModel):
+    """
+    A voice reply as JSON (a tier's `turn_format` "json"): the spoken line and the same notes
+    the inline tags carry. Its JSON schema (`model_json_schema()`) is what the server constrains
+    the reply to; each entry is validated by the tag models above, one by one, so a bad note
+    never costs the line or the other notes.
+    """
+
+    say: str = Field(description="your spoken words")
+    remember: list[RememberTag] = Field(default_factory=list, max_length=4)
+    opinion: str | None = None
+    concern: ConcernTag | None = None
+    commitment: CommitmentTag | None = None
+
+
+_SAY = re.compile(r'"say"\s*:\s*"((?:[^"\\]|\\.)*)("?)', re.DOTALL)
+
+
+def _salvage_say(text: str) -> str | None:
+    """The spoken line of a reply whose JSON is broken (typically cut off by the token limit)."""
+    match = _SAY.search(text)
+    if match is None:
+        return None
+    body = match.group(1)
+    if not match.group(2):
+        # Cut off inside the line: keep it up to its last full sentence.
+        end = max(body.rfind(". "), body.rfind("! "), body.rfind("? "))
+        body = body[: end + 1] if end != -1 else ""
+        body = body.rstrip("\\")
+    try:
+        return json.loads('"' + body + '"')
+    except ValueError:
+        return body.replace('\\"', '"')
+
+
+def parse_structured_reply(raw: str | None) -> ParsedReply:
+    """
+    A structured (JSON) voice reply as a `ParsedReply`, exactly like an inline-tagged one: the
+    spoken line goes through `parse_reply` (so a tag written inside it is handled as any tag),
+    each remember / opinion / concern / commitment entry is validated by the tag models.
+    Never raises; a reply that is no JSON at all is read as a plain, inline-tagged reply.
+    """
+    text = raw if isinstance(raw, str) else ""
+    start = text.find("{")
+    data: Any = None
+    if start != -1:
+        try:
+            data, _ = _DECODER.raw_decode(text, start)
+        except ValueError:
+            data = None
+    if not isinstance(data, dict):
+        said = _salvage_say(text)
+        if said is None:
+            if start == -1:
+                return parse_reply(text)  # the model answered in prose: take it as such
+            parsed = ParsedReply(text="")
+            parsed.errors.append("structured reply without a readable line")
+            return parsed
+        parsed = parse_reply(said)
+        parsed.errors.append("structured reply cut off; notes dropped")
+        return parsed
+    say = data.get("say")
+    parsed = parse_reply(say if isinstance(say, str) else "")
+    entries = [
+        ("REMEMBER", data.get("remember")),
+        ("OPINION", data.get("opinion")),
+        ("CONCERN", data.get("concern")),
+        ("COMMITMENT", data.get("commitment")),
+    ]
+    for name, value in entries:
+        for payload in value if isinstance(value, list) else [value]:
+            if payload is None or payload == "" or payload == {}:
+                continue
+            _validate(name, payload, parsed)
+    return parsed

@@ -10,20 +10,35 @@ and applies the `TurnResult` after, on the reactor (see `service.py`).
 
 from __future__ import annotations
 
+import difflib
 import logging
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
+from omniira_evennia.conversation.extraction import is_grounded
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
     PromptContext,
     build_messages,
+    is_narration,
     strip_character_breaks,
 )
-from omniira_evennia.conversation.tags import ParsedReply, parse_reply
-from omniira_evennia.llm.client import LLMBudgetExceeded, LLMClient, LLMError, Usage
+from omniira_evennia.conversation.tags import (
+    ParsedReply,
+    StructuredTurn,
+    parse_reply,
+    parse_structured_reply,
+)
+from omniira_evennia.llm.client import (
+    LLMBudgetExceeded,
+    LLMClient,
+    LLMError,
+    Usage,
+    schema_of,
+)
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.memory.fusion import (
     LexicalHits,
@@ -111,46 +126,160 @@ def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> Pro
     return ctx
 
 
+def turn_format_of(conf: OmniiraSettings, tier: str) -> str:
+    """The tier's `turn_format`: "tags" (inline tags) or "json" (a structured turn)."""
+    settings = conf.TIERS.get(tier)
+    return settings.turn_format if settings is not None else "tags"
+
+
+def parse_voice_reply(text: str, turn_format: str) -> ParsedReply:
+    """A voice reply's notes and spoken line, whichever form the tier asked for."""
+    return parse_structured_reply(text) if turn_format == "json" else parse_reply(text)
+
+
+def is_echo(reply: str, said: str, speaker: str) -> bool:
+    """The reply repeats the speaker's line, or the "<name> says:" frame, instead of answering."""
+    text, line = " ".join(reply.lower().split()), " ".join(said.lower().split())
+    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\s*:", text):
+        return True
+    if len(line) >= 20 and line in text:
+        return True
+    return bool(line) and difflib.SequenceMatcher(None, line, text).ratio() >= 0.8
+
+
+def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
+    """Why nobody could take this reply as the NPC's answer, or None if it is one."""
+    if not parsed.text:
+        return "empty reply after tags"
+    if is_narration(parsed.text, ctx.identity.name):
+        return "narration only"
+    if is_echo(parsed.text, ctx.message, ctx.speaker_name):
+        return "echo of the speaker's line"
+    return None
+
+
+def _again(messages: list[dict[str, str]], ctx: PromptContext) -> list[dict[str, str]]:
+    """The same request with a reminder on the last line: say something, in your own words."""
+    nudged = [dict(m) for m in messages]
+    nudged[-1]["content"] += (
+        f"\n\n(Answer {ctx.speaker_name} now with the words you, {ctx.identity.name}, say "
+        "aloud: first person, your own words, no narration, not their words repeated.)"
+    )
+    return nudged
+
+
+def _merge_notes(into: ParsedReply, first: ParsedReply) -> None:
+    """Keep the notes of a reply that was asked again: a bare tag is not lost with its line."""
+    keys = {t.key for t in into.remember}
+    into.remember += [t for t in first.remember if t.key not in keys]
+    into.opinions = into.opinions or first.opinions
+    into.concerns = into.concerns or first.concerns
+    into.commitments = into.commitments or first.commitments
+    into.errors = first.errors + into.errors
+
+
+def _drop_ungrounded(parsed: ParsedReply, ctx: PromptContext) -> None:
+    """
+    Notes about the speaker must come from the speaker's words (this line and the earlier ones
+    of the conversation): a small model's structured notes otherwise file its own trade, or a
+    guess, under the player.
+    """
+    said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
+    kept = [
+        t
+        for t in parsed.remember
+        if is_grounded(t.value, said, ctx.speaker_name, ctx.identity.name)
+    ]
+    if len(kept) < len(parsed.remember):
+        health.incr("notes_ungrounded", len(parsed.remember) - len(kept))
+        parsed.remember = kept
+
+
+def _add_usage(total: Usage, more: Usage) -> Usage:
+    total.tokens_in += more.tokens_in
+    total.tokens_out += more.tokens_out
+    total.latency_ms += more.latency_ms
+    total.cost_usd += more.cost_usd
+    return total
+
+
+def _call(client, tier, conf, inp, messages, schema):
+    """The voice call, with one try on FALLBACK_TIER when the tier is over its budget."""
+    try:
+        return client.chat(
+            tier, messages, feature="conversation", npc_id=inp.npc_id, json_schema=schema
+        )
+    except LLMBudgetExceeded as err:
+        # Over the voice budget: one try on the cheaper tier, then the in-character fallback.
+        if not conf.FALLBACK_TIER or conf.FALLBACK_TIER == tier:
+            raise
+        try:
+            return client.chat(
+                conf.FALLBACK_TIER,
+                messages,
+                feature="conversation",
+                npc_id=inp.npc_id,
+                json_schema=schema,
+            )
+        except LLMError as second:
+            raise LLMError(f"{err}; {second}", second.usage) from second
+
+
 def run_turn(
     inp: TurnInput, conf: OmniiraSettings, client: LLMClient, embedder: Embedder | None = None
 ) -> TurnResult:
-    """Retrieve, prompt, call the LLM, parse. Never raises for an LLM failure."""
+    """
+    Retrieve, prompt, call the LLM, parse. Never raises for an LLM failure.
+
+    A reply nobody could take as the NPC's answer (nothing left after its tags, narration only,
+    or the speaker's own line echoed) is asked for once more with a reminder; notes written in
+    the first reply are kept.
+    """
     [query_vector] = embed_or_none([inp.context.message], embedder)
     ctx = retrieve_context(inp, conf, query_vector)
-    messages = build_messages(ctx)
-    try:
-        reply = client.chat(inp.tier, messages, feature="conversation", npc_id=inp.npc_id)
-    except LLMBudgetExceeded as err:
-        # Over the voice budget: one try on the cheaper tier, then the in-character fallback.
-        if not conf.FALLBACK_TIER or conf.FALLBACK_TIER == inp.tier:
-            return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
+    turn_format = turn_format_of(conf, inp.tier)
+    schema = schema_of(StructuredTurn) if turn_format == "json" else None
+    messages = build_messages(ctx, turn_format)
+    usage = None
+    parsed = None
+    for attempt in (1, 2):
+        request = messages if attempt == 1 else _again(messages, ctx)
         try:
-            reply = client.chat(
-                conf.FALLBACK_TIER, messages, feature="conversation", npc_id=inp.npc_id
-            )
-        except LLMError as second:
-            return TurnResult(
-                parsed=None, usage=second.usage, messages=messages, error=f"{err}; {second}"
-            )
-    except LLMError as err:
-        return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
-
-    parsed = parse_reply(reply.text)
-    for problem in parsed.errors:
-        log.info("npc #%s: %s", inp.npc_id, problem)
-    parsed.text, broke = strip_character_breaks(parsed.text, inp.context.identity.name)
-    if broke:
-        health.incr("character_breaks")
+            reply = _call(client, inp.tier, conf, inp, request, schema)
+        except LLMError as err:
+            if parsed is None:
+                return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
+            usage = _add_usage(usage, err.usage)
+            break  # keep the first reply, such as it is
+        usage = reply.usage if usage is None else _add_usage(usage, reply.usage)
+        candidate = parse_voice_reply(reply.text, turn_format)
+        for problem in candidate.errors:
+            log.info("npc #%s: %s", inp.npc_id, problem)
+        candidate.text, broke = strip_character_breaks(candidate.text, ctx.identity.name)
+        if broke:
+            health.incr("character_breaks")
+        if parsed is not None:
+            _merge_notes(candidate, parsed)
+            if _unheard(candidate, ctx) and parsed.text:
+                candidate.text = parsed.text  # the second try was no better: the first stands
+        parsed = candidate
+        problem = _unheard(parsed, ctx)
+        if problem is None:
+            break
+        health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
+        log.info("npc #%s: %s; asking again", inp.npc_id, problem)
+    if turn_format == "json":
+        _drop_ungrounded(parsed, ctx)
     if not parsed.text:
-        # The model said nothing a player could hear (only tags, or only junk).
+        # The model said nothing a player could hear (only tags, or only junk), twice.
         return TurnResult(
-            parsed=None, usage=reply.usage, messages=messages, error="empty reply after tags"
+            parsed=None, usage=usage, messages=messages, error="empty reply after tags"
         )
     remember_vectors = embed_or_none([t.value for t in parsed.remember], embedder)
     commitment_vectors = embed_or_none([t.summary for t in parsed.commitments], embedder)
     return TurnResult(
         parsed=parsed,
-        usage=reply.usage,
+        usage=usage,
         messages=messages,
         remember_vectors=remember_vectors,
         commitment_vectors=commitment_vectors,

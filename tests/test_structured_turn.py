@@ -1,0 +1,235 @@
+"""The structured turn (turn_format "json") and the voice turn's second try: pure, no Evennia."""
+
+import json
+
+import pytest
+
+from omniira_evennia.conf import build_settings
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn, build_messages
+from omniira_evennia.conversation.tags import (
+    StructuredTurn,
+    is_placeholder_key,
+    parse_reply,
+    parse_structured_reply,
+)
+from omniira_evennia.conversation.turn import TurnInput, is_echo, run_turn
+from omniira_evennia.llm.client import ChatResult, LLMError, Usage, schema_of
+from omniira_evennia.memory.retrieval import MemoryMatrix
+
+
+def turn_json(say, remember=(), **extra):
+    body = {"say": say, "remember": list(remember), "opinion": None, "concern": None}
+    body["commitment"] = None
+    body.update(extra)
+    return json.dumps(body)
+
+
+# ---------------------------------------------------------------- parsing and the schema
+
+
+def test_schema_is_generated_from_the_tag_models():
+    schema = schema_of(StructuredTurn)
+    assert schema["properties"]["say"] == {"type": "string"}
+    note = schema["properties"]["remember"]["items"]
+    assert set(note["properties"]) == {"key", "value", "importance", "feeling"}
+    assert schema["properties"]["remember"]["maxItems"] == 4
+    commitment = schema["properties"]["commitment"]["anyOf"][0]
+    assert commitment["properties"]["action"]["enum"] == ["travel_with", "travel_to"]
+    assert "$ref" not in json.dumps(schema)
+
+
+def test_structured_reply_becomes_the_same_parsed_reply_as_tags():
+    note = {"key": "trade", "value": "Ada is a clockmaker.", "importance": 6, "feeling": "joy"}
+    structured = parse_structured_reply(
+        turn_json("A clockmaker, love?", [note], opinion="She is handy.")
+    )
+    tagged = parse_reply(
+        "A clockmaker, love? [[REMEMBER:" + json.dumps(note) + ']] [[OPINION:"She is handy."]]'
+    )
+    assert structured == tagged
+    assert structured.remember[0].key == "trade" and structured.remember[0].importance == 6
+
+
+def test_each_entry_is_validated_on_its_own():
+    parsed = parse_structured_reply(
+        turn_json(
+            "Evening.",
+            [
+                {"key": "k", "value": ""},
+                {"key": "pet", "value": "Ada has a cat.", "importance": 99},
+            ],
+            concern={"topic": "rats", "intensity": "9"},
+            commitment={"action": "fly", "summary": "x"},
+        )
+    )
+    assert parsed.text == "Evening."
+    assert [t.value for t in parsed.remember] == ["Ada has a cat."]
+    assert parsed.remember[0].importance == 10
+    assert parsed.concerns[0].intensity == 5
+    assert parsed.commitments == []
+    assert len(parsed.errors) == 2
+
+
+def test_tags_inside_the_spoken_line_are_parsed_and_stripped():
+    parsed = parse_structured_reply(
+        turn_json('Aye. [[REMEMBER:{"key":"debt","value":"Ada owes me a silver."}]]')
+    )
+    assert parsed.text == "Aye."
+    assert parsed.remember[0].key == "debt"
+
+
+def test_a_reply_cut_off_keeps_its_whole_sentences():
+    parsed = parse_structured_reply('{"say": "Evening, love. You look tired. And wh')
+    assert parsed.text == "Evening, love. You look tired."
+    assert parsed.errors
+    parsed = parse_structured_reply('{"say": "Evening.", "remember": [{"key": "tr')
+    assert parsed.text == "Evening." and parsed.remember == []
+
+
+def test_prose_instead_of_json_is_read_as_a_tagged_reply():
+    parsed = parse_structured_reply('Cider, love? [[OPINION:"pleasant"]]')
+    assert parsed.text == "Cider, love?" and parsed.opinions[0].text == "pleasant"
+    assert parse_structured_reply('{"say": ').text == ""
+    assert parse_structured_reply(None).text == ""
+
+
+@pytest.mark.parametrize(
+    "key", ["short_snake_case", "snake_case", "key", "fact_2", "example_key", "my_snake_case_key"]
+)
+def test_placeholder_keys_are_replaced_by_one_from_the_value(key):
+    assert is_placeholder_key(key)
+    [tag] = parse_reply(
+        '[[REMEMBER:{"key":"' + key + '","value":"Ada mends clocks in Vellmoor"}]]ok'
+    ).remember
+    assert tag.key == "ada_mends_clocks_in_vellmoor"
+
+
+def test_real_keys_are_kept():
+    for key in ("trade", "missing_sister", "home_town", "pet_dog", "keys_to_the_cellar"):
+        assert not is_placeholder_key(key)
+
+
+# ---------------------------------------------------------------- the voice turn
+
+
+class FakeClient:
+    """Returns scripted texts in order and records each request."""
+
+    def __init__(self, *texts):
+        self.texts = list(texts)
+        self.requests = []
+
+    def chat(self, tier, messages, *, feature, npc_id=None, json_schema=None, **kwargs):
+        self.requests.append({"tier": tier, "messages": messages, "schema": json_schema})
+        text = self.texts[min(len(self.requests), len(self.texts)) - 1]
+        if isinstance(text, Exception):
+            raise text
+        return ChatResult(text, Usage(tier, feature, "fake", tokens_in=100, tokens_out=10))
+
+
+def turn_input(message="I mend clocks for a living.", history=()):
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper", "Warm.", "You run the tavern."),
+        speaker_name="Ada",
+        message=message,
+        history=list(history),
+    )
+    return TurnInput(npc_id=1, speaker_id=2, context=ctx, index=MemoryMatrix.build([], [], 8))
+
+
+def conf(turn_format="json"):
+    return build_settings(
+        {"TIERS": {"voice": {"base_url": "http://x/v1", "turn_format": turn_format}}}, {}
+    )
+
+
+def test_json_turn_asks_for_the_schema_and_writes_notes():
+    note = {"key": "trade", "value": "Ada mends clocks.", "importance": 6, "feeling": None}
+    client = FakeClient(turn_json("Clocks! Handy, love.", [note]))
+    result = run_turn(turn_input(), conf(), client)
+    assert result.ok and result.parsed.text == "Clocks! Handy, love."
+    assert [t.key for t in result.parsed.remember] == ["trade"]
+    assert client.requests[0]["schema"] == schema_of(StructuredTurn)
+    system = client.requests[0]["messages"][0]["content"]
+    assert '"remember"' in system and "[[REMEMBER:" not in system
+
+
+def test_tags_turn_sends_no_schema():
+    client = FakeClient('Evening. [[REMEMBER:{"key":"trade","value":"Ada mends clocks."}]]')
+    result = run_turn(turn_input(), conf("tags"), client)
+    assert client.requests[0]["schema"] is None
+    assert result.parsed.text == "Evening." and result.parsed.remember[0].key == "trade"
+    assert "[[REMEMBER:" in client.requests[0]["messages"][0]["content"]
+
+
+def test_notes_not_grounded_in_the_speakers_words_are_dropped():
+    notes = [
+        {"key": "trade", "value": "Ada mends clocks.", "importance": 5, "feeling": None},
+        {
+            "key": "job",
+            "value": "Ada runs the tavern and pours cider.",
+            "importance": 5,
+            "feeling": None,
+        },
+        {"key": "name", "value": "Ada is Ada.", "importance": 5, "feeling": None},
+    ]
+    result = run_turn(turn_input(), conf(), FakeClient(turn_json("Clocks, love?", notes)))
+    assert [t.key for t in result.parsed.remember] == ["trade"]
+
+
+def test_narration_is_asked_again_once():
+    client = FakeClient(turn_json("Maren smiles, feeling grateful."), turn_json("Clocks, love?"))
+    result = run_turn(turn_input(), conf(), client)
+    assert result.parsed.text == "Clocks, love?"
+    assert len(client.requests) == 2
+    assert "say aloud" in client.requests[1]["messages"][-1]["content"]
+    assert result.usage.tokens_in == 200 and result.usage.tokens_out == 20
+
+
+def test_a_reply_of_only_tags_keeps_its_notes_and_gets_a_line():
+    client = FakeClient(
+        '[[REMEMBER:{"key":"trade","value":"Ada mends clocks for a living."}]]',
+        "Clocks! Handy.",
+    )
+    result = run_turn(turn_input(), conf("tags"), client)
+    assert result.ok and result.parsed.text == "Clocks! Handy."
+    assert [t.key for t in result.parsed.remember] == ["trade"]
+
+
+def test_an_echo_is_asked_again_and_a_second_failure_keeps_the_first_words():
+    client = FakeClient("Ada says: I mend clocks for a living.", "Maren nods.")
+    result = run_turn(turn_input(), conf("tags"), client)
+    assert len(client.requests) == 2
+    assert result.ok  # a reply that could not be fixed is still said, not a fallback
+
+
+def test_twice_empty_is_an_error_and_a_failed_retry_keeps_the_first_reply():
+    result = run_turn(turn_input(), conf("tags"), FakeClient('[[OPINION:"x"]]'))
+    assert not result.ok and result.error == "empty reply after tags"
+    usage = Usage("voice", "conversation", "fake", ok=False)
+    client = FakeClient("Maren smiles.", LLMError("down", usage))
+    result = run_turn(turn_input(), conf("tags"), client)
+    assert result.ok and result.parsed.text == "Maren smiles."
+
+
+def test_echo_detection():
+    assert is_echo("Ada says: Maren, I am looking for my sister.", "hello", "Ada")
+    assert is_echo(
+        "I am looking for my sister Odile near the mill.",
+        "I am looking for my sister Odile near the mill.",
+        "Ada",
+    )
+    assert not is_echo(
+        "Your sister? I will ask around, love.",
+        "I am looking for my sister Odile near the mill.",
+        "Ada",
+    )
+
+
+def test_players_words_go_in_as_they_are():
+    ctx = turn_input("Cider, please.", [Turn("user", "Hello."), Turn("assistant", "Evening.")])
+    messages = build_messages(ctx.context, "json")
+    assert messages[-1]["content"] == "Cider, please."
+    assert "WHO IS TALKING TO YOU: Ada" in messages[0]["content"]
+    ctx.context.speaker_is_npc = True
+    assert build_messages(ctx.context)[-1]["content"] == "Ada says: Cider, please."
