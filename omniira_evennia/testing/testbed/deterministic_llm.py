@@ -198,10 +198,11 @@ class DeterministicLLM:
 
     def _extraction(self, messages) -> str:
         system, user = messages[0].get("content", ""), messages[-1].get("content", "")
-        speaker = (re.search(r"list facts about (.+?) that ", system) or [None, "?"])[1]
+        # The review shows only the speaker's lines, numbered: 'Lines Ada said to Maren:'.
+        speaker = (re.search(r"Lines (.+?) said to ", user) or [None, "?"])[1]
         rng = self._rng("extraction", user)
         memories = []
-        lines = re.findall(rf'^{re.escape(speaker)}: "(.*)"$', user, re.M)
+        lines = re.findall(r'^\d+\. "(.*)"$', user, re.M)
         if lines and rng.random() < self.extract_rate:
             text = rng.choice(lines).rstrip(".!?")
             memories.append(

@@ -1,0 +1,147 @@
+"""The conversation-end review (extraction.py): pure, no Evennia."""
+
+import json
+
+from omniira_evennia.conversation.extraction import (
+    EXAMPLE_ANSWER,
+    ExtractionInput,
+    Review,
+    build_messages,
+    is_grounded,
+    run_extraction,
+    speaker_lines,
+    windows,
+)
+from omniira_evennia.llm.client import ChatResult, Usage, schema_of
+
+
+class FakeClient:
+    def __init__(self, *replies):
+        self.replies = list(replies)
+        self.requests = []
+
+    def chat(self, tier, messages, *, feature, json_schema=None, **kwargs):
+        self.requests.append({"messages": messages, "schema": json_schema, "feature": feature})
+        reply = self.replies[min(len(self.requests), len(self.replies)) - 1]
+        return ChatResult(reply, Usage(tier, feature, "fake", tokens_in=50, tokens_out=20))
+
+
+def facts(*items):
+    return json.dumps(
+        {"memories": [{"key": k, "value": v, "importance": 5, "feeling": None} for k, v in items]}
+    )
+
+
+TALK = [
+    ("Tobiah", "Maren, I mend clocks for a living; I am a clockmaker."),
+    ("Maren", "I run the tavern and pour cider, love. I am searching for a good cook."),
+    ("Tobiah", "I am searching for my sister Odile, who vanished near the old mill."),
+    ("Maren", "Oh, that's sad."),
+    ("Tobiah", "I cannot eat honey, so never put it in my tea."),
+]
+
+
+def inp(lines=TALK, known=()):
+    return ExtractionInput("c1", "Maren", "Tobiah", list(lines), list(known), npc_id=1)
+
+
+def test_only_the_speakers_lines_are_shown():
+    messages = build_messages(inp())
+    shown = messages[-1]["content"]
+    assert "clockmaker" in shown and "Odile" in shown and "honey" in shown
+    assert "tavern" not in shown and "good cook" not in shown
+    assert speaker_lines(inp()) == [t for who, t in TALK if who == "Tobiah"]
+
+
+def test_the_prompt_has_a_worked_example_and_no_placeholder_key():
+    messages = build_messages(inp())
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[2]["content"] == EXAMPLE_ANSWER
+    assert Review.model_validate(json.loads(EXAMPLE_ANSWER)).memories[0].key == "trade"
+    assert "short_snake_case" not in json.dumps(messages)
+    assert "EVERY fact" in messages[0]["content"]
+
+
+def test_every_fact_is_kept_not_just_three():
+    reply = facts(
+        ("trade", "Tobiah is a clockmaker who mends clocks."),
+        ("missing_sister", "Tobiah is searching for his sister Odile."),
+        ("sister_last_seen", "Odile vanished near the old mill."),
+        ("allergy", "Tobiah cannot eat honey."),
+    )
+    result = run_extraction(inp(), FakeClient(reply))
+    assert result.error is None
+    assert [m.key for m in result.memories] == [
+        "trade",
+        "missing_sister",
+        "sister_last_seen",
+        "allergy",
+    ]
+    assert len(result.vectors) == 4
+
+
+def test_invented_name_only_and_npc_facts_are_dropped():
+    reply = facts(
+        ("short_snake_case", "Tobiah is a clockmaker."),
+        ("tobiah_name", "Tobiah"),
+        ("name", "Tobiah's name is Tobiah."),
+        ("job", "Tobiah runs a tavern and pours cider."),
+        ("cat", "Tobiah has a cat named Cookie."),
+    )
+    result = run_extraction(inp(), FakeClient(reply))
+    assert [(m.key, m.value) for m in result.memories] == [
+        ("tobiah_is_a_clockmaker", "Tobiah is a clockmaker.")
+    ]
+
+
+def test_grounding():
+    said = ["I mend clocks for a living.", "My cat Pebble sleeps in my boots."]
+    assert is_grounded("Tobiah repairs clocks.", said, "Tobiah")
+    assert is_grounded("Tobiah's cat is called Pebble.", said, "Tobiah")
+    assert not is_grounded("Tobiah is a blacksmith.", said, "Tobiah")
+    assert not is_grounded("Tobiah is Tobiah.", said, "Tobiah")
+    assert not is_grounded("Maren likes Tobiah.", said, "Tobiah", "Maren")
+
+
+def test_the_same_key_twice_does_not_overwrite():
+    reply = facts(("family", "Tobiah has a sister Odile."), ("family", "Tobiah mends clocks."))
+    result = run_extraction(inp(), FakeClient(reply))
+    assert [m.key for m in result.memories] == ["family", "family_2"]
+
+
+def test_known_facts_are_shown_and_not_repeated():
+    known = ["Tobiah cannot eat honey."]
+    reply = facts(("allergy", "Tobiah cannot eat honey."), ("trade", "Tobiah mends clocks."))
+    client = FakeClient(reply)
+    result = run_extraction(inp(known=known), client)
+    assert "Tobiah cannot eat honey." in client.requests[0]["messages"][-1]["content"]
+    assert [m.key for m in result.memories] == ["trade"]
+
+
+def test_long_talks_are_read_in_bounded_windows():
+    lines = [
+        ("Tobiah", f"Day {n}: I walked to the mill number {n} and back. " * 4) for n in range(40)
+    ]
+    groups = windows(speaker_lines(inp(lines)))
+    assert len(groups) > 3
+    assert all(sum(map(len, g)) <= 1600 or len(g) == 1 for g in groups)
+    replies = [
+        facts((f"walk_{n}", f"Tobiah walked to mill number {n}.")) for n in range(len(groups))
+    ]
+    client = FakeClient(*replies)
+    result = run_extraction(inp(lines), client)
+    assert len(client.requests) == len(groups)
+    assert len(result.memories) == len(groups)
+    # What an earlier window found is shown as known to the next.
+    assert "walked to mill number 0" in client.requests[1]["messages"][-1]["content"]
+    assert client.requests[0]["schema"] == schema_of(Review)
+
+
+def test_a_failed_window_keeps_what_earlier_windows_found():
+    lines = [("Tobiah", "I mend clocks in Vellmoor, all day long, every day. " * 12)] * 3
+    client = FakeClient(facts(("trade", "Tobiah mends clocks.")), "not json", "still not")
+    result = run_extraction(inp(lines), client)
+    assert [m.key for m in result.memories] == ["trade"] and result.error is None
+    client = FakeClient("not json", "still not")
+    result = run_extraction(inp(lines), client)
+    assert result.error and result.memories == []
