@@ -215,6 +215,11 @@ class ConversationTurn(models.Model):
     text = models.TextField()
     game_day = models.IntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
+    # The verbatim lane (issue #16): a speaker's line keeps the vector its turn embedded anyway
+    # (the retrieval query), so what was said can itself be recalled. Flagged lines are suspect.
+    embedding = EmbeddingField(null=True, blank=True)
+    embedder = models.CharField(max_length=100, null=True, blank=True, default=None)
+    suspect = models.BooleanField(default=False)
 
     class Meta:
         indexes = [

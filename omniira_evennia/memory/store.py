@@ -31,8 +31,9 @@ from django.utils import timezone
 from omniira_evennia import signals
 from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.memory import relationships
-from omniira_evennia.memory.embeddings import EMBEDDING_DIM, comparable_vectors, from_blob
+from omniira_evennia.memory.embeddings import EMBEDDING_DIM, comparable_vectors, from_blob, to_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
+from omniira_evennia.memory.verbatim import SaidLine
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -539,6 +540,43 @@ def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day:
         text=text,
         game_day=game_day,
     )
+
+
+SAID_LINES_READ = 400  # the newest lines of one speaker to one NPC the verbatim lane ranks
+
+
+def said_lines(npc, speaker, exclude_conversation: str | None = None) -> list[SaidLine]:
+    """What `speaker` said to `npc` in earlier conversations (newest SAID_LINES_READ), with
+    the vectors their turns computed: the verbatim lane's candidates (one indexed query)."""
+    rows = (
+        ConversationTurn.objects.filter(
+            npc=npc, speaker=speaker, role=ConversationTurn.Role.SPEAKER
+        )
+        .exclude(conversation_id=exclude_conversation or "")
+        .order_by("-created_at", "-id")
+        .values_list("id", "text", "created_at", "game_day", "embedding", "suspect")[
+            :SAID_LINES_READ
+        ]
+    )
+    return [
+        SaidLine(
+            id=row_id,
+            text=text,
+            created_at=created.timestamp(),
+            game_day=game_day,
+            vector=from_blob(blob) if blob is not None else None,
+            suspect=suspect,
+        )
+        for row_id, text, created, game_day, blob, suspect in rows
+    ]
+
+
+def keep_line_vector(turn_id: int, vector, embedder_name: str) -> None:
+    """Store the vector a turn computed for the speaker's line (the verbatim lane)."""
+    if vector is not None:
+        ConversationTurn.objects.filter(id=turn_id).update(
+            embedding=to_blob(vector), embedder=embedder_name
+        )
 
 
 def recent_turns(npc, conversation_id: str, limit: int) -> list[ConversationTurn]:
