@@ -21,10 +21,13 @@ the exit they took.
 from __future__ import annotations
 
 import logging
+from functools import partial
 
+from django.db import transaction
 from django.db.models import Q
 from twisted.internet import reactor
 
+from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import service
 from omniira_evennia.life.decisions import (
@@ -309,6 +312,11 @@ def close_plan(npc, plan, outcome: PlanOutcome) -> bool:
     if memory is not None:
         _embed_later(memory)
     health.incr("plans_kept" if kept else "plans_dropped")
+    transaction.on_commit(
+        partial(
+            signals.plan_closed.send, sender=Plan, npc=npc, plan=plan, kept=kept, reason=reason
+        )
+    )
     log.info(
         f"omniira: {npc.key} {'kept' if kept else 'dropped'} plan #{plan.id} "
         f"({plan.action} {plan.target or plan.to_name}): {reason}"
