@@ -410,6 +410,8 @@ def _settings():
         name: getattr(conf, name)
         for name in (
             "WORKER_THREADS",
+            "INTERACTIVE_THREADS",
+            "BACKGROUND_THREADS",
             "ROLLOVER_CONCURRENCY",
             "THINKING_DELAY",
             "TICK_SECONDS",

@@ -8,10 +8,13 @@ answer, and the delay the end-to-end 200-NPC test uses, so the two figures compa
 added with what makes a diary (two memories learned today, a visit, a world event naming them);
 every tenth is a headline NPC with five new memories about each of two others, so it also
 reflects on them (100 reflection jobs). The rollover then runs in the server (`run_rollover`,
-the real worker pool, ROLLOVER_CONCURRENCY from the demo settings) while one telnet player keeps
-sending `look`.
+the background pool, ROLLOVER_CONCURRENCY from the demo settings) while one telnet player keeps
+sending `look` and another talks to Maren, whose scripted replies also take 1 s: her reply
+latency during the rollover is compared with the same player's on the idle server just before
+(the interactive pool keeps background work out of a player's way; target within 10 %).
 
-Measured: wall time, LLM calls by feature, the scripted server's peak in-flight requests, the
+Measured: the talking player's reply latency idle and during the rollover, wall time, the
+rollover's first job (`first_job_s`: it must not grow with the NPC count), LLM calls by feature, the scripted server's peak in-flight requests, the
 server's resident memory (baseline before the rollover, peak during it from VmHWM after
 resetting it, and the growth), rows written, the player's `look` round trips, and the reactor
 probe (bench/in_server.py). Writes bench/results/rollover.json.
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import statistics
 import sys
 import time
 from datetime import date
@@ -63,10 +67,20 @@ def scripted_reply(body: dict) -> str:
     return "Aye."
 
 
+def talk(player) -> float:
+    """Say a line to Maren and wait for her answer: seconds from send to reply."""
+    player.drain(0.1)
+    started = time.monotonic()
+    player.send("say Maren, how is the cider tonight?")
+    player.read_until(r"Maren says", timeout=120)
+    return time.monotonic() - started
+
+
 def run(args) -> dict:
     delay = args.delay
     llm = ScriptedLLM(
-        scripted_reply, delay=lambda b: delay if feature(b) in ("diary", "reflection") else 0
+        scripted_reply,
+        delay=lambda b: delay if feature(b) in ("diary", "reflection", "conversation") else 0,
     ).start()
     game = DemoGame(args.port_base, llm.base_url, keep=args.keep)
     try:
@@ -84,6 +98,10 @@ def run(args) -> dict:
         looker = TelnetPlayer(args.port_base)
         looker.create_and_login("Looker", "pw-looker-12345")
         looker.drain(0.5)
+        talker = TelnetPlayer(args.port_base)
+        talker.create_and_login("Talker", "pw-talker-12345")
+        talker.drain(0.5)
+        idle_replies = [talk(talker) for _ in range(args.talks)]
         rows_before = game.py("from world.bench_helpers import counts; counts(me)")
         llm.requests.clear()
         llm.peak_in_flight = 0
@@ -97,8 +115,10 @@ def run(args) -> dict:
         print(f"[rollover] rolling over {args.npcs} NPCs", flush=True)
         started = time.monotonic()
         game.admin.send("py from world.bench_helpers import rollover; rollover(me)")
-        looks, done, rss_samples = [], None, []
+        looks, done, rss_samples, busy_replies = [], None, [], []
         while done is None and time.monotonic() - started < args.timeout:
+            if len(busy_replies) < args.talks:
+                busy_replies.append(talk(talker))
             t0 = time.monotonic()
             looker.send("look")
             looker.read_until(r"Exits:", timeout=30)
@@ -116,6 +136,7 @@ def run(args) -> dict:
         peak = proc.memory_kb()
         probe = game.py("from world.bench_helpers import probe_report; probe_report(me)")
         looker.close()
+        talker.close()
     finally:
         game.stop()
         llm.stop()
@@ -132,7 +153,8 @@ def run(args) -> dict:
         "crowd": crowd,
         "llm_delay_s": delay,
         "rollover_concurrency": probe["settings"]["ROLLOVER_CONCURRENCY"],
-        "worker_threads": probe["settings"]["WORKER_THREADS"],
+        "interactive_threads": probe["settings"]["INTERACTIVE_THREADS"],
+        "background_threads": probe["settings"]["BACKGROUND_THREADS"],
         "wall_s": round(wall, 1),
         "summary": result["summary"],
         "llm": {
@@ -156,6 +178,15 @@ def run(args) -> dict:
             "reactor_thread_s": round(reactor, 1),
         },
         "look": summary_ms(looks),
+        "reply": {
+            "idle": summary_ms(idle_replies),
+            "during_rollover": summary_ms(busy_replies),
+            "ratio_median": (
+                round(statistics.median(busy_replies) / statistics.median(idle_replies), 3)
+                if busy_replies
+                else None
+            ),
+        },
         "probe": probe,
     }
 
@@ -165,6 +196,7 @@ def main() -> None:
     parser.add_argument("--npcs", type=int, default=500)
     parser.add_argument("--delay", type=float, default=1.0, help="scripted seconds per call")
     parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--talks", type=int, default=10, help="replies timed idle and busy")
     parser.add_argument("--port-base", type=int, default=4310)
     parser.add_argument("--keep", action="store_true", help="keep the demo folder")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "rollover.json"))
@@ -173,7 +205,11 @@ def main() -> None:
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(
         json.dumps(
-            {k: result[k] for k in ("wall_s", "llm", "memory", "rows_written", "look")}, indent=2
+            {
+                k: result[k]
+                for k in ("wall_s", "summary", "llm", "memory", "rows_written", "look", "reply")
+            },
+            indent=2,
         )
     )
     print(f"wrote {args.out}")
