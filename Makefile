@@ -49,7 +49,7 @@ FAST := -m "not e2e and not realmodel and not browser"
 
 # Everything on SQLite, then the suite again on a throwaway PostgreSQL 18 + pgvector (the
 # end-to-end, real-model and browser tests run the demo game, which uses SQLite).
-test: $(STAMP) chromium
+test: $(STAMP) chromium lint
 	$(PY) -m pytest
 	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
 
@@ -63,9 +63,11 @@ test-postgres: $(STAMP)
 test-torch: $(STAMP_TORCH)
 	$(PY_TORCH) -m pytest -m torch
 
+# Formatting, and the import contracts of docs/architecture.md (.importlinter).
 lint: $(STAMP)
 	$(VENV)/bin/isort --check --profile black -l 100 omniira_evennia tests tools bench
 	$(VENV)/bin/black --check -l 100 omniira_evennia tests tools bench
+	$(VENV)/bin/lint-imports
 
 clean-demo: demo-stop
 	rm -rf demo
