@@ -73,7 +73,8 @@ clean-demo: demo-stop
 	rm -rf demo
 
 # busy_server.py and rollover.py start the demo game on ports 4300-4316 against a scripted
-# LLM (about 15 minutes together).
+# LLM (about 15 minutes together); dialogue_eval.py talks to the offline model through 32
+# player scenarios (30-60 minutes on two idle cores).
 bench: $(STAMP)
 	$(PY) bench/local_model_turns.py
 	$(PY) bench/retrieval.py
@@ -81,5 +82,6 @@ bench: $(STAMP)
 	$(PY) bench/retrieval_eval.py
 	$(PY) bench/busy_server.py
 	$(PY) bench/rollover.py
+	$(PY) bench/dialogue_eval.py
 	$(PY) bench/report.py
 

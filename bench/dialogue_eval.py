@@ -723,6 +723,7 @@ def main() -> None:
         "--tier", action="append", default=[], help="a tier setting, tier.key=JSON (repeatable)"
     )
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--note", default="", help="what this run tries (kept in the run log)")
     args = parser.parse_args()
 
     extra = {}
@@ -768,7 +769,24 @@ def main() -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     name = f"dialogue_eval_{args.label}.json" if args.label else "dialogue_eval.json"
     (RESULTS / name).write_text(json.dumps(report, indent=2))
+    append_to_log(report, args.note)
     print(json.dumps(report["summary"], indent=2))
+
+
+LOG = RESULTS / "dialogue_eval_log.json"
+
+
+def append_to_log(report: dict, note: str = "") -> None:
+    """Every run's summary, in order, so docs/benchmarks.md can show what each change did."""
+    runs = json.loads(LOG.read_text()) if LOG.exists() else []
+    runs.append(
+        {
+            key: report[key]
+            for key in ("label", "date", "commit", "subset", "settings", "tier_overrides")
+        }
+        | {"note": note, "summary": report["summary"]}
+    )
+    LOG.write_text(json.dumps(runs, indent=2))
 
 
 def _default_homes() -> None:

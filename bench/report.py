@@ -528,10 +528,118 @@ every `make test` (2 cores, a scripted OpenAI-compatible server on loopback). Re
 | offline model, no LLM settings | first reply to "Maren, what do you pour here?" by telnet | 42-44 s |
 """
 
+# (summary key, label, target, higher is better)
+DIALOGUE_MEASURES = [
+    ("facts_recalled_pct", "facts brought back after a restart, %", ">= 80", True),
+    ("facts_stored_pct", "facts stored as distilled memories, %", ">= 70", True),
+    ("invented_or_trivial_pct", "invented or trivial memories, % of stored", "<= 5", False),
+    ("placeholder_keys", "placeholder keys", "0", False),
+    ("narration_pct", "narration-only replies, %", "<= 5", False),
+    ("role_confusion_pct", "role confusions, % of replies", "<= 5", False),
+    ("echoes", "echoed lines", "0", False),
+    ("fallback_pct", "fallback lines, %", "<= 2", False),
+    ("cross_player_mixups", "cross-player mix-ups", "0", False),
+    ("reply_median_s", "reply time, median s (wall, shared machine)", "", False),
+    ("reply_p95_s", "reply time, p95 s (wall)", "", False),
+    (
+        "reply_idle_median_s",
+        "reply time, median s at idle speed (from token counts)",
+        "<= 1.2x",
+        False,
+    ),
+    ("reply_idle_p95_s", "reply time, p95 s at idle speed", "", False),
+    ("reply_tokens_median", "reply tokens, median", "", False),
+    ("reply_prompt_tokens_median", "prompt tokens, median", "", False),
+    ("review_median_s", "conversation-end review, median s (wall)", "", False),
+]
+
+
+def _cell(summary: dict, key: str) -> str:
+    value = summary.get(key)
+    return "-" if value is None else str(value)
+
+
+def dialogue_eval_section(data: dict) -> str:
+    before = _load("dialogue_eval_baseline.json")
+    cols = ["measure", "target"]
+    if before:
+        cols.append(f"before ({before['commit']}, {before['date'][:10]})")
+    cols.append(f"after ({data['commit']}, {data['date'][:10]})")
+    rows = []
+    for key, label, target, _ in DIALOGUE_MEASURES:
+        cells = [label, target]
+        if before:
+            cells.append(_cell(before["summary"], key))
+        cells.append(_cell(data["summary"], key))
+        rows.append("| " + " | ".join(cells) + " |")
+    s = data["summary"]
+    table = "\n".join(rows)
+    head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
+    log = (
+        json.loads((RESULTS / "dialogue_eval_log.json").read_text())
+        if (RESULTS / "dialogue_eval_log.json").exists()
+        else []
+    )
+    log_rows = "\n".join(
+        "| {label} | {n} | {stored} | {recalled} | {invented} | {narr} | {conf} | {echo} | {fb} "
+        "| {mix} | {idle} | {note} |".format(
+            label=run["label"],
+            n=f"{run['summary']['scenarios']} ({run['summary']['facts']} facts)",
+            stored=run["summary"].get("facts_stored_pct"),
+            recalled=run["summary"].get("facts_recalled_pct"),
+            invented=run["summary"].get("invented_or_trivial_pct"),
+            narr=run["summary"].get("narration_pct"),
+            conf=run["summary"].get("role_confusion_pct"),
+            echo=run["summary"].get("echoes"),
+            fb=run["summary"].get("fallback_pct"),
+            mix=run["summary"].get("cross_player_mixups"),
+            idle=run["summary"].get("reply_idle_median_s"),
+            note=(run.get("note") or "").replace("|", "/"),
+        )
+        for run in log
+    )
+    examples = "\n".join(
+        f"| {r['phase']} | {r['npc']} | {r['said'][:60]} | {r['reply'][:90].replace('|', '/')} "
+        f"| {', '.join(r['flags'])} |"
+        for r in data.get("flagged_replies", [])[:12]
+    )
+    return f"""## Dialogue with the offline model (issue #16)
+
+`bench/dialogue_eval.py`, {data['date']}, {data['machine']}. Model: {data['model']},
+{data['threads']} threads. {s['scenarios']} player scenarios over the demo's four NPCs
+({s['facts']} facts, {s['replies']} replies) through the real turn path: each player tells two to
+four facts and says goodbye (the conversation-end review runs), the night's rollover writes
+diaries and reflections, every in-process cache is dropped (a restart), then each player asks
+one question per fact and newcomers ask about "their" facts (another player's fact given to
+them is a cross-player mix-up). Scored automatically: keyword sets with synonyms per fact
+(`bench/dialogue_scenarios.json`); a fact claimed by the NPC in the first person is a role
+confusion and does not count as brought back. Wall times move with whatever else runs on the
+machine; the idle-speed times are llama.cpp's own token counts at this machine's idle speeds
+(90 prompt, 32 generated tokens/s), comparable between runs.
+
+{head}
+{table}
+
+Every run, in order (subset runs while iterating; `before` is today's code at the start of
+#16):
+
+| run | scenarios | stored % | recalled % | invented % | narration % | role conf. % | echoes | fallback % | mix-ups | idle median s | what changed |
+|---|---|---|---|---|---|---|---|---|---|---|---|
+{log_rows}
+
+Flagged replies of the last run (first 12):
+
+| phase | NPC | player said | NPC replied | flags |
+|---|---|---|---|---|
+{examples}
+"""
+
+
 SECTIONS = {
     "local_model.json": local_model_section,
     "retrieval.json": retrieval_section,
     "retrieval_eval.json": retrieval_eval_section,
+    "dialogue_eval.json": dialogue_eval_section,
     "busy_server.json": busy_server_section,
     "rollover.json": rollover_section,
 }
