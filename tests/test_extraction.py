@@ -101,6 +101,9 @@ def test_grounding():
     assert not is_grounded("Tobiah is a blacksmith.", said, "Tobiah")
     assert not is_grounded("Tobiah is Tobiah.", said, "Tobiah")
     assert not is_grounded("Maren likes Tobiah.", said, "Tobiah", "Maren")
+    assert not is_grounded("Maren mends clocks for a living.", said, "Tobiah", "Maren")
+    assert not is_grounded("Tobiah asked what he does for a living.", said, "Tobiah", "Maren")
+    assert not is_grounded("Tobiah thanked Maren for the clocks.", said, "Tobiah", "Maren")
 
 
 def test_the_same_key_twice_does_not_overwrite():

@@ -171,11 +171,26 @@ def _stem(word: str) -> str:
     return word[:5]
 
 
+_ASKING = re.compile(
+    r"\b(asks?|asked|asking|wants to know|wanted to know|wonders?|wondered|inquire[sd]?|"
+    r"question(s|ed)?|said goodbye|thanked|greeted)\b",
+    re.IGNORECASE,
+)
+
+
+def _names(name: str, text: str) -> bool:
+    return bool(name) and re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
+
+
 def is_grounded(value: str, lines: list[str], speaker: str, npc: str = "") -> bool:
     """
     A fact is kept only if it says more than the speaker's name and shares a word (by its first
     five letters) with what the speaker said: a small model's inventions rarely do.
     """
+    if _ASKING.search(value):
+        return False  # "Ada asked what she does for a living" records a question, not a fact
+    if npc and _names(npc, value) and not _names(speaker, value):
+        return False  # the NPC's own doings, filed under the speaker
     skip = {speaker.lower(), f"{speaker.lower()}'s", npc.lower(), f"{npc.lower()}'s"}
     said = {_stem(w) for w in _content_words(" ".join(lines), skip)}
     value_words = _content_words(value, skip)
