@@ -91,6 +91,11 @@ class OmniiraSettings(BaseModel):
 
     # Conversation.
     HISTORY_TURNS: int = Field(8, ge=0)
+    # The verbatim lane: the speaker's own words from earlier conversations, quoted in the
+    # prompt ("Ada said, 3 days ago: ..."), at most VERBATIM_SLOTS lines (0 turns it off),
+    # chosen by meaning above VERBATIM_FLOOR fused with rare shared words.
+    VERBATIM_SLOTS: int = Field(4, ge=0)
+    VERBATIM_FLOOR: float = Field(0.3, ge=-1, le=1)
     CONVERSATION_IDLE_SECONDS: float = Field(600.0, gt=0)
     THINKING_DELAY: float = Field(2.0, ge=0)
     THINKING_MESSAGE: str = "{name} pauses, thinking."

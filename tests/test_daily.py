@@ -98,7 +98,7 @@ class TestRollover(SocialTestBase):
             # Maren's next conversation with Ada carries her newest diary entry and belief.
             self.call(CmdTalk(), "Maren = Evening!")
             prompt = llm.system_prompts()[-1]
-        assert "What's been happening with you lately:" in prompt
+        assert "Your own diary, lately" in prompt
         assert "Maren's day was long, and Ada was on my mind." in prompt
         assert f'What you\'ve come to believe about Ada:\n- "{BELIEF}"' in prompt
         belief = omniira.beliefs(self.maren, self.char1).get()

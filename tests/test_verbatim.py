@@ -50,3 +50,56 @@ def test_when_reads_in_game_days():
         "9 days ago",
     ]
     assert when(0, 70) == "2 months ago"
+
+
+# ---------------------------------------------------------------- through a real turn
+
+from django.test import override_settings  # noqa: E402
+from evennia.utils import create  # noqa: E402
+from evennia.utils.test_resources import EvenniaCommandTest  # noqa: E402
+
+from omniira_evennia.commands import CmdTalk  # noqa: E402
+from omniira_evennia.conversation import lifecycle  # noqa: E402
+from omniira_evennia.memory.erasure import erase_player  # noqa: E402
+from omniira_evennia.models import ConversationTurn, Memory  # noqa: E402
+from tests.scripted_llm import ScriptedLLM  # noqa: E402
+from tests.test_talk import tiers  # noqa: E402
+
+
+class TestVerbatimTurns(EvenniaCommandTest):
+    def setUp(self):
+        super().setUp()
+        self.char1.key, self.char2.key = "Ada", "Bo"
+        self.maren = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Maren", location=self.room1
+        )
+
+    def talk(self, caller, line, **extra):
+        with ScriptedLLM(["Aye."]) as llm, override_settings(
+            OMNIIRA={**tiers(llm.base_url), "SELF_TAGGING": False, **extra}
+        ):
+            self.call(CmdTalk(), f"Maren = {line}", caller=caller)
+        return llm.system_prompts()[-1]
+
+    def end_all(self):
+        for conv_id in ConversationTurn.objects.values_list("conversation_id", flat=True):
+            lifecycle.close_conversation(conv_id, "left")
+
+    def test_a_players_own_words_come_back_in_a_later_conversation_and_only_to_them(self):
+        self.talk(self.char1, "I am searching for my sister Odile near the old mill.")
+        said = ConversationTurn.objects.get(role="speaker", speaker=self.char1)
+        assert said.embedding is not None and said.embedder  # the query vector was kept
+        self.end_all()
+        prompt = self.talk(self.char1, "Who am I searching for?")
+        assert 'Ada said, earlier today: "I am searching for my sister Odile' in prompt
+        other = self.talk(self.char2, "Who am I searching for?")
+        assert "Odile" not in other  # never another player's words as Bo's
+
+    def test_the_lane_can_be_switched_off_and_erasure_removes_it(self):
+        self.talk(self.char1, "I cannot eat honey, so never put it in my tea.")
+        self.end_all()
+        assert "honey" not in self.talk(self.char1, "What goes in my tea?", VERBATIM_SLOTS=0)
+        self.end_all()
+        erase_player(self.char1)
+        assert "honey" not in self.talk(self.char1, "What goes in my tea?")
+        assert not Memory.objects.filter(subject=self.char1).exists()

@@ -128,6 +128,8 @@ class PromptContext:
     history: list[Turn] = field(default_factory=list)
     speaker_is_npc: bool = False
     news: list[str] = field(default_factory=list)  # what you know about others (NPC talk)
+    # The verbatim lane: (when, what the speaker said) from earlier conversations.
+    said: list[tuple[str, str]] = field(default_factory=list)
 
 
 def quote(text: str) -> str:
@@ -206,6 +208,11 @@ def render_memory_block(ctx: PromptContext) -> str:
         )
     else:
         sections.append(f"What you remember about {name}:\n- Nothing yet; you may not have met.")
+    if ctx.said:
+        sections.append(
+            f"What {name} told you before, in {name}'s own words ('I' there means {name}):\n"
+            + "\n".join(f"- {name} said, {when}: {quote(text)}" for when, text in ctx.said)
+        )
     if ctx.beliefs:
         sections.append(
             f"What you've come to believe about {name}:\n"

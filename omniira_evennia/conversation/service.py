@@ -9,11 +9,11 @@ fails, the NPC says an in-character fallback line and nothing but the speaker's 
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 
 from django.db import transaction
-from evennia.utils import logger
 from twisted.internet import reactor
 
 from omniira_evennia.conf import get_settings
@@ -25,13 +25,15 @@ from omniira_evennia.conversation.turn import TurnInput, TurnResult, run_turn
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.memory import fulltext, store
-from omniira_evennia.memory.embeddings import get_embedder
+from omniira_evennia.memory.embeddings import embedder_name, get_embedder
 from omniira_evennia.memory.safety import detect_manipulation, redact_pii
 from omniira_evennia.memory.write import write_reply
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked
 from omniira_evennia.runtime.runner import defer_interactive
+
+log = logging.getLogger(__name__)
 
 # (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
 _in_flight: set[tuple[int, int]] = set()
@@ -121,7 +123,11 @@ def start_turn(npc, speaker, message: str):
     context = build_context(npc, speaker, message, conversation_id)
     # The speaker's words are kept whatever happens to the reply.
     store.touch_conversation(npc, speaker, conversation_id)
-    store.add_turn(npc, speaker, conversation_id, ConversationTurn.Role.SPEAKER, message, game_day)
+    said = store.add_turn(
+        npc, speaker, conversation_id, ConversationTurn.Role.SPEAKER, message, game_day
+    )
+    if labels:
+        ConversationTurn.objects.filter(id=said.id).update(suspect=True)
     turn_input = TurnInput(
         npc_id=npc.id,
         speaker_id=speaker.id,
@@ -130,6 +136,12 @@ def start_turn(npc, speaker, message: str):
         reflections=store.reflection_records(npc, speaker),
         now=time.time(),
         lexical=fulltext.lexical_hits(npc.id, speaker.id, message, conf),  # a DB read: here
+        said_lines=(
+            store.said_lines(npc, speaker, exclude_conversation=conversation_id)
+            if conf.VERBATIM_SLOTS
+            else []
+        ),
+        today=game_day,
     )
     index_token = store.generation(npc.id) if turn_input.index is None else None
 
@@ -147,12 +159,17 @@ def start_turn(npc, speaker, message: str):
             thinking.cancel()
         if index_token is not None:
             store.install_index(npc.id, turn_input.index, index_token)
+        # The line's vector was computed as the retrieval query: keep it (the verbatim lane).
+        store.keep_line_vector(said.id, result.query_vector, embedder_name())
         return retry_if_locked(
             apply_turn, npc, speaker, conversation_id, game_day, result, suspect=bool(labels)
         )
 
     def _crash(failure):
-        logger.log_trace(f"omniira: turn for {npc.key} crashed: {failure.getErrorMessage()}")
+        log.error(
+            f"omniira: turn for {npc.key} crashed: {failure.getErrorMessage()}",
+            exc_info=(failure.type, failure.value, failure.getTracebackObject()),
+        )
         health.incr("turn_crashes")
         if thinking is not None and thinking.active():
             thinking.cancel()
@@ -206,7 +223,7 @@ def apply_turn(
     if not result.ok:
         record_usage(result.usage, npc=npc)
         health.incr("conversation_fallbacks")
-        logger.log_warn(f"omniira: {npc.key} could not answer {speaker.key}: {result.error}")
+        log.warning(f"omniira: {npc.key} could not answer {speaker.key}: {result.error}")
         line = fallback_line(npc)
         _emote(npc, line)
         return line

@@ -50,6 +50,7 @@ from omniira_evennia.memory.retrieval import (
     TextRecord,
     select_newest_plus_similar,
 )
+from omniira_evennia.memory.verbatim import SaidLine, select_said, when, words
 from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.conversation")
@@ -67,6 +68,10 @@ class TurnInput:
     # Full-text ranked ids for the line (read on the reactor, see `fulltext.lexical_hits`);
     # None (paper mode, or no full-text index) means the paper's scorer.
     lexical: LexicalHits | None = None
+    # The verbatim lane's candidates: the speaker's earlier lines (store.said_lines), and the
+    # game day they are dated against.
+    said_lines: list[SaidLine] = field(default_factory=list)
+    today: int = 0
 
 
 @dataclass
@@ -77,6 +82,7 @@ class TurnResult:
     remember_vectors: list[np.ndarray | None] = field(default_factory=list)
     commitment_vectors: list[np.ndarray | None] = field(default_factory=list)
     error: str | None = None
+    query_vector: np.ndarray | None = None  # the speaker's line, kept for the verbatim lane
 
     @property
     def ok(self) -> bool:
@@ -123,7 +129,34 @@ def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> Pro
             inp.reflections, query_vector, conf.REFLECTION_SLOTS, conf.SIMILARITY_FLOOR
         )
     ctx.beliefs = [r.text for r in beliefs]
+    ctx.said = verbatim_lines(inp, conf, query_vector, ctx)
     return ctx
+
+
+def verbatim_lines(inp: TurnInput, conf: OmniiraSettings, query_vector, ctx) -> list:
+    """The speaker's own earlier words for this line, minus what a memory already says."""
+    if not conf.VERBATIM_SLOTS or not inp.said_lines:
+        return []
+    chosen = select_said(
+        inp.said_lines,
+        ctx.message,
+        query_vector,
+        limit=conf.VERBATIM_SLOTS,
+        floor=conf.VERBATIM_FLOOR,
+        names={ctx.identity.name, ctx.speaker_name},
+        include_suspect=conf.SUSPECT_MEMORIES != "exclude",
+    )
+    distilled = [set(words(m.text)) for m in ctx.memories]
+    return [
+        (when(line.game_day, inp.today), line.text)
+        for line in chosen
+        if not any(_same_fact(set(words(line.text)), known) for known in distilled)
+    ]
+
+
+def _same_fact(said: set[str], known: set[str]) -> bool:
+    """A line a distilled memory already carries (most of its words are in the memory)."""
+    return bool(said) and len(said & known) >= 0.8 * len(said)
 
 
 def turn_format_of(conf: OmniiraSettings, tier: str) -> str:
@@ -248,7 +281,13 @@ def run_turn(
             reply = _call(client, inp.tier, conf, inp, request, schema)
         except LLMError as err:
             if parsed is None:
-                return TurnResult(parsed=None, usage=err.usage, messages=messages, error=str(err))
+                return TurnResult(
+                    parsed=None,
+                    usage=err.usage,
+                    messages=messages,
+                    error=str(err),
+                    query_vector=query_vector,
+                )
             usage = _add_usage(usage, err.usage)
             break  # keep the first reply, such as it is
         usage = reply.usage if usage is None else _add_usage(usage, reply.usage)
@@ -273,7 +312,11 @@ def run_turn(
     if not parsed.text:
         # The model said nothing a player could hear (only tags, or only junk), twice.
         return TurnResult(
-            parsed=None, usage=usage, messages=messages, error="empty reply after tags"
+            parsed=None,
+            usage=usage,
+            messages=messages,
+            error="empty reply after tags",
+            query_vector=query_vector,
         )
     remember_vectors = embed_or_none([t.value for t in parsed.remember], embedder)
     commitment_vectors = embed_or_none([t.summary for t in parsed.commitments], embedder)
@@ -283,4 +326,5 @@ def run_turn(
         messages=messages,
         remember_vectors=remember_vectors,
         commitment_vectors=commitment_vectors,
+        query_vector=query_vector,
     )

@@ -313,9 +313,7 @@ def close_plan(npc, plan, outcome: PlanOutcome) -> bool:
         _embed_later(memory)
     health.incr("plans_kept" if kept else "plans_dropped")
     transaction.on_commit(
-        partial(
-            signals.plan_closed.send, sender=Plan, npc=npc, plan=plan, kept=kept, reason=reason
-        )
+        partial(signals.plan_closed.send, sender=Plan, npc=npc, plan=plan, kept=kept, reason=reason)
     )
     log.info(
         f"omniira: {npc.key} {'kept' if kept else 'dropped'} plan #{plan.id} "
