@@ -10,6 +10,7 @@ from omniira_evennia.conversation.extraction import (
     is_grounded,
     run_extraction,
     speaker_lines,
+    third_person,
     windows,
 )
 from omniira_evennia.llm.client import ChatResult, Usage, schema_of
@@ -148,3 +149,22 @@ def test_a_failed_window_keeps_what_earlier_windows_found():
     client = FakeClient("not json", "still not")
     result = run_extraction(inp(lines), client)
     assert result.error and result.memories == []
+
+
+def test_notes_in_the_speakers_voice_are_said_about_them_by_name():
+    assert third_person("I cannot eat honey, so never put it in my tea.", "Tobiah") == (
+        "Tobiah cannot eat honey, so never put it in their tea."
+    )
+    assert (
+        third_person("You mend clocks for a living.", "Tobiah")
+        == "Tobiah mends clocks for a living."
+    )
+    assert third_person("I am searching for my sister Odile.", "Tobiah") == (
+        "Tobiah is searching for their sister Odile."
+    )
+    assert third_person("My dog Biscuit ran off.", "Bram") == "Bram's dog Biscuit ran off."
+    assert third_person("I don't drink wine.", "Ada") == "Ada doesn't drink wine."
+    assert third_person("Tobiah says I am his friend.", "Tobiah") == "Tobiah says I am his friend."
+    reply = facts(("allergy", "I cannot eat honey."))
+    [memory] = run_extraction(inp(), FakeClient(reply)).memories
+    assert memory.value == "Tobiah cannot eat honey."

@@ -178,6 +178,74 @@ _ASKING = re.compile(
 )
 
 
+_PRONOUN = re.compile(
+    r"\b(i am|i'm|you are|you're|i was|you were|i have|i've|you have|you've|i|you|my|your|"
+    r"mine|yours|me|myself|yourself)\b",
+    re.IGNORECASE,
+)
+_NOT_A_PRESENT_VERB = set(
+    "can cannot can't could will won't would should must may might did didn't had never always "
+    "also just still really once often sometimes used".split()
+)
+
+
+def _third_verb(word: str) -> str:
+    """'mend' -> 'mends' after a name ('I mend clocks' -> 'Tobiah mends clocks')."""
+    lower = word.lower()
+    if lower in ("do", "don't"):
+        return {"do": "does", "don't": "doesn't"}[lower]
+    if lower in _NOT_A_PRESENT_VERB or lower.endswith(("ed", "s")) or not lower.isalpha():
+        return word
+    if lower.endswith(("ch", "sh", "x", "o", "z")):
+        return word + "es"
+    if lower.endswith("y") and lower[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def third_person(value: str, speaker: str) -> str:
+    """
+    A note in the speaker's own voice ("I cannot eat honey") or spoken to them ("You mend
+    clocks") said about them by name, as memories are shown to the NPC ("Tobiah cannot eat
+    honey"); later pronouns become they / their / them. A note naming them is left alone.
+    """
+    if not speaker or _names(speaker, value) or not _PRONOUN.search(value):
+        return value
+    out, pos, named = [], 0, False
+    for match in _PRONOUN.finditer(value):
+        out.append(value[pos : match.start()])
+        word = match.group(1).lower().replace("\u2019", "'")
+        subject = speaker if not named else "they"
+        if word in ("i am", "i'm", "you are", "you're"):
+            text = f"{subject} is" if not named else "they are"
+        elif word in ("i was", "you were"):
+            text = f"{subject} was" if not named else "they were"
+        elif word in ("i have", "i've", "you have", "you've"):
+            text = f"{subject} has" if not named else "they have"
+        elif word in ("i", "you"):
+            text = subject
+            if not named:
+                rest = re.match(r"(\s+)([\w']+)", value[match.end() :])
+                if rest:
+                    text += rest.group(1) + _third_verb(rest.group(2))
+                    pos = match.end() + rest.end()
+                    out.append(text)
+                    named = True
+                    continue
+        elif word in ("my", "your"):
+            text = f"{speaker}'s" if not named else "their"
+        elif word in ("mine", "yours"):
+            text = f"{speaker}'s" if not named else "theirs"
+        else:  # me, myself, yourself
+            text = speaker if not named else "them"
+        named = True
+        out.append(text)
+        pos = match.end()
+    out.append(value[pos:])
+    text = "".join(out)
+    return text[:1].upper() + text[1:]
+
+
 def _names(name: str, text: str) -> bool:
     return bool(name) and re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
 
@@ -228,6 +296,7 @@ def run_extraction(
             break  # keep what the earlier windows found
         usages.extend(result.usages)
         for tag in result.value.memories:
+            tag = tag.model_copy(update={"value": third_person(tag.value, inp.speaker_name)})
             if _normal(tag.value) in seen_values:
                 continue
             if not is_grounded(tag.value, window, inp.speaker_name, inp.npc_name):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation.extraction import is_grounded
+from omniira_evennia.conversation.extraction import is_grounded, third_person
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
     PromptContext,
@@ -215,17 +215,18 @@ def _drop_ungrounded(parsed: ParsedReply, ctx: PromptContext) -> None:
     """
     Notes about the speaker must come from the speaker's words (this line and the earlier ones
     of the conversation): a small model's structured notes otherwise file its own trade, or a
-    guess, under the player.
+    guess, under the player. A note in the speaker's own voice ("I cannot eat honey") is said
+    about them by name first, as memories are shown.
     """
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
-    kept = [
-        t
+    notes = [
+        t.model_copy(update={"value": third_person(t.value, ctx.speaker_name)})
         for t in parsed.remember
-        if is_grounded(t.value, said, ctx.speaker_name, ctx.identity.name)
     ]
-    if len(kept) < len(parsed.remember):
-        health.incr("notes_ungrounded", len(parsed.remember) - len(kept))
-        parsed.remember = kept
+    kept = [t for t in notes if is_grounded(t.value, said, ctx.speaker_name, ctx.identity.name)]
+    if len(kept) < len(notes):
+        health.incr("notes_ungrounded", len(notes) - len(kept))
+    parsed.remember = kept
 
 
 def _add_usage(total: Usage, more: Usage) -> Usage:
