@@ -3,7 +3,7 @@ Benchmark: a busy server. Fifty telnet players talk to ten NPCs for a few minute
 server keeps answering everyone's `look`.
 
 The real demo game is started with `tools/demo.py start` (in a temporary folder, ports 4300-4306
-by default) against a scripted OpenAI-compatible server (tests/scripted_llm.py) that takes 2 s
+by default) against a scripted OpenAI-compatible server (omniira_evennia.testing.fakes) that takes 2 s
 per reply. Six NPCs join the demo's four (five in the tavern, five on the market square); 50
 players are created through telnet's `create`, half of them walk to the market, and each
 repeatedly says a line to "its" NPC ("Maren, ticket t7n3: ..."), waits for the answer (which
@@ -48,7 +48,7 @@ from bench.demo_harness import (  # noqa: E402
     summary_ms,
     wait_for_embedder,
 )
-from tests.scripted_llm import ScriptedLLM  # noqa: E402
+from omniira_evennia.testing.fakes import ScriptedLLM  # noqa: E402
 from tests.telnet_client import TelnetPlayer  # noqa: E402
 
 NPCS = {

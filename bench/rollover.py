@@ -2,7 +2,7 @@
 Benchmark: the day rollover over 500 NPCs, in the running demo game.
 
 The real demo is started with `tools/demo.py start` (temporary folder, ports 4310-4316 by
-default) against a scripted OpenAI-compatible server (tests/scripted_llm.py) that answers diary
+default) against a scripted OpenAI-compatible server (omniira_evennia.testing.fakes) that answers diary
 and reflection calls after 1 s each: about what a hosted small model takes for a short JSON
 answer, and the delay the end-to-end 200-NPC test uses, so the two figures compare. 500 NPCs are
 added with what makes a diary (two memories learned today, a visit, a world event naming them);
@@ -43,7 +43,7 @@ from bench.demo_harness import (  # noqa: E402
     summary_ms,
     wait_for_embedder,
 )
-from tests.scripted_llm import ScriptedLLM  # noqa: E402
+from omniira_evennia.testing.fakes import ScriptedLLM  # noqa: E402
 from tests.telnet_client import TelnetPlayer  # noqa: E402
 
 

@@ -6,14 +6,16 @@ from evennia.utils.test_resources import EvenniaTest
 import omniira_evennia as omniira
 from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.models import Memory
-from tests.helpers import HashingEmbedder
+from omniira_evennia.testing.fakes import HashingEmbedder
 
 
 class TestPublicApi(EvenniaTest):
     def setUp(self):
         super().setUp()
         set_embedder(HashingEmbedder())
-        self.maren = create.create_object("typeclasses.npcs.NPC", key="Maren", location=self.room1)
+        self.maren = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Maren", location=self.room1
+        )
 
     def test_remember_recall_memories_about_forget(self):
         m = omniira.remember(

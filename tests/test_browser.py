@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.telnet_client import TelnetPlayer
 from tests.test_e2e_demo import ROOT, run_demo
 

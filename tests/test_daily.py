@@ -16,7 +16,7 @@ from omniira_evennia.llm import jobs
 from omniira_evennia.models import DailyWork, DiaryEntry, Memory, PlaceVisit, Reflection
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.runtime import health
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.test_social import SocialTestBase
 from tests.test_talk import tiers
 

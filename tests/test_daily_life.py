@@ -22,8 +22,7 @@ from omniira_evennia.models import Memory, PlaceVisit, Plan
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.runtime import health
 from omniira_evennia.social import service as social
-from tests.helpers import HashingEmbedder
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import HashingEmbedder, ScriptedLLM
 from tests.test_social import Router, SocialTestBase
 from tests.test_talk import tiers
 
@@ -110,7 +109,7 @@ class TestSchedules(DailyLifeBase):
         omniira.set_schedule(maren, "market 00-24")  # she keeps her post all the same
         maren.db.npc_autonomous = False
         watcher = create.create_object(
-            "typeclasses.characters.Character", key="Bran", location=self.market
+            "evennia.objects.objects.DefaultCharacter", key="Bran", location=self.market
         )
         in_market = self.listen(watcher)
         in_tavern = self.listen(self.char1)
@@ -239,7 +238,7 @@ REPLY_TRAVEL_WITH = (
 class TestCommitments(DailyLifeBase):
     def test_travel_to_promised_in_conversation_is_kept_by_its_time(self):
         watcher = create.create_object(
-            "typeclasses.characters.Character", key="Bran", location=self.market
+            "evennia.objects.objects.DefaultCharacter", key="Bran", location=self.market
         )
         in_market = self.listen(watcher)
         with game_time(10):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.telnet_client import TelnetPlayer
 
 pytestmark = pytest.mark.e2e

@@ -23,8 +23,7 @@ from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import DiaryEntry, Memory, Reflection
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.runtime import health
-from tests.helpers import HashingEmbedder
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import HashingEmbedder, ScriptedLLM
 from tests.test_talk import TalkTestBase, tiers
 
 sqlite_only = pytest.mark.skipif(
@@ -54,8 +53,12 @@ class FullTextBase(EvenniaTest):
         super().setUp()
         set_embedder(HashingEmbedder())
         self.char1.key = "Ada"
-        self.maren = create.create_object("typeclasses.npcs.NPC", key="Maren", location=self.room1)
-        self.voss = create.create_object("typeclasses.npcs.NPC", key="Voss", location=self.room1)
+        self.maren = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Maren", location=self.room1
+        )
+        self.voss = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Voss", location=self.room1
+        )
 
     def remember(self, value, subject=None, npc=None, **kwargs):
         return omniira.remember(npc or self.maren, subject or self.char1, value, **kwargs)

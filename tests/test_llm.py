@@ -13,7 +13,7 @@ from omniira_evennia.llm.client import (
     chat_json,
 )
 from omniira_evennia.runtime import health
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -11,7 +11,7 @@ from evennia.utils import create
 from omniira_evennia.memory import store
 from omniira_evennia.memory.retrieval import select_memories
 from omniira_evennia.memory.write import Note, write_note
-from tests.helpers import HashingEmbedder
+from omniira_evennia.testing.fakes import HashingEmbedder
 
 EMB = HashingEmbedder()
 

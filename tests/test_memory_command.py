@@ -198,7 +198,7 @@ class TestEraseRace(SocialTestBase):
         from omniira_evennia.admin_commands import erase_player
         from omniira_evennia.models import Conversation
         from omniira_evennia.runtime import health
-        from tests.scripted_llm import ScriptedLLM
+        from omniira_evennia.testing.fakes import ScriptedLLM
         from tests.test_talk import tiers
 
         held = []

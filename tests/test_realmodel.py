@@ -66,7 +66,9 @@ class TestRealModel(EvenniaCommandTest):
 
     def test_maren_answers_in_character_without_tags(self):
         self.char1.key = "Ada"
-        maren = create.create_object("typeclasses.npcs.NPC", key="Maren", location=self.room1)
+        maren = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Maren", location=self.room1
+        )
         maren.db.npc_role = "tavern keeper of the Lantern & Lane"
         maren.db.npc_personality = "Warm, shrewd and blunt. Calls people 'love'."
         maren.db.npc_duty = "You run the tavern and pour cider, ale and plum wine."

@@ -12,7 +12,7 @@ from omniira_evennia.memory.retrieval import (
     select_memories,
     select_newest_plus_similar,
 )
-from tests.helpers import HashingEmbedder
+from omniira_evennia.testing.fakes import HashingEmbedder
 
 EMB = HashingEmbedder()
 PLAYER, OTHER, MAREN = 10, 11, 99

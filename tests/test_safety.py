@@ -16,7 +16,7 @@ from omniira_evennia.memory import store
 from omniira_evennia.memory.safety import detect_manipulation, redact_pii
 from omniira_evennia.models import AuditLog, ConversationTurn, LLMUsage, Memory
 from omniira_evennia.runtime import health
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.test_daily import DayRouter
 from tests.test_social import SocialTestBase
 from tests.test_talk import tiers

@@ -18,7 +18,7 @@ from omniira_evennia.conversation import lifecycle as conversation_lifecycle
 from omniira_evennia.models import Conversation, Memory
 from omniira_evennia.runtime import health
 from omniira_evennia.signals import relationship_threshold_crossed
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.test_talk import tiers
 
 FACT = "Ada is searching for her lost brother Tomas."
@@ -55,7 +55,10 @@ class SocialTestBase(EvenniaCommandTest):
 
     def npc(self, key, room=None):
         npc = create.create_object(
-            "typeclasses.npcs.NPC", key=key, location=room or self.room1, home=room or self.room1
+            "omniira_evennia.typeclasses.MemoryNPC",
+            key=key,
+            location=room or self.room1,
+            home=room or self.room1,
         )
         npc.db.npc_role = f"{key.lower()} of the town"
         return npc

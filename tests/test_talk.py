@@ -12,7 +12,7 @@ from omniira_evennia.commands import CmdSay, CmdTalk
 from omniira_evennia.memory.embeddings import from_blob
 from omniira_evennia.models import ConversationTurn, LLMUsage, Memory, Opinion, Plan
 from omniira_evennia.runtime import health
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 
 REMEMBER_REPLY = (
     'Welcome, Ada love! Blue glass, eh? [[REMEMBER:{"key":"collects_glass",'
@@ -33,7 +33,10 @@ class TalkTestBase(EvenniaCommandTest):
         super().setUp()
         self.char1.key = "Ada"
         self.maren = create.create_object(
-            "typeclasses.npcs.NPC", key="Maren", location=self.room1, home=self.room1
+            "omniira_evennia.typeclasses.MemoryNPC",
+            key="Maren",
+            location=self.room1,
+            home=self.room1,
         )
         self.maren.db.npc_role = "tavern keeper"
         self.maren.db.npc_personality = "warm and shrewd"
@@ -113,7 +116,9 @@ class TestTalkPipeline(TalkTestBase):
         assert health.get("tags_invalid") == 2  # the broken REMEMBER and the cut-off [[OPIN
 
     def test_hearsay_is_rendered_with_its_source(self):
-        lyra = create.create_object("typeclasses.npcs.NPC", key="Lyra", location=self.room2)
+        lyra = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Lyra", location=self.room2
+        )
         from omniira_evennia import remember
 
         remember(
@@ -153,7 +158,7 @@ class TestFailures(TalkTestBase):
 
     def test_embedding_failure_still_writes_the_row(self):
         from omniira_evennia.memory.embeddings import set_embedder
-        from tests.helpers import BrokenEmbedder
+        from omniira_evennia.testing.fakes import BrokenEmbedder
 
         set_embedder(BrokenEmbedder())
         with ScriptedLLM([REMEMBER_REPLY]) as llm:

@@ -13,8 +13,8 @@ from evennia.utils import create
 from omniira_evennia import lifecycle
 from omniira_evennia.memory import store
 from omniira_evennia.memory.write import Note, write_note
+from omniira_evennia.testing.fakes import ScriptedLLM
 from omniira_evennia.vocabulary import NPC_TAG
-from tests.scripted_llm import ScriptedLLM
 from tests.test_talk import tiers
 
 OLD_PATHS = {
@@ -75,8 +75,9 @@ def test_a_game_made_by_the_previous_release_starts_and_talks_after_upgrading():
         script = ScriptDB.objects.get(db_key=key)
         assert type(script).__name__ in ("OmniiraTicker", "OmniiraDecisionTicker")
 
-    with ScriptedLLM(["Aye, you mend clocks."]) as llm, override_settings(
-        OMNIIRA=tiers(llm.base_url)
+    with (
+        ScriptedLLM(["Aye, you mend clocks."]) as llm,
+        override_settings(OMNIIRA=tiers(llm.base_url)),
     ):
         lifecycle.at_server_start()  # tags the old NPC once, ensures the tickers
         assert [npc.key for npc in store.memory_npcs()] == ["Maren"]

@@ -13,7 +13,7 @@ from omniira_evennia.memory import embeddings
 from omniira_evennia.memory.embeddings import from_blob
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Memory
-from tests.helpers import HashingEmbedder
+from omniira_evennia.testing.fakes import HashingEmbedder
 from tests.test_social import SocialTestBase
 
 EMB = HashingEmbedder()
@@ -84,7 +84,7 @@ class TestVectorSearch(SocialTestBase):
         assert "No NPC remembers anything like" in self.call(CmdMemory(), "whoknows zzzz qqqq")
 
     def test_search_without_the_embedding_model_says_so(self):
-        from tests.helpers import BrokenEmbedder
+        from omniira_evennia.testing.fakes import BrokenEmbedder
 
         embeddings.set_embedder(BrokenEmbedder())
         out = self.call(CmdMemory(), "search Maren = cider")

@@ -62,7 +62,7 @@ from omniira_evennia.commands import CmdTalk  # noqa: E402
 from omniira_evennia.conversation import lifecycle  # noqa: E402
 from omniira_evennia.memory.erasure import erase_player  # noqa: E402
 from omniira_evennia.models import ConversationTurn, Memory  # noqa: E402
-from tests.scripted_llm import ScriptedLLM  # noqa: E402
+from omniira_evennia.testing.fakes import ScriptedLLM  # noqa: E402
 from tests.test_talk import tiers  # noqa: E402
 
 
@@ -75,8 +75,9 @@ class TestVerbatimTurns(EvenniaCommandTest):
         )
 
     def talk(self, caller, line, **extra):
-        with ScriptedLLM(["Aye."]) as llm, override_settings(
-            OMNIIRA={**tiers(llm.base_url), "SELF_TAGGING": False, **extra}
+        with (
+            ScriptedLLM(["Aye."]) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "SELF_TAGGING": False, **extra}),
         ):
             self.call(CmdTalk(), f"Maren = {line}", caller=caller)
         return llm.system_prompts()[-1]

@@ -17,7 +17,7 @@ from omniira_evennia.memory.write import HISTORY_KEPT, Note, write_note
 from omniira_evennia.models import AuditLog, Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.operations import trace_text
 from omniira_evennia.runtime import health
-from tests.scripted_llm import ScriptedLLM
+from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.test_talk import tiers
 
 PHONE = "call me on 555-123-4567"

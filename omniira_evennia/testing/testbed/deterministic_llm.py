@@ -27,10 +27,6 @@ import hashlib
 import json
 import random
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-import numpy as np
 
 OPENERS = [
     "Well met, {speaker}.",
@@ -47,27 +43,12 @@ ANSWERS = [
 ]
 FEELINGS = ["joy", "trust", "surprise", "neutral", "sorrow", "fear"]
 NEWS_HEADER = "What you know about other people (share it if it fits the talk):"
+from omniira_evennia.testing.fakes import HashingEmbedder, ScriptedLLM  # noqa: F401
+
 HEARD = re.compile(r"Have you heard about (.+?)\? (.+)")
 STOPWORDS = set(
     "the a an and or to of in on at is was i you me my your it that this with for".split()
 )
-
-
-class HashingEmbedder:
-    """Bag-of-words hashed into 384 dims, L2-normalised: same words, same direction."""
-
-    dim = 384
-
-    def embed(self, texts):
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in re.findall(r"[a-z0-9]+", str(text).lower()):
-                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim
-                out[row, bucket] += 1.0
-            norm = np.linalg.norm(out[row])
-            if norm:
-                out[row] /= norm
-        return out
 
 
 def _slug(text: str, words: int = 3) -> str:
@@ -89,8 +70,9 @@ def _news(system: str) -> list[tuple[str, str]]:
     return items
 
 
-class DeterministicLLM:
-    """The server; use as a context manager or `start()` / `stop()`. `base_url` ends in /v1."""
+class DeterministicLLM(ScriptedLLM):
+    """The server (ScriptedLLM's HTTP plumbing with answers computed from each request); use
+    as a context manager or `start()` / `stop()`. `base_url` ends in /v1."""
 
     def __init__(
         self,
@@ -104,12 +86,7 @@ class DeterministicLLM:
         self.tag_rate = tag_rate
         self.extract_rate = extract_rate
         self.calls: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self._thread: threading.Thread | None = None
+        super().__init__(self.reply, port=port)
 
     # ------------------------------------------------------------ answers
 
@@ -239,69 +216,3 @@ class DeterministicLLM:
         return json.dumps({"entry": entry, "importance": 4})
 
     # ------------------------------------------------------------ HTTP
-
-    def _handler(self):
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                self._send(200, {"object": "list", "data": [{"id": "deterministic"}]})
-
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                try:
-                    body = json.loads(self.rfile.read(length) or b"{}")
-                except ValueError:
-                    self._send(400, {"error": {"message": "bad json"}})
-                    return
-                text = outer.reply(body)
-                prompt = sum(len(m.get("content", "")) for m in body.get("messages", []))
-                tokens_in, tokens_out = prompt // 4, max(1, len(text) // 4)
-                self._send(
-                    200,
-                    {
-                        "id": "chatcmpl-deterministic",
-                        "object": "chat.completion",
-                        "model": body.get("model", "deterministic"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": text},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": tokens_in,
-                            "completion_tokens": tokens_out,
-                            "total_tokens": tokens_in + tokens_out,
-                        },
-                    },
-                )
-
-            def _send(self, status, payload):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        return Handler
-
-    def start(self) -> "DeterministicLLM":
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> "DeterministicLLM":
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()

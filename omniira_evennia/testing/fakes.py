@@ -1,11 +1,14 @@
 """
-A scripted OpenAI-compatible chat-completions server on loopback, for tests.
+Test fakes for the contrib and for games built on it (importable without a configured game):
 
-It is a real HTTP server, so the contrib's real httpx client, retries and parsing are exercised;
-only the model is scripted. Each request is recorded; replies come from a list (the last one
-repeats) or a function of the request.
+- `ScriptedLLM`: a scripted OpenAI-compatible chat-completions server on loopback. It is a real
+  HTTP server, so the contrib's real httpx client, retries and parsing are exercised; only the
+  model is scripted. Each request is recorded; replies come from a list (the last one repeats)
+  or a function of the request.
+- `HashingEmbedder`: bag-of-words hashed into 384 dimensions: same words, same direction.
+  Deterministic and instant; `BrokenEmbedder` always fails.
 
-In-process:
+In a test:
 
     with ScriptedLLM(["Welcome! [[REMEMBER:{...}]]"]) as llm:
         settings.OMNIIRA = {"TIERS": {"voice": {"base_url": llm.base_url}}}
@@ -14,17 +17,21 @@ In-process:
 
 As a process (for end-to-end tests against a running game):
 
-    python tests/scripted_llm.py --port 8123 --delay 5 --script replies.json --log requests.jsonl
+    python -m omniira_evennia.testing.fakes --port 8123 --delay 5 --script replies.json
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable, Sequence
+
+import numpy as np
 
 
 class ScriptedLLM:
@@ -144,6 +151,32 @@ class ScriptedLLM:
 
     def system_prompts(self) -> list[str]:
         return [r["messages"][0]["content"] for r in self.requests if r.get("messages")]
+
+
+class HashingEmbedder:
+    """Bag-of-words hashed into 384 dims, L2-normalised: same words, same direction."""
+
+    dim = 384
+
+    def embed(self, texts):
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"[a-z0-9]+", str(text).lower()):
+                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim
+                out[row, bucket] += 1.0
+            norm = np.linalg.norm(out[row])
+            if norm:
+                out[row] /= norm
+        return out
+
+
+class BrokenEmbedder:
+    """An embedder whose model never loads."""
+
+    dim = 384
+
+    def embed(self, texts):
+        raise RuntimeError("embedding model unavailable")
 
 
 def main() -> None:
