@@ -14,10 +14,8 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,7 +32,7 @@ from omniira_evennia.conversation.prompts import (  # noqa: E402
 )
 from omniira_evennia.conversation.tags import parse_reply  # noqa: E402
 from omniira_evennia.llm.client import LLMClient  # noqa: E402
-from omniira_evennia.llm.local_model import free_port  # noqa: E402
+from omniira_evennia.llm.local_model import start_server, wait_until_healthy  # noqa: E402
 
 LINES = [
     "Maren, what do you pour here?",
@@ -58,36 +56,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
 
-    port = free_port()
-    started = time.monotonic()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "omniira_evennia.llm.local_model",
-            "serve",
-            "--port",
-            str(port),
-            "--threads",
-            str(args.threads),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=ROOT,
-    )
+    server, base_url = start_server(threads=args.threads)
     try:
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.2)
-        ready_s = time.monotonic() - started
+        ready_s = wait_until_healthy(base_url, server)
         conf = build_settings(
             {
                 "TIERS": {
                     "voice": {
-                        "base_url": f"http://127.0.0.1:{port}/v1",
+                        "base_url": base_url,
                         "max_tokens": 160,
                         "temperature": 0.7,
                         "timeout": 300,

@@ -48,3 +48,15 @@ def test_assembled_packaged_model_is_verified():
     path = local_model.assemble_model()
     assert path.stat().st_size == local_model.MODEL_SIZE
     assert local_model._already_verified(path)
+
+
+def test_a_server_that_dies_is_reported_not_waited_for():
+    import subprocess
+    import sys
+
+    from omniira_evennia.llm.local_model import LocalModelError, wait_until_healthy
+
+    dead = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    dead.wait()
+    with pytest.raises(LocalModelError, match="exited \\(code 3\\)"):
+        wait_until_healthy("http://127.0.0.1:9/v1", dead, timeout=30)

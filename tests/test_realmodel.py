@@ -3,10 +3,6 @@ One turn with Maren through the command path against the real offline model (lla
 serving the packaged Qwen2.5-Coder-1.5B on 127.0.0.1). Slow (~30-60 s on 2 cores), run in CI.
 """
 
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
 from django.test import override_settings
@@ -15,7 +11,7 @@ from evennia.utils.test_resources import EvenniaCommandTest
 
 from omniira_evennia.commands import CmdSay
 from omniira_evennia.conf import DEFAULT_FALLBACK_LINES
-from omniira_evennia.llm.local_model import free_port
+from omniira_evennia.llm.local_model import running_server
 from omniira_evennia.models import ConversationTurn, LLMUsage
 
 pytestmark = pytest.mark.realmodel
@@ -23,40 +19,8 @@ pytestmark = pytest.mark.realmodel
 
 @pytest.fixture(scope="module")
 def local_model_url():
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "omniira_evennia.llm.local_model",
-            "serve",
-            "--port",
-            str(port),
-            "--threads",
-            "2",
-            "--ctx",
-            "2048",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 600  # the first run assembles and hashes 1.1 GB
-    try:
-        while True:
-            assert process.poll() is None, process.stdout.read().decode(errors="replace")[-3000:]
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "local model server never became healthy"
-            time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with running_server(threads=2, ctx=2048) as url:  # the first run assembles 1.1 GB
+        yield url
 
 
 class TestRealModel(EvenniaCommandTest):

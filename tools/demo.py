@@ -114,26 +114,6 @@ def needs_local_model(env: dict[str, str]) -> bool:
     return not all(env.get(f"OMNIIRA_{tier}_BASE_URL") for tier in TIERS)
 
 
-def wait_for_health(url: str, process: subprocess.Popen, timeout: float) -> None:
-    import urllib.request
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(
-                f"[demo] the local model server exited (code {process.returncode}); "
-                f"see {LOCAL_LOG}:\n" + LOCAL_LOG.read_text(errors="replace")[-2000:]
-            )
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    raise SystemExit(f"[demo] the local model server did not become healthy; see {LOCAL_LOG}")
-
-
 def start_local_model(env: dict[str, str]) -> str:
     """Assemble/verify the packaged model, serve it on 127.0.0.1, return its /v1 URL."""
     stop_local_model()
@@ -148,37 +128,22 @@ def start_local_model(env: dict[str, str]) -> str:
     if result.returncode != 0:
         raise SystemExit(f"[demo] {result.stderr.strip() or result.stdout.strip()}")
     model = result.stdout.strip().splitlines()[-1]
-    from omniira_evennia.llm.local_model import free_port
+    from omniira_evennia.llm.local_model import LocalModelError, start_server, wait_until_healthy
 
-    port = free_port()
-    threads = env.get("OMNIIRA_LOCAL_THREADS", str(os.cpu_count() or 2))
-    ctx = env.get("OMNIIRA_LOCAL_CTX", "4096")
+    threads = int(env.get("OMNIIRA_LOCAL_THREADS", str(os.cpu_count() or 2)))
+    ctx = int(env.get("OMNIIRA_LOCAL_CTX", "4096"))
     LOCAL_LOG.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCAL_LOG, "ab") as log:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "omniira_evennia.llm.local_model",
-                "serve",
-                "--port",
-                str(port),
-                "--threads",
-                threads,
-                "--ctx",
-                ctx,
-            ],
-            env=env,
-            cwd=ROOT,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        process, url = start_server(threads=threads, ctx=ctx, log=log, env=env, detach=True)
     LOCAL_PID.write_text(str(process.pid))
-    wait_for_health(f"http://127.0.0.1:{port}/health", process, timeout=180)
-    say(f"offline model {Path(model).name} serving on 127.0.0.1:{port}")
-    return f"http://127.0.0.1:{port}/v1"
+    try:
+        wait_until_healthy(url, process, timeout=180)
+    except LocalModelError as err:
+        raise SystemExit(
+            f"[demo] {err}; see {LOCAL_LOG}:\n" + LOCAL_LOG.read_text(errors="replace")[-2000:]
+        )
+    say(f"offline model {Path(model).name} serving on {url.rsplit('/v1', 1)[0]}")
+    return url
 
 
 def stop_local_model() -> bool:

@@ -23,9 +23,14 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
+import time
+import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 MODEL_FILE = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 MODEL_SIZE = 1_117_320_768
@@ -180,6 +185,67 @@ def serve(model: Path, port: int, threads: int = 2, ctx: int = 4096, parallel: i
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     stop.wait()
+
+
+def start_server(
+    port: int | None = None,
+    threads: int = 2,
+    ctx: int = 4096,
+    *,
+    log=subprocess.DEVNULL,
+    env: dict[str, str] | None = None,
+    detach: bool = False,
+) -> tuple[subprocess.Popen, str]:
+    """
+    Serve the packaged model in a child process (`python -m omniira_evennia.llm.local_model
+    serve`). Returns the process and its OpenAI-compatible base URL (ending in /v1); pair it
+    with `wait_until_healthy`. `detach` starts it in its own session (it outlives the caller).
+    """
+    port = port or free_port()
+    command = [sys.executable, "-m", __name__, "serve", "--port", str(port)]
+    command += ["--threads", str(threads), "--ctx", str(ctx)]
+    process = subprocess.Popen(
+        command,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=detach,
+    )
+    return process, f"http://127.0.0.1:{port}/v1"
+
+
+def wait_until_healthy(base_url: str, process: subprocess.Popen, timeout: float = 600) -> float:
+    """Wait for the server's /health (the first run assembles and hashes 1.1 GB). Returns the
+    seconds waited; raises LocalModelError if the process exits or time runs out."""
+    health = base_url.rsplit("/v1", 1)[0] + "/health"
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if process.poll() is not None:
+            raise LocalModelError(f"the local model server exited (code {process.returncode})")
+        try:
+            with urllib.request.urlopen(health, timeout=2) as response:
+                if response.status == 200:
+                    return time.monotonic() - started
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise LocalModelError(f"the local model server was not healthy after {timeout:.0f} s")
+
+
+@contextmanager
+def running_server(threads: int = 2, ctx: int = 4096, timeout: float = 600) -> Iterator[str]:
+    """The packaged model served for the duration of a `with` block; yields its /v1 URL."""
+    process, url = start_server(threads=threads, ctx=ctx)
+    try:
+        wait_until_healthy(url, process, timeout)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
 
 
 def main(argv: list[str] | None = None) -> None:
