@@ -49,7 +49,7 @@ FAST := -m "not e2e and not realmodel and not browser"
 
 # Everything on SQLite, then the suite again on a throwaway PostgreSQL 18 + pgvector (the
 # end-to-end, real-model and browser tests run the demo game, which uses SQLite).
-test: $(STAMP) chromium lint
+test: $(STAMP) chromium
 	$(PY) -m pytest
 	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
 
@@ -63,18 +63,15 @@ test-postgres: $(STAMP)
 test-torch: $(STAMP_TORCH)
 	$(PY_TORCH) -m pytest -m torch
 
-# Formatting, and the import contracts of docs/architecture.md (.importlinter).
 lint: $(STAMP)
 	$(VENV)/bin/isort --check --profile black -l 100 omniira_evennia tests tools bench
 	$(VENV)/bin/black --check -l 100 omniira_evennia tests tools bench
-	$(VENV)/bin/lint-imports
 
 clean-demo: demo-stop
 	rm -rf demo
 
 # busy_server.py and rollover.py start the demo game on ports 4300-4316 against a scripted
-# LLM (about 15 minutes together); dialogue_eval.py talks to the offline model through 32
-# player scenarios (30-60 minutes on two idle cores).
+# LLM (about 15 minutes together).
 bench: $(STAMP)
 	$(PY) bench/local_model_turns.py
 	$(PY) bench/retrieval.py
@@ -82,6 +79,5 @@ bench: $(STAMP)
 	$(PY) bench/retrieval_eval.py
 	$(PY) bench/busy_server.py
 	$(PY) bench/rollover.py
-	$(PY) bench/dialogue_eval.py
 	$(PY) bench/report.py
 

@@ -11,8 +11,10 @@ vectors standing in for embeddings), then measures:
 - on PostgreSQL, `store.nearest_memories`: the database's own exact per-NPC vector search;
 - turn overhead at 10k memories, through the contrib's own functions in the order a turn runs
   them, minus the LLM call: on the reactor, gather the context and keep the player's line; in
-  the worker, embed the line (real all-MiniLM-L6-v2), retrieve, render the prompt, parse a reply
-  with a REMEMBER tag and embed its value; back on the reactor, `apply_turn` writes it all.
+  the worker, embed the line (the configured embedder: ONNX int8 all-MiniLM-L6-v2 by default;
+  bench/embedders.py compares it with sentence-transformers), retrieve, render the prompt,
+  parse a reply with a REMEMBER tag and embed its value; back on the reactor, `apply_turn`
+  writes it all.
 
 Writes bench/results/retrieval.json (or retrieval_postgres.json).
 
@@ -155,7 +157,7 @@ def measure_sizes(args, rng, room, subjects, results):
         print(size, entry, flush=True)
 
 
-def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
+def measure_turns(rng, room, subjects, results, turns=60, warmup=10, embedder=None):
     from evennia.utils import create
 
     from omniira_evennia.conf import build_settings
@@ -172,7 +174,7 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
     )
     from omniira_evennia.llm.client import Usage
     from omniira_evennia.memory import store
-    from omniira_evennia.memory.embeddings import SentenceTransformerEmbedder
+    from omniira_evennia.memory.embeddings import embedder_name, get_embedder
 
     conf = build_settings({}, {})
     npc = create.create_object(
@@ -182,7 +184,7 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
     speaker = subjects[0]
     fill(npc, subjects, 10000, rng)
     store.load_index(npc.id)  # as the start-up warm-up leaves it
-    embedder = SentenceTransformerEmbedder()
+    embedder = embedder if embedder is not None else get_embedder()  # the configured one
     embedder.embed(["warm up"])
     reply = (
         'Blue glass again, love? [[REMEMBER:{"key":"glass_%d","value":"P0 asked for blue glass '
@@ -243,6 +245,7 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10):
             ):
                 parts[name].append(elapsed * 1000)
     results["turn_overhead_10k"] = {name: summary(values) for name, values in parts.items()}
+    results["turn_overhead_10k"]["embedder"] = embedder_name(embedder)
     results["turn_overhead_10k"]["reactor"] = summary(
         [a + b for a, b in zip(parts["reactor_before"], parts["reactor_after"])]
     )

@@ -20,9 +20,11 @@ A labelled retrieval set of our own making, deterministic (seeded):
   recur in other pairs' memories and partial cues (the month, the ordinal, the object) recur
   within the pair.
 - Memories are stored through the real Django models in a throwaway SQLite database (the
-  full-text index is filled by its triggers) with real all-MiniLM-L6-v2 embeddings; queries are
-  embedded the same way. Importance, feelings and hearsay vary as in play, for distractors and
-  facts alike (facts a little more important on average, as an NPC would rate them).
+  full-text index is filled by its triggers) with real all-MiniLM-L6-v2 embeddings (the
+  configured embedder; bench/embedders.py runs this evaluation for both the ONNX int8 and the
+  sentence-transformers fp32 one); queries are embedded the same way. Importance, feelings and
+  hearsay vary as in play, for distractors and facts alike (facts a little more important on
+  average, as an NPC would rate them).
 - Both modes return the same number of memories at most (8 newest + 12 slots) about the
   speaker. Reported: recall of the relevant memories within the returned set, per mode and per
   category, plus ablations (either lane alone inside the fusion, and the paper's scorer without
@@ -817,18 +819,19 @@ def latency(histories, vectors_by_text, queries, qvectors, objects, conf, now, r
 # ---------------------------------------------------------------- main
 
 
-def embed_all(texts, cache=None):
-    """all-MiniLM-L6-v2 vectors for distinct texts, in batches (optionally cached on disk)."""
+def embed_all(texts, cache=None, embedder=None):
+    """Vectors for distinct texts, in batches (optionally cached on disk); default embedder:
+    the configured one (ONNX int8 all-MiniLM-L6-v2 unless EMBEDDER says otherwise)."""
     import numpy as np
 
-    from omniira_evennia.memory.embeddings import SentenceTransformerEmbedder
+    from omniira_evennia.memory.embeddings import get_embedder
 
     texts = sorted(set(texts))
     if cache and os.path.exists(cache):
         stored = np.load(cache)
         if list(stored["texts"]) == texts:
             return dict(zip(texts, stored["vectors"]))
-    embedder = SentenceTransformerEmbedder()
+    embedder = embedder if embedder is not None else get_embedder()
     vectors = np.concatenate(
         [embedder.embed(texts[i : i + 256]) for i in range(0, len(texts), 256)]
     )

@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import numpy as np
 import pytest
 from django.core.management import call_command
+from django.test import override_settings
 from evennia.utils import create
 
 from omniira_evennia.conf import build_settings
@@ -295,8 +296,6 @@ def test_an_unreachable_endpoint_is_reported(endpoint):
 
 
 def test_openai_without_a_base_url_is_a_problem_not_a_crash():
-    from django.test import override_settings
-
     with override_settings(OMNIIRA={"EMBEDDER": "openai"}):
         [problem] = embeddings.embedder_problems()
     assert "EMBEDDING_BASE_URL" in problem
@@ -526,3 +525,26 @@ def test_torch_made_rows_are_reembedded_by_onnx(people, onnx):
     job = reembed.start_reembed(batch_size=4, pause=0)
     assert job.progress.finished
     assert set(Memory.objects.values_list("embedder", flat=True)) == {onnx.name}
+
+
+def test_a_missing_torch_extra_is_named_with_the_fix(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        embeddings.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "torch" else real(name, *a),
+    )
+    [problem] = SentenceTransformerEmbedder().problems()
+    assert "torch" in problem and "omniira-evennia[torch]" in problem
+
+
+def test_a_broken_embedder_leaves_vectors_unrecorded_and_the_check_quiet(people):
+    maren, _, ada = people
+    with override_settings(OMNIIRA={"EMBEDDER": "openai"}):  # no base URL: cannot be created
+        set_embedder(None)
+        memory = Memory.objects.create(
+            npc=maren, subject=ada, key="k", value="v", embedding=np.ones(384, np.float32)
+        )
+        assert memory.embedder is None
+        assert reembed.reembed_warning() is None
+        assert "EMBEDDING_BASE_URL" in embeddings.embedder_problems()[0]

@@ -601,7 +601,11 @@ def _stamp_embedder(sender, instance, raw=False, update_fields=None, **kwargs):
             return  # the same vector: keep its record
         explicit = bool(state.get("embedder")) and state.get("embedder") != loaded_name
     if not explicit:
-        instance.embedder = embedder_name()
+        try:
+            instance.embedder = embedder_name()
+        except Exception:  # no usable embedder configured: the vector stays unrecorded
+            log.exception("could not name the configured embedder")
+            instance.embedder = None
 
 
 def connect_signals(*models) -> None:

@@ -99,6 +99,9 @@ def reembed_warning() -> str | None:
 
     try:
         name = embeddings.embedder_name()
+    except Exception:  # the embedder itself is broken: embedder_problems() says why
+        return None
+    try:
         counts = pending_counts(name)
         if not any(counts.values()):
             return None
