@@ -9,7 +9,7 @@ VENV_TORCH ?= .venv-torch
 PY_TORCH := $(VENV_TORCH)/bin/python
 STAMP_TORCH := $(VENV_TORCH)/.omniira-installed
 
-.PHONY: demo demo-stop test test-fast test-postgres test-torch lint bench clean-demo venv venv-torch chromium
+.PHONY: demo demo-stop test test-fast test-postgres test-torch lint bench bench-embedders clean-demo venv venv-torch chromium
 
 venv: $(STAMP)
 
@@ -49,7 +49,7 @@ FAST := -m "not e2e and not realmodel and not browser"
 
 # Everything on SQLite, then the suite again on a throwaway PostgreSQL 18 + pgvector (the
 # end-to-end, real-model and browser tests run the demo game, which uses SQLite).
-test: $(STAMP) chromium
+test: $(STAMP) chromium lint
 	$(PY) -m pytest
 	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
 
@@ -63,21 +63,31 @@ test-postgres: $(STAMP)
 test-torch: $(STAMP_TORCH)
 	$(PY_TORCH) -m pytest -m torch
 
+# Formatting, and the import contracts of docs/architecture.md (.importlinter).
 lint: $(STAMP)
 	$(VENV)/bin/isort --check --profile black -l 100 omniira_evennia tests tools bench
 	$(VENV)/bin/black --check -l 100 omniira_evennia tests tools bench
+	$(VENV)/bin/lint-imports
 
 clean-demo: demo-stop
 	rm -rf demo
 
 # busy_server.py and rollover.py start the demo game on ports 4300-4316 against a scripted
-# LLM (about 15 minutes together).
-bench: $(STAMP)
+# LLM (about 15 minutes together); dialogue_eval.py talks to the offline model through 32
+# player scenarios (30-60 minutes on two idle cores).
+bench: $(STAMP) $(STAMP_TORCH)
 	$(PY) bench/local_model_turns.py
 	$(PY) bench/retrieval.py
 	$(PY) bench/retrieval.py --backend postgres --no-turns --sizes 1000 10000
 	$(PY) bench/retrieval_eval.py
+	$(PY_TORCH) bench/embedders.py
 	$(PY) bench/busy_server.py
 	$(PY) bench/rollover.py
+	$(PY) bench/dialogue_eval.py
 	$(PY) bench/report.py
 
+# Both embedders side by side (ONNX int8 and sentence-transformers fp32): query embedding,
+# cold load, resident memory, turn overhead at 10k memories and retrieval quality. Needs the
+# torch virtualenv for the second one.
+bench-embedders: $(STAMP) $(STAMP_TORCH)
+	$(PY_TORCH) bench/embedders.py
