@@ -392,9 +392,3 @@ class AuditLog(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.labels}: {self.excerpt[:60]}"
-
-
-# Every vector saved through the ORM records the embedder that made it (issue #19).
-from omniira_evennia.memory.embeddings import connect_signals as _record_embedders  # noqa: E402
-
-_record_embedders(Memory, Reflection, DiaryEntry)

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from omniira_evennia import signals
 from omniira_evennia.fields import is_postgres, vector_literal
-from omniira_evennia.memory import relationships
+from omniira_evennia.memory import embeddings, relationships
 from omniira_evennia.memory.embeddings import EMBEDDING_DIM, comparable_vectors, from_blob, to_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
 from omniira_evennia.memory.verbatim import SaidLine
@@ -137,6 +137,8 @@ def _on_memory_deleted(sender, instance, **kwargs):
 def connect_signals() -> None:
     post_save.connect(_on_memory_saved, sender=Memory, dispatch_uid="omniira_mem_save")
     post_delete.connect(_on_memory_deleted, sender=Memory, dispatch_uid="omniira_mem_delete")
+    # Every vector saved records the embedder that made it (issue #19).
+    embeddings.connect_signals(Memory, Reflection, DiaryEntry)
 
 
 def _ts(value: datetime | None) -> float | None:
