@@ -24,7 +24,7 @@ from omniira_evennia.models import (
     Relationship,
     Source,
 )
-from omniira_evennia.operations import stats_text, trace_text
+from omniira_evennia.operations import stats_text, trace_text, why_text
 from omniira_evennia.runtime.runner import defer_interactive
 from omniira_evennia.vocabulary import FEELINGS
 
@@ -42,6 +42,7 @@ USAGE = {
     "search": "@memory search <npc> = <text>",
     "whoknows": "@memory whoknows <text>",
     "erase": "@memory erase <player>",
+    "why": "@memory why <npc> = <question> [about <player>]",
 }
 
 
@@ -83,6 +84,7 @@ class CmdMemory(MuxCommand):
       @memory search <npc> = <text>
       @memory whoknows <text>
       @memory erase <player>
+      @memory why <npc> = <question> [about <player>]
 
     Examples:
       @memory inspect Maren = Ada
@@ -91,6 +93,7 @@ class CmdMemory(MuxCommand):
       @memory trace 57
       @memory search Maren = the blue glass bottles
       @memory whoknows sickness on the river barges
+      @memory why Maren = who am I looking for? about Ada
 
     inspect lists memories (source, provenance, feeling, importance). clear and
     erase ask for confirmation; erase removes everything stored about a player
@@ -100,6 +103,10 @@ class CmdMemory(MuxCommand):
     tokens and cost by tier and feature, and health counters. trace follows a
     rumour back to where it started. search lists an NPC's memories closest in
     meaning to a text; whoknows finds which NPCs remember something like it.
+    why shows what the NPC would bring to mind if the player (default: you)
+    said the question now, and why: each memory's lane ranks (recency,
+    embedding, full text), fused score and multipliers, the player's own
+    earlier words, and the best memories left out. It runs the real retrieval.
     """
 
     key = "@memory"
@@ -164,6 +171,21 @@ class CmdMemory(MuxCommand):
             yield from result
 
     # -------------------------------------------------------------- subcommands
+
+    def do_why(self):
+        npc = self.target_npc("why")
+        if npc is None:
+            return
+        question, speaker = (self.rhs or "").strip(), self.caller
+        if " about " in question:
+            question, _, name = question.rpartition(" about ")
+            speaker = self.find_object(name)
+            if speaker is None:
+                return
+        if not question.strip():
+            self.usage("why")
+            return
+        self.caller.msg(why_text(npc, question.strip(), speaker))
 
     def do_inspect(self):
         npc = self.target_npc("inspect")

@@ -6,6 +6,8 @@ too: usage and health statistics, a memory's provenance trace, erasure (from the
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Count, Sum
 from django.utils import timezone
 
@@ -14,7 +16,13 @@ from omniira_evennia.models import (
     LLMUsage,
     Memory,
 )
+from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation.service import turn_input_for
+from omniira_evennia.conversation.turn import retrieve_context
+from omniira_evennia.memory import store
+from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.runtime import health
+from omniira_evennia.runtime.clock import current_game_day
 
 
 def stats_text() -> str:
@@ -88,3 +96,88 @@ def trace_text(memory: Memory) -> str:
         text += f"\n  used to be (until {old.get('until', '?')[:16]}, {old.get('source')}): "
         text += str(old.get("value"))
     return text
+
+
+# ---------------------------------------------------------------- why was this recalled?
+
+
+@dataclass
+class Recall:
+    """What a turn would bring to mind for a question, and why (see `why`)."""
+
+    memories: list[Memory]  # in the prompt, in prompt order
+    explain: dict[int, dict]  # memory id -> lane ranks, fused score, multipliers
+    considered: list[Memory]  # the best of the rest, by score
+    said: list[tuple[str, str]]  # the verbatim lane: (when, the speaker's words)
+    beliefs: list[str]
+
+
+def why(npc, question: str, speaker) -> Recall:
+    """
+    What `npc` would recall if `speaker` said `question` now: the real turn's gathering
+    (`turn_input_for`) and retrieval (`retrieve_context`), with the retrieval's explanation.
+    Nothing is stored and no LLM is called.
+    """
+    conf = get_settings()
+    conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
+    turn_input = turn_input_for(npc, speaker, question, conversation_id, current_game_day())
+    if turn_input.index is None:
+        turn_input.index = store.load_index(npc.id)
+    [vector] = embed_or_none([question])
+    explain: dict = {}
+    ctx = retrieve_context(turn_input, conf, vector, explain=explain)
+    chosen = explain.pop("chosen", [])
+    rows = Memory.objects.select_related("provenance", "subject").in_bulk(list(explain))
+    rest = sorted(
+        (mid for mid in explain if mid not in chosen and mid in rows),
+        key=lambda mid: -explain[mid].get("score", 0.0),
+    )
+    return Recall(
+        memories=[rows[mid] for mid in chosen if mid in rows],
+        explain=explain,
+        considered=[rows[mid] for mid in rest[:5]],
+        said=list(ctx.said),
+        beliefs=list(ctx.beliefs),
+    )
+
+
+def why_text(npc, question: str, speaker) -> str:
+    """`why` as `@memory why` shows it."""
+    recall = why(npc, question, speaker)
+    out = [f"|w{npc.key}|n, asked by {speaker.key}: {question!r}"]
+    out.append(f"In the prompt ({len(recall.memories)} memories, oldest first):")
+    out += [_why_line(m, recall.explain.get(m.id, {})) for m in recall.memories] or ["  (none)"]
+    if recall.said:
+        out.append(f"{speaker.key}'s own earlier words (the verbatim lane):")
+        out += [f"  {when}: {text}" for when, text in recall.said]
+    if recall.beliefs:
+        out.append("Beliefs:")
+        out += [f"  {belief}" for belief in recall.beliefs]
+    if recall.considered:
+        out.append("Considered, not chosen (best first):")
+        out += [_why_line(m, recall.explain.get(m.id, {})) for m in recall.considered]
+    return "\n".join(out)
+
+
+def _why_line(memory: Memory, why: dict) -> str:
+    if why.get("lane") == "recency":
+        reason = f"recency #{why['recency_rank']} (among the newest)"
+    else:
+        lanes = [
+            f"{name} #{why[f'{name}_rank']}"
+            for name in ("dense", "lexical", "similarity")
+            if f"{name}_rank" in why
+        ]
+        parts = [" + ".join(lanes) or "no lane"]
+        if "cosine" in why:
+            parts.append(f"cos {why['cosine']:.2f}")
+        if "fused" in why:
+            parts.append(f"rrf {why['fused']:.4f}")
+        parts.append(f"x imp {why['importance_x']:.2f}")
+        if why.get("hearsay_x", 1.0) != 1.0:
+            parts.append(f"x hearsay {why['hearsay_x']}")
+        if why.get("feeling_x", 1.0) != 1.0:
+            parts.append(f"x feeling {why['feeling_x']}")
+        parts.append(f"= {why.get('score', 0):.4f}")
+        reason = ", ".join(parts)
+    return f"  |w#{memory.id}|n {memory.value}\n      |x{reason}|n"

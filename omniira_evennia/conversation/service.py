@@ -95,6 +95,30 @@ def fallback_line(npc) -> str:
     return random.choice(lines).format(name=npc.key)
 
 
+def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: int) -> TurnInput:
+    """
+    Everything a turn needs, gathered on the reactor in one call: the prompt context, the
+    cached matrix (None: read in the worker), beliefs, full-text hits, the verbatim lane's
+    candidates. Used by `start_turn` and by `@memory why` (what the next turn would see).
+    """
+    conf = get_settings()
+    return TurnInput(
+        npc_id=npc.id,
+        speaker_id=speaker.id,
+        context=build_context(npc, speaker, message, conversation_id),
+        index=store.cached_index(npc.id),
+        reflections=store.reflection_records(npc, speaker),
+        now=time.time(),
+        lexical=fulltext.lexical_hits(npc.id, speaker.id, message, conf),
+        said_lines=(
+            store.said_lines(npc, speaker, exclude_conversation=conversation_id)
+            if conf.VERBATIM_SLOTS
+            else []
+        ),
+        today=game_day,
+    )
+
+
 def start_turn(npc, speaker, message: str):
     """
     Begin a turn: `speaker` said `message` to `npc`. Returns the Deferred of the reply (fired
@@ -120,7 +144,8 @@ def start_turn(npc, speaker, message: str):
 
     game_day = clock.current_game_day()
     conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
-    context = build_context(npc, speaker, message, conversation_id)
+    # Gathered before the line is stored, so the history holds only the earlier lines.
+    turn_input = turn_input_for(npc, speaker, message, conversation_id, game_day)
     # The speaker's words are kept whatever happens to the reply.
     store.touch_conversation(npc, speaker, conversation_id)
     said = store.add_turn(
@@ -128,21 +153,6 @@ def start_turn(npc, speaker, message: str):
     )
     if labels:
         ConversationTurn.objects.filter(id=said.id).update(suspect=True)
-    turn_input = TurnInput(
-        npc_id=npc.id,
-        speaker_id=speaker.id,
-        context=context,
-        index=store.cached_index(npc.id),  # None: read in the worker (see _turn_in_worker)
-        reflections=store.reflection_records(npc, speaker),
-        now=time.time(),
-        lexical=fulltext.lexical_hits(npc.id, speaker.id, message, conf),  # a DB read: here
-        said_lines=(
-            store.said_lines(npc, speaker, exclude_conversation=conversation_id)
-            if conf.VERBATIM_SLOTS
-            else []
-        ),
-        today=game_day,
-    )
     index_token = store.generation(npc.id) if turn_input.index is None else None
 
     _in_flight.add(pair)

@@ -23,6 +23,7 @@ from omniira_evennia.conversation.prompts import (
     MemoryLine,
     PromptContext,
     build_messages,
+    gloss,
     is_narration,
     strip_character_breaks,
 )
@@ -102,8 +103,13 @@ def memory_lines(records) -> list[MemoryLine]:
     ]
 
 
-def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> PromptContext:
-    """Fill the prompt context's memory block for this turn."""
+def retrieve_context(
+    inp: TurnInput, conf: OmniiraSettings, query_vector, explain: dict | None = None
+) -> PromptContext:
+    """
+    Fill the prompt context's memory block for this turn. `explain` (a dict) is filled with why
+    each memory was considered, and `explain["chosen"]` with the ids in the prompt, in order.
+    """
     records = select_by_mode(
         inp.index,
         query_vector,
@@ -112,7 +118,10 @@ def retrieve_context(inp: TurnInput, conf: OmniiraSettings, query_vector) -> Pro
         conf,
         now=inp.now,
         include_suspect=conf.SUSPECT_MEMORIES != "exclude",
+        explain=explain,
     )
+    if explain is not None:
+        explain["chosen"] = [r.id for r in records]
     ctx = inp.context
     ctx.memories = memory_lines(records)
     if conf.RETRIEVAL_MODE == "fused" and inp.lexical is not None:
@@ -173,7 +182,7 @@ def parse_voice_reply(text: str, turn_format: str) -> ParsedReply:
 def is_echo(reply: str, said: str, speaker: str) -> bool:
     """The reply repeats the speaker's line, or the "<name> says:" frame, instead of answering."""
     text, line = " ".join(reply.lower().split()), " ".join(said.lower().split())
-    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\s*:", text):
+    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\b", text):
         return True
     if len(line) >= 20 and line in text:
         return True
@@ -186,7 +195,8 @@ def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
         return "empty reply after tags"
     if is_narration(parsed.text, ctx.identity.name):
         return "narration only"
-    if is_echo(parsed.text, ctx.message, ctx.speaker_name):
+    meaning = gloss(ctx.message, ctx.speaker_name, ctx.identity.name)
+    if any(is_echo(parsed.text, said, ctx.speaker_name) for said in (ctx.message, meaning)):
         return "echo of the speaker's line"
     return None
 

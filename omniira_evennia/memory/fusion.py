@@ -37,6 +37,8 @@ from omniira_evennia.memory.retrieval import (
     Weights,
     add_by_key,
     chronological,
+    explain_recent,
+    explain_rows,
     importance_multiplier,
     recency_lane,
     select_memories,
@@ -120,15 +122,19 @@ def select_memories_fused(
     depth: int = FUSION_DEPTH,
     dense_weight: float = 1.0,
     lexical_weight: float = 1.0,
+    explain: dict | None = None,
 ) -> list[MemoryRecord]:
     """
     Recency lane plus the best `similarity_slots` by fused rank (embedding and full-text),
-    scaled by the paper's multipliers; deduplicated by key, chronological.
+    scaled by the paper's multipliers; deduplicated by key, chronological. `explain`, a dict,
+    is filled with each considered memory's lane ranks, fused score and multipliers.
     """
     start = recency_lane(index, subject_id, now, include_suspect, recency_slots)
     if start is None:
         return []
     mask, recent_rows, chosen = start
+    if explain is not None:
+        explain_recent(index, explain, recent_rows)
 
     if similarity_slots > 0:
         mask[recent_rows] = False
@@ -141,7 +147,15 @@ def select_memories_fused(
         lanes.append((lexical_ranking(index, mask, lexical_ids or (), depth), lexical_weight))
         rows, scores = rrf_scores(lanes, rrf_k)
         if len(rows):
+            fused = scores
             scores = weighted(index, rows, scores, weights)
+            if explain is not None:
+                named = {"dense": lanes[0][0]} if query is not None else {}
+                named["lexical"] = lanes[-1][0]
+                cosines = index.similarities(query, rows, None) if query is not None else None
+                explain_rows(index, explain, rows, scores, weights, named, cosines)
+                for row, value in zip(rows, fused):
+                    explain[int(index.ids[row])]["fused"] = round(float(value), 5)
             top = np.lexsort((-index.ids[rows], -scores))[:similarity_slots]
             add_by_key(index, chosen, rows[top])
     return chronological(index, chosen)
@@ -191,6 +205,7 @@ def select_by_mode(
     *,
     now: float | None = None,
     include_suspect: bool = True,
+    explain: dict | None = None,
 ):
     """
     Memories for a query by the configured RETRIEVAL_MODE: `fused` when full-text hits are at
@@ -204,6 +219,7 @@ def select_by_mode(
         floor=conf.SIMILARITY_FLOOR,
         weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
         include_suspect=include_suspect,
+        explain=explain,
     )
     if conf.RETRIEVAL_MODE == "fused" and lexical is not None:
         return select_memories_fused(

@@ -296,12 +296,18 @@ def select_memories(
     floor: float = SIMILARITY_FLOOR,
     weights: Weights = Weights(),
     include_suspect: bool = True,
+    explain: dict | None = None,
 ) -> list[MemoryRecord]:
-    """The paper's hybrid retrieval over `index`, optionally limited to one subject."""
+    """
+    The paper's hybrid retrieval over `index`, optionally limited to one subject. `explain`, a
+    dict, is filled with why each considered memory ranked where it did (see `explain_rows`).
+    """
     start = recency_lane(index, subject_id, now, include_suspect, recency_slots)
     if start is None:
         return []
     mask, recent_rows, chosen = start
+    if explain is not None:
+        explain_recent(index, explain, recent_rows)
 
     # Similarity lane over the rest.
     if query is not None and similarity_slots > 0:
@@ -313,6 +319,9 @@ def select_memories(
             above = sims > floor
             rest, sims = rest[above], sims[above]
             scores = weighted(index, rest, sims, weights)
+            if explain is not None:
+                order = rest[np.lexsort((-index.ids[rest], -sims))]
+                explain_rows(index, explain, rest, scores, weights, {"similarity": order}, sims)
             if len(rest) > similarity_slots:
                 top = np.argpartition(-scores, similarity_slots - 1)[:similarity_slots]
             else:
@@ -320,6 +329,38 @@ def select_memories(
             top = top[np.lexsort((-index.ids[rest[top]], -scores[top]))]
             add_by_key(index, chosen, rest[top])
     return chronological(index, chosen)
+
+
+# ---------------------------------------------------------------- why was this recalled?
+
+
+def explain_recent(index: MemoryMatrix, explain: dict, rows) -> None:
+    """The recency lane's rows: in the prompt because they are the newest."""
+    for rank, row in enumerate(rows, start=1):
+        explain[int(index.ids[row])] = {"lane": "recency", "recency_rank": rank}
+
+
+def explain_rows(index, explain, rows, scores, weights, ranked_lanes, cosines=None) -> None:
+    """
+    For each candidate row: its rank in each lane (`ranked_lanes`: name -> rows best first),
+    its cosine when known, the paper's multipliers and the final score.
+    """
+    ranks = {
+        name: {int(row): rank for rank, row in enumerate(lane, start=1)}
+        for name, lane in ranked_lanes.items()
+    }
+    for i, row in enumerate(rows):
+        row = int(row)
+        entry = explain.setdefault(int(index.ids[row]), {"lane": "fused"})
+        for name, by_row in ranks.items():
+            if row in by_row:
+                entry[f"{name}_rank"] = by_row[row]
+        if cosines is not None:
+            entry["cosine"] = round(float(cosines[i]), 3)
+        entry["importance_x"] = round(float(index.importance_mult[row]), 3)
+        entry["hearsay_x"] = weights.hearsay if index.hearsay[row] else 1.0
+        entry["feeling_x"] = weights.feeling if index.felt[row] else 1.0
+        entry["score"] = round(float(scores[i]), 5)
 
 
 def recency_lane(index, subject_id, now, include_suspect, slots):
