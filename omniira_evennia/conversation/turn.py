@@ -23,7 +23,6 @@ from omniira_evennia.conversation.prompts import (
     MemoryLine,
     PromptContext,
     build_messages,
-    gloss,
     is_narration,
     strip_character_breaks,
 )
@@ -182,7 +181,7 @@ def parse_voice_reply(text: str, turn_format: str) -> ParsedReply:
 def is_echo(reply: str, said: str, speaker: str) -> bool:
     """The reply repeats the speaker's line, or the "<name> says:" frame, instead of answering."""
     text, line = " ".join(reply.lower().split()), " ".join(said.lower().split())
-    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\b", text):
+    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\s*:", text):
         return True
     if len(line) >= 20 and line in text:
         return True
@@ -195,8 +194,7 @@ def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
         return "empty reply after tags"
     if is_narration(parsed.text, ctx.identity.name):
         return "narration only"
-    meaning = gloss(ctx.message, ctx.speaker_name, ctx.identity.name)
-    if any(is_echo(parsed.text, said, ctx.speaker_name) for said in (ctx.message, meaning)):
+    if is_echo(parsed.text, ctx.message, ctx.speaker_name):
         return "echo of the speaker's line"
     return None
 
