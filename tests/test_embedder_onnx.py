@@ -420,7 +420,8 @@ def test_reembed_marks_every_row_resumes_and_retrieval_works_meanwhile(people):
     assert reembed.pending_counts() == {"memories": 8, "reflections": 1, "diary entries": 1}
     warning = reembed.reembed_warning()
     assert "8 memories, 1 reflections, 1 diary entries" in warning and "old: 8" in warning
-    assert "unrecorded: 2" in warning and "@memory reembed" in warning
+    assert "unrecorded: 1" in warning and "no vector: 1" in warning
+    assert "@memory reembed" in warning
     assert not store.read_index(maren.id).has_vector.any()  # old vectors: not comparable
 
     # Interrupted: the embedder fails on its second batch.

@@ -79,11 +79,23 @@ def pending_counts(name: str | None = None) -> dict[str, int]:
 
 
 def pending_by_embedder(name: str | None = None) -> dict[str, int]:
-    """Pending rows of all tables by the embedder that made them ("unrecorded" for none)."""
+    """
+    Pending rows of all tables by the embedder that made their vector: its name, "unrecorded"
+    (a vector from before 0008) or "no vector" (its embedding failed or never ran).
+    """
     name = name or embeddings.embedder_name()
     found: dict[str, int] = {}
     for table in TABLES:
-        rows = _pending(table, name).values("embedder").annotate(n=Count("id")).order_by()
+        pending = _pending(table, name)
+        missing = pending.filter(embedding__isnull=True).count()
+        if missing:
+            found["no vector"] = found.get("no vector", 0) + missing
+        rows = (
+            pending.filter(embedding__isnull=False)
+            .values("embedder")
+            .annotate(n=Count("id"))
+            .order_by()
+        )
         for row in rows:
             key = row["embedder"] or "unrecorded"
             found[key] = found.get(key, 0) + row["n"]
@@ -111,8 +123,8 @@ def reembed_warning() -> str | None:
     what = ", ".join(f"{n} {label}" for label, n in counts.items() if n)
     made_by = ", ".join(f"{source}: {n}" for source, n in sorted(sources.items()))
     return (
-        f"{what} hold vectors not made by the configured embedder {name} ({made_by}). Until "
-        "they are re-embedded, similarity search uses them only where the embedders are "
+        f"{what} have no vector from the configured embedder {name} ({made_by}). Until they "
+        "are re-embedded, similarity search uses their vectors only where the embedders are "
         "comparable. Run `@memory reembed` in the game (or `evennia omniira_reembed` with the "
         "server stopped)."
     )
