@@ -13,7 +13,7 @@ from evennia.commands.default.muxcommand import MuxCommand
 
 from omniira_evennia.api import remember_later
 from omniira_evennia.commands import CmdRecall
-from omniira_evennia.memory import store
+from omniira_evennia.memory import reembed, store
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
 from omniira_evennia.models import (
@@ -43,6 +43,7 @@ USAGE = {
     "whoknows": "@memory whoknows <text>",
     "erase": "@memory erase <player>",
     "why": "@memory why <npc> = <question> [about <player>]",
+    "reembed": "@memory reembed [status|stop]",
 }
 
 
@@ -85,6 +86,7 @@ class CmdMemory(MuxCommand):
       @memory whoknows <text>
       @memory erase <player>
       @memory why <npc> = <question> [about <player>]
+      @memory reembed [status|stop]
 
     Examples:
       @memory inspect Maren = Ada
@@ -107,6 +109,9 @@ class CmdMemory(MuxCommand):
     said the question now, and why: each memory's lane ranks (recency,
     embedding, full text), fused score and multipliers, the player's own
     earlier words, and the best memories left out. It runs the real retrieval.
+    reembed re-embeds, in the background, every stored vector the configured
+    embedder did not make (after changing EMBEDDER); retrieval keeps working
+    on the rows already done, and a restart resumes where it stopped.
     """
 
     key = "@memory"
@@ -171,6 +176,29 @@ class CmdMemory(MuxCommand):
             yield from result
 
     # -------------------------------------------------------------- subcommands
+
+    def do_reembed(self):
+        action = self.target.strip().lower()
+        job = reembed.current_job()
+        if action == "status":
+            pending = reembed.pending_counts()
+            line = job.status_line() if job is not None else "No re-embedding has run yet."
+            self.caller.msg(
+                f"{line}\nStill to re-embed: "
+                + (", ".join(f"{k} {v}" for k, v in pending.items()) or "nothing")
+            )
+        elif action == "stop":
+            if job is None or not job.running:
+                self.caller.msg("No re-embedding is running.")
+            else:
+                job.cancel()
+                self.caller.msg("Re-embedding stops after the batch in flight.")
+        elif action:
+            self.usage("reembed")
+        elif job is not None and job.running:
+            self.caller.msg(f"Already running: {job.status_line()}")
+        else:
+            reembed.start_reembed(report=self.caller.msg)
 
     def do_why(self):
         npc = self.target_npc("why")

@@ -11,6 +11,7 @@ problem is reported at once, each with a stable id:
 - omniira.W003  the fallback tier has no endpoint
 - omniira.W004  SQLite has no FTS5: the full-text lane is off, retrieval uses the paper's scorer
 - omniira.W005  a stored ticker has a typeclass path that no longer imports (run migrate)
+- omniira.W006  stored vectors were made by another embedder: run `@memory reembed`
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from django.db import DatabaseError, connection
 from pydantic import ValidationError
 
 from omniira_evennia.conf import TIER_NAMES, OmniiraSettings, build_settings
-from omniira_evennia.memory import embeddings, fulltext
+from omniira_evennia.memory import embeddings, fulltext, reembed
 
 CONF_HINT = "See the settings table in omniira_evennia/README.md (Configuration)."
 ENV_HINT = (
@@ -151,6 +152,15 @@ def database_problems() -> list[checks.CheckMessage]:
                 )
     except DatabaseError:  # not migrated yet: nothing is stored
         pass
+    pending = reembed.reembed_warning()
+    if pending:
+        found.append(
+            checks.Warning(
+                pending,
+                hint="In game: `@memory reembed` (or `evennia omniira_reembed`).",
+                id="omniira.W006",
+            )
+        )
     return found
 
 

@@ -50,7 +50,7 @@ from omniira_evennia.life.schedule import (
     place_words,
 )
 from omniira_evennia.memory import store
-from omniira_evennia.memory.embeddings import embed_or_none, to_blob
+from omniira_evennia.memory.embeddings import embed_or_none, embedder_name, to_blob
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Conversation, Memory, Plan, Source
 from omniira_evennia.runtime import clock, health
@@ -329,7 +329,9 @@ def _embed_later(memory) -> None:
 
     def _store(vectors):
         if vectors and vectors[0] is not None:
-            Memory.objects.filter(id=memory_id, value=value).update(embedding=to_blob(vectors[0]))
+            Memory.objects.filter(id=memory_id, value=value).update(
+                embedding=to_blob(vectors[0]), embedder=embedder_name()
+            )
             store.invalidate(npc_id)
 
     defer_background(embed_or_none, [value]).addCallback(_store).addErrback(
