@@ -5,7 +5,14 @@ import json
 import pytest
 
 from omniira_evennia.conf import build_settings
-from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn, build_messages
+from omniira_evennia.conversation.prompts import (
+    Identity,
+    PromptContext,
+    Turn,
+    build_messages,
+    give_back_claims,
+    gloss,
+)
 from omniira_evennia.conversation.tags import (
     StructuredTurn,
     is_placeholder_key,
@@ -228,8 +235,72 @@ def test_echo_detection():
 
 def test_players_words_go_in_as_they_are():
     ctx = turn_input("Cider, please.", [Turn("user", "Hello."), Turn("assistant", "Evening.")])
-    messages = build_messages(ctx.context, "json")
+    messages = build_messages(ctx.context)
     assert messages[-1]["content"] == "Cider, please."
     assert "WHO IS TALKING TO YOU: Ada" in messages[0]["content"]
     ctx.context.speaker_is_npc = True
     assert build_messages(ctx.context)[-1]["content"] == "Ada says: Cider, please."
+
+
+def test_the_structured_turn_gets_the_talk_as_a_scene_with_pronouns_spelled_out():
+    ctx = turn_input(
+        "Who am I searching for, do you recall?",
+        [Turn("user", "I am searching for my sister Odile."), Turn("assistant", "Oh, love.")],
+    )
+    messages = build_messages(ctx.context, "json")
+    assert [m["role"] for m in messages] == ["system", "user"]
+    scene = messages[1]["content"]
+    assert 'Ada: "I am searching for my sister Odile."\nMaren (you): "Oh, love."' in scene
+    assert 'Ada says to you: "Who am I searching for, do you recall?"' in scene
+    assert "(That is: Who is Ada searching for, does Maren recall?)" in scene
+    assert scene.endswith("Answer Ada as Maren, speaking to Ada.")
+    assert "does Maren know how Bryn earns" in messages[0]["content"]
+
+
+@pytest.mark.parametrize(
+    "line, meaning",
+    [
+        ("Who am I searching for, do you recall?", "Who is Ada searching for, does Maren recall?"),
+        (
+            "Maren, do you remember what I do for a living?",
+            "Maren, does Maren remember what Ada does for a living?",
+        ),
+        ("What must you never put in my tea?", "What must Maren never put in Ada's tea?"),
+        ("I cannot eat honey.", "Ada cannot eat honey."),
+        ("I am a clockmaker; I mend clocks.", "Ada is a clockmaker; Ada mends clocks."),
+        ("I told you about my dog.", "Ada told Maren about Ada's dog."),
+        ("Cider, please.", ""),
+    ],
+)
+def test_gloss(line, meaning):
+    assert gloss(line, "Ada", "Maren") == meaning
+
+
+def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
+    history = [
+        Turn("user", "I am searching for my sister Odile near the mill."),
+        Turn("assistant", "Oh."),
+    ]
+    inp = turn_input("Who am I searching for, do you recall?", history)
+    client = FakeClient(turn_json("Aye, love. I am searching for my sister Odile."))
+    result = run_turn(inp, conf(), client)
+    assert result.parsed.text == "Aye, love. You are searching for your sister Odile."
+    inp = turn_input("Who am I searching for, do you recall?", history)
+    client = FakeClient(turn_json("I'm sorry about Odile, love. I pour cider for a living."))
+    assert run_turn(inp, conf(), client).parsed.text == (
+        "I'm sorry about Odile, love. I pour cider for a living."
+    )
+
+
+def test_give_back_claims_uses_what_the_npc_remembers():
+    memories = ["Tobiah is a clockmaker.", "Tobiah cannot eat honey, so never put it in their tea."]
+    said = ["What do I do?"]
+    assert give_back_claims("Yes. I am a clockmaker.", said, memories, "Tobiah") == (
+        "Yes. You are a clockmaker.",
+        1,
+    )
+    assert give_back_claims("Honey. Never put it in my tea.", said, memories, "Tobiah") == (
+        "Honey. Never put it in your tea.",
+        1,
+    )
+    assert give_back_claims("I know you are a clockmaker.", said, memories, "Tobiah")[1] == 0

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, field_validator
 
-from omniira_evennia.conversation.prompts import quote
+from omniira_evennia.conversation.prompts import quote, third_person_verb
 from omniira_evennia.conversation.tags import RememberTag, clean_text
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
@@ -183,24 +183,6 @@ _PRONOUN = re.compile(
     r"mine|yours|me|myself|yourself)\b",
     re.IGNORECASE,
 )
-_NOT_A_PRESENT_VERB = set(
-    "can cannot can't could will won't would should must may might did didn't had never always "
-    "also just still really once often sometimes used".split()
-)
-
-
-def _third_verb(word: str) -> str:
-    """'mend' -> 'mends' after a name ('I mend clocks' -> 'Tobiah mends clocks')."""
-    lower = word.lower()
-    if lower in ("do", "don't"):
-        return {"do": "does", "don't": "doesn't"}[lower]
-    if lower in _NOT_A_PRESENT_VERB or lower.endswith(("ed", "s")) or not lower.isalpha():
-        return word
-    if lower.endswith(("ch", "sh", "x", "o", "z")):
-        return word + "es"
-    if lower.endswith("y") and lower[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
 
 
 def third_person(value: str, speaker: str) -> str:
@@ -227,7 +209,7 @@ def third_person(value: str, speaker: str) -> str:
             if not named:
                 rest = re.match(r"(\s+)([\w']+)", value[match.end() :])
                 if rest:
-                    text += rest.group(1) + _third_verb(rest.group(2))
+                    text += rest.group(1) + third_person_verb(rest.group(2))
                     pos = match.end() + rest.end()
                     out.append(text)
                     named = True

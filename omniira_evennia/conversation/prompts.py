@@ -57,11 +57,14 @@ Answer with one JSON object:
   1-5}), "commitment" a promise you just made to go somewhere ({"to", "to_kind": "player",
   "action": "travel_to" or "travel_with", "target", "by", "summary"}).
 
-EXAMPLE (other people, another day; only the way of answering matters):
-Bryn: I breed goats up on the ridge, and my son Piet has a fever.
-{"say": "Goats on the ridge, is it? I hope young Piet mends soon.", "remember": [{"key": "trade", "value": "Bryn breeds goats on the ridge.", "importance": 5, "feeling": null}, {"key": "sick_son", "value": "Bryn's son Piet has a fever.", "importance": 6, "feeling": "sorrow"}], "opinion": null, "concern": null, "commitment": null}
-Bryn, some days later: Do you remember what I do for a living?
-{"say": "You breed goats up on the ridge, Bryn. How is Piet?", "remember": [], "opinion": null, "concern": null, "commitment": null}"""
+EXAMPLE (another person, another day; only the way of answering matters):
+Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
+Bryn says to you: "I can't abide onions, so keep them out of my stew."
+(That is: Bryn can't abide onions, so keep them out of Bryn's stew.)
+{"say": "No onions in your stew then, Bryn.", "remember": [{"key": "food_to_avoid", "value": "Bryn cannot abide onions.", "importance": 4, "feeling": null}], "opinion": null, "concern": null, "commitment": null}
+Bryn says to you: "Do you know how I earn my bread?"
+(That is: does {name} know how Bryn earns Bryn's bread?)
+{"say": "You breed goats on the ridge, Bryn. How is young Piet?", "remember": [], "opinion": null, "concern": null, "commitment": null}"""
 
 TAG_EXAMPLE = """\
 EXAMPLE (other people, another day; only the way of answering matters):
@@ -237,6 +240,204 @@ def render_memory_block(ctx: PromptContext) -> str:
     return header + "\n" + "\n\n".join(sections)
 
 
+_NOT_A_PRESENT_VERB = set(
+    "can cannot can't could will won't would should must may might did didn't had never always "
+    "also just still really once often sometimes used told said was were had went came saw made "
+    "lost found left took got gave knew thought ran grew stole sold bought brought kept met sent "
+    "spent felt heard held led paid put read set sat stood won wrote ate drank broke chose fell "
+    "forgot hid rode sang spoke threw wore".split()
+)
+
+
+def third_person_verb(word: str) -> str:
+    """'mend' -> 'mends' after a name ('I mend clocks' -> 'Tobiah mends clocks')."""
+    lower = word.lower()
+    if lower in ("do", "don't"):
+        return {"do": "does", "don't": "doesn't"}[lower]
+    if lower in _NOT_A_PRESENT_VERB or lower.endswith(("ed", "s")) or not lower.isalpha():
+        return word
+    if lower.endswith(("ch", "sh", "x", "o", "z")):
+        return word + "es"
+    if lower.endswith("y") and lower[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+# Who "I" and "you" are in a line, for small models that answer "who am I looking for?" with
+# "I am looking for my sister". (pattern, replacement with {s} = speaker, {n} = the NPC)
+_GLOSS_FIXED = [
+    (r"\b(am|was) i\b", lambda m, s, n: f"{'is' if m.group(1).lower() == 'am' else 'was'} {s}"),
+    (
+        r"\b(do|did|have|can|could|will|would|should|must|may) i\b",
+        lambda m, s, n: f"{_agree(m.group(1))} {s}",
+    ),
+    (
+        r"\b(are|were) you\b",
+        lambda m, s, n: f"{'is' if m.group(1).lower() == 'are' else 'was'} {n}",
+    ),
+    (
+        r"\b(do|did|have|can|could|will|would|should|must|may) you\b",
+        lambda m, s, n: f"{_agree(m.group(1))} {n}",
+    ),
+    (r"\b(i am|i'm)\b", lambda m, s, n: f"{s} is"),
+    (r"\b(you are|you're)\b", lambda m, s, n: f"{n} is"),
+    (r"\b(i have|i've)\b", lambda m, s, n: f"{s} has"),
+    (r"\b(you have|you've)\b", lambda m, s, n: f"{n} has"),
+    (r"\bi was\b", lambda m, s, n: f"{s} was"),
+    (r"\byou were\b", lambda m, s, n: f"{n} was"),
+    (r"\b(my|mine)\b", lambda m, s, n: f"{s}'s"),
+    (r"\b(your|yours)\b", lambda m, s, n: f"{n}'s"),
+    (r"\b(me|myself)\b", lambda m, s, n: s),
+    (r"\byourself\b", lambda m, s, n: n),
+]
+_CLAUSE_START = re.compile(
+    r"(^|[,.;:!?]\s*|\b(and|but|so|that|what|who|whom|where|when|why|how|if|because|or)\s+)$",
+    re.IGNORECASE,
+)
+
+
+def _agree(aux: str) -> str:
+    return {"do": "does", "have": "has"}.get(aux.lower(), aux.lower())
+
+
+def gloss(line: str, speaker: str, npc: str) -> str:
+    """
+    `line` with "I" and "my" replaced by the speaker's name and "you" by the NPC's: "Who am I
+    searching for, do you recall?" -> "Who is Tobiah searching for, does Maren recall?". Empty
+    when the line has no such pronoun.
+    """
+    if not re.search(
+        r"\b(i|i'm|i've|my|mine|me|myself|you|you're|you've|your|yours|yourself)\b",
+        line,
+        re.IGNORECASE,
+    ):
+        return ""
+    text = line
+    for pattern, replace in _GLOSS_FIXED:
+        text = re.sub(pattern, lambda m, r=replace: r(m, speaker, npc), text, flags=re.IGNORECASE)
+
+    def subject(match):
+        who = speaker if match.group(1).lower() == "i" else npc
+        before = text[: match.start()]
+        if _CLAUSE_START.search(before):
+            return f"{who}{match.group(2)}{third_person_verb(match.group(3))}"
+        return f"{who}{match.group(2)}{match.group(3)}"
+
+    text = re.sub(r"\b(i|you)(\s+)([\w']+)", subject, text, flags=re.IGNORECASE)
+    text = re.sub(
+        r"\b(i|you)\b",
+        lambda m: speaker if m.group(1).lower() == "i" else npc,
+        text,
+        flags=re.IGNORECASE,
+    )
+    return text[:1].upper() + text[1:]
+
+
+_WORD = re.compile(r"[a-z0-9']+")
+_CONTRACTIONS = {
+    "i'm": ["i", "am"],
+    "i've": ["i", "have"],
+    "i'll": ["i", "will"],
+    "i'd": ["i", "would"],
+}
+_SMALL = set(
+    "a an the and or but of to in on at for from with by as is am are was were be been has have "
+    "had do does did not no so it its this that i me my you your he she they them their his her "
+    "we us our yes oh ah well".split()
+)
+_TO_SECOND = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "am": "are",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "i'd": "you'd",
+}
+_FIRST = re.compile(r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+_SECOND = re.compile(r"\b(you|you're|you've|you'll|you'd|your|yours|yourself)\b", re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    words = []
+    for word in _WORD.findall(text.lower().replace("\u2019", "'")):
+        words.extend(_CONTRACTIONS.get(word, [word]))
+    return words
+
+
+def _first_person(value: str, speaker: str) -> str:
+    """A memory about the speaker as they would say it ("Ada is a smith" -> "I am a smith")."""
+    name = re.escape(speaker)
+    for pattern, repl in (
+        (rf"\b{name} is\b", "I am"),
+        (rf"\b{name} was\b", "I was"),
+        (rf"\b{name} has\b", "I have"),
+        (rf"\b{name}'s\b", "my"),
+        (rf"\b{name} (\w+?)e?s\b", r"I \1"),
+        (r"\b(their|his|her)\b", "my"),
+        (rf"\b{name}\b", "I"),
+    ):
+        value = re.sub(pattern, repl, value, flags=re.IGNORECASE)
+    return value
+
+
+def _trigrams(words: list[str]) -> set[tuple[str, ...]]:
+    return {
+        tuple(words[i : i + 3])
+        for i in range(len(words) - 2)
+        if any(w not in _SMALL and len(w) > 2 for w in words[i : i + 3])
+    }
+
+
+def _to_second_person(sentence: str) -> str:
+    def swap(match):
+        word = match.group(0)
+        new = _TO_SECOND[word.lower().replace("\u2019", "'")]
+        return new[:1].upper() + new[1:] if word[:1].isupper() else new
+
+    sentence = re.sub(r"\bI am\b", "you are", sentence)
+    sentence = re.sub(r"\bI was\b", "you were", sentence)
+    return re.sub(
+        r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", swap, sentence, flags=re.IGNORECASE
+    )
+
+
+def give_back_claims(
+    text: str, said: list[str], memories: list[str], speaker: str
+) -> tuple[str, int]:
+    """
+    Sentences in which the NPC claims what the speaker said about themselves ("Who am I looking
+    for?" -> "I am looking for my sister Odile"), said back to the speaker instead ("You are
+    looking for your sister Odile"). A claim is a first-person sentence, addressed to no one,
+    that shares three words (one of them a real word) with the speaker's own lines or with what
+    the NPC remembers about them put in their mouth. Returns (text, sentences changed).
+    """
+    evidence: set[tuple[str, ...]] = set()
+    for line in said:
+        evidence |= _trigrams(_words(line))
+    for memory in memories:
+        evidence |= _trigrams(_words(_first_person(memory, speaker)))
+    if not evidence:
+        return text, 0
+    changed = 0
+    out = []
+    for sentence in _SENTENCE.findall(text):
+        if (
+            _FIRST.search(sentence)
+            and not _SECOND.search(sentence)
+            and _trigrams(_words(sentence)) & evidence
+        ):
+            first = sentence.lstrip()
+            fixed = _to_second_person(first)
+            sentence = sentence[: len(sentence) - len(first)] + fixed[:1].upper() + fixed[1:]
+            changed += 1
+        out.append(sentence)
+    return ("".join(out), changed) if changed else (text, 0)
+
+
 TURN_FORMATS = ("tags", "json")
 
 
@@ -247,7 +448,7 @@ def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
     turn of an NPC, so a server's prompt cache keeps it.
     """
     if turn_format == "json":
-        notes = [STRUCTURED_INSTRUCTIONS]
+        notes = [STRUCTURED_INSTRUCTIONS.replace("{name}", ctx.identity.name)]
     else:
         notes = [SELF_PERSISTENCE_INSTRUCTIONS, TAG_EXAMPLE]
     blocks = [
@@ -270,9 +471,38 @@ def render_line(ctx: PromptContext, text: str) -> str:
     return f"{ctx.speaker_name} says: {text}" if ctx.speaker_is_npc else text
 
 
+def render_scene(ctx: PromptContext) -> str:
+    """
+    The structured turn's one user message: the conversation so far as a quoted transcript,
+    the new line with who "I" and "you" are in it spelled out (`gloss`), and the request to
+    answer. A small model given the player's words as its own chat turn mirrors them ("I come
+    from Frosthollow" -> "I'm from Frosthollow"); asked to answer a quoted line, it answers.
+    """
+    name, me = ctx.speaker_name, ctx.identity.name
+    parts = []
+    if ctx.history:
+        lines = [
+            f"{name if turn.role == 'user' else me + ' (you)'}: {quote(turn.text)}"
+            for turn in ctx.history
+        ]
+        parts.append("The conversation so far:\n" + "\n".join(lines))
+    said = f"{name} says to you: {quote(ctx.message)}"
+    meaning = gloss(ctx.message, name, me)
+    if meaning:
+        said += f"\n(That is: {meaning})"
+    parts.append(said)
+    parts.append(f"Answer {name} as {me}, speaking to {name}.")
+    return "\n\n".join(parts)
+
+
 def build_messages(ctx: PromptContext, turn_format: str = "tags") -> list[dict[str, str]]:
-    """OpenAI chat messages: the system prompt, this conversation's turns, the new line."""
+    """
+    OpenAI chat messages: the system prompt, this conversation's turns, the new line. The
+    structured turn (small models) gets the conversation as one scene instead (`render_scene`).
+    """
     messages = [{"role": "system", "content": render_system_prompt(ctx, turn_format)}]
+    if turn_format == "json":
+        return messages + [{"role": "user", "content": render_scene(ctx)}]
     for turn in ctx.history:
         messages.append({"role": turn.role, "content": turn.text})
     messages.append({"role": "user", "content": render_line(ctx, ctx.message)})

@@ -23,6 +23,8 @@ from omniira_evennia.conversation.prompts import (
     MemoryLine,
     PromptContext,
     build_messages,
+    give_back_claims,
+    gloss,
     is_narration,
     strip_character_breaks,
 )
@@ -181,7 +183,7 @@ def parse_voice_reply(text: str, turn_format: str) -> ParsedReply:
 def is_echo(reply: str, said: str, speaker: str) -> bool:
     """The reply repeats the speaker's line, or the "<name> says:" frame, instead of answering."""
     text, line = " ".join(reply.lower().split()), " ".join(said.lower().split())
-    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\s*:", text):
+    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\b", text):
         return True
     if len(line) >= 20 and line in text:
         return True
@@ -194,7 +196,8 @@ def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
         return "empty reply after tags"
     if is_narration(parsed.text, ctx.identity.name):
         return "narration only"
-    if is_echo(parsed.text, ctx.message, ctx.speaker_name):
+    meaning = gloss(ctx.message, ctx.speaker_name, ctx.identity.name)
+    if any(is_echo(parsed.text, said, ctx.speaker_name) for said in (ctx.message, meaning)):
         return "echo of the speaker's line"
     return None
 
@@ -275,13 +278,15 @@ def run_turn(
 
     A reply nobody could take as the NPC's answer (nothing left after its tags, narration only,
     or the speaker's own line echoed) is asked for once more with a reminder; notes written in
-    the first reply are kept.
+    the first reply are kept. A sentence in which the NPC claims the speaker's own facts ("I am
+    looking for my sister Odile") is said back to the speaker ("You are looking for ...").
     """
     [query_vector] = embed_or_none([inp.context.message], embedder)
     ctx = retrieve_context(inp, conf, query_vector)
     turn_format = turn_format_of(conf, inp.tier)
     schema = schema_of(StructuredTurn) if turn_format == "json" else None
     messages = build_messages(ctx, turn_format)
+    said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     usage = None
     parsed = None
     for attempt in (1, 2):
@@ -306,6 +311,11 @@ def run_turn(
         candidate.text, broke = strip_character_breaks(candidate.text, ctx.identity.name)
         if broke:
             health.incr("character_breaks")
+        candidate.text, claimed = give_back_claims(
+            candidate.text, said, [m.text for m in ctx.memories], ctx.speaker_name
+        )
+        if claimed:
+            health.incr("claims_given_back", claimed)
         if parsed is not None:
             _merge_notes(candidate, parsed)
             if _unheard(candidate, ctx) and parsed.text:
