@@ -18,6 +18,7 @@ from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
 from omniira_evennia.models import (
     AuditLog,
+    Concern,
     DiaryEntry,
     Memory,
     Reflection,
@@ -44,6 +45,7 @@ USAGE = {
     "erase": "@memory erase <player>",
     "why": "@memory why <npc> = <question> [about <player>]",
     "reembed": "@memory reembed [status|stop]",
+    "concerns": "@memory concerns <npc>",
 }
 
 
@@ -87,6 +89,7 @@ class CmdMemory(MuxCommand):
       @memory erase <player>
       @memory why <npc> = <question> [about <player>]
       @memory reembed [status|stop]
+      @memory concerns <npc>
 
     Examples:
       @memory inspect Maren = Ada
@@ -109,9 +112,12 @@ class CmdMemory(MuxCommand):
     said the question now, and why: each memory's lane ranks (recency,
     embedding, full text), fused score and multipliers, the player's own
     earlier words, and the best memories left out. It runs the real retrieval.
-    reembed re-embeds, in the background, every stored vector the configured
-    embedder did not make (after changing EMBEDDER); retrieval keeps working
-    on the rows already done, and a restart resumes where it stopped.
+    concerns lists what is on an NPC's mind, who raised it, and suspect ones
+    (never shown to the model); clear also removes concerns (those the subject
+    raised, with = <subject>). reembed re-embeds, in the background, every
+    stored vector the configured embedder did not make (after changing
+    EMBEDDER); retrieval keeps working on the rows already done, and a restart
+    resumes where it stopped.
     """
 
     key = "@memory"
@@ -259,14 +265,40 @@ class CmdMemory(MuxCommand):
                 return
             rows = rows.filter(subject=subject)
             what = f"what {npc.key} remembers about {subject.key}"
-        count = rows.count()
-        answer = yield (f"Delete {count} memories ({what}; locked ones are kept)? [y/N]")
+        concerns = Concern.objects.filter(npc=npc)
+        if self.rhs:
+            concerns = concerns.filter(source=subject)
+        count, worries = rows.count(), concerns.count()
+        answer = yield (
+            f"Delete {count} memories and {worries} concerns ({what}; locked memories are "
+            "kept)? [y/N]"
+        )
         if answer.strip().lower() not in ("y", "yes"):
             self.caller.msg("Nothing deleted.")
             return
         deleted, _ = rows.delete()
+        worries, _ = concerns.delete()
         store.invalidate(npc.id)
-        self.caller.msg(f"Deleted {deleted} memories.")
+        self.caller.msg(f"Deleted {deleted} memories and {worries} concerns.")
+
+    def do_concerns(self):
+        npc = self.target_npc("concerns")
+        if npc is None:
+            return
+        rows = Concern.objects.filter(npc=npc).select_related("source").order_by("-created_at")
+        if not rows:
+            self.caller.msg(f"Nothing is on {npc.key}'s mind.")
+            return
+        out = [f"|w{npc.key}|n has on their mind:"]
+        for concern in rows:
+            flags = [f"worry {concern.intensity}/5", f"day {concern.game_day}"]
+            flags.append(f"raised by {concern.source.key}" if concern.source else "unprompted")
+            if concern.suspect:
+                flags.append("|rsuspect: never shown to the model|n")
+            if concern.resolved:
+                flags.append("resolved")
+            out.append(f"  {concern.topic} ({', '.join(flags)})")
+        self.caller.msg("\n".join(out))
 
     def do_inject(self):
         npc = self.find_npc(self.target) if self.target else None

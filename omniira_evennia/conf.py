@@ -147,6 +147,10 @@ class OmniiraSettings(BaseModel):
 
     # Safety and failure handling.
     PLAYER_IMPORTANCE_CAP: int = Field(7, ge=1, le=10)  # for memories learned from players
+    # Concerns (something on an NPC's mind): kept this many game days, at most this many per
+    # NPC; a conversation shows the speaker's own and those no player raised.
+    CONCERN_DAYS: int = Field(3, ge=1)
+    CONCERNS_PER_NPC: int = Field(10, ge=1)
     SUSPECT_MEMORIES: Literal["untrusted", "exclude"] = "untrusted"
     CIRCUIT_FAILURES: int = Field(5, ge=1)  # consecutive failures that open an endpoint
     CIRCUIT_COOLDOWN_SECONDS: float = Field(30.0, gt=0)

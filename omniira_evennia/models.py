@@ -161,6 +161,10 @@ class Concern(models.Model):
     )
     resolved = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
+    # Written during a flagged turn or reading like an instruction: kept for builders, never
+    # shown to the model. Concerns expire CONCERN_DAYS game days after `game_day`.
+    suspect = models.BooleanField(default=False)
+    game_day = models.IntegerField(default=0)
 
     class Meta:
         indexes = [models.Index(fields=["npc", "resolved", "created_at"], name="omniira_concern")]

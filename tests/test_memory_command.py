@@ -50,7 +50,7 @@ class TestMemoryCommand(SocialTestBase):
         assert "Nothing deleted." in self.call(CmdMemory(), "clear Maren", inputs=["n"])
         assert Memory.objects.filter(npc=self.maren).count() == 2
         out = self.call(CmdMemory(), "clear Maren = Ada", inputs=["y"])
-        assert "Deleted 1 memories." in out
+        assert "Deleted 1 memories and 0 concerns." in out
         assert list(Memory.objects.filter(npc=self.maren).values_list("key", flat=True)) == ["loud"]
         assert "Usage:\n  @memory clear" in self.call(CmdMemory(), "clear")
 

@@ -83,7 +83,7 @@ def build_context(npc, speaker, message: str, conversation_id: str | None) -> Pr
         others_present=others[:8],
         opinion=store.opinion_of(npc, speaker),
         reputation=store.reputation_of(npc, speaker),
-        concerns=store.current_concerns(npc),
+        concerns=store.current_concerns(npc, speaker),
         diary=store.recent_diary(npc, conf.DIARY_SLOTS),
         history=history,
         speaker_is_npc=not speaker.has_account,

@@ -24,7 +24,7 @@ from functools import partial
 
 import numpy as np
 from django.db import IntegrityError, transaction
-from django.db.models import BinaryField, F, Func
+from django.db.models import BinaryField, F, Func, Q
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
@@ -469,18 +469,49 @@ def opinion_of(npc, target) -> str | None:
     return Opinion.objects.filter(npc=npc, target=target).values_list("opinion", flat=True).first()
 
 
-def add_concern(npc, topic: str, intensity: int = 2, source=None) -> Concern:
+def add_concern(
+    npc, topic: str, intensity: int = 2, source=None, suspect=False, game_day: int = 0
+) -> Concern:
+    """The row only: every caller goes through `memory.write.write_concern` (the policy)."""
     return Concern.objects.create(
         npc=npc,
         topic=cut_value(topic)[:200],
         intensity=clamp_int(intensity, 1, 5, 2),
         source=source,
+        suspect=suspect,
+        game_day=game_day,
     )
 
 
-def current_concerns(npc, limit: int = 3) -> list[tuple[str, int]]:
-    rows = Concern.objects.filter(npc=npc, resolved=False).order_by("-intensity", "-created_at")
+def cap_concerns(npc, keep: int) -> int:
+    """Delete all but the newest `keep` concerns of `npc`; returns how many went."""
+    extra = (
+        Concern.objects.filter(npc=npc)
+        .order_by("-created_at", "-id")
+        .values_list("id", flat=True)[keep:]
+    )
+    return Concern.objects.filter(id__in=list(extra)).delete()[0]
+
+
+def current_concerns(npc, speaker=None, limit: int = 3) -> list[tuple[str, int]]:
+    """
+    What is on the NPC's mind in a conversation with `speaker`: concerns that speaker raised and
+    those no player raised (a player's worry never reaches another player's conversation).
+    Suspect concerns are never shown.
+    """
+    rows = Concern.objects.filter(npc=npc, resolved=False, suspect=False)
+    from_players = Q(source__db_account__isnull=False)
+    if speaker is not None:
+        rows = rows.filter(~from_players | Q(source=speaker))
+    else:
+        rows = rows.exclude(from_players)
+    rows = rows.order_by("-intensity", "-created_at")
     return [(c.topic, c.intensity) for c in rows[:limit]]
+
+
+def expire_concerns(today: int, days: int) -> int:
+    """Delete concerns raised `days` game days ago or earlier; returns how many."""
+    return Concern.objects.filter(game_day__lte=today - days).delete()[0]
 
 
 def add_plan(npc, commitment, to_obj=None, game_day: int = 0) -> Plan:

@@ -172,6 +172,31 @@ def superseded(memory: Memory) -> list[dict]:
     return [entry, *(memory.history or [])][:HISTORY_KEPT]
 
 
+def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=False):
+    """
+    Something on the NPC's mind, through the same policy as a memory: redact, flag (suspect
+    concerns are kept for builders and never shown to the model), cut, audit, and keep at most
+    CONCERNS_PER_NPC per NPC (the oldest go). Returns the row.
+    """
+    topic, redacted = redact_pii(str(topic))
+    if redacted:
+        health.incr("pii_redacted", redacted)
+    labels = detect_manipulation(topic)
+    concern = store.add_concern(
+        npc, topic, intensity, source=source, suspect=bool(suspect or labels), game_day=game_day
+    )
+    if concern.suspect:
+        store.audit(
+            "concern",
+            labels or ["written during a flagged turn"],
+            npc=npc,
+            speaker=source,
+            excerpt=concern.topic,
+        )
+    store.cap_concerns(npc, get_settings().CONCERNS_PER_NPC)
+    return concern
+
+
 def is_player(obj) -> bool:
     """A player character (or anything that is not one of our NPCs) speaks as a player."""
     return bool(getattr(obj, "has_account", False)) or not getattr(obj, "is_omniira_npc", False)
@@ -213,7 +238,7 @@ def write_reply(
         store.set_opinion(npc, subject, tag.text)
         health.incr("tags_opinion")
     for tag in parsed.concerns:
-        store.add_concern(npc, tag.topic, tag.intensity, source=subject)
+        write_concern(npc, tag.topic, tag.intensity, subject, game_day, suspect=suspect)
         health.incr("tags_concern")
     for tag, vector in zip(parsed.commitments, commitment_vectors):
         store.add_plan(

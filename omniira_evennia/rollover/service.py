@@ -204,7 +204,7 @@ def day_signals(npc, game_day: int, events: dict[int, list[str]] | None = None) 
         .select_related("subject", "provenance")
         .order_by("learned_at")[:30]
     ]
-    concerns = Concern.objects.filter(npc=npc, resolved=False)
+    concerns = Concern.objects.filter(npc=npc, resolved=False, suspect=False)
     places = places_visited(npc, game_day)
     if events is None:
         events = world_events_by_npc(game_day)
@@ -337,6 +337,7 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
         log.exception("omniira: forgetting failed during the rollover")
         health.incr("forget_failures")
         forgotten = {"expired": 0, "evicted": 0}
+    forgotten["concerns_expired"] = store.expire_concerns(day, conf.CONCERN_DAYS)
     events = world_events_by_npc(day)
     semaphore = defer.DeferredSemaphore(conf.ROLLOVER_CONCURRENCY)
     jobs: list[defer.Deferred] = []
