@@ -67,19 +67,20 @@ class TelnetPlayer:
         text, self.buffer = self.buffer, ""
         return text
 
-    def create_and_login(self, name: str, password: str) -> str:
+    def create_and_login(self, name: str, password: str, room: str = "Lantern") -> str:
         self.read_until(r"connect|create", timeout=20)
         self.send(f"create {name} {password}")
         self.read_until(r"\[Y\]/N", timeout=15)
         self.send("y")
         self.read_until(r"was created|exists|throttl|[Tt]oo many", timeout=15)
         self.send(f"connect {name} {password}")
-        return self.read_until(r"Lantern", timeout=15)
+        return self.read_until(room, timeout=15)
 
-    def login(self, name: str, password: str) -> str:
+    def login(self, name: str, password: str, room: str = "Lantern") -> str:
+        """Connect; return the text up to `room` (a regex: the room the character wakes in)."""
         self.read_until(r"connect|create", timeout=20)
         self.send(f"connect {name} {password}")
-        return self.read_until(r"Lantern", timeout=15)
+        return self.read_until(room, timeout=15)
 
     def close(self) -> None:
         try:
