@@ -44,7 +44,13 @@ class TierSettings(BaseModel):
     base_url: str | None = None
     model: str = "default"
     api_key: str | None = None
+    # Seconds one network wait may take (connect, or a read), and the total deadline of a call
+    # (connect, headers and the whole body, the one retry included; None: `timeout`), and the
+    # largest reply accepted in bytes: a server dripping bytes or sending megabytes is cut off
+    # and the call fails (a conversation falls back to an in-character line).
     timeout: float = Field(60.0, gt=0)
+    deadline: float | None = Field(None, gt=0)
+    max_response_bytes: int = Field(256 * 1024, gt=0)
     max_tokens: int = Field(300, gt=0)
     temperature: float = Field(0.8, ge=0, le=2)
     # USD per million tokens, for the usage records' cost column.
@@ -66,6 +72,10 @@ class TierSettings(BaseModel):
     @property
     def configured(self) -> bool:
         return bool(self.base_url)
+
+    @property
+    def total_deadline(self) -> float:
+        return self.deadline if self.deadline is not None else self.timeout
 
 
 class OmniiraSettings(BaseModel):

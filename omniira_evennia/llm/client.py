@@ -9,12 +9,21 @@ server, the offline local model this project launches. Three tiers (`voice`, `re
 Calls are synchronous and must run off the reactor thread. A connection error or a 5xx is
 retried once. Every call, successful or not, yields a `Usage` for the usage table; failures raise
 `LLMError` carrying theirs.
+
+A call cannot hang or swallow memory: the reply is streamed and read under a total deadline
+(connect, headers and the whole body, retry included: the tier's `deadline`, by default its
+`timeout`) and a size limit (`max_response_bytes`). A server that drips a byte a second or
+answers with megabytes is cut off and the call fails like any other (the conversation falls
+back to an in-character line). Credentials in a base URL (`https://user:pass@host`) never reach
+a usage row or a log line (`safe_url`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -77,6 +86,22 @@ def cost_of(tier: TierSettings, tokens_in: int, tokens_out: int) -> float:
 
 def _chat_url(base_url: str) -> str:
     return base_url.rstrip("/") + "/chat/completions"
+
+
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@")
+
+
+def safe_url(text: str | None) -> str:
+    """`text` with any `user:password@` inside a URL removed (for logs and usage rows)."""
+    return _USERINFO.sub(r"\1", text or "")
+
+
+class TotalTimeout(Exception):
+    """The call's total deadline passed before the whole reply had arrived."""
+
+
+class ResponseTooLarge(Exception):
+    """The reply is larger than the tier's `max_response_bytes`."""
 
 
 class LLMClient:
@@ -160,7 +185,7 @@ class LLMClient:
         if not self.breaker.allow(endpoint):
             usage.ok, usage.error = False, "circuit open"
             health.incr("circuit_refused")
-            raise LLMCircuitOpen(f"endpoint {endpoint} is failing; circuit open", usage)
+            raise LLMCircuitOpen(f"endpoint {safe_url(endpoint)} is failing; circuit open", usage)
 
         started = time.monotonic()
         try:
@@ -173,11 +198,17 @@ class LLMClient:
             tokens_out = int(reported.get("completion_tokens") or 0)
         except Exception as err:  # any failure counts against the endpoint, or a probe sticks
             usage.latency_ms = int((time.monotonic() - started) * 1000)
-            usage.ok, usage.error = False, f"{type(err).__name__}: {err}"[:500]
+            usage.ok, usage.error = False, safe_url(f"{type(err).__name__}: {err}")[:500]
             health.incr("llm_errors")
+            if isinstance(err, (TotalTimeout, ResponseTooLarge)):
+                health.incr(
+                    "llm_deadline_exceeded"
+                    if isinstance(err, TotalTimeout)
+                    else "llm_response_too_large"
+                )
             if self.breaker.failure(endpoint):
                 health.incr("circuit_opened")
-                log.warning("LLM endpoint %s failing: circuit opened", endpoint)
+                log.warning("LLM endpoint %s failing: circuit opened", safe_url(endpoint))
             log.warning("LLM call failed (tier=%s feature=%s): %s", tier_name, feature, usage.error)
             raise LLMError(usage.error, usage) from err
 
@@ -191,26 +222,121 @@ class LLMClient:
 
     def _post(self, tier: TierSettings, body: dict, headers: dict) -> dict:
         url = _chat_url(tier.base_url)
+        deadline = time.monotonic() + tier.total_deadline
         last_error: Exception | None = None
         client = self._http_client()
         for attempt in (1, 2):
             try:
-                response = client.post(url, json=body, headers=headers, timeout=tier.timeout)
+                status, raw, response = self._fetch(client, url, body, headers, tier, deadline)
             except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as err:
                 last_error = err
-                log.info("LLM connection error on attempt %d: %s", attempt, err)
+                log.info("LLM connection error on attempt %d: %s", attempt, safe_url(str(err)))
+                if time.monotonic() >= deadline:
+                    break
                 continue
-            if response.status_code >= 500 and attempt == 1:
+            except httpx.TimeoutException as err:
+                if time.monotonic() >= deadline - 0.05:
+                    raise TotalTimeout(
+                        f"no complete reply within the {tier.total_deadline:g} s deadline"
+                    ) from err
+                raise
+            if status >= 500 and attempt == 1 and time.monotonic() < deadline:
                 last_error = httpx.HTTPStatusError(
-                    f"server error {response.status_code}",
+                    f"server error {status}", request=response.request, response=response
+                )
+                continue
+            if status >= 400:
+                raise httpx.HTTPStatusError(
+                    f"server error {status}" if status >= 500 else f"client error {status}",
                     request=response.request,
                     response=response,
                 )
-                continue
-            response.raise_for_status()
-            return response.json()
+            return json.loads(raw)
         assert last_error is not None
         raise last_error
+
+    def _fetch(
+        self, client: httpx.Client, url: str, body: dict, headers: dict, tier, deadline: float
+    ) -> tuple[int, bytes, httpx.Response]:
+        """
+        POST and read the reply under the call's deadline and size limit: each network wait is
+        bounded by the time left (and the tier's per-read `timeout`), the deadline is checked
+        between chunks, and the body stops at `max_response_bytes` (a Content-Length over it
+        is refused before reading). A read still waiting at the deadline is cut off by
+        shutting the socket down (`_DeadlineCutter`), so a call never outlives it by more than
+        the connect and header waits, each bounded by the time left.
+        """
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TotalTimeout(f"no time left of the {tier.total_deadline:g} s deadline")
+        limit = tier.max_response_bytes
+        timeout = httpx.Timeout(min(tier.timeout, left))
+        with client.stream("POST", url, json=body, headers=headers, timeout=timeout) as response:
+            declared = response.headers.get("content-length")
+            if declared and declared.isdigit() and int(declared) > limit:
+                raise ResponseTooLarge(
+                    f"reply of {int(declared)} bytes is over the limit of {limit} bytes"
+                )
+            chunks: list[bytes] = []
+            size = 0
+            cutter = _DeadlineCutter(response, deadline)
+            try:
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > limit:
+                        raise ResponseTooLarge(f"reply over the limit of {limit} bytes")
+                    chunks.append(chunk)
+                    if time.monotonic() > deadline:
+                        raise TotalTimeout(
+                            f"reply still arriving after the {tier.total_deadline:g} s deadline "
+                            f"({size} bytes so far)"
+                        )
+            except (httpx.TransportError, OSError) as err:
+                if cutter.fired:
+                    raise TotalTimeout(
+                        f"reply still arriving after the {tier.total_deadline:g} s deadline "
+                        f"({size} bytes so far)"
+                    ) from err
+                raise
+            finally:
+                cutter.stop()
+            return response.status_code, b"".join(chunks), response
+
+
+class _DeadlineCutter:
+    """
+    Shuts the response's socket down at the deadline, waking a read that is blocked on it (a
+    server that sends a byte and then waits). Transports without a socket (tests' mock
+    transports) are left to the checks between chunks.
+    """
+
+    def __init__(self, response: httpx.Response, deadline: float):
+        self.fired = False
+        self._lock = threading.Lock()
+        self._stopped = False
+        stream = response.extensions.get("network_stream")
+        self._sock = stream.get_extra_info("socket") if stream is not None else None
+        self._timer: threading.Timer | None = None
+        if self._sock is not None:
+            self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._cut)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _cut(self) -> None:
+        with self._lock:
+            if self._stopped:
+                return
+            self.fired = True
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 @dataclass

@@ -4,7 +4,8 @@ Test fakes for the contrib and for games built on it (importable without a confi
 - `ScriptedLLM`: a scripted OpenAI-compatible chat-completions server on loopback. It is a real
   HTTP server, so the contrib's real httpx client, retries and parsing are exercised; only the
   model is scripted. Each request is recorded; replies come from a list (the last one repeats)
-  or a function of the request.
+  or a function of the request. Misbehaving servers for the client's limits: `drip` sends the
+  body one byte every `drip` seconds, `oversize` pads the reply to that many bytes.
 - `HashingEmbedder`: bag-of-words hashed into 384 dimensions: same words, same direction.
   Deterministic and instant; `BrokenEmbedder` always fails.
 
@@ -43,10 +44,15 @@ class ScriptedLLM:
         status: int = 200,
         port: int = 0,
         log_path: str | None = None,
+        drip: float = 0.0,
+        oversize: int = 0,
     ):
         self.replies = replies if callable(replies) else list(replies)
         self.delay = delay
         self.status = status
+        self.drip = drip
+        self.oversize = oversize
+        self.bytes_sent = 0
         self.requests: list[dict] = []
         self.log_path = log_path
         self.in_flight = 0
@@ -102,6 +108,8 @@ class ScriptedLLM:
                     self._send(outer.status, {"error": {"message": "scripted failure"}})
                     return
                 text = outer._next_reply(body)
+                if outer.oversize:
+                    text += " " * max(0, outer.oversize - len(text))
                 prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
                 self._send(
                     200,
@@ -130,7 +138,18 @@ class ScriptedLLM:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    if not outer.drip:
+                        self.wfile.write(data)
+                        outer.bytes_sent += len(data)
+                        return
+                    for index in range(len(data)):
+                        self.wfile.write(data[index : index + 1])
+                        self.wfile.flush()
+                        outer.bytes_sent += 1
+                        time.sleep(outer.drip)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up
 
         return Handler
 
@@ -185,12 +204,21 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.0)
     parser.add_argument("--script", help="JSON file with a list of replies (the last repeats)")
     parser.add_argument("--log", help="append each request as a JSON line to this file")
+    parser.add_argument("--drip", type=float, default=0.0, help="seconds between body bytes")
+    parser.add_argument("--oversize", type=int, default=0, help="pad replies to this many bytes")
     args = parser.parse_args()
     replies = ["Hello there."]
     if args.script:
         with open(args.script, encoding="utf-8") as fh:
             replies = json.load(fh)
-    server = ScriptedLLM(replies, delay=args.delay, port=args.port, log_path=args.log)
+    server = ScriptedLLM(
+        replies,
+        delay=args.delay,
+        port=args.port,
+        log_path=args.log,
+        drip=args.drip,
+        oversize=args.oversize,
+    )
     print(f"scripted LLM listening on {server.base_url}", flush=True)
     server._server.serve_forever()
 
