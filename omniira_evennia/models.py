@@ -60,6 +60,11 @@ class Memory(models.Model):
     # Instruction-like content or written during a manipulation attempt: kept, audited, and
     # shown as untrusted (or left out of prompts, setting SUSPECT_MEMORIES).
     suspect = models.BooleanField(default=False)
+    # The player whose words this came from (told to this NPC, or to the first NPC of a gossip
+    # chain): a player's claim stays a player's claim however far it travels (issue #17).
+    origin = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     # Earlier values of this key, newest first: [{"value", "until" (ISO time), "source"}], at
     # most HISTORY_KEPT. A fact remembered again with a new value is updated, not erased.
     history = models.JSONField(default=list, blank=True)

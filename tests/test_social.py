@@ -126,7 +126,9 @@ class TestGossip(SocialTestBase):
             ]
             heard = Memory.objects.get(npc=self.lyra, subject=self.char1)
             assert heard.source == "gossip" and heard.provenance_id == self.maren.id
-            assert (heard.hops, heard.chain) == (1, [self.maren.id])
+            # Ada's own words: she stays at the start of the chain (issue #17).
+            assert (heard.hops, heard.chain) == (2, [self.char1.id, self.maren.id])
+            assert heard.origin_id == self.char1.id and heard.importance == 6
             assert heard.feeling == "sorrow" and len(bytes(heard.embedding)) == 384 * 4
             assert not Memory.objects.filter(subject=self.lyra).exists()
 
@@ -155,15 +157,16 @@ class TestGossip(SocialTestBase):
             ]
             assert Memory.objects.get(npc=self.maren, subject=self.char1).source == "self"
 
-            # Lyra telling Voss makes a two-hop chain that traces back to Maren.
+            # Lyra telling Voss makes a chain that traces back through Maren to Ada herself.
             voss = self.npc("Voss", room=self.room2)
             voss.move_to(self.room1, quiet=True)
             self.maren.move_to(self.room2, quiet=True)
             router.voice = ["Voss, heard about Ada?", "Who?"]
             [done] = omniira.gossip_round(self.room1)
             chained = Memory.objects.get(npc=voss, subject=self.char1)
-            assert (chained.hops, chained.chain) == (2, [self.maren.id, self.lyra.id])
-            assert chained.provenance_id == self.lyra.id
+            expected = [self.char1.id, self.maren.id, self.lyra.id]
+            assert (chained.hops, chained.chain) == (3, expected)
+            assert chained.provenance_id == self.lyra.id and chained.origin_id == self.char1.id
         assert router.count["gossip"] == 3
 
     def test_no_pairs_when_a_player_is_present(self):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from omniira_evennia.memory import store
@@ -37,6 +37,8 @@ class PlayerData:
 
 REGISTRY: list[PlayerData] = [
     PlayerData("memories", lambda p: Memory.objects.filter(subject=p)),
+    # What NPCs learned from the player's words about others (and passed on as gossip).
+    PlayerData("memories from their words", lambda p: Memory.objects.filter(origin=p)),
     PlayerData("conversation lines", lambda p: ConversationTurn.objects.filter(speaker=p)),
     PlayerData("opinions", lambda p: Opinion.objects.filter(target=p)),
     PlayerData("relationships", lambda p: Relationship.objects.filter(subject=p)),
@@ -64,7 +66,11 @@ def erase_player(player, by=None) -> dict[str, int]:
             speaker=player,
             extraction__in=[Conversation.Extraction.PENDING, Conversation.Extraction.RUNNING],
         ).update(extraction=Conversation.Extraction.SKIPPED)
-        npc_ids = set(Memory.objects.filter(subject=player).values_list("npc_id", flat=True))
+        npc_ids = set(
+            Memory.objects.filter(Q(subject=player) | Q(origin=player)).values_list(
+                "npc_id", flat=True
+            )
+        )
         erased = {entry.label: entry.rows(player).delete()[0] for entry in REGISTRY}
         store.audit(
             "erasure",

@@ -54,6 +54,7 @@ class MemoryRecord:
     subject_name: str | None = None
     hops: int = 0
     chain: tuple[int, ...] = ()
+    origin_id: int | None = None  # the player whose words this came from, if any
 
     @property
     def is_hearsay(self) -> bool:

@@ -162,6 +162,7 @@ _INDEX_COLUMNS = (
     "hops",
     "chain",
     "suspect",
+    "origin_id",
 )
 
 
@@ -309,6 +310,7 @@ def read_index(npc_id: int) -> MemoryMatrix:
             hops,
             chain,
             suspect,
+            origin_id,
         ) = row
         records.append(
             MemoryRecord(
@@ -327,6 +329,7 @@ def read_index(npc_id: int) -> MemoryMatrix:
                 hops=hops or 0,
                 chain=_as_chain(chain),
                 suspect=bool(suspect),
+                origin_id=origin_id,
             )
         )
         if blob is not None and len(blob) == width:
@@ -366,6 +369,7 @@ def record_from_memory(memory: Memory) -> MemoryRecord:
         hops=memory.hops,
         chain=tuple(memory.chain or ()),
         suspect=memory.suspect,
+        origin_id=memory.origin_id,
     )
 
 

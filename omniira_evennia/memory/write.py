@@ -54,6 +54,7 @@ class Note:
         teller: who told the NPC (makes it hearsay); `chain` is the whole chain of tellers.
         from_player: learned from a player's words (importance capped).
         suspect: written during a flagged turn. speaker: who the audit row names.
+        origin: the player whose words this came from (default: `speaker`, when from_player).
     """
 
     subject: Any
@@ -71,6 +72,7 @@ class Note:
     suspect: bool = False
     from_player: bool = False
     speaker: Any = None
+    origin: Any = None
 
 
 def write_note(npc, note: Note) -> Memory | None:
@@ -105,6 +107,7 @@ def write_note(npc, note: Note) -> Memory | None:
         hops=len(note.chain),
         chain=list(note.chain),
         suspect=bool(note.suspect or labels),
+        origin=note.origin or (note.speaker if note.from_player else None),
     )
     memory, created = _upsert(npc, note.subject, key, fields, admin)
     if memory is None:

@@ -85,6 +85,8 @@ class HeldFact:
     text: str
     vector: np.ndarray | None
     chain: tuple[int, ...] = ()  # empty: firsthand
+    importance: int = 5
+    origin_id: int | None = None  # a player whose claim this is
 
 
 @dataclass
@@ -105,6 +107,7 @@ class GossipItem:
     feeling: str | None
     chain: list[int]
     vector: np.ndarray | None = None
+    origin_id: int | None = None  # a player whose claim this is: kept at the chain's start
 
     @property
     def key(self) -> str:
@@ -120,6 +123,7 @@ class ExchangeInput:
     voice_tier: str = "voice"
     reasoning_tier: str = "reasoning"
     max_hops: int = MAX_HOPS
+    player_cap: int = 7  # PLAYER_IMPORTANCE_CAP: a player's claim never gains weight by travel
 
 
 @dataclass
@@ -168,17 +172,34 @@ def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str]):
     return (speaker, subject, fact, importance, normalize_feeling(raw.get("feeling"))), None
 
 
+def source_fact(fact_vector, held: list[HeldFact], subject_id: int) -> HeldFact | None:
+    """
+    The speaker's held fact this told fact comes from: the most similar above CHAIN_MATCH,
+    about the same subject if any is, else about anyone (a player who told the NPC about a
+    third party is its source, even though the NPC filed it under the player).
+    """
+    if fact_vector is None:
+        return None
+    best, best_key = None, None
+    for fact in held:
+        if fact.vector is None:
+            continue
+        sim = float(np.dot(fact.vector, fact_vector))
+        if sim < CHAIN_MATCH:
+            continue
+        key = (fact.subject_id == subject_id, sim)
+        if best_key is None or key > best_key:
+            best, best_key = fact, key
+    return best
+
+
 def chain_for(fact_vector, speaker_id: int, held: list[HeldFact], subject_id: int) -> list[int]:
-    """The tellers from the origin to the speaker for this fact."""
-    best, best_sim = None, CHAIN_MATCH
-    if fact_vector is not None:
-        for fact in held:
-            if fact.subject_id != subject_id or fact.vector is None:
-                continue
-            sim = float(np.dot(fact.vector, fact_vector))
-            if sim >= best_sim:
-                best, best_sim = fact, sim
-    return [*(best.chain if best else ()), speaker_id]
+    """The tellers from the origin to the speaker (a player's claim starts with the player)."""
+    source = source_fact(fact_vector, held, subject_id)
+    chain = list(source.chain) if source else []
+    if source is not None and source.origin_id is not None and source.origin_id not in chain:
+        chain.insert(0, source.origin_id)
+    return [*chain, speaker_id]
 
 
 def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None):
@@ -203,8 +224,14 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None):
         if len(chain) > inp.max_hops:
             rejected.append((raw, f"more than {inp.max_hops} hops from its origin"))
             continue
+        source = source_fact(vector, teller.held, subject)
+        origin = source.origin_id if source is not None else None
+        if origin is not None:  # a player's claim: no heavier than it came, never above the cap
+            importance = min(importance, source.importance, inp.player_cap)
         accepted.append(
-            GossipItem(speaker, listener.id, subject, fact, importance, feeling, chain, vector)
+            GossipItem(
+                speaker, listener.id, subject, fact, importance, feeling, chain, vector, origin
+            )
         )
     return accepted, rejected
 
@@ -328,6 +355,8 @@ def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
             f"{r.subject_name}: {r.value}",
             vectors_by_id.get(r.id),
             (tuple(r.chain) or (r.provenance_id,)) if r.is_hearsay else (),
+            r.importance,
+            r.origin_id,
         )
         for r in chosen
     ]

@@ -146,6 +146,7 @@ def _talk_between(a, b):
         known_subjects(),
         lines=conf.NPC_CONVERSATION_LINES,
         max_hops=conf.GOSSIP_MAX_HOPS,
+        player_cap=conf.PLAYER_IMPORTANCE_CAP,
     )
     health.incr("npc_conversations")
     client, embedder = get_client(), get_embedder()
@@ -179,7 +180,10 @@ def apply_exchange(result, a, b):
         npc = people[speaker_id]
         other = b if npc is a else a
         write_reply(npc, other, parsed, vectors, [None] * len(parsed.commitments), game_day)
-    subjects = ObjectDB.objects.in_bulk([item.subject_id for item in result.accepted])
+    subjects = ObjectDB.objects.in_bulk(
+        [item.subject_id for item in result.accepted]
+        + [item.origin_id for item in result.accepted if item.origin_id]
+    )
     for item in result.accepted:
         subject = subjects.get(item.subject_id)
         if subject is None:
@@ -197,6 +201,8 @@ def apply_exchange(result, a, b):
                 embedding=item.vector,
                 game_day=game_day,
                 chain=tuple(item.chain),
+                from_player=item.origin_id is not None,
+                origin=subjects.get(item.origin_id) if item.origin_id else None,
             ),
         )
         health.incr("gossip_items_written")
