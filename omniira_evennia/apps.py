@@ -12,7 +12,7 @@ class OmniiraConfig(AppConfig):
         from django.db.models.signals import post_delete, post_migrate, post_save
 
         from omniira_evennia import checks  # noqa: F401  (registers the system checks)
-        from omniira_evennia import conf
+        from omniira_evennia import conf, notices
         from omniira_evennia.llm import client as llm
         from omniira_evennia.memory import fulltext, store
         from omniira_evennia.runtime import logs, runner
@@ -26,6 +26,7 @@ class OmniiraConfig(AppConfig):
         store.connect_signals()
         runner.install_orm_guard(_guard_mode())
         logs.route_to_evennia()  # one logging path: stdlib logging into Evennia's log
+        notices.connect()  # staff hear at login what the checks would say (notices.py)
 
         from omniira_evennia.models import Plan
 

@@ -10,6 +10,7 @@ import logging
 
 from twisted.internet import reactor
 
+from omniira_evennia import notices
 from omniira_evennia.conversation.lifecycle import process_ended
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.usage import seed_budget
@@ -49,6 +50,7 @@ def at_server_start():
     ensure_decision_ticker()  # NPC schedules and commitments
     process_ended()
     warm_up()
+    notices.report_at_start()  # the checks' warnings in the server log: `start` runs no checks
 
 
 def warm_up(delay: float = 10.0):
