@@ -9,7 +9,15 @@ VENV_TORCH ?= .venv-torch
 PY_TORCH := $(VENV_TORCH)/bin/python
 STAMP_TORCH := $(VENV_TORCH)/.omniira-installed
 
-.PHONY: demo demo-stop test test-fast test-postgres test-torch lint bench bench-embedders clean-demo venv venv-torch chromium
+# The second Evennia line: Evennia 6.1 needs Python >= 3.12. PYTHON312 names that interpreter;
+# by default the first that runs of: python3.12 on PATH, the newest ~/.pyenv/versions/3.12.*,
+# /usr/local/bin and /usr/bin.
+ifndef PYTHON312
+PYTHON312 := $(shell for p in $$(command -v python3.12) $$(ls -1d $(HOME)/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | sort -rV) /usr/local/bin/python3.12 /usr/bin/python3.12; do "$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null && { echo "$$p"; break; }; done)
+endif
+VENV312 ?= .venv312
+
+.PHONY: demo demo-stop test test-fast test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
 
 venv: $(STAMP)
 
@@ -46,12 +54,55 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 FAST := -m "not e2e and not realmodel and not browser"
+# What the second Evennia line runs: everything on SQLite, end-to-end tests included, but the
+# real-model and browser tests (they test the model and Chromium, not Evennia; each line's
+# Evennia is started by the end-to-end tests either way).
+LINE := -m "not realmodel and not browser"
 
-# Everything on SQLite, then the suite again on a throwaway PostgreSQL 18 + pgvector (the
-# end-to-end, real-model and browser tests run the demo game, which uses SQLite).
-test: $(STAMP) chromium lint
+# Both Evennia lines, and the package. On the first (Evennia 5.0 on $(PYTHON), 3.11 here):
+# everything on SQLite, then the suite again on a throwaway PostgreSQL 18 + pgvector (the
+# end-to-end, real-model and browser tests run a game on SQLite). Then the second line
+# (Evennia 6.1 on Python 3.12, in $(VENV312)): $(LINE) on SQLite. The package is built and
+# checked first (`make dist`, seconds); the default install is checked last (about 2 minutes).
+test: $(STAMP) chromium lint dist
 	$(PY) -m pytest
 	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
+	$(MAKE) --no-print-directory test-312
+	$(MAKE) --no-print-directory check-install
+
+# Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use).
+test-312: python312
+	$(MAKE) --no-print-directory test-line PYTHON=$(PYTHON312) VENV=$(VENV312)
+
+# One Evennia line: the virtualenv VENV made with PYTHON, then $(LINE). For example
+# `make test-line PYTHON=python3.13 VENV=.venv313`.
+test-line: $(STAMP)
+	@$(PY) -c 'import sys, django, evennia; print(f"[test-line] Python {sys.version.split()[0]}, Evennia {evennia.__version__.split()[0]}, Django {django.__version__} in $(VENV)")'
+	$(PY) -m pytest $(LINE)
+
+python312:
+	@if [ -z "$(PYTHON312)" ] || ! "$(PYTHON312)" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then \
+		echo "make: Evennia 6.1 needs Python 3.12, and no python3.12 was found ('$(PYTHON312)')." >&2; \
+		echo "      Looked on PATH and in ~/.pyenv/versions/3.12*; install one (pyenv install 3.12)" >&2; \
+		echo "      or name it: make test PYTHON312=/path/to/python3.12" >&2; \
+		exit 1; \
+	fi
+
+# The package as it would be published: the sdist, and the wheel built from it, checked by
+# twine (metadata, README rendering) and tools/check_dist.py (licences, templates, migrations,
+# the tokenizer, classifiers, the CHANGELOG entry). Written to dist/.
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist . >/dev/null
+	$(VENV)/bin/twine check --strict dist/*
+	$(PY) tools/check_dist.py dist
+
+# The default install, as a builder gets it, on both Pythons: a fresh virtualenv, `pip install
+# .` with no extras; fails if torch, triton or an NVIDIA package came along, prints its size
+# and time. INSTALL_FLAGS=--no-cache times a first install (the figures in README.md).
+check-install: python312
+	$(PYTHON) tools/check_install.py $(INSTALL_FLAGS)
+	$(PYTHON) tools/check_install.py $(INSTALL_FLAGS) --python $(PYTHON312)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest $(FAST)
