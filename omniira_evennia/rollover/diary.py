@@ -19,6 +19,11 @@ from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 
 ENTRY_MAX_CHARS = 600
+# The prompt's bound (issue #17, point 8): at most this many items per section, each cut to
+# ITEM_CHARS, whatever the day held (500 concerns raised in a day make 10 lines): about 13k
+# characters (~3.3k tokens) at most with the instructions.
+SECTION_ITEMS = {"memories": 24, "concerns_today": 10, "places": 10, "events": 12, "standing": 3}
+ITEM_CHARS = 200
 
 
 class DiaryReply(BaseModel):
@@ -37,7 +42,7 @@ class DiaryReply(BaseModel):
 @dataclass
 class DaySignals:
     memories: list[str] = field(default_factory=list)  # "about Ada (heard from Lyra): ..."
-    concerns_today: list[str] = field(default_factory=list)
+    concerns_today: list[str] = field(default_factory=list)  # newest first (Concern's order)
     places: list[str] = field(default_factory=list)
     events: list[str] = field(default_factory=list)
     standing_concerns: list[str] = field(default_factory=list)  # context only
@@ -66,17 +71,26 @@ class DiaryResult:
     error: str | None = None
 
 
+def _bounded(items: list[str], limit: int, latest: bool = False) -> list[str]:
+    """At most `limit` items (the first ones, or the latest), each cut to ITEM_CHARS."""
+    kept = items[-limit:] if latest else items[:limit]
+    return [" ".join(str(item).split())[:ITEM_CHARS] for item in kept]
+
+
 def render_signals(signals: DaySignals) -> str:
     parts = []
-    for title, items in (
-        ("What I learned or noticed today", signals.memories),
-        ("What worried me today", signals.concerns_today),
-        ("Where I went today", signals.places),
-        ("What happened around me today", signals.events),
-        ("Still on my mind", signals.standing_concerns),
+    for title, items, limit, latest in (
+        ("What I learned or noticed today", signals.memories, "memories", False),
+        ("What worried me today", signals.concerns_today, "concerns_today", False),
+        ("Where I went today", signals.places, "places", False),
+        ("What happened around me today", signals.events, "events", True),
+        ("Still on my mind", signals.standing_concerns, "standing", False),
     ):
         if items:
-            parts.append(title + ":\n" + "\n".join(f"- {quote(i)}" for i in items))
+            shown = _bounded(items, SECTION_ITEMS[limit], latest)
+            more = len(items) - len(shown)
+            lines = [f"- {quote(i)}" for i in shown] + ([f"- (and {more} more)"] if more else [])
+            parts.append(title + ":\n" + "\n".join(lines))
     return "\n\n".join(parts)
 
 

@@ -20,6 +20,10 @@ from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 
 MAX_BELIEFS = 2
 RECENT_MEMORIES = 25
+# The prompt's bound (issue #17, point 8): the latest RECENT_MEMORIES memories and
+# BELIEFS_SHOWN existing beliefs, each cut to LINE_CHARS: about 11k characters (~2.8k tokens).
+BELIEFS_SHOWN = 8
+LINE_CHARS = 300
 
 
 class Belief(BaseModel):
@@ -52,7 +56,7 @@ class ReflectionInput:
     npc_name: str
     target_name: str
     memory_lines: list[str]  # rendered, newest last
-    existing_beliefs: list[str] = field(default_factory=list)
+    existing_beliefs: list[str] = field(default_factory=list)  # newest first
     memories_count: int = 0
     tier: str = "reasoning"
 
@@ -68,7 +72,7 @@ class ReflectionResult:
 
 def render_memory(value: str, feeling: str | None, heard_from: str | None) -> str:
     line = (f"(heard from {heard_from}) " if heard_from else "(saw/heard it myself) ") + quote(
-        value
+        str(value)[:LINE_CHARS]
     )
     return line + (f" [felt {feeling}]" if feeling else "")
 
@@ -85,8 +89,13 @@ def build_messages(inp: ReflectionInput) -> list[dict[str, str]]:
         'Answer with JSON: {"beliefs": [{"belief": "...", "importance": 1-10}], '
         '"reasoning": "one sentence, for the log"}'
     )
-    beliefs = "\n".join(f"- {quote(b)}" for b in inp.existing_beliefs) or "- (none yet)"
-    memories = "\n".join(f"- {line}" for line in inp.memory_lines)
+    beliefs = (
+        "\n".join(f"- {quote(b[:LINE_CHARS])}" for b in inp.existing_beliefs[:BELIEFS_SHOWN])
+        or "- (none yet)"
+    )
+    memories = "\n".join(
+        f"- {line[: LINE_CHARS + 100]}" for line in inp.memory_lines[-RECENT_MEMORIES:]
+    )
     user = (
         f"Existing beliefs about {inp.target_name}:\n{beliefs}\n\n"
         f"Recent memories about {inp.target_name} (oldest first):\n{memories}"
