@@ -16,6 +16,16 @@ from pydantic import BeforeValidator
 # indexed lookup instead of scanning every object.
 NPC_TAG = ("memory_npc", "omniira")
 
+# An opening memory tag, in every form the tag parser reads (conversation/tags.py) and so every
+# form the manipulation detector flags in a player's words (memory/safety.py): `[[NAME:` (the
+# documented form) or `[NAME:` (a slip small models make), any case; or a bare upper-case
+# `NAME:` directly followed by a JSON payload (a tag that lost its brackets, or one whose
+# brackets went with a neighbouring tag).
+OPEN_TAG = re.compile(
+    r"\[\[?\s*(?i:(REMEMBER|OPINION|CONCERN|COMMITMENT))\s*:"
+    r'|\b(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:(?=\s*[{"])'
+)
+
 FEELINGS = ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
 VALUE_MAX_CHARS = 500
 KEY_MAX_CHARS = 64

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator
 from omniira_evennia.vocabulary import (  # noqa: F401  (re-exported for callers of tags)
     FEELINGS,
     KEY_MAX_CHARS,
+    OPEN_TAG,
     VALUE_MAX_CHARS,
     Importance,
     clamp_int,
@@ -39,14 +40,9 @@ from omniira_evennia.vocabulary import (  # noqa: F401  (re-exported for callers
 
 TAG_NAMES = ("REMEMBER", "OPINION", "CONCERN", "COMMITMENT")
 
-# An opening tag: `[[NAME:` (the documented form) or `[NAME:` (a form small models slip into).
-_OPEN_TAG = re.compile(
-    # `[[NAME:` (the documented form) or `[NAME:` (a slip small models make), any case;
-    r"\[\[?\s*(?i:(REMEMBER|OPINION|CONCERN|COMMITMENT))\s*:"
-    # or a bare upper-case `NAME:` directly followed by a JSON payload (a tag that lost its
-    # brackets, or one whose brackets went with a neighbouring tag).
-    r'|\b(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:(?=\s*[{"])'
-)
+# An opening tag in any form the parser reads (one pattern, shared with the manipulation
+# detector so it flags every form stripped here).
+_OPEN_TAG = OPEN_TAG
 _DECODER = json.JSONDecoder()
 
 
