@@ -13,9 +13,11 @@ from evennia.commands.default.muxcommand import MuxCommand
 
 from omniira_evennia.api import remember_later
 from omniira_evennia.commands import CmdRecall
+from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import reembed, store
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
+from omniira_evennia.memory.safety import neutralize_markup
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -60,12 +62,14 @@ def _line(memory: Memory) -> str:
     if memory.suspect:
         flags.append("|rsuspect|n")
     extra = f" ({', '.join(flags)})" if flags else ""
+    markup = get_settings().LLM_MARKUP  # stored text is shown without links or MXP
     line = (
         f"  |w#{memory.id}|n [{memory.source}, imp {memory.importance}]{extra} "
-        f"{memory.key}: {memory.value}"
+        f"{memory.key}: {neutralize_markup(memory.value, markup)}"
     )
     for old in memory.history or []:
-        line += f"\n      |xused to be (until {old.get('until', '?')[:16]}): {old.get('value')}|n"
+        shown = neutralize_markup(str(old.get("value")), markup)
+        line += f"\n      |xused to be (until {old.get('until', '?')[:16]}): {shown}|n"
     return line
 
 

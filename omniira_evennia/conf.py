@@ -165,6 +165,19 @@ class OmniiraSettings(BaseModel):
     CIRCUIT_FAILURES: int = Field(5, ge=1)  # consecutive failures that open an endpoint
     CIRCUIT_COOLDOWN_SECONDS: float = Field(30.0, gt=0)
     FALLBACK_TIER: str | None = "ambient"  # conversation over the voice budget tries this
+    # Evennia markup in LLM-written text (replies, memories, what @memory shows): "strip"
+    # removes links, MXP and colour codes; "colour" keeps colour codes only. Links and MXP
+    # never survive (memory/safety.neutralize_markup).
+    LLM_MARKUP: Literal["strip", "colour"] = "strip"
+    # One player cannot starve everyone: conversation turns one player may start per minute
+    # (0: no limit), turns in flight per NPC (0: no limit), each refused with an in-character
+    # line to that player only ({npc}: the NPC's name); audit rows of one kind per speaker per
+    # minute (the rest are counted in the health counter audit_suppressed; 0: no limit).
+    PLAYER_TURNS_PER_MINUTE: int = Field(10, ge=0)
+    PLAYER_RATE_MESSAGE: str = '{npc} holds up a hand: "One at a time, love."'
+    NPC_QUEUE_LIMIT: int = Field(4, ge=0)
+    NPC_BUSY_MESSAGE: str = '{npc} is busy with someone else: "A moment, I\'ll be right with you."'
+    AUDIT_ROWS_PER_MINUTE: int = Field(10, ge=0)
 
     # Embeddings (issue #19). EMBEDDER: an alias ("onnx", "sentence-transformers", "openai") or
     # a dotted class path. The default runs all-MiniLM-L6-v2 in int8 on onnxruntime (offline, no

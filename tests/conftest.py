@@ -61,12 +61,14 @@ def _fresh_state():
     """Each test starts with empty caches, counters and an inline worker runner."""
     from omniira_evennia import conf
     from omniira_evennia.llm import client as llm
+    from omniira_evennia.llm import guards
     from omniira_evennia.memory import embeddings, store
     from omniira_evennia.runtime import health, runner
 
     runner.run_inline(True)
     runner.install_orm_guard("raise")  # a query from a worker fails the test
     health.reset()
+    guards.reset_limiters()  # per-player turn and audit rate windows
     store.invalidate()
     conf.reset_settings()
     llm.reset_client()

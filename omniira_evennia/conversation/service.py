@@ -22,11 +22,12 @@ from omniira_evennia.conversation.lifecycle import close_conversation
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
 from omniira_evennia.conversation.tags import clean_text
 from omniira_evennia.conversation.turn import TurnInput, TurnResult, run_turn
+from omniira_evennia.llm import guards
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
-from omniira_evennia.memory.safety import detect_manipulation, redact_pii
+from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
 from omniira_evennia.memory.write import write_reply
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
@@ -119,10 +120,30 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
     )
 
 
+def turn_refusal(npc, speaker, conf) -> str | None:
+    """
+    Why a turn may not start now, as an in-character line for the speaker alone, or None: the
+    NPC already has NPC_QUEUE_LIMIT replies on their way, or this player started
+    PLAYER_TURNS_PER_MINUTE turns in the last minute (so one player cannot spend the tiers'
+    requests for everyone). Game-driven speakers (no account) are not rate limited.
+    """
+    busy = sum(1 for pair in _in_flight if pair[0] == npc.id)
+    if conf.NPC_QUEUE_LIMIT and busy >= conf.NPC_QUEUE_LIMIT:
+        health.incr("npc_queue_refused")
+        return conf.NPC_BUSY_MESSAGE.format(npc=npc.key)
+    if getattr(speaker, "has_account", False) and not guards.limiter("player_turns").allow(
+        speaker.id, conf.PLAYER_TURNS_PER_MINUTE
+    ):
+        health.incr("player_rate_refused")
+        return conf.PLAYER_RATE_MESSAGE.format(npc=npc.key)
+    return None
+
+
 def start_turn(npc, speaker, message: str):
     """
     Begin a turn: `speaker` said `message` to `npc`. Returns the Deferred of the reply (fired
-    with the text said in the room), or None if the turn was refused (empty or already waiting).
+    with the text said in the room), or None if the turn was refused (empty, already waiting,
+    the NPC's queue full or the player over their rate: `turn_refusal`).
     """
     conf = get_settings()
     # Safety first: flag instruction-like text (tags typed by a player included), then strip
@@ -140,6 +161,10 @@ def start_turn(npc, speaker, message: str):
     pair = (npc.id, speaker.id)
     if pair in _in_flight:
         speaker.msg(f"{npc.key} is still answering you.")
+        return None
+    refusal = turn_refusal(npc, speaker, conf)
+    if refusal:
+        speaker.msg(refusal)  # to that player only, before any LLM call or stored row
         return None
 
     game_day = clock.current_game_day()
@@ -239,6 +264,8 @@ def apply_turn(
         return line
 
     parsed = result.parsed
+    # Links, MXP and (as the builder chose) colour codes never reach the room or the store.
+    parsed.text = neutralize_markup(parsed.text, get_settings().LLM_MARKUP) or "..."
     # All or nothing, so a retry after "database is locked" never writes a tag (or the usage
     # record) twice.
     with transaction.atomic():

@@ -6,6 +6,8 @@ Guards in front of every LLM call: budgets, rate limits and a circuit breaker pe
   `requests_per_minute`; None means unlimited). Days are UTC calendar days. A call over budget
   is refused before any HTTP request; callers fall back (conversation: a cheaper tier, then an
   in-character line) or skip and count (extraction, gossip, reflection, diary). Nothing queues.
+- `RateLimiter`: at most N events per key per minute (turns per player, audit rows per
+  speaker), process-wide by name (`limiter`).
 - `CircuitBreaker`: after `failures` consecutive failures an endpoint is open (calls refused
   at once) for `cooldown` seconds, then half-open: one probe call goes through; success closes
   it, failure opens it again.
@@ -131,3 +133,58 @@ class CircuitBreaker:
                 self._opened_at[key] = self.clock()
                 return was != self.OPEN
             return False
+
+
+class RateLimiter:
+    """
+    At most `limit` events per key in any `window` seconds (a sliding window), e.g. the turns
+    one player starts, or the audit rows one speaker causes. `allow` counts the event when it
+    is allowed; a refused event is not counted. A limit of 0 or None means no limit.
+    """
+
+    def __init__(self, window: float = 60.0, clock=time.monotonic):
+        self.window = window
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._events: dict = defaultdict(deque)
+
+    def allow(self, key, limit: int | None) -> bool:
+        if not limit:
+            return True
+        now = self.clock()
+        with self._lock:
+            events = self._events[key]
+            while events and events[0] <= now - self.window:
+                events.popleft()
+            if len(events) >= limit:
+                return False
+            events.append(now)
+            if len(self._events) > 10_000:  # forget keys idle for a whole window
+                for stale in [
+                    k for k, v in self._events.items() if not v or v[-1] <= now - self.window
+                ]:
+                    del self._events[stale]
+            return True
+
+    def reset(self) -> None:
+        with self._lock:
+            self._events.clear()
+
+
+_limiters: dict[str, RateLimiter] = {}
+_limiters_lock = threading.Lock()
+
+
+def limiter(name: str) -> RateLimiter:
+    """The process-wide limiter called `name` (one per use: "player_turns", "audit_rows")."""
+    with _limiters_lock:
+        if name not in _limiters:
+            _limiters[name] = RateLimiter()
+        return _limiters[name]
+
+
+def reset_limiters() -> None:
+    """Forget every limiter's history (tests; a server restart does the same)."""
+    with _limiters_lock:
+        for item in _limiters.values():
+            item.reset()

@@ -29,7 +29,9 @@ from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
 from omniira_evennia import signals
+from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import is_postgres, vector_literal
+from omniira_evennia.llm import guards
 from omniira_evennia.memory import embeddings, relationships
 from omniira_evennia.memory.embeddings import EMBEDDING_DIM, comparable_vectors, from_blob, to_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
@@ -747,8 +749,20 @@ def transcript(conversation_id: str) -> list[ConversationTurn]:
 # ---------------------------------------------------------------- safety
 
 
-def audit(kind: str, labels, npc=None, speaker=None, memory=None, excerpt: str = "") -> AuditLog:
+def audit(
+    kind: str, labels, npc=None, speaker=None, memory=None, excerpt: str = ""
+) -> AuditLog | None:
+    """
+    An audit row, at most AUDIT_ROWS_PER_MINUTE of a kind per speaker (a flood of flagged
+    lines writes that many; the rest are counted in `audit_suppressed`). Rows naming no speaker
+    (erasures, game code) are always written. Returns the row, or None when suppressed.
+    """
     health.incr(f"audit_{kind}")
+    if speaker is not None and not guards.limiter("audit_rows").allow(
+        (getattr(speaker, "id", speaker), kind), get_settings().AUDIT_ROWS_PER_MINUTE
+    ):
+        health.incr("audit_suppressed")
+        return None
     return AuditLog.objects.create(
         kind=kind,
         labels=list(labels),

@@ -7,7 +7,8 @@ written by `write_note`, so the policy is the same for every source:
 
 1. normalise: a slug key, the value collapsed and cut, importance clamped 1-10, feelings
    outside the seven dropped;
-2. redact personal data (except a builder's own write);
+2. neutralise Evennia markup (links and MXP always, colour codes as LLM_MARKUP says) and
+   redact personal data (except a builder's own write);
 3. flag instruction-like text: kept, but marked suspect with an audit row (as is everything
    written during a turn whose player text was flagged);
 4. cap the importance of what a player said at PLAYER_IMPORTANCE_CAP;
@@ -34,7 +35,7 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import to_blob
-from omniira_evennia.memory.safety import detect_manipulation, redact_pii
+from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
 from omniira_evennia.models import Memory, Source
 from omniira_evennia.runtime import health
 from omniira_evennia.vocabulary import clamp_int, cut_value, normalize_feeling, slug_key
@@ -82,8 +83,8 @@ def write_note(npc, note: Note) -> Memory | None:
     Returns:
         The Memory row, or None when a locked row refused the write.
     """
-    value = note.value
     admin = note.source == Source.ADMIN
+    value = neutralize_markup(str(note.value), get_settings().LLM_MARKUP)
     if not admin:
         value, redacted = redact_pii(value)
         if redacted:
