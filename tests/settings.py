@@ -11,7 +11,16 @@ from evennia.settings_default import *  # noqa: E402,F401,F403
 # evennia.settings_default walks up the directory tree looking for a game dir; undo that.
 os.chdir(_cwd)
 
-GAME_DIR = os.path.join(_ROOT, "game_template")
+# The game folder: the installed Evennia's template with the demo's files over it (as
+# `make demo` makes it), one per Evennia version, refreshed at every run.
+import evennia  # noqa: E402
+
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+from tools.game_overlay import suite_game  # noqa: E402
+
+_EVENNIA = evennia.__version__.split()[0] if hasattr(evennia, "__version__") else "x"
+GAME_DIR = str(suite_game(os.path.join(_ROOT, ".cache", f"test-game-evennia-{_EVENNIA}")))
 if GAME_DIR not in sys.path:
     sys.path.insert(0, GAME_DIR)
 LOG_DIR = os.path.join(_ROOT, ".cache", "test-logs")

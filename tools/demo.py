@@ -1,11 +1,13 @@
 """
 Set up and run the demo game non-interactively (`make demo`, `make demo-stop`).
 
-    python tools/demo.py start   # create/refresh ./demo from game_template, migrate, start
+    python tools/demo.py start   # create/refresh ./demo, migrate, start
     python tools/demo.py stop    # stop Evennia (and the local model server, if we started one)
 
-The demo folder is git-ignored; its database survives `stop`/`start`, so NPCs keep their
-memories across runs. Code files are refreshed from game_template/ on every start.
+A new ./demo is made by the installed Evennia's own `evennia --init`, and game_template/ (only
+the files the demo adds or changes) is laid over it on every start (tools/game_overlay.py), so
+the demo follows the template of the Evennia that runs it. The folder is git-ignored; its
+database survives `stop`/`start`, so NPCs keep their memories across runs.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,7 +23,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE = ROOT / "game_template"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tools import game_overlay  # noqa: E402
+
+TEMPLATE = game_overlay.TEMPLATE
 DEMO = Path(os.environ.get("OMNIIRA_DEMO_DIR", ROOT / "demo")).resolve()
 BIN = Path(sys.executable).parent
 CREDENTIALS = DEMO / "server" / ".admin_credentials"
@@ -41,11 +47,15 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
 
 
 def refresh_game_dir() -> bool:
-    """Copy the template over ./demo, keeping its database, logs and secrets. True if new."""
-    fresh = not (DEMO / "server" / "conf" / "settings.py").exists()
-    shutil.copytree(
-        TEMPLATE, DEMO, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__")
-    )
+    """
+    A new game by `evennia --init`, then our files over it (every start: code is refreshed, the
+    database, logs and secrets are kept). True if the game is new.
+    """
+    fresh = not game_overlay.is_game(DEMO)
+    if fresh:
+        say(f"creating the game folder with `evennia --init` (Evennia {evennia_version()})")
+        game_overlay.init_game(DEMO, BIN / "evennia")
+    game_overlay.overlay(DEMO, TEMPLATE)
     secret = DEMO / "server" / "conf" / "secret_settings.py"
     if not secret.exists():
         secret.write_text(
@@ -54,6 +64,15 @@ def refresh_game_dir() -> bool:
         )
     (DEMO / "server" / "logs").mkdir(parents=True, exist_ok=True)
     return fresh
+
+
+def evennia_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("evennia")
+    except Exception:  # not installed as a distribution: say nothing precise
+        return "?"
 
 
 def admin_credentials() -> tuple[str, str, bool]:
@@ -185,7 +204,6 @@ def llm_environment(env: dict[str, str]) -> str:
 
 
 def start() -> None:
-    (DEMO / "server" / "logs").mkdir(parents=True, exist_ok=True)
     if port_open(TELNET_PORT) or port_open(WEB_PORT):
         raise SystemExit(
             f"[demo] port {TELNET_PORT} or {WEB_PORT} is already in use. Is the demo already "
