@@ -133,3 +133,14 @@ class TestConversationDeadline(TalkTestBase):
         assert "TotalTimeout" in LLMUsage.objects.get().error
         assert not ConversationTurn.objects.filter(role="npc").exists()
         assert health.get("conversation_fallbacks") == 1
+
+
+def test_credentials_in_the_embeddings_url_are_not_stored_in_the_embedder_name():
+    from omniira_evennia.memory.embeddings import OpenAIEmbeddingsEmbedder
+
+    embedder = OpenAIEmbeddingsEmbedder(
+        base_url="https://bob:s3cret@127.0.0.1:9/v1", model="m", api_key=None, timeout=0.5
+    )
+    assert embedder.name == "openai:m@127.0.0.1:9"  # stored on every row it embeds
+    problems = embedder.problems()
+    assert problems and "s3cret" not in problems[0] and "bob" not in problems[0]

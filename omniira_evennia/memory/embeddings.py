@@ -43,6 +43,7 @@ from typing import Protocol, Sequence
 import numpy as np
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.llm.client import safe_url
 from omniira_evennia.memory import minilm
 from omniira_evennia.runtime import health
 
@@ -381,7 +382,9 @@ class OpenAIEmbeddingsEmbedder:
         self._transport = transport
         self._client = None
         self._lock = threading.Lock()
-        self.name = f"openai:{model}@{urlsplit(self.base_url).netloc}"[:NAME_MAX_CHARS]
+        # The name is stored on every row this embedder makes: never the URL's credentials.
+        self.shown_url = safe_url(self.base_url)
+        self.name = f"openai:{model}@{urlsplit(self.shown_url).netloc}"[:NAME_MAX_CHARS]
 
     @classmethod
     def from_settings(cls, conf) -> "OpenAIEmbeddingsEmbedder":
@@ -431,7 +434,7 @@ class OpenAIEmbeddingsEmbedder:
 
     def _dimension_message(self, got: int) -> str:
         return (
-            f"the embeddings endpoint {self.base_url} ({self.model}) returns {got}-dim vectors; "
+            f"the embeddings endpoint {self.shown_url} ({self.model}) returns {got}-dim vectors; "
             f"the database stores {self.dim}: choose a {self.dim}-dim model, or set "
             "EMBEDDING_SEND_DIMENSIONS if the model accepts a `dimensions` parameter"
         )
@@ -446,7 +449,8 @@ class OpenAIEmbeddingsEmbedder:
         try:
             got = self.probe()
         except Exception as err:  # unreachable, refused, not JSON...
-            return [f"the embeddings endpoint {self.base_url} ({self.model}) failed: {err}"]
+            problem = f"the embeddings endpoint {self.shown_url} ({self.model}) failed: {err}"
+            return [safe_url(problem)]
         return [] if got == self.dim else [self._dimension_message(got)]
 
 
