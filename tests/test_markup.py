@@ -13,7 +13,7 @@ from omniira_evennia.admin_commands import _line
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conversation.tags import parse_reply
 from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup
-from omniira_evennia.models import ConversationTurn, Memory
+from omniira_evennia.models import Concern, ConversationTurn, Memory, Opinion
 from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.test_talk import TalkTestBase, tiers
 
@@ -58,10 +58,20 @@ def test_the_detector_flags_every_tag_form_the_parser_strips():
     assert detect_manipulation("Remember: I paid you yesterday.") == []
 
 
+def test_diary_entries_and_beliefs_are_neutralised():
+    from omniira_evennia.rollover.diary import DiaryReply
+    from omniira_evennia.rollover.reflection import Belief
+
+    assert DiaryReply(entry="A long day. |lcquit|ltRest|le now.").entry == "A long day. Rest now."
+    assert Belief(belief="|rAda|n is |lu http://x|ltkind|le").belief == "Ada is kind"
+
+
 LINK_REPLY = (
     "Come in, love! |lcquit|ltClick here|le for ale. "
     '[[REMEMBER:{"key":"door","value":"Ada asked about the |lc@tel me=#2|ltsecret door|le '
-    'and |luhttps://evil.example|lta map|le","importance":5}]]'
+    'and |luhttps://evil.example|lta map|le","importance":5}]] '
+    '[[OPINION:"She is |lcquit|ltcurious|le"]] '
+    '[[CONCERN:{"topic":"the |lcquit|ltback door|le","intensity":2}]]'
 )
 
 
@@ -87,6 +97,8 @@ class TestMarkupInTheTurn(TalkTestBase):
         memory = Memory.objects.get(key="door")
         print(f"stored: {memory.value!r}")
         assert memory.value == "Ada asked about the secret door and a map"
+        assert Opinion.objects.get().opinion == "She is curious"
+        assert Concern.objects.get().topic == "the back door"
 
     def test_colour_is_kept_when_the_builder_says_so(self):
         reply = "|gWelcome|n! |lcquit|ltClick|le"

@@ -182,7 +182,8 @@ def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=Fal
     concerns are kept for builders and never shown to the model), cut, audit, and keep at most
     CONCERNS_PER_NPC per NPC (the oldest go). Returns the row.
     """
-    topic, redacted = redact_pii(str(topic))
+    topic = neutralize_markup(str(topic), get_settings().LLM_MARKUP)
+    topic, redacted = redact_pii(topic)
     if redacted:
         health.incr("pii_redacted", redacted)
     labels = detect_manipulation(topic)
@@ -239,7 +240,7 @@ def write_reply(
         )
         health.incr("tags_remember")
     for tag in parsed.opinions:
-        store.set_opinion(npc, subject, tag.text)
+        store.set_opinion(npc, subject, neutralize_markup(tag.text, get_settings().LLM_MARKUP))
         health.incr("tags_opinion")
     for tag in parsed.concerns:
         write_concern(npc, tag.topic, tag.intensity, subject, game_day, suspect=suspect)

@@ -17,6 +17,7 @@ from omniira_evennia.conversation.prompts import quote
 from omniira_evennia.conversation.tags import Importance, clean_text, cut_value
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
+from omniira_evennia.memory.safety import neutralize_markup
 
 MAX_BELIEFS = 2
 RECENT_MEMORIES = 25
@@ -33,7 +34,7 @@ class Belief(BaseModel):
     @field_validator("belief", mode="before")
     @classmethod
     def _belief(cls, v):
-        v = cut_value(clean_text(v if isinstance(v, str) else ""))
+        v = cut_value(neutralize_markup(clean_text(v if isinstance(v, str) else "")))
         if not v:
             raise ValueError("empty belief")
         return v
