@@ -304,3 +304,16 @@ def test_give_back_claims_uses_what_the_npc_remembers():
         1,
     )
     assert give_back_claims("I know you are a clockmaker.", said, memories, "Tobiah")[1] == 0
+    # A word of the speaker's facts after "I'm", not the NPC's own stance or trade.
+    memories = ["Tobiah mends clocks.", "Tobiah is looking for his sister Odile."]
+    own = "Maren, tavern keeper: you pour cider and cook a stew."
+    assert give_back_claims("Of course. I'm a clockmaker.", said, memories, "Tobiah", own) == (
+        "Of course. You're a clockmaker.",
+        1,
+    )
+    for own_words in (
+        "I'm so sorry about Odile, love.",
+        "I pour cider.",
+        "I cook a stew for clocks.",
+    ):
+        assert give_back_claims(own_words, said, memories, "Tobiah", own)[1] == 0

@@ -401,35 +401,72 @@ def _to_second_person(sentence: str) -> str:
     sentence = re.sub(r"\bI am\b", "you are", sentence)
     sentence = re.sub(r"\bI was\b", "you were", sentence)
     return re.sub(
-        r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", swap, sentence, flags=re.IGNORECASE
+        r"\b(i'm|i've|i'll|i'd|i|me|my|mine|myself)\b", swap, sentence, flags=re.IGNORECASE
     )
 
 
+# After "I": what the NPC says about itself in its own right ("I'm sorry", "I remember"), never a
+# claim on the speaker's facts, even when it names them ("I'm sorry about Odile").
+_OWN_STANCE = set(
+    "sorry glad happy sure certain here ready listening told tell know knew remember recall hope "
+    "think thought see saw understand wish will would can could should must shall may might "
+    "believe heard hear promise swear bet guess suppose imagine wonder doubt like love hate "
+    "never always also just really do did don't didn't can't cannot won't".split()
+)
+
+
+def _stems(words) -> set[str]:
+    return {w[:5] for w in words if w not in _SMALL and len(w) > 3}
+
+
+def _claims(sentence: str, evidence: set, stems: set[str], own: set[str]) -> bool:
+    words = _words(sentence)
+    if not _FIRST.search(sentence) or _SECOND.search(sentence):
+        return False
+    if _trigrams(words) & evidence:
+        return True
+    # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")
+    # with a predicate that shares a word with the speaker's facts and not with the NPC's own.
+    for i, word in enumerate(words):
+        if word == "my" or (word == "i" and i + 1 < len(words)):
+            rest = words[i + 1 :] if word == "i" else []
+            while rest and rest[0] in ("am", "was", "have", "had", "so", "very", "truly"):
+                rest = rest[1:]  # "I'm so sorry": the stance is after the copula
+            if rest and rest[0] in _OWN_STANCE:
+                continue
+            if (_stems(words[i + 1 :]) & stems) - own:
+                return True
+    return False
+
+
 def give_back_claims(
-    text: str, said: list[str], memories: list[str], speaker: str
+    text: str, said: list[str], memories: list[str], speaker: str, own: str = ""
 ) -> tuple[str, int]:
     """
     Sentences in which the NPC claims what the speaker said about themselves ("Who am I looking
     for?" -> "I am looking for my sister Odile"), said back to the speaker instead ("You are
     looking for your sister Odile"). A claim is a first-person sentence, addressed to no one,
-    that shares three words (one of them a real word) with the speaker's own lines or with what
-    the NPC remembers about them put in their mouth. Returns (text, sentences changed).
+    that shares three words with the speaker's own lines or with what the NPC remembers about
+    them put in their mouth, or whose "I ..." / "my ..." shares a word with those facts and not
+    with the NPC's own identity (`own`) and is not the NPC's own stance ("I'm sorry", "I hope").
+    Returns (text, sentences changed).
     """
     evidence: set[tuple[str, ...]] = set()
+    stems: set[str] = set()
     for line in said:
         evidence |= _trigrams(_words(line))
+        stems |= _stems(_words(line))
     for memory in memories:
         evidence |= _trigrams(_words(_first_person(memory, speaker)))
-    if not evidence:
+        stems |= _stems(_words(memory))
+    stems -= {speaker.lower()[:5]}
+    if not evidence and not stems:
         return text, 0
+    own_stems = _stems(_words(own))
     changed = 0
     out = []
     for sentence in _SENTENCE.findall(text):
-        if (
-            _FIRST.search(sentence)
-            and not _SECOND.search(sentence)
-            and _trigrams(_words(sentence)) & evidence
-        ):
+        if _claims(sentence, evidence, stems, own_stems):
             first = sentence.lstrip()
             fixed = _to_second_person(first)
             sentence = sentence[: len(sentence) - len(first)] + fixed[:1].upper() + fixed[1:]

@@ -287,6 +287,8 @@ def run_turn(
     schema = schema_of(StructuredTurn) if turn_format == "json" else None
     messages = build_messages(ctx, turn_format)
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
+    ident = ctx.identity
+    own = " ".join((ident.name, ident.role, ident.personality, ident.duty))
     usage = None
     parsed = None
     for attempt in (1, 2):
@@ -312,7 +314,7 @@ def run_turn(
         if broke:
             health.incr("character_breaks")
         candidate.text, claimed = give_back_claims(
-            candidate.text, said, [m.text for m in ctx.memories], ctx.speaker_name
+            candidate.text, said, [m.text for m in ctx.memories], ctx.speaker_name, own
         )
         if claimed:
             health.incr("claims_given_back", claimed)
