@@ -11,16 +11,16 @@ from dataclasses import dataclass
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from omniira_evennia.models import (
-    ConversationTurn,
-    LLMUsage,
-    Memory,
-)
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.service import turn_input_for
 from omniira_evennia.conversation.turn import retrieve_context
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none
+from omniira_evennia.models import (
+    ConversationTurn,
+    LLMUsage,
+    Memory,
+)
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.clock import current_game_day
 
