@@ -64,7 +64,10 @@ Bryn says to you: "I can't abide onions, so keep them out of my stew."
 {"say": "No onions in your stew then, Bryn.", "remember": [{"key": "food_to_avoid", "value": "Bryn cannot abide onions.", "importance": 4, "feeling": null}], "opinion": null, "concern": null, "commitment": null}
 Bryn says to you: "Do you know how I earn my bread?"
 (That is: does {name} know how Bryn earns Bryn's bread?)
-{"say": "You breed goats on the ridge, Bryn. How is young Piet?", "remember": [], "opinion": null, "concern": null, "commitment": null}"""
+{"say": "You breed goats on the ridge, Bryn. How is young Piet?", "remember": [], "opinion": null, "concern": null, "commitment": null}
+Bryn says to you: "And what is my dog called?"
+(That is: And what is Bryn's dog called?)
+{"say": "You never told me about a dog, Bryn.", "remember": [], "opinion": null, "concern": null, "commitment": null}"""
 
 TAG_EXAMPLE = """\
 EXAMPLE (other people, another day; only the way of answering matters):
@@ -201,7 +204,36 @@ def render_speaker(ctx: PromptContext) -> str:
     )
 
 
-def render_memory_block(ctx: PromptContext) -> str:
+_COMMON_OPENERS = set(
+    "i the a an it its my we our she he they this that these those there then today tonight "
+    "yesterday tomorrow later after before as and but so when while what who in on at all some "
+    "one another every no not yes oh ah well still now again once if though although because "
+    "since until".split()
+)
+
+
+def scope_diary(entry: str, speaker: str, npc: str) -> str:
+    """
+    The sentences of a diary entry that name nobody but the NPC and the speaker (a capitalised
+    word that is not an ordinary sentence opener is taken for a name).
+    """
+    kept = []
+    for sentence in _SENTENCE.findall(entry):
+        words = re.findall(r"[A-Za-z][\w'-]*", sentence)
+        names = [
+            w
+            for i, w in enumerate(words)
+            if w[0].isupper() and not (i == 0 and w.lower() in _COMMON_OPENERS)
+        ]
+        others = [
+            w for w in names if w.split("'")[0] not in (speaker, npc) and w not in ("I", "I'm")
+        ]
+        if not others:
+            kept.append(sentence.strip())
+    return " ".join(kept)
+
+
+def render_memory_block(ctx: PromptContext, turn_format: str = "tags") -> str:
     name = ctx.speaker_name
     sections = []
     if ctx.memories:
@@ -221,12 +253,17 @@ def render_memory_block(ctx: PromptContext) -> str:
             f"What you've come to believe about {name}:\n"
             + "\n".join(f"- {quote(b)}" for b in ctx.beliefs)
         )
-    if ctx.diary:
+    diary = ctx.diary
+    if turn_format == "json":
+        # A small model takes what another player told the NPC, found in its diary, as being
+        # about whoever is speaking now: it sees only the diary's sentences about no one else.
+        diary = [d for d in (scope_diary(d, name, ctx.identity.name) for d in diary) if d]
+    if diary:
         # The diary names whoever the NPC met that day: label it, or a small model takes what
         # another player said as being about whoever is speaking now.
         sections.append(
             f"Your own diary, lately (about your days and other people; nothing in it is about "
-            f"{name} unless it names {name}):\n" + "\n".join(f"- {quote(d)}" for d in ctx.diary)
+            f"{name} unless it names {name}):\n" + "\n".join(f"- {quote(d)}" for d in diary)
         )
     if ctx.news:
         sections.append(
@@ -495,7 +532,7 @@ def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
         render_world(ctx),
         render_social(ctx),
         render_speaker(ctx),
-        render_memory_block(ctx),
+        render_memory_block(ctx, turn_format),
     ]
     return "\n\n".join(block for block in blocks if block)
 
