@@ -258,6 +258,7 @@ class Driver:
 
     def say(self, npc, player, line: str, scenario: str, phase: str) -> Reply:
         from omniira_evennia.conversation import lifecycle
+        from omniira_evennia.conversation import service
         from omniira_evennia.conversation.service import start_turn
         from omniira_evennia.llm.client import LLMClient
         from omniira_evennia.models import LLMUsage
@@ -275,10 +276,14 @@ class Driver:
         raw, timings = [], []
         real_chat, real_post = LLMClient.chat, LLMClient._post
 
+        voice_timings = []
+
         def recording_chat(client, tier_name, messages, **kwargs):
+            start = len(timings)
             result = real_chat(client, tier_name, messages, **kwargs)
             if kwargs.get("feature") == "conversation":
                 raw.append(result.text)
+                voice_timings.extend(timings[start:])
             return result
 
         def recording_post(client, tier, body, headers):
@@ -291,7 +296,9 @@ class Driver:
         started = time.monotonic()
         with (
             mock.patch.object(lifecycle, "close_conversation", timed_close),
+            mock.patch.object(service, "close_conversation", timed_close, create=True),
             mock.patch.object(LLMClient, "chat", recording_chat),
+            mock.patch.object(LLMClient, "_post", recording_post),
         ):
             deferred = start_turn(npc, player, line)
             if deferred is not None:
@@ -317,8 +324,8 @@ class Driver:
             tokens_out=usage.tokens_out if usage else 0,
             raw=raw[0] if raw else "",
             tokens_in=usage.tokens_in if usage else 0,
-            prompt_n=int((timings[0] if timings else {}).get("prompt_n") or 0),
-            predicted_n=int((timings[0] if timings else {}).get("predicted_n") or 0),
+            prompt_n=sum(int(t.get("prompt_n") or 0) for t in voice_timings),
+            predicted_n=sum(int(t.get("predicted_n") or 0) for t in voice_timings),
         )
         self.replies.append(reply)
         return reply
