@@ -432,8 +432,11 @@ def _trigrams(words: list[str]) -> set[tuple[str, ...]]:
 def _to_second_person(sentence: str) -> str:
     def swap(match):
         word = match.group(0)
-        new = _TO_SECOND[word.lower().replace("\u2019", "'")]
-        return new[:1].upper() + new[1:] if word[:1].isupper() else new
+        lower = word.lower().replace("\u2019", "'")
+        new = _TO_SECOND[lower]
+        # "I" is always capitalised; "you" only where the sentence starts (done by the caller).
+        capital = word[:1].isupper() and not lower.startswith("i")
+        return new[:1].upper() + new[1:] if capital else new
 
     sentence = re.sub(r"\bI am\b", "you are", sentence)
     sentence = re.sub(r"\bI was\b", "you were", sentence)
