@@ -67,13 +67,19 @@ def scripted_reply(body: dict) -> str:
     return "Aye."
 
 
+PACE_S = 7.5  # 8 lines a minute at most: under the per-player limit (PLAYER_TURNS_PER_MINUTE)
+
+
 def talk(player) -> float:
-    """Say a line to Maren and wait for her answer: seconds from send to reply."""
+    """Say a line to Maren and wait for her answer: seconds from send to reply. Paced, so the
+    per-player rate limit never answers instead of Maren."""
     player.drain(0.1)
     started = time.monotonic()
     player.send("say Maren, how is the cider tonight?")
     player.read_until(r"Maren says", timeout=120)
-    return time.monotonic() - started
+    took = time.monotonic() - started
+    time.sleep(max(0.0, PACE_S - took))
+    return took
 
 
 def run(args) -> dict:
@@ -196,7 +202,7 @@ def main() -> None:
     parser.add_argument("--npcs", type=int, default=500)
     parser.add_argument("--delay", type=float, default=1.0, help="scripted seconds per call")
     parser.add_argument("--timeout", type=float, default=900.0)
-    parser.add_argument("--talks", type=int, default=10, help="replies timed idle and busy")
+    parser.add_argument("--talks", type=int, default=6, help="replies timed idle and busy")
     parser.add_argument("--port-base", type=int, default=4310)
     parser.add_argument("--keep", action="store_true", help="keep the demo folder")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "rollover.json"))
