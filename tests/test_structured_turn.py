@@ -319,11 +319,11 @@ def test_give_back_claims_uses_what_the_npc_remembers():
         assert give_back_claims(own_words, said, memories, "Tobiah", own)[1] == 0
 
 
-def test_the_small_models_diary_names_nobody_else():
+def test_the_diary_shown_to_a_speaker_names_nobody_else():
     ctx = turn_input("Who am I looking for?").context
     ctx.diary = ["Tobiah told me he is looking for his sister Odile. The cellar flooded today."]
     assert "The cellar flooded today." in build_messages(ctx, "json")[0]["content"]
     assert "Odile" not in build_messages(ctx, "json")[0]["content"]
-    assert "Odile" in build_messages(ctx, "tags")[0]["content"]  # large models: labelled only
+    assert "Odile" not in build_messages(ctx, "tags")[0]["content"]
     ctx.diary = ["Ada paid her tab. Voss shouted at Lyra."]
     assert "Ada paid her tab." in build_messages(ctx, "json")[0]["content"]

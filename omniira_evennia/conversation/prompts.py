@@ -253,11 +253,10 @@ def render_memory_block(ctx: PromptContext, turn_format: str = "tags") -> str:
             f"What you've come to believe about {name}:\n"
             + "\n".join(f"- {quote(b)}" for b in ctx.beliefs)
         )
-    diary = ctx.diary
-    if turn_format == "json":
-        # A small model takes what another player told the NPC, found in its diary, as being
-        # about whoever is speaking now: it sees only the diary's sentences about no one else.
-        diary = [d for d in (scope_diary(d, name, ctx.identity.name) for d in diary) if d]
+    # What another player told the NPC must not reach this conversation as the speaker's own
+    # (a small model takes its diary as being about whoever speaks): only the diary's sentences
+    # that name nobody else. News about others travels by gossip, with its provenance.
+    diary = [d for d in (scope_diary(d, name, ctx.identity.name) for d in ctx.diary) if d]
     if diary:
         # The diary names whoever the NPC met that day: label it, or a small model takes what
         # another player said as being about whoever is speaking now.
