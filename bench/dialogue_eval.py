@@ -257,8 +257,7 @@ class Driver:
         self.review_seconds: list[float] = []
 
     def say(self, npc, player, line: str, scenario: str, phase: str) -> Reply:
-        from omniira_evennia.conversation import lifecycle
-        from omniira_evennia.conversation import service
+        from omniira_evennia.conversation import lifecycle, service
         from omniira_evennia.conversation.service import start_turn
         from omniira_evennia.llm.client import LLMClient
         from omniira_evennia.models import LLMUsage

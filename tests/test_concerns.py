@@ -31,8 +31,9 @@ class TestConcerns(EvenniaCommandTest):
         )
 
     def talk(self, caller, line, replies=("Aye.",), **extra):
-        with ScriptedLLM(list(replies)) as llm, override_settings(
-            OMNIIRA={**tiers(llm.base_url), **extra}
+        with (
+            ScriptedLLM(list(replies)) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), **extra}),
         ):
             self.call(CmdTalk(), f"Maren = {line}", caller=caller)
         return llm.system_prompts()[-1]

@@ -3,7 +3,6 @@ One turn with Maren through the command path against the real offline model (lla
 serving the packaged Qwen2.5-Coder-1.5B on 127.0.0.1). Slow (~30-60 s on 2 cores), run in CI.
 """
 
-
 import pytest
 from django.test import override_settings
 from evennia.utils import create

@@ -47,8 +47,11 @@ class TestWhy(EvenniaCommandTest):
         question = "who is my sister Odile?"
         with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}):
             recall = why(self.maren, question, self.char1)
-            with ScriptedLLM(["Aye."]) as llm, override_settings(
-                OMNIIRA={**tiers(llm.base_url), "RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}
+            with (
+                ScriptedLLM(["Aye."]) as llm,
+                override_settings(
+                    OMNIIRA={**tiers(llm.base_url), "RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}
+                ),
             ):
                 self.call(CmdTalk(), f"Maren = {question}")
         prompt = llm.system_prompts()[-1]
