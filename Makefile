@@ -68,6 +68,7 @@ test: $(STAMP) chromium lint dist
 	$(PY) -m pytest
 	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
 	$(MAKE) --no-print-directory test-312
+	$(MAKE) --no-print-directory test-torch
 	$(MAKE) --no-print-directory check-install
 
 # Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use).
