@@ -19,7 +19,12 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     parse_structured_reply,
 )
-from omniira_evennia.conversation.turn import TurnInput, is_echo, run_turn
+from omniira_evennia.conversation.turn import (
+    TurnInput,
+    is_echo,
+    run_turn,
+    structured_turn_schema,
+)
 from omniira_evennia.llm.client import ChatResult, LLMError, Usage, schema_of
 from omniira_evennia.memory.retrieval import MemoryMatrix
 
@@ -156,7 +161,9 @@ def test_json_turn_asks_for_the_schema_and_writes_notes():
     result = run_turn(turn_input(), conf(), client)
     assert result.ok and result.parsed.text == "Clocks! Handy, love."
     assert [t.key for t in result.parsed.remember] == ["trade"]
-    assert client.requests[0]["schema"] == schema_of(StructuredTurn)
+    assert client.requests[0]["schema"] == structured_turn_schema()
+    assert structured_turn_schema()["required"] == ["say", "remember"]
+    assert structured_turn_schema()["properties"] == schema_of(StructuredTurn)["properties"]
     system = client.requests[0]["messages"][0]["content"]
     assert '"remember"' in system and "[[REMEMBER:" not in system
 

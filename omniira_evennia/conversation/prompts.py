@@ -52,22 +52,22 @@ Answer with one JSON object:
   with their name, "importance" 1-10, "feeling" one of joy, anger, fear, trust, contempt,
   sorrow, surprise or null. Use [] when they told you nothing new about themselves. Never
   note things about yourself.
-- "opinion", "concern", "commitment": null, unless it truly matters: "opinion" is what you
-  now think of them (brief), "concern" something that worries you ({"topic", "intensity"
-  1-5}), "commitment" a promise you just made to go somewhere ({"to", "to_kind": "player",
-  "action": "travel_to" or "travel_with", "target", "by", "summary"}).
+- Only when it truly matters, also: "opinion" (what you now think of them, brief),
+  "concern" (something that worries you: {"topic", "intensity" 1-5}), "commitment" (a promise
+  you just made to go somewhere: {"to", "to_kind": "player", "action": "travel_to" or
+  "travel_with", "target", "by", "summary"}). Most answers have none of them.
 
 EXAMPLE (another person, another day; only the way of answering matters):
 Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
 Bryn says to you: "I can't abide onions, so keep them out of my stew."
 (That is: Bryn can't abide onions, so keep them out of Bryn's stew.)
-{"say": "No onions in your stew then, Bryn.", "remember": [{"key": "food_to_avoid", "value": "Bryn cannot abide onions.", "importance": 4, "feeling": null}], "opinion": null, "concern": null, "commitment": null}
+{"say": "No onions in your stew then, Bryn.", "remember": [{"key": "food_to_avoid", "value": "Bryn cannot abide onions.", "importance": 4, "feeling": null}]}
 Bryn says to you: "Do you know how I earn my bread?"
 (That is: does {name} know how Bryn earns Bryn's bread?)
-{"say": "You breed goats on the ridge, Bryn. How is young Piet?", "remember": [], "opinion": null, "concern": null, "commitment": null}
+{"say": "You breed goats on the ridge, Bryn. How is young Piet?", "remember": []}
 Bryn says to you: "And what is my dog called?"
 (That is: And what is Bryn's dog called?)
-{"say": "You never told me about a dog, Bryn.", "remember": [], "opinion": null, "concern": null, "commitment": null}"""
+{"say": "You never told me about a dog, Bryn.", "remember": []}"""
 
 TAG_EXAMPLE = """\
 EXAMPLE (other people, another day; only the way of answering matters):

@@ -169,6 +169,18 @@ def _same_fact(said: set[str], known: set[str]) -> bool:
     return bool(said) and len(said & known) >= 0.8 * len(said)
 
 
+def structured_turn_schema() -> dict:
+    """
+    The structured turn's schema, from `tags.StructuredTurn` (`schema_of`), with only the line
+    and the notes required: a small model writes `"opinion": null, "concern": null,
+    "commitment": null` into every reply otherwise, about 12 tokens of nothing. (The entries
+    themselves keep every field required.)
+    """
+    schema = schema_of(StructuredTurn)
+    schema["required"] = ["say", "remember"]
+    return schema
+
+
 def turn_format_of(conf: OmniiraSettings, tier: str) -> str:
     """The tier's `turn_format`: "tags" (inline tags) or "json" (a structured turn)."""
     settings = conf.TIERS.get(tier)
@@ -284,7 +296,7 @@ def run_turn(
     [query_vector] = embed_or_none([inp.context.message], embedder)
     ctx = retrieve_context(inp, conf, query_vector)
     turn_format = turn_format_of(conf, inp.tier)
-    schema = schema_of(StructuredTurn) if turn_format == "json" else None
+    schema = structured_turn_schema() if turn_format == "json" else None
     messages = build_messages(ctx, turn_format)
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     ident = ctx.identity
