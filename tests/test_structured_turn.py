@@ -186,6 +186,7 @@ def test_notes_not_grounded_in_the_speakers_words_are_dropped():
             "feeling": None,
         },
         {"key": "name", "value": "Ada is Ada.", "importance": 5, "feeling": None},
+        {"key": "where", "value": "clocks", "importance": 5, "feeling": None},
     ]
     result = run_turn(turn_input(), conf(), FakeClient(turn_json("Clocks, love?", notes)))
     assert [t.key for t in result.parsed.remember] == ["trade"]

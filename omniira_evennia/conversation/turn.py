@@ -239,14 +239,21 @@ def _drop_ungrounded(parsed: ParsedReply, ctx: PromptContext) -> None:
     Notes about the speaker must come from the speaker's words (this line and the earlier ones
     of the conversation): a small model's structured notes otherwise file its own trade, or a
     guess, under the player. A note in the speaker's own voice ("I cannot eat honey") is said
-    about them by name first, as memories are shown.
+    about them by name first, as memories are shown; a fragment that names nobody ("midwife")
+    is dropped (the conversation-end review writes the fact properly).
     """
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     notes = [
         t.model_copy(update={"value": third_person(t.value, ctx.speaker_name)})
         for t in parsed.remember
     ]
-    kept = [t for t in notes if is_grounded(t.value, said, ctx.speaker_name, ctx.identity.name)]
+    name = re.compile(rf"\b{re.escape(ctx.speaker_name)}\b", re.IGNORECASE)
+    kept = [
+        t
+        for t in notes
+        # "midwife", "villages": a fragment that does not say whose it is is no note.
+        if name.search(t.value) and is_grounded(t.value, said, ctx.speaker_name, ctx.identity.name)
+    ]
     if len(kept) < len(notes):
         health.incr("notes_ungrounded", len(notes) - len(kept))
     parsed.remember = kept
