@@ -250,16 +250,17 @@ def test_players_words_go_in_as_they_are():
     assert build_messages(ctx.context)[-1]["content"] == "Ada says: Cider, please."
 
 
-def test_the_structured_turn_gets_the_talk_as_a_scene_with_pronouns_spelled_out():
+def test_the_structured_turn_quotes_each_line_and_spells_out_the_pronouns():
     ctx = turn_input(
         "Who am I searching for, do you recall?",
         [Turn("user", "I am searching for my sister Odile."), Turn("assistant", "Oh, love.")],
     )
     messages = build_messages(ctx.context, "json")
-    assert [m["role"] for m in messages] == ["system", "user"]
-    scene = messages[1]["content"]
-    assert 'Ada: "I am searching for my sister Odile."\nMaren (you): "Oh, love."' in scene
-    assert 'Ada says to you: "Who am I searching for, do you recall?"' in scene
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert messages[1]["content"] == 'Ada says to you: "I am searching for my sister Odile."'
+    assert messages[2]["content"] == "Oh, love."
+    scene = messages[3]["content"]
+    assert scene.startswith('Ada says to you: "Who am I searching for, do you recall?"')
     assert "(That is: Who is Ada searching for, does Maren recall?)" in scene
     assert scene.endswith("Answer Ada as Maren, speaking to Ada.")
     assert "does Maren know how Bryn earns" in messages[0]["content"]

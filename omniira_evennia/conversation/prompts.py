@@ -549,39 +549,34 @@ def render_line(ctx: PromptContext, text: str) -> str:
 
 def render_scene(ctx: PromptContext) -> str:
     """
-    The structured turn's one user message: the conversation so far as a quoted transcript,
-    the new line with who "I" and "you" are in it spelled out (`gloss`), and the request to
-    answer. A small model given the player's words as its own chat turn mirrors them ("I come
-    from Frosthollow" -> "I'm from Frosthollow"); asked to answer a quoted line, it answers.
+    The structured turn's last user message: the new line, quoted and attributed, with who "I"
+    and "you" are in it spelled out (`gloss`), and the request to answer. A small model given
+    the player's bare words as a chat turn mirrors them ("I come from Frosthollow" -> "I'm from
+    Frosthollow"); asked to answer a quoted line, it answers.
     """
     name, me = ctx.speaker_name, ctx.identity.name
-    parts = []
-    if ctx.history:
-        lines = [
-            f"{name if turn.role == 'user' else me + ' (you)'}: {quote(turn.text)}"
-            for turn in ctx.history
-        ]
-        parts.append("The conversation so far:\n" + "\n".join(lines))
     said = f"{name} says to you: {quote(ctx.message)}"
     meaning = gloss(ctx.message, name, me)
     if meaning:
         said += f"\n(That is: {meaning})"
-    parts.append(said)
-    parts.append(f"Answer {name} as {me}, speaking to {name}.")
-    return "\n\n".join(parts)
+    return f"{said}\n\nAnswer {name} as {me}, speaking to {name}."
 
 
 def build_messages(ctx: PromptContext, turn_format: str = "tags") -> list[dict[str, str]]:
     """
     OpenAI chat messages: the system prompt, this conversation's turns, the new line. The
-    structured turn (small models) gets the conversation as one scene instead (`render_scene`).
+    structured turn (small models) gets each line quoted and attributed, the new one with its
+    pronouns spelled out (`render_scene`).
     """
     messages = [{"role": "system", "content": render_system_prompt(ctx, turn_format)}]
-    if turn_format == "json":
-        return messages + [{"role": "user", "content": render_scene(ctx)}]
     for turn in ctx.history:
-        messages.append({"role": turn.role, "content": turn.text})
-    messages.append({"role": "user", "content": render_line(ctx, ctx.message)})
+        text = turn.text
+        if turn_format == "json" and turn.role == "user":
+            # Earlier lines framed like the new one, so the prompt cache keeps them.
+            text = f"{ctx.speaker_name} says to you: {quote(text)}"
+        messages.append({"role": turn.role, "content": text})
+    last = render_scene(ctx) if turn_format == "json" else render_line(ctx, ctx.message)
+    messages.append({"role": "user", "content": last})
     return messages
 
 
