@@ -528,7 +528,7 @@ Reactor-side cost per call:
 
 SERVER_UNDER_LOAD = """## The game stays responsive (measured by the end-to-end tests)
 
-Not a benchmark run by `make bench`: these figures are printed by `tests/test_e2e_demo.py` on
+Not a benchmark run by `make bench`: these figures are printed by `tests/e2e/test_e2e_demo.py` on
 every `make test` (2 cores, a scripted OpenAI-compatible server on loopback). Recorded
 2026-11-29.
 
@@ -550,6 +550,7 @@ DIALOGUE_MEASURES = [
     ("narration_pct", "narration-only replies, %", "<= 5", False),
     ("role_confusion_pct", "role confusions, % of replies", "<= 5", False),
     ("echoes", "echoed lines", "0", False),
+    ("repeated_pct", "replies repeating an earlier sentence of the NPC's, %", "", False),
     ("fallback_pct", "fallback lines, %", "<= 2", False),
     ("cross_player_mixups", "cross-player mix-ups", "0", False),
     ("reply_median_s", "reply time, median s (wall, shared machine)", "", False),
@@ -572,6 +573,33 @@ def _cell(summary: dict, key: str) -> str:
     return "-" if value is None else str(value)
 
 
+def _dialogue_latency(data: dict) -> str:
+    """Reply time against today's code measured on the same subset on a quiet machine."""
+    base = _load("dialogue_eval_baseline_subset.json")
+    if not base:
+        return ""
+    after = _load("dialogue_eval_after_subset.json") or data
+    b, a = base["summary"], after["summary"]
+    rows = []
+    for key, label in (
+        ("reply_median_s", "wall median s"),
+        ("reply_idle_median_s", "idle-speed median s"),
+        ("reply_idle_p95_s", "idle-speed p95 s"),
+        ("reply_tokens_median", "reply tokens, median"),
+        ("reply_prompt_tokens_median", "prompt tokens, median"),
+    ):
+        ratio = f"{a[key] / b[key]:.2f}x" if a.get(key) is not None and b.get(key) else "-"
+        rows.append(f"| {label} | {_cell(b, key)} | {_cell(a, key)} | {ratio} |")
+    return (
+        "Reply time against today's code: the full `before` run shared the machine with other "
+        "work (its wall times are not comparable), so today's code was also run on a "
+        f"{b['scenarios']}-scenario subset on a quiet machine ({base['date']}, commit "
+        f"{base['commit']}); idle-speed times come from llama.cpp's token counts.\n\n"
+        f"| measure | today's code (subset) | after ({after['label']}, {after['date']}) | ratio "
+        "|\n|---|---|---|---|\n" + "\n".join(rows)
+    )
+
+
 def dialogue_eval_section(data: dict) -> str:
     before = _load("dialogue_eval_baseline.json")
     cols = ["measure", "target"]
@@ -587,6 +615,7 @@ def dialogue_eval_section(data: dict) -> str:
         rows.append("| " + " | ".join(cells) + " |")
     s = data["summary"]
     table = "\n".join(rows)
+    latency = _dialogue_latency(data)
     head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
     log = (
         json.loads((RESULTS / "dialogue_eval_log.json").read_text())
@@ -632,6 +661,8 @@ machine; the idle-speed times are llama.cpp's own token counts at this machine's
 
 {head}
 {table}
+
+{latency}
 
 Every run, in order (subset runs while iterating; `before` is today's code at the start of
 #16):
