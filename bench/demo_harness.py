@@ -3,7 +3,7 @@ Shared plumbing for the benchmarks that run the real demo game (bench/busy_serve
 bench/rollover.py); not a benchmark itself.
 
 - `DemoGame` builds and starts the demo through `tools/demo.py start` in a temporary folder on
-  its own ports (as tests/test_e2e_demo.py does), logs in the admin over telnet, runs helper
+  its own ports (as tests/e2e/test_e2e_demo.py does), logs in the admin over telnet, runs helper
   functions in the server with `py`, and stops it again.
 - `ProcStats` reads a server process's CPU time (all threads, or the reactor thread alone) and
   its resident memory from /proc.

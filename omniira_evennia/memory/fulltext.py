@@ -15,7 +15,7 @@ Backends, chosen by `connection.vendor`:
   sync, which covers every way a row changes: `create`, `save` (upserts), queryset `update` and
   `delete`, cascades when an object is deleted, erasure and the rollover's forgetting.
 - **PostgreSQL**: GIN expression indexes on `to_tsvector('english', <text>)`; an expression
-  index is maintained by PostgreSQL itself, so no triggers (tests/test_fulltext.py runs on
+  index is maintained by PostgreSQL itself, so no triggers (tests/integration/memory/test_fulltext.py runs on
   both databases).
 - Anything else: no lexical lane (`search_*` return None and retrieval uses the paper's scorer).
 

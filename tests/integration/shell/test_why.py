@@ -1,0 +1,75 @@
+"""`@memory why`: what the next turn would recall, and why, from the real retrieval path."""
+
+import re
+
+from django.test import override_settings
+from evennia.utils import create
+from evennia.utils.test_resources import EvenniaCommandTest
+
+from omniira_evennia.admin_commands import CmdMemory
+from omniira_evennia.commands import CmdTalk
+from omniira_evennia.memory.embeddings import set_embedder
+from omniira_evennia.memory.write import Note, write_note
+from omniira_evennia.operations import why, why_text
+from omniira_evennia.testing.fakes import HashingEmbedder, ScriptedLLM
+from tests.integration.conversation.test_talk import tiers
+
+FACTS = [
+    ("trade", "Ada mends clocks in Vellmoor by the mill."),
+    ("sister", "Ada is searching for her sister Odile near the old mill."),
+    ("tea", "Ada cannot eat honey."),
+    ("cat", "Ada has a cat called Pebble."),
+]
+
+
+class TestWhy(EvenniaCommandTest):
+    def setUp(self):
+        super().setUp()
+        set_embedder(HashingEmbedder())
+        self.char1.key = "Ada"
+        self.maren = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Maren", location=self.room1
+        )
+        embedder = HashingEmbedder()
+        for key, value in FACTS:
+            write_note(
+                self.maren,
+                Note(self.char1, value, key=key, embedding=embedder.embed([value])[0]),
+            )
+        for i in range(10):  # newer small talk fills the recency lane
+            text = f"Ada talked about the weather, day {i}."
+            write_note(
+                self.maren,
+                Note(self.char1, text, key=f"chat{i}", embedding=embedder.embed([text])[0]),
+            )
+
+    def test_the_list_equals_what_the_next_prompt_contains(self):
+        question = "who is my sister Odile?"
+        with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}):
+            recall = why(self.maren, question, self.char1)
+            with (
+                ScriptedLLM(["Aye."]) as llm,
+                override_settings(
+                    OMNIIRA={**tiers(llm.base_url), "RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}
+                ),
+            ):
+                self.call(CmdTalk(), f"Maren = {question}")
+        prompt = llm.system_prompts()[-1]
+        in_prompt = [v for v in re.findall(r'^- "([^"]+)"', prompt, re.M) if v.startswith("Ada")]
+        assert [m.value for m in recall.memories] == in_prompt
+        sister = next(m for m in recall.memories if m.key == "sister")
+        reason = recall.explain[sister.id]
+        assert reason["lane"] == "fused" and reason["lexical_rank"] == 1
+        assert reason["score"] > 0 and reason["importance_x"] > 0
+
+    def test_the_builder_command_shows_lanes_and_what_was_left_out(self):
+        with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 1}):
+            out = why_text(self.maren, "where is my sister Odile, by the mill?", self.char1)
+            shown = self.call(CmdMemory(), "why Maren = who is my sister Odile? about Ada")
+        assert "Ada is searching for her sister Odile" in out and "lexical #1" in out
+        assert "recency #1 (among the newest)" in out and "Considered, not chosen" in out
+        assert shown.startswith("Maren, asked by Ada: 'who is my sister Odile?'")
+        assert "Usage" in self.call(CmdMemory(), "why Maren")
+        assert "No character called 'Nobody'" in self.call(
+            CmdMemory(), "why Maren = hello about Nobody"
+        )

@@ -1,0 +1,334 @@
+"""
+Social memory (issue: extraction, NPC-to-NPC talk, gossip with provenance, relationships),
+through Evennia objects and a scripted OpenAI-compatible server that answers by feature.
+"""
+
+import json
+from datetime import timedelta
+
+from django.test import override_settings
+from django.utils import timezone
+from evennia.utils import create
+from evennia.utils.test_resources import EvenniaCommandTest
+
+import omniira_evennia as omniira
+from omniira_evennia import lifecycle as omniira_lifecycle
+from omniira_evennia.commands import CmdTalk
+from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+from omniira_evennia.models import Conversation, Memory
+from omniira_evennia.runtime import health
+from omniira_evennia.signals import relationship_threshold_crossed
+from omniira_evennia.testing.fakes import ScriptedLLM
+from tests.integration.conversation.test_talk import tiers
+
+FACT = "Ada is searching for her lost brother Tomas."
+
+
+class Router:
+    """Scripted replies by feature: JSON for extraction and gossip, lines for dialogue."""
+
+    def __init__(self, voice=("Evening.",), gossip_items=(), extraction=()):
+        self.voice = list(voice)
+        self.gossip_items = list(gossip_items)
+        self.extraction = list(extraction)
+        self.count = {"voice": 0, "gossip": 0, "extraction": 0}
+
+    def __call__(self, body):
+        response_format = body.get("response_format") or {}
+        feature = (response_format.get("json_schema") or {}).get("name")
+        if feature == "gossip":
+            self.count["gossip"] += 1
+            return json.dumps({"items": self.gossip_items})
+        if feature == "extraction":
+            self.count["extraction"] += 1
+            return json.dumps({"memories": self.extraction})
+        self.count["voice"] += 1
+        return self.voice[min(self.count["voice"] - 1, len(self.voice) - 1)]
+
+
+class SocialTestBase(EvenniaCommandTest):
+    def setUp(self):
+        super().setUp()
+        self.char1.key = "Ada"
+        self.maren = self.npc("Maren")
+        self.lyra = self.npc("Lyra")
+
+    def npc(self, key, room=None):
+        npc = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC",
+            key=key,
+            location=room or self.room1,
+            home=room or self.room1,
+        )
+        npc.db.npc_role = f"{key.lower()} of the town"
+        return npc
+
+    def leave_room(self):
+        self.char1.move_to(self.room2, quiet=True)
+        self.char2.move_to(self.room2, quiet=True)
+
+
+class TestGossip(SocialTestBase):
+    def test_fact_told_to_maren_reaches_lyra_as_hearsay_and_never_returns(self):
+        remember = (
+            'I hope you find him, love. [[REMEMBER:{"key":"lost_brother","value":"'
+            + FACT
+            + '","importance":7,"feeling":"sorrow"}]]'
+        )
+        router = Router(voice=[remember])
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(CmdTalk(), "Maren = I'm looking for my brother Tomas.")
+            assert Memory.objects.get(npc=self.maren, subject=self.char1).value == FACT
+            self.leave_room()
+
+            router.voice = [
+                "Did you hear about the newcomer, Ada?",
+                "No, tell me!",
+                "She's looking for her lost brother.",
+                "Poor thing.",
+            ]
+            router.gossip_items = [
+                {
+                    "speaker_id": str(self.maren.id),
+                    "subject_id": str(self.char1.id),
+                    "fact": "Ada was searching for her lost brother Tomas.",
+                    "importance": 6,
+                    "feeling": "sorrow",
+                },
+                {
+                    "speaker_id": str(self.char2.id),
+                    "subject_id": str(self.char1.id),
+                    "fact": "Not a participant speaking.",
+                    "importance": 5,
+                    "feeling": "joy",
+                },
+                {
+                    "speaker_id": str(self.maren.id),
+                    "subject_id": str(self.lyra.id),
+                    "fact": "Lyra sings badly.",
+                    "importance": 5,
+                    "feeling": "contempt",
+                },
+                {
+                    "speaker_id": "Maren",
+                    "subject_id": "Bartholomew the Phantom",
+                    "fact": "He does not exist.",
+                    "importance": 9,
+                    "feeling": "fear",
+                },
+            ]
+            [done] = omniira.gossip_round(self.room1)
+            result = done.result
+            assert [r for _, r in result.rejected] == [
+                "speaker is not one of the pair",
+                "subject is one of the pair",
+                "subject is not a known character",
+            ]
+            heard = Memory.objects.get(npc=self.lyra, subject=self.char1)
+            assert heard.source == "gossip" and heard.provenance_id == self.maren.id
+            # Ada's own words: she stays at the start of the chain (issue #17).
+            assert (heard.hops, heard.chain) == (2, [self.char1.id, self.maren.id])
+            assert heard.origin_id == self.char1.id and heard.importance == 6
+            assert heard.feeling == "sorrow" and len(bytes(heard.embedding)) == 384 * 4
+            assert not Memory.objects.filter(subject=self.lyra).exists()
+
+            # The player comes back and talks to Lyra: she knows, as hearsay from Maren.
+            self.char1.move_to(self.room1, quiet=True)
+            router.voice = ["Oh! You're the one looking for your brother?"]
+            self.call(CmdTalk(), "Lyra = Hello there.")
+            prompt = llm.system_prompts()[-1]
+            assert '(heard from Maren) "Ada was searching for her lost brother Tomas."' in prompt
+
+            # Lyra repeating it to Maren would bring the rumour back to its origin: dropped.
+            self.leave_room()
+            router.voice = ["Maren, did you know Ada lost her brother?", "I told you that!"]
+            router.gossip_items = [
+                {
+                    "speaker_id": str(self.lyra.id),
+                    "subject_id": str(self.char1.id),
+                    "fact": "Ada was searching for her lost brother Tomas.",
+                    "importance": 6,
+                    "feeling": "sorrow",
+                }
+            ]
+            [done] = omniira.gossip_round(self.room1)
+            assert [r for _, r in done.result.rejected] == [
+                "rumour would return to someone who told it"
+            ]
+            assert Memory.objects.get(npc=self.maren, subject=self.char1).source == "self"
+
+            # Lyra telling Voss makes a chain that traces back through Maren to Ada herself.
+            voss = self.npc("Voss", room=self.room2)
+            voss.move_to(self.room1, quiet=True)
+            self.maren.move_to(self.room2, quiet=True)
+            router.voice = ["Voss, heard about Ada?", "Who?"]
+            [done] = omniira.gossip_round(self.room1)
+            chained = Memory.objects.get(npc=voss, subject=self.char1)
+            expected = [self.char1.id, self.maren.id, self.lyra.id]
+            assert (chained.hops, chained.chain) == (3, expected)
+            assert chained.provenance_id == self.lyra.id and chained.origin_id == self.char1.id
+        assert router.count["gossip"] == 3
+
+    def test_no_pairs_when_a_player_is_present(self):
+        with ScriptedLLM(Router()) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            assert omniira.gossip_round(self.room1) == []
+        assert llm.requests == []
+
+
+class TestConversationLifecycle(SocialTestBase):
+    def test_timeout_leaving_and_restart_each_extract_exactly_once(self):
+        router = Router(
+            voice=["Aye."],
+            extraction=[
+                {
+                    "key": "favourite_drink",
+                    "value": "Ada drinks plum wine.",
+                    "importance": 4,
+                    "feeling": "joy",
+                }
+            ],
+        )
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            # 1. idle past the timeout
+            self.call(CmdTalk(), "Maren = A plum wine, please.")
+            Conversation.objects.update(last_turn_at=timezone.now() - timedelta(hours=1))
+            assert conversation_lifecycle.reap_conversations() == 1
+            conversation_lifecycle.process_ended()
+            conversation_lifecycle.process_ended()
+            # 2. leaving the room
+            self.call(CmdTalk(), "Lyra = Plum wine for me too.")
+            self.leave_room()
+            assert conversation_lifecycle.reap_conversations() == 1
+            conversation_lifecycle.process_ended()
+            # 3. a restart with a conversation open
+            self.char1.move_to(self.room1, quiet=True)
+            self.call(CmdTalk(), "Maren = Another plum wine!")
+            omniira_lifecycle.at_server_start()
+            omniira_lifecycle.at_server_start()
+            conversation_lifecycle.process_ended()
+            for conv in Conversation.objects.all():
+                conversation_lifecycle.extract(conv.conversation_id)  # a second try is a no-op
+
+        reasons = sorted(Conversation.objects.values_list("end_reason", flat=True))
+        assert reasons == ["left", "restart", "timeout"]
+        assert set(Conversation.objects.values_list("extraction", flat=True)) == {"done"}
+        assert router.count["extraction"] == 3
+        extracted = Memory.objects.filter(source="extracted")
+        assert sorted(extracted.values_list("npc__db_key", flat=True)) == ["Lyra", "Maren"]
+        # Maren's second conversation proposed the same key: upserted, not duplicated.
+        assert Memory.objects.filter(npc=self.maren, key="favourite_drink").count() == 1
+
+    def test_goodbye_ends_the_conversation(self):
+        router = Router(voice=["Safe roads, love."])
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(CmdTalk(), "Maren = Goodbye, Maren!")
+        conv = Conversation.objects.get()
+        assert conv.end_reason == "goodbye" and conv.extraction == "done"
+        assert router.count["extraction"] == 1
+
+    def test_extraction_failure_is_marked_and_not_retried_forever(self):
+        with (
+            ScriptedLLM(["not json at all"]) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url, structured_output="none")),
+        ):
+            self.call(CmdTalk(), "Maren = Bye now.")
+        assert Conversation.objects.get().extraction == "failed"
+        assert not Memory.objects.filter(source="extracted").exists()
+        assert health.get("extraction_failures") == 1
+
+
+class TestRelationships(SocialTestBase):
+    def test_anger_lowers_trust_and_friendliness_and_crossing_fires_once(self):
+        crossed = []
+
+        def receiver(sender, npc, subject, dimension, threshold, direction, **kw):
+            crossed.append((npc.key, subject.key, dimension, threshold, direction))
+
+        relationship_threshold_crossed.connect(receiver)
+        try:
+            # Signals are sent when the write commits (so a rolled-back turn sends none).
+            with self.captureOnCommitCallbacks(execute=True):
+                for i in range(8):
+                    omniira.remember(
+                        self.lyra,
+                        self.char1,
+                        f"Ada shoved me at the bar, time {i}.",
+                        key=f"shove_{i}",
+                        importance=9,
+                        feeling="anger",
+                    )
+            assert len(crossed) == 2  # two thresholds crossed, each sent once
+        finally:
+            relationship_threshold_crossed.disconnect(receiver)
+        rel = omniira.relationship(self.lyra, self.char1)
+        assert rel.trust < 0.2 and rel.friendliness < 0.2 and rel.version == 8
+        assert crossed.count(("Lyra", "Ada", "trust", 0.2, "down")) == 1
+        assert crossed.count(("Lyra", "Ada", "friendliness", 0.2, "down")) == 1
+
+        with (
+            ScriptedLLM(["What do YOU want?"]) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url)),
+        ):
+            self.call(CmdTalk(), "Lyra = Hi!")
+        prompt = llm.system_prompts()[-1]
+        assert "How you feel about Ada: you distrust them" in prompt
+        assert "cold, even hostile" in prompt
+
+    def test_hearsay_moves_relationships_half_as_much(self):
+        omniira.remember(
+            self.lyra, self.char1, "Ada helped me.", key="a", importance=10, feeling="trust"
+        )
+        omniira.remember(
+            self.maren,
+            self.char1,
+            "Ada helped Lyra.",
+            key="a",
+            importance=10,
+            feeling="trust",
+            provenance=self.lyra,
+            source="gossip",
+        )
+        firsthand = omniira.relationship(self.lyra, self.char1).trust - 0.5
+        hearsay = omniira.relationship(self.maren, self.char1).trust - 0.5
+        assert abs(hearsay - firsthand / 2) < 1e-9
+
+    def test_faction_attitude_sets_the_start(self):
+        self.char1.db.faction = "thieves"
+        self.maren.db.faction_attitudes = {"thieves": "hostile"}
+        rel = omniira.relationship(self.maren, self.char1)
+        assert rel.trust < 0.5 and rel.fear > 0
+
+    def test_has_met_and_memories_by(self):
+        assert not omniira.has_met(self.maren, self.char1)
+        omniira.remember(self.maren, self.char1, "Ada paid in silver.", feeling="trust")
+        omniira.remember(
+            self.maren, self.char2, "Heard of Char2.", provenance=self.lyra, source="gossip"
+        )
+        assert omniira.has_met(self.maren, self.char1)
+        assert not omniira.has_met(self.maren, self.char2)  # hearsay is not meeting
+        assert [m.value for m in omniira.memories_by(self.maren, feeling="trust")] == [
+            "Ada paid in silver."
+        ]
+        assert omniira.memories_by(self.maren, source="gossip").count() == 1
+
+
+def test_suspect_and_expired_memories_are_never_gossip_material():
+    from omniira_evennia.memory.retrieval import MemoryRecord
+    from omniira_evennia.social.gossip import held_facts, news_lines
+
+    records = [
+        MemoryRecord(
+            id=1,
+            subject_id=5,
+            key="a",
+            value="Ada owns the tavern",
+            suspect=True,
+            subject_name="Ada",
+        ),
+        MemoryRecord(
+            id=2, subject_id=5, key="b", value="Ada lost a ring", expires_at=1.0, subject_name="Ada"
+        ),
+        MemoryRecord(id=3, subject_id=5, key="c", value="Ada sings well", subject_name="Ada"),
+    ]
+    assert news_lines(records, exclude=set()) == ['about Ada: "Ada sings well"']
+    assert [f.text for f in held_facts(records, {}, exclude=set())] == ["Ada: Ada sings well"]
