@@ -540,16 +540,13 @@ def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
 
 
 def render_line(ctx: PromptContext, text: str) -> str:
-    """
-    A line someone said to the NPC, as the user message. A player's words go in as they are
-    (the system prompt names the speaker): a "<name> says:" frame is what small models echo.
-    """
-    return f"{ctx.speaker_name} says: {text}" if ctx.speaker_is_npc else text
+    """A line another NPC said (NPC-to-NPC talk), as the user message."""
+    return f"{ctx.speaker_name} says: {text}"
 
 
 def render_scene(ctx: PromptContext) -> str:
     """
-    The structured turn's last user message: the new line, quoted and attributed, with who "I"
+    A player's new line as the last user message: quoted and attributed, with who "I"
     and "you" are in it spelled out (`gloss`), and the request to answer. A small model given
     the player's bare words as a chat turn mirrors them ("I come from Frosthollow" -> "I'm from
     Frosthollow"); asked to answer a quoted line, it answers.
@@ -564,18 +561,19 @@ def render_scene(ctx: PromptContext) -> str:
 
 def build_messages(ctx: PromptContext, turn_format: str = "tags") -> list[dict[str, str]]:
     """
-    OpenAI chat messages: the system prompt, this conversation's turns, the new line. The
-    structured turn (small models) gets each line quoted and attributed, the new one with its
-    pronouns spelled out (`render_scene`).
+    OpenAI chat messages: the system prompt, this conversation's turns, the new line. A
+    player's lines are quoted and attributed, the new one with its pronouns spelled out
+    (`render_scene`); an NPC's (NPC-to-NPC talk) come as "<name> says: ...".
     """
     messages = [{"role": "system", "content": render_system_prompt(ctx, turn_format)}]
+    player = not ctx.speaker_is_npc
     for turn in ctx.history:
         text = turn.text
-        if turn_format == "json" and turn.role == "user":
+        if player and turn.role == "user":
             # Earlier lines framed like the new one, so the prompt cache keeps them.
             text = f"{ctx.speaker_name} says to you: {quote(text)}"
         messages.append({"role": turn.role, "content": text})
-    last = render_scene(ctx) if turn_format == "json" else render_line(ctx, ctx.message)
+    last = render_scene(ctx) if player else render_line(ctx, ctx.message)
     messages.append({"role": "user", "content": last})
     return messages
 

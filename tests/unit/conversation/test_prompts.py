@@ -78,8 +78,12 @@ def test_messages_carry_history_then_the_new_line():
         context(history=[Turn("user", "Ada says: hi"), Turn("assistant", "Evening, love.")])
     )
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    # A player's words go in as they are: a "<name> says:" frame is what small models echo.
-    assert messages[-1]["content"] == "Evening!"
+    # A player's line is quoted and attributed (a bare first-person line is what small models
+    # mirror, a "<name> says:" frame what they echo).
+    assert messages[-1]["content"] == (
+        'Ada says to you: "Evening!"\n\nAnswer Ada as Maren, speaking to Ada.'
+    )
+    assert messages[1]["content"] == 'Ada says to you: "Ada says: hi"'
 
 
 def test_stable_prefix_does_not_depend_on_memories():

@@ -241,21 +241,24 @@ def test_echo_detection():
     )
 
 
-def test_players_words_go_in_as_they_are():
-    ctx = turn_input("Cider, please.", [Turn("user", "Hello."), Turn("assistant", "Evening.")])
-    messages = build_messages(ctx.context)
-    assert messages[-1]["content"] == "Cider, please."
-    assert "WHO IS TALKING TO YOU: Ada" in messages[0]["content"]
+def test_npc_speakers_lines_keep_their_frame():
+    ctx = turn_input(
+        "Cider, please.", [Turn("user", "Lyra says: Hello."), Turn("assistant", "Hi.")]
+    )
     ctx.context.speaker_is_npc = True
-    assert build_messages(ctx.context)[-1]["content"] == "Ada says: Cider, please."
+    messages = build_messages(ctx.context)
+    assert messages[1]["content"] == "Lyra says: Hello."
+    assert messages[-1]["content"] == "Ada says: Cider, please."
+    assert "WHO IS TALKING TO YOU: Ada" in messages[0]["content"]
 
 
-def test_the_structured_turn_quotes_each_line_and_spells_out_the_pronouns():
+def test_a_players_lines_are_quoted_with_the_pronouns_spelled_out():
     ctx = turn_input(
         "Who am I searching for, do you recall?",
         [Turn("user", "I am searching for my sister Odile."), Turn("assistant", "Oh, love.")],
     )
     messages = build_messages(ctx.context, "json")
+    assert build_messages(ctx.context, "tags")[1:] == messages[1:]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[1]["content"] == 'Ada says to you: "I am searching for my sister Odile."'
     assert messages[2]["content"] == "Oh, love."
