@@ -214,6 +214,14 @@ def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     return None
 
 
+def _badness(text: str, ctx: PromptContext) -> tuple:
+    """How far a reply is from an answer: nothing said, then narration, then closeness to
+    the speaker's own line (lower is better)."""
+    line = " ".join(ctx.message.lower().split())
+    echo = difflib.SequenceMatcher(None, line, " ".join(text.lower().split())).ratio()
+    return (not text, is_narration(text, ctx.identity.name), round(echo, 2))
+
+
 def _again(messages: list[dict[str, str]], ctx: PromptContext) -> list[dict[str, str]]:
     """The same request with a reminder on the last line: say something, in your own words."""
     nudged = [dict(m) for m in messages]
@@ -339,8 +347,10 @@ def run_turn(
             health.incr("claims_given_back", claimed)
         if parsed is not None:
             _merge_notes(candidate, parsed)
-            if _unheard(candidate, ctx) and parsed.text:
-                candidate.text = parsed.text  # the second try was no better: the first stands
+            if _unheard(candidate, ctx) and _badness(parsed.text, ctx) < _badness(
+                candidate.text, ctx
+            ):
+                candidate.text = parsed.text  # the second try was worse: the first stands
         parsed = candidate
         problem = _unheard(parsed, ctx)
         if problem is None:
