@@ -70,11 +70,17 @@ Bryn says to you: "And what is my dog called?"
 {"say": "You never told me about a dog, Bryn.", "remember": []}"""
 
 TAG_EXAMPLE = """\
-EXAMPLE (other people, another day; only the way of answering matters):
-Bryn: I breed goats up on the ridge, and my son Piet has a fever.
-You: Goats on the ridge, is it? I hope young Piet mends soon.
-Bryn, some days later: Do you remember what I do for a living?
-You: You breed goats up on the ridge, Bryn. How is Piet?"""
+EXAMPLE (another person, another day; only the way of answering matters):
+Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
+Bryn says to you: "I can't abide onions, so keep them out of my stew."
+(That is: Bryn can't abide onions, so keep them out of Bryn's stew.)
+You: No onions in your stew then, Bryn.
+Bryn says to you: "Do you know how I earn my bread?"
+(That is: does {name} know how Bryn earns Bryn's bread?)
+You: You breed goats on the ridge, Bryn. How is young Piet?
+Bryn says to you: "And what is my dog called?"
+(That is: And what is Bryn's dog called?)
+You: You never told me about a dog, Bryn."""
 
 STYLE_INSTRUCTIONS = """\
 HOW YOU SPEAK:
@@ -200,7 +206,7 @@ def render_speaker(ctx: PromptContext) -> str:
     return (
         f'WHO IS TALKING TO YOU: {name}. When {name} says "I" or "my", that is {name}; '
         f'when you say "you", that is {name}. What {name} tells you about themselves is '
-        f"about {name}, never about you, {me}."
+        f"about {name}, never about you, {me}. Answer {name} as {me}, speaking to {name}."
     )
 
 
@@ -526,7 +532,7 @@ def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
     if turn_format == "json":
         notes = [STRUCTURED_INSTRUCTIONS.replace("{name}", ctx.identity.name)]
     else:
-        notes = [SELF_PERSISTENCE_INSTRUCTIONS, TAG_EXAMPLE]
+        notes = [SELF_PERSISTENCE_INSTRUCTIONS, TAG_EXAMPLE.replace("{name}", ctx.identity.name)]
     blocks = [
         render_identity(ctx),
         STYLE_INSTRUCTIONS.format(name=ctx.identity.name),
@@ -544,36 +550,32 @@ def render_line(ctx: PromptContext, text: str) -> str:
     return f"{ctx.speaker_name} says: {text}"
 
 
-def render_scene(ctx: PromptContext) -> str:
+def render_said(ctx: PromptContext, text: str) -> str:
     """
-    A player's new line as the last user message: quoted and attributed, with who "I"
-    and "you" are in it spelled out (`gloss`), and the request to answer. A small model given
-    the player's bare words as a chat turn mirrors them ("I come from Frosthollow" -> "I'm from
-    Frosthollow"); asked to answer a quoted line, it answers.
+    A player's line as a user message: quoted and attributed, with who "I" and "you" are in it
+    spelled out (`gloss`). A small model given the player's bare words as a chat turn mirrors
+    them ("I come from Frosthollow" -> "I'm from Frosthollow"); given a quoted line, it answers.
+    Earlier lines are rendered the same way, so the server's prompt cache keeps them.
     """
-    name, me = ctx.speaker_name, ctx.identity.name
-    said = f"{name} says to you: {quote(ctx.message)}"
-    meaning = gloss(ctx.message, name, me)
-    if meaning:
-        said += f"\n(That is: {meaning})"
-    return f"{said}\n\nAnswer {name} as {me}, speaking to {name}."
+    said = f"{ctx.speaker_name} says to you: {quote(text)}"
+    meaning = gloss(text, ctx.speaker_name, ctx.identity.name)
+    return f"{said}\n(That is: {meaning})" if meaning else said
 
 
 def build_messages(ctx: PromptContext, turn_format: str = "tags") -> list[dict[str, str]]:
     """
     OpenAI chat messages: the system prompt, this conversation's turns, the new line. A
     player's lines are quoted and attributed, the new one with its pronouns spelled out
-    (`render_scene`); an NPC's (NPC-to-NPC talk) come as "<name> says: ...".
+    (`render_said`); an NPC's (NPC-to-NPC talk) come as "<name> says: ...".
     """
     messages = [{"role": "system", "content": render_system_prompt(ctx, turn_format)}]
     player = not ctx.speaker_is_npc
     for turn in ctx.history:
         text = turn.text
         if player and turn.role == "user":
-            # Earlier lines framed like the new one, so the prompt cache keeps them.
-            text = f"{ctx.speaker_name} says to you: {quote(text)}"
+            text = render_said(ctx, text)
         messages.append({"role": turn.role, "content": text})
-    last = render_scene(ctx) if player else render_line(ctx, ctx.message)
+    last = render_said(ctx, ctx.message) if player else render_line(ctx, ctx.message)
     messages.append({"role": "user", "content": last})
     return messages
 

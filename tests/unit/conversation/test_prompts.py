@@ -43,7 +43,7 @@ def test_system_prompt_has_every_block_in_order():
         "[[OPINION:",
         "[[CONCERN:",
         "[[COMMITMENT:",
-        "EXAMPLE (other people",
+        "EXAMPLE (another person",
         "The Lantern & Lane",
         "day 3, evening",
         '"She pays on time."',
@@ -80,9 +80,7 @@ def test_messages_carry_history_then_the_new_line():
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     # A player's line is quoted and attributed (a bare first-person line is what small models
     # mirror, a "<name> says:" frame what they echo).
-    assert messages[-1]["content"] == (
-        'Ada says to you: "Evening!"\n\nAnswer Ada as Maren, speaking to Ada.'
-    )
+    assert messages[-1]["content"] == 'Ada says to you: "Evening!"'
     assert messages[1]["content"] == 'Ada says to you: "Ada says: hi"'
 
 

@@ -260,12 +260,16 @@ def test_a_players_lines_are_quoted_with_the_pronouns_spelled_out():
     messages = build_messages(ctx.context, "json")
     assert build_messages(ctx.context, "tags")[1:] == messages[1:]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[1]["content"] == 'Ada says to you: "I am searching for my sister Odile."'
+    assert messages[1]["content"] == (
+        'Ada says to you: "I am searching for my sister Odile."\n'
+        "(That is: Ada is searching for Ada's sister Odile.)"
+    )
     assert messages[2]["content"] == "Oh, love."
     scene = messages[3]["content"]
     assert scene.startswith('Ada says to you: "Who am I searching for, do you recall?"')
     assert "(That is: Who is Ada searching for, does Maren recall?)" in scene
-    assert scene.endswith("Answer Ada as Maren, speaking to Ada.")
+    assert scene.endswith("does Maren recall?)")
+    assert "Answer Ada as Maren, speaking to Ada." in messages[0]["content"]
     assert "does Maren know how Bryn earns" in messages[0]["content"]
 
 
