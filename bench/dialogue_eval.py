@@ -230,9 +230,22 @@ def is_echo(reply: str, lines_said: list[str], player: str) -> bool:
         said = line.strip().lower()
         if len(said) >= 20 and said in text:
             return True
+        # Said back to the player ("You are allergic to lavender") is an answer, if a plain one
+        # (see `is_restatement`); the same words in the player's own voice are an echo.
+        if SECOND_PERSON.search(text):
+            continue
         if difflib.SequenceMatcher(None, said, text).ratio() >= 0.75:
             return True
     return False
+
+
+def is_restatement(reply: str, lines_said: list[str]) -> bool:
+    """The reply only says the player's line back to them, pronouns turned round."""
+    text = (reply or "").strip().lower()
+    return any(
+        difflib.SequenceMatcher(None, line.strip().lower(), text).ratio() >= 0.75
+        for line in lines_said
+    )
 
 
 def is_repeat(reply: str, earlier: list[str]) -> bool:
@@ -606,6 +619,8 @@ def score(
         lines_said = [x.said for x in replies if x.scenario == r.scenario and x.phase == r.phase]
         if is_echo(r.reply, lines_said, r.speaker):
             r.flags.append("echo")
+        elif r.phase != "goodbye" and is_restatement(r.reply, [r.said]):
+            r.flags.append("restated")
         earlier = []
         for x in replies:
             if x is r:
@@ -617,7 +632,7 @@ def score(
     n = len(replies)
     count = {
         flag: sum(flag in r.flags for r in replies)
-        for flag in ("fallback", "narration", "role_confusion", "echo", "repeat")
+        for flag in ("fallback", "narration", "role_confusion", "echo", "repeat", "restated")
     }
     seconds = [r.seconds for r in replies if not r.fallback]
     # The machine is shared: wall times move with other load. llama.cpp's own token counts
@@ -642,6 +657,7 @@ def score(
         "role_confusion_pct": _pct(count["role_confusion"], n),
         "echoes": count["echo"],
         "repeated_pct": _pct(count["repeat"], n),
+        "restated_pct": _pct(count["restated"], n),
         "fallback_pct": _pct(count["fallback"], n),
         "cross_player_mixups": len(mixups),
         "memories_stored": stored_total,

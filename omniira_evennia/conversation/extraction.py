@@ -173,7 +173,7 @@ def _stem(word: str) -> str:
 
 _ASKING = re.compile(
     r"\b(asks?|asked|asking|wants to know|wanted to know|wonders?|wondered|inquire[sd]?|"
-    r"question(s|ed)?|said goodbye|thanked|greeted)\b",
+    r"question(s|ed)?|said goodbye|says goodbye|thank(s|ed|ing)?|greet(s|ed|ing)?)\b",
     re.IGNORECASE,
 )
 

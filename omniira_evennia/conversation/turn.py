@@ -199,13 +199,30 @@ def is_echo(reply: str, said: str, speaker: str) -> bool:
         return True
     if len(line) >= 20 and line in text:
         return True
+    # Said back to them ("You are allergic to lavender") is an answer, if a plain one; the same
+    # words in the speaker's own voice are an echo.
+    if re.search(r"\b(you|you're|your|yours)\b", text):
+        return False
     return bool(line) and difflib.SequenceMatcher(None, line, text).ratio() >= 0.8
+
+
+def speaks_as(reply: str, speaker: str) -> bool:
+    """The model wrote the speaker's line instead of its own ('Quill: "I know you ..."')."""
+    return (
+        bool(speaker)
+        and re.match(
+            rf"^\W*{re.escape(speaker)}\s*(:|says\b|asks\b|replies\b)", reply, re.IGNORECASE
+        )
+        is not None
+    )
 
 
 def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     """Why nobody could take this reply as the NPC's answer, or None if it is one."""
     if not parsed.text:
         return "empty reply after tags"
+    if speaks_as(parsed.text, ctx.speaker_name):
+        return "spoken as the speaker"
     if is_narration(parsed.text, ctx.identity.name):
         return "narration only"
     meaning = gloss(ctx.message, ctx.speaker_name, ctx.identity.name)

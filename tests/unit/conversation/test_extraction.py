@@ -105,6 +105,7 @@ def test_grounding():
     assert not is_grounded("Maren mends clocks for a living.", said, "Tobiah", "Maren")
     assert not is_grounded("Tobiah asked what he does for a living.", said, "Tobiah", "Maren")
     assert not is_grounded("Tobiah thanked Maren for the clocks.", said, "Tobiah", "Maren")
+    assert not is_grounded("Tobiah thanks Maren for the clocks.", said, "Tobiah", "Maren")
 
 
 def test_the_same_key_twice_does_not_overwrite():

@@ -227,10 +227,21 @@ def test_twice_empty_is_an_error_and_a_failed_retry_keeps_the_first_reply():
     assert result.ok and result.parsed.text == "Maren smiles."
 
 
+def test_a_reply_spoken_as_the_player_is_asked_again():
+    client = FakeClient('Ada: "I know you do it, Maren.', "Clocks, love? Handy.")
+    result = run_turn(turn_input(), conf("tags"), client)
+    assert len(client.requests) == 2 and result.parsed.text == "Clocks, love? Handy."
+
+
 def test_echo_detection():
     assert is_echo("Ada says: Maren, I am looking for my sister.", "hello", "Ada")
     assert is_echo(
         "I am looking for my sister Odile near the mill.",
+        "I am looking for my sister Odile near the mill.",
+        "Ada",
+    )
+    assert not is_echo(  # said back to them: an answer, if a plain one
+        "You are looking for your sister Odile near the mill.",
         "I am looking for my sister Odile near the mill.",
         "Ada",
     )
