@@ -74,13 +74,13 @@ EXAMPLE (another person, another day; only the way of answering matters):
 Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
 Bryn says to you: "I can't abide onions, so keep them out of my stew."
 (That is: Bryn can't abide onions, so keep them out of Bryn's stew.)
-You: No onions in your stew then, Bryn.
+{name}: No onions in your stew then, Bryn.
 Bryn says to you: "Do you know how I earn my bread?"
 (That is: does {name} know how Bryn earns Bryn's bread?)
-You: You breed goats on the ridge, Bryn. How is young Piet?
+{name}: You breed goats on the ridge, Bryn. How is young Piet?
 Bryn says to you: "And what is my dog called?"
 (That is: And what is Bryn's dog called?)
-You: You never told me about a dog, Bryn."""
+{name}: You never told me about a dog, Bryn."""
 
 STYLE_INSTRUCTIONS = """\
 HOW YOU SPEAK:
@@ -612,15 +612,22 @@ def is_narration(text: str, name: str = "") -> bool:
     return bool(sentences) and all(_narrated_sentence(s, name) for s in sentences)
 
 
-def strip_character_breaks(text: str, name: str = "") -> tuple[str, bool]:
+def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tuple[str, bool]:
     """
-    Remove sentences where the model talks like an assistant, a leading "Name:" prefix, stage
-    directions, and narration around spoken words ("Maren smiles. Cider, love?" keeps the
-    question; a reply that is only narration is left for the caller, see `is_narration`).
-    Returns (text, broke): `broke` is True if anything was removed.
+    Remove sentences where the model talks like an assistant, a leading "Name:" or "You:"
+    prefix, stage directions, narration around spoken words ("Maren smiles. Cider, love?" keeps
+    the question; a reply that is only narration is left for the caller, see `is_narration`),
+    and whatever the model goes on to write for the other party ('... Tobiah: I also make
+    candles'). Returns (text, broke): `broke` is True if anything was removed.
     """
     broke = False
-    stripped = text.strip()
+    stripped = re.sub(r"^\s*(you|me)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
+    others = [re.escape(who) for who in (speaker, "You") if who]
+    turn = re.search(
+        rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:)", stripped[1:]
+    )
+    if turn:
+        stripped = stripped[: turn.start() + 1].strip()  # the rest is a turn it invented
     if name:
         # 'Maren smiles and says, "Cider or ale?"': keep only the spoken words.
         narrated = re.match(

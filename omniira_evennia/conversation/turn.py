@@ -354,7 +354,9 @@ def run_turn(
         candidate = parse_voice_reply(reply.text, turn_format)
         for problem in candidate.errors:
             log.info("npc #%s: %s", inp.npc_id, problem)
-        candidate.text, broke = strip_character_breaks(candidate.text, ctx.identity.name)
+        candidate.text, broke = strip_character_breaks(
+            candidate.text, ctx.identity.name, ctx.speaker_name
+        )
         if broke:
             health.incr("character_breaks")
         candidate.text, claimed = give_back_claims(

@@ -103,3 +103,15 @@ def test_character_breaks_are_removed():
 def test_narrated_speech_keeps_only_the_spoken_words():
     text, _ = strip_character_breaks('Maren smiles warmly and says, "Cider, love?"', "Maren")
     assert text == "Cider, love?"
+
+
+def test_a_turn_the_model_writes_for_the_other_party_is_cut():
+    reply = "You: Clocks, Tobiah? Tell me more. Tobiah: I also make candles."
+    assert strip_character_breaks(reply, "Maren", "Tobiah") == (
+        "Clocks, Tobiah? Tell me more.",
+        False,
+    )
+    assert strip_character_breaks("Evening. Tobiah says: hi", "Maren", "Tobiah")[0] == "Evening."
+    assert strip_character_breaks("I know you: a clockmaker.", "Maren", "Tobiah")[0] == (
+        "I know you: a clockmaker."
+    )
