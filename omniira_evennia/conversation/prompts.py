@@ -552,13 +552,15 @@ def render_line(ctx: PromptContext, text: str) -> str:
 
 def render_said(ctx: PromptContext, text: str) -> str:
     """
-    A player's line as a user message: quoted and attributed, with who "I" and "you" are in it
-    spelled out (`gloss`). A small model given the player's bare words as a chat turn mirrors
+    A player's line as a user message: quoted and attributed, a question with who "I" and
+    "you" are in it spelled out (`gloss`). A small model given the player's bare words as a chat turn mirrors
     them ("I come from Frosthollow" -> "I'm from Frosthollow"); given a quoted line, it answers.
     Earlier lines are rendered the same way, so the server's prompt cache keeps them.
     """
     said = f"{ctx.speaker_name} says to you: {quote(text)}"
-    meaning = gloss(text, ctx.speaker_name, ctx.identity.name)
+    # Only a question gets its pronouns spelled out ("who am I looking for?"): glossed, a
+    # statement is parroted back ("You are searching for Tobiah's sister Odile, Tobiah").
+    meaning = gloss(text, ctx.speaker_name, ctx.identity.name) if "?" in text else ""
     return f"{said}\n(That is: {meaning})" if meaning else said
 
 

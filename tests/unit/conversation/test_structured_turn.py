@@ -271,10 +271,7 @@ def test_a_players_lines_are_quoted_with_the_pronouns_spelled_out():
     messages = build_messages(ctx.context, "json")
     assert build_messages(ctx.context, "tags")[1:] == messages[1:]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
-    assert messages[1]["content"] == (
-        'Ada says to you: "I am searching for my sister Odile."\n'
-        "(That is: Ada is searching for Ada's sister Odile.)"
-    )
+    assert messages[1]["content"] == 'Ada says to you: "I am searching for my sister Odile."'
     assert messages[2]["content"] == "Oh, love."
     scene = messages[3]["content"]
     assert scene.startswith('Ada says to you: "Who am I searching for, do you recall?"')
