@@ -59,9 +59,8 @@ Answer with one JSON object:
 
 EXAMPLE (another person, another day; only the way of answering matters):
 Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
-Bryn says to you: "I can't abide onions, so keep them out of my stew."
-(That is: Bryn can't abide onions, so keep them out of Bryn's stew.)
-{"say": "No onions in your stew then, Bryn.", "remember": [{"key": "food_to_avoid", "value": "Bryn cannot abide onions.", "importance": 4, "feeling": null}]}
+Bryn says to you: "My cousin Wenna keeps the lighthouse at Gullmouth."
+{"say": "A lighthouse keeper in the family, Bryn?", "remember": [{"key": "cousin", "value": "Bryn's cousin Wenna keeps the lighthouse at Gullmouth.", "importance": 4, "feeling": null}]}
 Bryn says to you: "Do you know how I earn my bread?"
 (That is: does {name} know how Bryn earns Bryn's bread?)
 {"say": "You breed goats on the ridge, Bryn. How is young Piet?", "remember": []}
@@ -72,9 +71,6 @@ Bryn says to you: "And what is my dog called?"
 TAG_EXAMPLE = """\
 EXAMPLE (another person, another day; only the way of answering matters):
 Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
-Bryn says to you: "I can't abide onions, so keep them out of my stew."
-(That is: Bryn can't abide onions, so keep them out of Bryn's stew.)
-{name}: No onions in your stew then, Bryn.
 Bryn says to you: "Do you know how I earn my bread?"
 (That is: does {name} know how Bryn earns Bryn's bread?)
 {name}: You breed goats on the ridge, Bryn. How is young Piet?
@@ -508,10 +504,23 @@ def give_back_claims(
     if not evidence and not stems:
         return text, 0
     own_stems = _stems(_words(own))
+    theirs = {b for line in said for a, b in zip(_words(line), _words(line)[1:]) if a == "my"}
     changed = 0
     out = []
     for sentence in _SENTENCE.findall(text):
-        if _claims(sentence, evidence, stems, own_stems):
+        mine = [m for m in re.finditer(r"\bmy\s+([\w']+)", sentence, re.IGNORECASE)]
+        if _SECOND.search(sentence) and any(m.group(1).lower() in theirs for m in mine):
+            # "You must never put honey in my tea": their tea, not the NPC's.
+            sentence = re.sub(
+                r"\bmy(\s+)([\w']+)",
+                lambda m: ("your" if m.group(2).lower() in theirs else "my")
+                + m.group(1)
+                + m.group(2),
+                sentence,
+                flags=re.IGNORECASE,
+            )
+            changed += 1
+        elif _claims(sentence, evidence, stems, own_stems):
             first = sentence.lstrip()
             fixed = _to_second_person(first)
             sentence = sentence[: len(sentence) - len(first)] + fixed[:1].upper() + fixed[1:]

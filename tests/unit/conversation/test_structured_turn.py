@@ -328,6 +328,11 @@ def test_give_back_claims_uses_what_the_npc_remembers():
         1,
     )
     assert give_back_claims("I know you are a clockmaker.", said, memories, "Tobiah")[1] == 0
+    said = ["What must you never put in my tea?"]
+    assert give_back_claims("You must never put honey in my tea.", said, [], "Tobiah") == (
+        "You must never put honey in your tea.",
+        1,
+    )
     # A word of the speaker's facts after "I'm", not the NPC's own stance or trade.
     memories = ["Tobiah mends clocks.", "Tobiah is looking for his sister Odile."]
     own = "Maren, tavern keeper: you pour cider and cook a stew."
