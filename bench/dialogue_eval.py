@@ -821,7 +821,7 @@ def main() -> None:
     from bench.retrieval import setup_django
 
     setup_django("sqlite", tmp, "dialogue.db3")
-    _default_homes()
+    ensure_default_homes()
     print(f"{len(scenarios)} scenarios, database in {tmp}", flush=True)
     with local_model(args.threads, args.ctx, args.base_url) as url:
         report = run_eval(
@@ -868,11 +868,14 @@ def append_to_log(report: dict, note: str = "") -> None:
     LOG.write_text(json.dumps(runs, indent=2))
 
 
-def _default_homes() -> None:
-    """Evennia's first start makes #1 and #2 (Limbo, the default home); objects need a home."""
+def ensure_default_homes() -> None:
+    """
+    Evennia's first start makes #1 and #2 (Limbo, the default home); objects need a home.
+    Limbo first: a room made before it may be given #2 as its home, a foreign key that fails.
+    """
     from evennia.objects.models import ObjectDB
 
-    for home_id, key in ((1, "Home"), (2, "Limbo")):
+    for home_id, key in ((2, "Limbo"), (1, "Home")):
         if not ObjectDB.objects.filter(id=home_id).exists():
             ObjectDB.objects.create(
                 id=home_id, db_key=key, db_typeclass_path="evennia.objects.objects.DefaultRoom"

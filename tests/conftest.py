@@ -44,7 +44,7 @@ def _default_homes(request, django_db_blocker):
         from django.db import connection
         from evennia.objects.models import ObjectDB
 
-        for home_id, key in ((1, "Home"), (2, "Limbo")):
+        for home_id, key in ((2, "Limbo"), (1, "Home")):  # Limbo first: #1 gets #2 as home
             if not ObjectDB.objects.filter(id=home_id).exists():
                 ObjectDB.objects.create(
                     id=home_id, db_key=key, db_typeclass_path="evennia.objects.objects.DefaultRoom"

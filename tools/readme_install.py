@@ -1,6 +1,6 @@
 """
 The Installation section of omniira_evennia/README.md, read as steps a program can apply, so
-the README and tests/test_builder_path.py cannot drift apart.
+the README and tests/e2e/test_builder_path.py cannot drift apart.
 
 Each code block of the section is introduced by the paragraph just before it. These
 introductions are understood (file paths relative to the game folder):

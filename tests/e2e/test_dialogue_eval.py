@@ -6,7 +6,14 @@ Slow (several minutes on two cores). The full evaluation is `make bench`.
 
 import pytest
 
-from bench.dialogue_eval import load_scenarios, local_model, run_eval, subset, tiers_for
+from bench.dialogue_eval import (
+    ensure_default_homes,
+    load_scenarios,
+    local_model,
+    run_eval,
+    subset,
+    tiers_for,
+)
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.django_db(transaction=True)]
 
@@ -19,18 +26,8 @@ def model_url():
         yield url
 
 
-def _default_homes():
-    from evennia.objects.models import ObjectDB
-
-    for home_id, key in ((1, "Home"), (2, "Limbo")):
-        if not ObjectDB.objects.filter(id=home_id).exists():
-            ObjectDB.objects.create(
-                id=home_id, db_key=key, db_typeclass_path="evennia.objects.objects.DefaultRoom"
-            )
-
-
 def test_npcs_remember_what_players_told_them(model_url):
-    _default_homes()
+    ensure_default_homes()
     scenarios, data = load_scenarios()
     chosen = subset(scenarios, None, SUBSET)
     report = run_eval(chosen, data, tiers_for(model_url), log=lambda *a: None)
