@@ -623,8 +623,8 @@ def dialogue_eval_section(data: dict) -> str:
         else []
     )
     log_rows = "\n".join(
-        "| {label} | {n} | {stored} | {recalled} | {invented} | {narr} | {conf} | {echo} | {fb} "
-        "| {mix} | {idle} | {note} |".format(
+        "| {label} | {n} | {stored} | {recalled} | {invented} | {narr} | {conf} | {echo} | {rep} "
+        "| {fb} | {mix} | {idle} | {note} |".format(
             label=run["label"],
             n=f"{run['summary']['scenarios']} ({run['summary']['facts']} facts)",
             stored=run["summary"].get("facts_stored_pct"),
@@ -633,6 +633,7 @@ def dialogue_eval_section(data: dict) -> str:
             narr=run["summary"].get("narration_pct"),
             conf=run["summary"].get("role_confusion_pct"),
             echo=run["summary"].get("echoes"),
+            rep=run["summary"].get("repeated_pct"),
             fb=run["summary"].get("fallback_pct"),
             mix=run["summary"].get("cross_player_mixups"),
             idle=run["summary"].get("reply_idle_median_s"),
@@ -664,11 +665,12 @@ machine; the idle-speed times are llama.cpp's own token counts at this machine's
 
 {latency}
 
-Every run, in order (subset runs while iterating; `before` is today's code at the start of
-#16):
+Every run, in order (the 4-scenario subset while iterating; `baseline` is today's code at the
+start of #16). All runs are scored with today's measures (`bench/dialogue_eval.py --rescore`),
+so the columns compare.
 
-| run | scenarios | stored % | recalled % | invented % | narration % | role conf. % | echoes | fallback % | mix-ups | idle median s | what changed |
-|---|---|---|---|---|---|---|---|---|---|---|---|
+| run | scenarios | stored % | recalled % | invented % | narration % | role conf. % | echoes | repeated % | fallback % | mix-ups | idle median s | what changed |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 {log_rows}
 
 Flagged replies of the last run (first 12):
