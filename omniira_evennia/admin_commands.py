@@ -8,6 +8,7 @@ arguments with its usage line.
 
 from __future__ import annotations
 
+from django.utils import timezone
 from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.muxcommand import MuxCommand
 
@@ -21,6 +22,7 @@ from omniira_evennia.memory.safety import neutralize_markup
 from omniira_evennia.models import (
     AuditLog,
     Concern,
+    Conversation,
     DiaryEntry,
     Memory,
     Reflection,
@@ -28,6 +30,8 @@ from omniira_evennia.models import (
     Source,
 )
 from omniira_evennia.operations import stats_text, trace_text, why_text
+from omniira_evennia.rollover.service import run_rollover
+from omniira_evennia.runtime import clock
 from omniira_evennia.runtime.runner import defer_interactive
 from omniira_evennia.vocabulary import FEELINGS
 
@@ -48,6 +52,8 @@ USAGE = {
     "why": "@memory why <npc> = <question> [about <player>]",
     "reembed": "@memory reembed [status|stop]",
     "concerns": "@memory concerns <npc>",
+    "reviews": "@memory reviews <npc>",
+    "rollover": "@memory rollover [<game day>]",
 }
 
 
@@ -73,6 +79,31 @@ def _line(memory: Memory) -> str:
     return line
 
 
+def _ago(when, now) -> str:
+    seconds = max(0, int((now - when).total_seconds()))
+    if seconds < 60:
+        return f"{seconds} s ago"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    return f"{seconds // 3600} h ago"
+
+
+def rollover_report_text(summary: dict) -> str:
+    """What a rollover wrote, per NPC, from `run_rollover`'s summary."""
+    lines = [
+        f"Rollover of game day {summary['game_day']} done in {summary['seconds']} s: "
+        f"{summary['jobs']} jobs, forgot {summary['expired']} expired and "
+        f"{summary['evicted']} excess memories."
+    ]
+    for report in summary.get("npcs", []):
+        diary = "yes" if report["diary"] == "written" else f"no ({report['diary']})"
+        beliefs = str(report["beliefs"])
+        if report.get("beliefs_note"):
+            beliefs += f" ({report['beliefs_note']})"
+        lines.append(f"  {report['npc']}: diary {diary}; beliefs {beliefs}")
+    return "\n".join(lines)
+
+
 class CmdMemory(MuxCommand):
     """
     inspect and steer what NPCs remember
@@ -94,6 +125,8 @@ class CmdMemory(MuxCommand):
       @memory why <npc> = <question> [about <player>]
       @memory reembed [status|stop]
       @memory concerns <npc>
+      @memory reviews <npc>
+      @memory rollover [<game day>]
 
     Examples:
       @memory inspect Maren = Ada
@@ -103,6 +136,8 @@ class CmdMemory(MuxCommand):
       @memory search Maren = the blue glass bottles
       @memory whoknows sickness on the river barges
       @memory why Maren = who am I looking for? about Ada
+      @memory reviews Maren
+      @memory rollover
 
     inspect lists memories (source, provenance, feeling, importance). clear and
     erase ask for confirmation; erase removes everything stored about a player
@@ -122,6 +157,15 @@ class CmdMemory(MuxCommand):
     stored vector the configured embedder did not make (after changing
     EMBEDDER); retrieval keeps working on the rows already done, and a restart
     resumes where it stopped.
+
+    reviews lists an NPC's latest conversations and their review: a
+    conversation ends when the player says goodbye, leaves or stays quiet
+    (CONVERSATION_IDLE_SECONDS), then the NPC reads it over once for anything it
+    forgot to note (pending, running, done with the memories kept, failed,
+    skipped). rollover runs the day's rollover now (default: today's game
+    day): forgetting, headline NPCs' beliefs and every NPC's diary. It says
+    what it started, and when done, per NPC: diary written or why not, and
+    beliefs written or why none. Work already done that day is not redone.
     """
 
     key = "@memory"
@@ -209,6 +253,68 @@ class CmdMemory(MuxCommand):
             self.caller.msg(f"Already running: {job.status_line()}")
         else:
             reembed.start_reembed(report=self.caller.msg)
+
+    def do_reviews(self):
+        npc = self.target_npc("reviews")
+        if npc is None:
+            return
+        rows = list(
+            Conversation.objects.filter(npc=npc)
+            .exclude(extraction=Conversation.Extraction.NONE)
+            .select_related("speaker")
+            .order_by("-last_turn_at")[:15]
+        )
+        if not rows:
+            self.caller.msg(f"{npc.key} has had no conversations with players yet.")
+            return
+        conf, now = get_settings(), timezone.now()
+        out = [f"|w{npc.key}|n's conversations and their reviews (newest first):"]
+        for conv in rows:
+            who = conv.speaker.key if conv.speaker else "someone gone"
+            if conv.ended_at is None:
+                idle = int(conf.CONVERSATION_IDLE_SECONDS // 60)
+                out.append(
+                    f"  with {who}: open, last line {_ago(conv.last_turn_at, now)}; reviewed "
+                    f"once it ends (goodbye, leaving, or {idle} min quiet)"
+                )
+                continue
+            state = {
+                "pending": "review pending (queued for the next tick)",
+                "running": "review running (the NPC is reading it over)",
+                "done": f"reviewed: kept {conv.extracted_count} new memories",
+                "failed": "review failed (see the server log)",
+                "skipped": "no review: the player said nothing",
+            }.get(conv.extraction, conv.extraction)
+            out.append(
+                f"  with {who}: ended {_ago(conv.ended_at, now)} ({conv.end_reason}), {state}"
+            )
+        self.caller.msg("\n".join(out))
+
+    def do_rollover(self):
+        day_text = self.target.strip()
+        if day_text and not day_text.isdigit():
+            self.usage("rollover")
+            return
+        day = int(day_text) if day_text else clock.current_game_day()
+        npcs = store.memory_npcs()
+        conf = get_settings()
+        self.caller.msg(
+            f"Rollover of game day {day} started for {len(npcs)} NPCs: forgetting, "
+            + (
+                "beliefs of headline NPCs, "
+                if conf.REFLECTIONS
+                else "no beliefs (REFLECTIONS off), "
+            )
+            + ("diaries." if conf.DIARIES else "no diaries (DIARIES off).")
+            + " The report follows when every job is done."
+        )
+
+        def _report(summary):
+            self.caller.msg(rollover_report_text(summary))
+
+        run_rollover(day, npcs=npcs).addCallback(_report).addErrback(
+            lambda failure: self.caller.msg(f"The rollover failed: {failure.getErrorMessage()}")
+        )
 
     def do_why(self):
         npc = self.target_npc("why")

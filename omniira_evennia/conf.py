@@ -25,7 +25,7 @@ import os
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 TIER_NAMES = ("voice", "reasoning", "ambient")
 
@@ -111,6 +111,11 @@ class OmniiraSettings(BaseModel):
     THINKING_MESSAGE: str = "{name} pauses, thinking."
     FALLBACK_LINES: list[str] = Field(default_factory=lambda: list(DEFAULT_FALLBACK_LINES))
     MAX_MESSAGE_CHARS: int = Field(1000, gt=0)
+    # An in-world cue to the player when the NPC has finished reviewing a conversation that
+    # ended (its extraction wrote what it kept), shown only if the player is still in the
+    # NPC's room, {npc} being the NPC's name; "" (the default): no cue. Builders see every
+    # review with `@memory reviews <npc>`.
+    REVIEW_CUE: str = ""
 
     # Social memory.
     TICK_SECONDS: float = Field(15.0, gt=0)  # lifecycle checks and extraction queue
@@ -205,6 +210,15 @@ class OmniiraSettings(BaseModel):
     WORKER_THREADS: int | None = Field(None, ge=1)
     # A database query from a worker thread: "raise" (the test suite), "log" or "off".
     WORKER_ORM_GUARD: Literal["raise", "log", "off"] = "log"
+
+    @field_validator("REVIEW_CUE")
+    @classmethod
+    def _cue_placeholders(cls, value: str) -> str:
+        try:
+            value.format(npc="Maren")
+        except (KeyError, IndexError, ValueError) as err:
+            raise ValueError(f"only {{npc}} may be filled in ({err!r})") from None
+        return value
 
     @property
     def interactive_threads(self) -> int:

@@ -69,6 +69,20 @@ def process_ended(limit: int | None = None) -> list:
     return [extract(cid) for cid in list(pending)]
 
 
+def review_cue(npc, speaker) -> bool:
+    """
+    Tell the player, in-world, that the NPC has thought over their talk (REVIEW_CUE; "" is
+    off), if they are a player still in the NPC's room. True if the cue was sent.
+    """
+    cue = get_settings().REVIEW_CUE
+    if not cue or not is_player(speaker) or speaker.location is None:
+        return False
+    if speaker.location != npc.location:
+        return False
+    speaker.msg(cue.format(npc=npc.key))
+    return True
+
+
 def extract(conversation_id: str):
     """Extract an ended conversation once; a no-op (None) if someone else already claimed it."""
     if not store.claim_extraction(conversation_id):
@@ -131,6 +145,7 @@ def extract(conversation_id: str):
                 written += 1
         store.finish_extraction(conversation_id, Conversation.Extraction.DONE, written)
         health.incr("extractions")
+        review_cue(npc, speaker)
         return written
 
     return run_job(

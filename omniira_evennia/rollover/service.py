@@ -221,8 +221,29 @@ def day_signals(npc, game_day: int, events: dict[int, list[str]] | None = None) 
 # ---------------------------------------------------------------- jobs
 
 
-def reflection_job(npc, target, count, game_day):
+def _note(report: dict | None, key: str, value) -> None:
+    """Record an outcome in a rollover's per-NPC report (see `run_rollover`), if kept."""
+    if report is not None:
+        report[key] = value
+
+
+def _already(kind: str, npc, game_day: int, target_id: int = 0) -> str:
+    status = (
+        DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day)
+        .values_list("status", flat=True)
+        .first()
+    )
+    return f"already {status or 'claimed'} for day {game_day}"
+
+
+def reflection_job(npc, target, count, game_day, report: dict | None = None):
+    """
+    `report`, if given, gets the outcome: "beliefs" grows by the beliefs written, and a
+    reflection that wrote none adds why to its "notes".
+    """
+    notes = report.setdefault("notes", []) if report is not None else []
     if not claim("reflection", npc, game_day, target.id):
+        notes.append(f"about {target.key}: {_already('reflection', npc, game_day, target.id)}")
         return defer.succeed(0)
     inp = reflection_input(npc, target, count)
     client, embedder = get_client(), get_embedder()
@@ -231,6 +252,7 @@ def reflection_job(npc, target, count, game_day):
         if result.error:
             health.incr("reflection_failures")
             _mark("reflection", npc, game_day, "failed", target.id)
+            notes.append(f"about {target.key}: failed ({result.error})")
             return 0
         for belief, vector in zip(result.beliefs, result.vectors):
             Reflection.objects.create(
@@ -244,6 +266,10 @@ def reflection_job(npc, target, count, game_day):
             )
         _mark("reflection", npc, game_day, "done", target.id)
         health.incr("reflections")
+        if report is not None:
+            report["beliefs"] = report.get("beliefs", 0) + len(result.beliefs)
+        if not result.beliefs:
+            notes.append(f"about {target.key}: the model drew no belief")
         return len(result.beliefs)
 
     return run_job(
@@ -253,18 +279,24 @@ def reflection_job(npc, target, count, game_day):
             work=lambda: run_reflection(inp, client, embedder),
             apply=_apply,
             npc=npc,
-            on_failure=lambda: _mark("reflection", npc, game_day, "failed", target.id),
+            on_failure=lambda: (
+                _mark("reflection", npc, game_day, "failed", target.id),
+                notes.append(f"about {target.key}: failed"),
+            ),
         )
     )
 
 
-def diary_job(npc, game_day, events=None):
+def diary_job(npc, game_day, events=None, report: dict | None = None):
+    """`report`, if given, gets the outcome as "diary": "written" or why not."""
     if not claim("diary", npc, game_day):
+        _note(report, "diary", _already("diary", npc, game_day))
         return defer.succeed(0)
     signals = day_signals(npc, game_day, events)
     if signals.empty:
         _mark("diary", npc, game_day, "empty")
         health.incr("diaries_skipped_quiet")
+        _note(report, "diary", "a quiet day: no memories, places or events to write about")
         return defer.succeed(0)
     inp = DiaryInput(
         npc.id,
@@ -280,6 +312,7 @@ def diary_job(npc, game_day, events=None):
         if result.entry is None:
             health.incr("diary_failures")
             _mark("diary", npc, game_day, "failed")
+            _note(report, "diary", f"failed ({result.error or 'no usable entry'})")
             return 0
         DiaryEntry.objects.update_or_create(
             npc=npc,
@@ -292,6 +325,7 @@ def diary_job(npc, game_day, events=None):
         )
         _mark("diary", npc, game_day, "done")
         health.incr("diaries")
+        _note(report, "diary", "written")
         return 1
 
     return run_job(
@@ -301,14 +335,22 @@ def diary_job(npc, game_day, events=None):
             work=lambda: run_diary(inp, client, embedder),
             apply=_apply,
             npc=npc,
-            on_failure=lambda: _mark("diary", npc, game_day, "failed"),
+            on_failure=lambda: (
+                _mark("diary", npc, game_day, "failed"),
+                _note(report, "diary", "failed (see the server log)"),
+            ),
         )
     )
 
 
-def _job_failed(failure, kind, npc, game_day, target_id=0):
+def _job_failed(failure, kind, npc, game_day, target_id=0, report=None):
     """Any error in a job (its reactor part or its worker part): mark it failed, go on."""
     log.error(f"omniira: {kind} for {npc.key} (day {game_day}) failed: {failure.getErrorMessage()}")
+    if report is not None:
+        if kind == "diary":
+            report["diary"] = f"failed ({failure.getErrorMessage()})"
+        else:
+            report.setdefault("notes", []).append(f"failed ({failure.getErrorMessage()})")
     try:
         _mark(kind, npc, game_day, "failed", target_id)
     except Exception:  # e.g. the database is locked; the claim is reset at the next start
@@ -325,6 +367,10 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
     NPCs are planned one at a time by a Twisted cooperator (in 10 ms slices between which the
     reactor serves players), so the first job starts after one NPC's planning whatever the
     number of NPCs (`first_job_s` in the summary).
+
+    The summary's "npcs" lists what was done for each NPC (`@memory rollover` shows it):
+    {"npc": name, "diary": "written" or why not, "beliefs": how many were written,
+    "beliefs_note": why none or some were not ("" if nothing to say)}.
     """
     from evennia.objects.models import ObjectDB
 
@@ -348,24 +394,39 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
             counts["first_job_s"] = round(time.monotonic() - started, 3)
         jobs.append(job)
 
+    reports: list[dict] = []
+
     def plan(npc) -> None:
-        if conf.REFLECTIONS and _is_headline(npc):
+        report = {"npc": npc.key, "diary": "not written", "beliefs": 0, "notes": []}
+        reports.append(report)
+        if not conf.REFLECTIONS:
+            report["notes"].append("reflections are off (REFLECTIONS)")
+        elif not _is_headline(npc):
+            report["notes"].append("only headline NPCs reflect")
+        else:
             targets = reflection_targets(npc, conf.REFLECTION_THRESHOLD)
             people = ObjectDB.objects.in_bulk([t for t, _ in targets])
+            if not targets:
+                report["notes"].append(
+                    f"no one with {conf.REFLECTION_THRESHOLD}+ new memories since the last "
+                    "belief about them (REFLECTION_THRESHOLD)"
+                )
             for target_id, count in targets:
                 if target_id in people:
                     counts["reflection_jobs"] += 1
                     add(
                         semaphore.run(
-                            reflection_job, npc, people[target_id], count, day
-                        ).addErrback(_job_failed, "reflection", npc, day, target_id)
+                            reflection_job, npc, people[target_id], count, day, report
+                        ).addErrback(_job_failed, "reflection", npc, day, target_id, report)
                     )
         if conf.DIARIES:
             add(
-                semaphore.run(diary_job, npc, day, events).addErrback(
-                    _job_failed, "diary", npc, day
+                semaphore.run(diary_job, npc, day, events, report).addErrback(
+                    _job_failed, "diary", npc, day, 0, report
                 )
             )
+        else:
+            report["diary"] = "diaries are off (DIARIES)"
 
     def planning():
         for npc in npcs if npcs is not None else store.memory_npcs():
@@ -382,6 +443,15 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
             **forgotten,
         }
         log.info(f"omniira: rollover of day {day}: {summary}")
+        summary["npcs"] = [
+            {
+                "npc": r["npc"],
+                "diary": r["diary"],
+                "beliefs": r["beliefs"],
+                "beliefs_note": "; ".join(r["notes"]),
+            }
+            for r in reports
+        ]
         return summary
 
     if runner.inline():  # tests run no reactor: plan everything now
