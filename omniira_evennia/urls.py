@@ -9,5 +9,10 @@ app_name = "omniira"
 urlpatterns = [
     path("", views.npc_list, name="npcs"),
     path("npc/<int:npc_id>/", views.npc_detail, name="npc"),
+    path("memory/<int:memory_id>/", views.memory_detail, name="memory"),
     path("gossip/", views.gossip_graph, name="gossip"),
+    path("gossip/<int:teller_id>/<int:listener_id>/", views.gossip_chain, name="gossip_chain"),
+    path("health/", views.health_page, name="health"),
+    path("usage/", views.usage_page, name="usage"),
+    path("audit/", views.audit_page, name="audit"),
 ]
