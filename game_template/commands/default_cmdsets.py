@@ -19,6 +19,8 @@ from evennia import default_cmds
 from omniira_evennia.admin_commands import OmniiraAdminCmdSet
 from omniira_evennia.commands import OmniiraCmdSet
 
+from .demo import CmdClock
+
 
 class CharacterCmdSet(default_cmds.CharacterCmdSet):
     """
@@ -38,6 +40,8 @@ class CharacterCmdSet(default_cmds.CharacterCmdSet):
         self.add(OmniiraCmdSet)
         # `@memory` for builders, `recall` for players (omniira-evennia).
         self.add(OmniiraAdminCmdSet)
+        # `clock`: the game time NPC schedules follow (the demo's own command).
+        self.add(CmdClock())
         #
         # any commands you add below will overload the default ones.
         #

@@ -8,8 +8,10 @@ file and reloading updates the world). It never deletes anything a builder added
 Limbo (#2, Evennia's start location) becomes the tavern, so new characters start there.
 
 Daily life: Lyra busks at the market mornings and afternoons, Voss and Wren work there by day
-and come to the tavern in the evening; Maren keeps her bar and never leaves it. A schedule
-names rooms by name or alias ("tavern", "market"), in game hours.
+and come to the tavern in the evening; Maren keeps her bar and never leaves it, and greets each
+new character she sees there (a scripted line). A schedule names rooms by name or alias
+("tavern", "market"), in game hours; README.md lists these schedules, and a test holds the two
+together (tests/integration/shell/test_demo_world.py).
 """
 
 from evennia import create_object, search_object, search_tag
@@ -49,6 +51,9 @@ NPCS = [
         "upstairs and hear everyone's news. You never leave the bar.",
         "headline": True,
         "autonomous": False,  # stays at her post; still remembers, reflects and writes a diary
+        # Scripted, no LLM: said once to each player character she first sees (typeclasses/npcs).
+        "greeting": 'Maren looks up from the taps and nods at {name}. "Welcome to the Lantern '
+        "& Lane, love. Cider, ale or plum wine? Say 'Maren, ...' and I'll hear you.\"",
     },
     {
         "key": "Lyra",
@@ -156,6 +161,7 @@ def build_world():
         npc.db.npc_duty = spec["duty"]
         npc.db.npc_headline = spec.get("headline", False)
         npc.db.npc_autonomous = spec.get("autonomous", True)
+        npc.db.npc_greeting = spec.get("greeting", "")
         try:
             omniira_evennia.set_schedule(npc, spec.get("schedule", ""))
         except omniira_evennia.ScheduleError as err:

@@ -18,6 +18,11 @@ WEBSOCKET_CLIENT_INTERFACE = "127.0.0.1"
 # 10 minutes (every local player shares 127.0.0.1).
 CREATION_THROTTLE_LIMIT = 50
 
+# One account on telnet and in the web client at once (builders work that way): Evennia's
+# default (0) disconnects the older session; 1 keeps both, on the same character, both
+# seeing its output.
+MULTISESSION_MODE = 1
+
 # All ports move together when OMNIIRA_DEMO_PORT_BASE is set (tests run a second copy).
 import os as _os  # noqa: E402
 import sys as _sys  # noqa: E402
@@ -43,6 +48,9 @@ OMNIIRA = {
     "PLAYER_RECALL": True,  # the demo lets players ask `recall Maren`
     "ROLLOVER_CONCURRENCY": 4,
     "GAME_START_HOUR": 7,  # a new demo world wakes at 07:00; Lyra heads to market at 08:00
+    # The player still in the room sees when the NPC has reviewed their ended conversation
+    # (`recall` shows what it kept from then on).
+    "REVIEW_CUE": "{npc} nods slowly, turning over what you talked about.",
     # Timeouts allow for the offline 1.5B model on two CPU cores (first replies 30-60 s).
     "TIERS": {
         "voice": {"max_tokens": 160, "temperature": 0.7, "timeout": 150},
