@@ -24,6 +24,7 @@ class OmniiraConfig(AppConfig):
 
         setting_changed.connect(_settings_changed, weak=False)
         store.connect_signals()
+        _unpin_on_change()
         runner.install_orm_guard(_guard_mode())
         logs.route_to_evennia()  # one logging path: stdlib logging into Evennia's log
         notices.connect()  # staff hear at login what the checks would say (notices.py)
@@ -54,3 +55,28 @@ def _guard_mode() -> str:
 
     mode = (getattr(settings, "OMNIIRA", None) or {}).get("WORKER_ORM_GUARD", "log")
     return mode if mode in ("raise", "log", "off") else "log"
+
+
+def _unpin_on_change():
+    """A conversation's pinned prompt is dropped when what it shows changes (service.unpin)."""
+    from django.db.models.signals import post_delete, post_save
+
+    from omniira_evennia.models import (
+        Concern,
+        ConversationTurn,
+        DiaryEntry,
+        Memory,
+        Opinion,
+        Reflection,
+    )
+
+    def unpin(sender, instance, created=False, **kwargs):
+        if not created:  # imported when called: the service brings in Twisted's reactor
+            from omniira_evennia.conversation.service import unpin
+
+            unpin()
+
+    for model in (Memory, Opinion, Concern, Reflection, DiaryEntry, ConversationTurn):
+        uid = f"omniira_unpin_{model.__name__}"
+        post_save.connect(unpin, sender=model, dispatch_uid=uid + "_save", weak=False)
+        post_delete.connect(unpin, sender=model, dispatch_uid=uid + "_delete", weak=False)

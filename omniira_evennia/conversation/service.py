@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 import time
+from collections import OrderedDict
 
 from django.db import transaction
 from twisted.internet import reactor
@@ -19,7 +20,7 @@ from twisted.internet import reactor
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.lifecycle import close_conversation
-from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
+from omniira_evennia.conversation.prompts import Identity, PinnedPrompt, PromptContext, Turn
 from omniira_evennia.conversation.tags import clean_text
 from omniira_evennia.conversation.turn import TurnInput, TurnResult, run_turn
 from omniira_evennia.llm import guards
@@ -38,6 +39,13 @@ log = logging.getLogger(__name__)
 
 # (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
 _in_flight: set[tuple[int, int]] = set()
+
+# How each live conversation's last request began (conversation id -> the settings it was
+# made under, PinnedPrompt), so the next one starts the same way and the LLM server's prompt
+# cache skips it. In process only: after a restart a conversation's next line renders its
+# prompt afresh, as it does after anything shown in one is changed or erased (`unpin`).
+_pinned: OrderedDict[str, tuple[object, PinnedPrompt]] = OrderedDict()
+PINNED_CONVERSATIONS = 256
 
 
 def is_answering(npc_id: int) -> bool:
@@ -117,7 +125,33 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
             else []
         ),
         today=game_day,
+        pinned=_pinned_for(conversation_id, conf),
     )
+
+
+def _pinned_for(conversation_id: str, conf) -> PinnedPrompt | None:
+    made_under, pinned = _pinned.get(conversation_id, (None, None))
+    return pinned if made_under is conf else None  # settings changed: render afresh
+
+
+def _keep_pinned(conversation_id: str, conf, pinned: PinnedPrompt | None) -> None:
+    if pinned is None:
+        return
+    _pinned[conversation_id] = (conf, pinned)
+    _pinned.move_to_end(conversation_id)
+    while len(_pinned) > PINNED_CONVERSATIONS:
+        _pinned.popitem(last=False)
+
+
+def unpin() -> None:
+    """
+    Forget every pinned prompt: something a prompt may show was changed or erased (a memory
+    superseded, marked suspect or forgotten, an opinion changed, a player's data erased), and
+    an ongoing conversation must not keep showing it. New rows need not: they arrive with the
+    line that retrieves them. Called on the models' post_save (updates) and post_delete
+    (apps.py).
+    """
+    _pinned.clear()
 
 
 def turn_refusal(npc, speaker, conf) -> str | None:
@@ -196,6 +230,7 @@ def start_turn(npc, speaker, message: str):
             store.install_index(npc.id, turn_input.index, index_token)
         # The line's vector was computed as the retrieval query: keep it (the verbatim lane).
         store.keep_line_vector(said.id, result.query_vector, embedder_name())
+        _keep_pinned(conversation_id, conf, result.pinned)
         return retry_if_locked(
             apply_turn, npc, speaker, conversation_id, game_day, result, suspect=bool(labels)
         )

@@ -21,11 +21,13 @@ from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation.extraction import is_grounded, third_person
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
+    PinnedPrompt,
     PromptContext,
     build_messages,
     give_back_claims,
     gloss,
     is_narration,
+    pin,
     strip_character_breaks,
 )
 from omniira_evennia.conversation.tags import (
@@ -74,6 +76,8 @@ class TurnInput:
     # game day they are dated against.
     said_lines: list[SaidLine] = field(default_factory=list)
     today: int = 0
+    # How this conversation's last request began (None: its first line, or NPC talk).
+    pinned: PinnedPrompt | None = None
 
 
 @dataclass
@@ -85,6 +89,7 @@ class TurnResult:
     commitment_vectors: list[np.ndarray | None] = field(default_factory=list)
     error: str | None = None
     query_vector: np.ndarray | None = None  # the speaker's line, kept for the verbatim lane
+    pinned: PinnedPrompt | None = None  # how the conversation's next request starts
 
     @property
     def ok(self) -> bool:
@@ -329,7 +334,7 @@ def run_turn(
     ctx = retrieve_context(inp, conf, query_vector)
     turn_format = turn_format_of(conf, inp.tier)
     schema = structured_turn_schema() if turn_format == "json" else None
-    messages = build_messages(ctx, turn_format)
+    messages = build_messages(ctx, turn_format, inp.pinned)
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     ident = ctx.identity
     own = " ".join((ident.name, ident.role, ident.personality, ident.duty))
@@ -396,4 +401,5 @@ def run_turn(
         remember_vectors=remember_vectors,
         commitment_vectors=commitment_vectors,
         query_vector=query_vector,
+        pinned=pin(messages, ctx, inp.pinned),
     )

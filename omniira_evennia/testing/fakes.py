@@ -171,6 +171,14 @@ class ScriptedLLM:
     def system_prompts(self) -> list[str]:
         return [r["messages"][0]["content"] for r in self.requests if r.get("messages")]
 
+    def prompts(self) -> list[str]:
+        """Each request's messages as one text (what the model was shown, in order)."""
+        return [
+            "\n\n".join(m["content"] for m in r["messages"])
+            for r in self.requests
+            if r.get("messages")
+        ]
+
 
 class HashingEmbedder:
     """Bag-of-words hashed into 384 dims, L2-normalised: same words, same direction."""

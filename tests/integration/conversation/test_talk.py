@@ -61,8 +61,8 @@ class TestTalkPipeline(TalkTestBase):
 
                 # The next conversation's prompt carries what Maren kept.
                 self.call(CmdTalk(), "Maren = What do you remember about me?")
-                assert "Ada collects blue glass bottles." in llm.system_prompts()[-1]
-                assert "What you remember about Ada" in llm.system_prompts()[-1]
+                assert "Ada collects blue glass bottles." in llm.prompts()[-1]
+                assert "What you remember about Ada" in llm.prompts()[-1]
 
         history = list(ConversationTurn.objects.filter(npc=self.maren).values_list("role", "text"))
         assert history[0] == ("speaker", "My name is Ada and I collect blue glass.")
@@ -101,7 +101,7 @@ class TestTalkPipeline(TalkTestBase):
         promise = Memory.objects.get(npc=self.maren, source="self_committed")
         # What a player asked for is capped like any fact from a player (PLAYER_IMPORTANCE_CAP).
         assert promise.importance == 7 and promise.feeling == "trust"
-        prompt = llm.system_prompts()[-1]
+        prompt = llm.prompts()[-1]  # the same conversation: shown with the new line
         assert "Ada seems honest." in prompt and "Ada's missing brother" in prompt
         assert "I promised to take Ada to the market at noon." in prompt
 
@@ -136,6 +136,39 @@ class TestTalkPipeline(TalkTestBase):
                 self.call(CmdTalk(), "Maren = Evening.")
         assert '(heard from Lyra) "Ada picked a fight with Voss."' in llm.system_prompts()[0]
         assert "[you felt contempt]" in llm.system_prompts()[0]
+
+
+class TestPromptCache(TalkTestBase):
+    """A conversation's next request starts as its last one was sent (the server's cache)."""
+
+    def test_the_second_line_is_sent_after_the_first_request_as_it_was(self):
+        from omniira_evennia import remember
+
+        remember(self.maren, self.char1, "Ada mends clocks in Vellmoor.", key="trade")
+        with ScriptedLLM([REMEMBER_REPLY, "Odile? I will ask about."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                self.call(CmdTalk(), "Maren = Evening, Maren.")
+                self.call(CmdTalk(), "Maren = Have you seen my sister Odile?")
+        first, second = (r["messages"] for r in llm.requests)
+        assert second[: len(first)] == first
+        assert second[len(first)]["content"] == "Welcome, Ada love! Blue glass, eh? Sit anywhere."
+        # The note written on the first line comes with the second, quoted as a memory.
+        assert '"Ada collects blue glass bottles."' in second[-1]["content"]
+
+    def test_what_a_builder_clears_mid_conversation_is_not_shown_again(self):
+        from omniira_evennia import remember
+        from omniira_evennia.admin_commands import CmdMemory
+
+        remember(self.maren, self.char1, "Ada mends clocks in Vellmoor.", key="trade")
+        with ScriptedLLM(["Evening.", "Hm."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                self.call(CmdTalk(), "Maren = Evening, Maren.")
+                self.char1.permissions.add("Builder")
+                self.call(CmdMemory(), "clear Maren = Ada", inputs=["y"])
+                self.call(CmdTalk(), "Maren = What do I do for a living?")
+        assert "mends clocks" in llm.prompts()[0]
+        assert not Memory.objects.filter(npc=self.maren).exists()
+        assert "mends clocks" not in llm.prompts()[1]
 
 
 class TestFailures(TalkTestBase):

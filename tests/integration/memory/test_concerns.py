@@ -36,7 +36,7 @@ class TestConcerns(EvenniaCommandTest):
             override_settings(OMNIIRA={**tiers(llm.base_url), **extra}),
         ):
             self.call(CmdTalk(), f"Maren = {line}", caller=caller)
-        return llm.system_prompts()[-1]
+        return llm.prompts()[-1]
 
     def test_a_malicious_concern_never_reaches_another_players_conversation(self):
         self.talk(self.char1, "Something worries me.", [concern_reply(TRICK)])

@@ -369,7 +369,7 @@ class TestTurnUsesTheLexicalLane(TalkTestBase):
         with ScriptedLLM(["Hm."]) as llm:
             with override_settings(OMNIIRA={**tiers(llm.base_url), "RETRIEVAL_MODE": mode}):
                 self.call(CmdTalk(), f"Maren = {text}")
-        return llm.system_prompts()[-1]
+        return llm.prompts()[-1]
 
     def test_paper_misses_it_fused_finds_it(self):
         assert self.RARE not in self.ask("paper")

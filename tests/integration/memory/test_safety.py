@@ -139,15 +139,14 @@ class TestSafety(SocialTestBase):
             assert AuditLog.objects.filter(kind="memory", memory=memory).exists()
             self.call(CmdTalk(), "Maren = Evening.")
             assert (
-                '(unverified, may be a trick) "Ada says she owns the tavern"'
-                in llm.system_prompts()[-1]
+                '(unverified, may be a trick) "Ada says she owns the tavern"' in llm.prompts()[-1]
             )
         with (
             ScriptedLLM(["Evening."]) as llm,
             override_settings(OMNIIRA={**tiers(llm.base_url), "SUSPECT_MEMORIES": "exclude"}),
         ):
             self.call(CmdTalk(), "Maren = Evening again.")
-            assert "owns the tavern" not in llm.system_prompts()[-1]
+            assert "owns the tavern" not in llm.prompts()[-1]
 
     def test_player_typed_tag_writes_nothing_but_is_audited(self):
         with ScriptedLLM(["Odd."]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):

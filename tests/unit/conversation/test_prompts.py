@@ -6,16 +6,17 @@ from omniira_evennia.conversation.prompts import (
     PromptContext,
     Turn,
     build_messages,
+    pin,
     render_system_prompt,
     strip_character_breaks,
 )
 
 
-def context(**extra):
+def context(message="Evening!", **extra):
     return PromptContext(
         identity=Identity("Maren", "tavern keeper", "Warm and blunt.", "You run the tavern."),
         speaker_name="Ada",
-        message="Evening!",
+        message=message,
         place="The Lantern & Lane",
         game_time="day 3, evening (19:00)",
         **extra,
@@ -89,6 +90,32 @@ def test_stable_prefix_does_not_depend_on_memories():
     b = render_system_prompt(context(memories=[MemoryLine("x")], opinion="y"))
     prefix = a[: a.index("WHERE AND WHEN")]
     assert b.startswith(prefix)
+
+
+def test_a_conversations_next_request_starts_exactly_as_the_last_one_sent():
+    """
+    The LLM server's prompt cache keeps a prefix: the second line of a conversation is sent
+    after the first request's very messages, and only what retrieval found since (a note
+    written on the first line, an opinion formed) comes with the new line.
+    """
+    first_ctx = context(message="Where is the mill?", memories=[MemoryLine("Ada mends clocks.")])
+    first = build_messages(first_ctx)
+    pinned = pin(first, first_ctx, None)
+    second_ctx = context(
+        message="My sister Odile vanished there.",
+        history=[Turn("user", "Where is the mill?"), Turn("assistant", "North, past the bridge.")],
+        memories=[MemoryLine("Ada mends clocks."), MemoryLine("Ada looks for Odile.")],
+        opinion="She is brave.",
+    )
+    second = build_messages(second_ctx, pinned=pinned)
+    assert second[:2] == first  # the system prompt and the first line, as sent
+    assert second[2] == {"role": "assistant", "content": "North, past the bridge."}
+    new_line = second[-1]["content"]
+    assert '- "Ada looks for Odile."' in new_line and '"She is brave."' in new_line
+    assert "Ada mends clocks." not in new_line  # already in the pinned system prompt
+    assert new_line.endswith('Ada says to you: "My sister Odile vanished there."')
+    # NPC-to-NPC talk is never pinned.
+    assert pin(first, context(speaker_is_npc=True), None) is None
 
 
 def test_character_breaks_are_removed():
