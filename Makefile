@@ -17,7 +17,7 @@ PYTHON312 := $(shell for p in $$(command -v python3.12) $$(ls -1d $(HOME)/.pyenv
 endif
 VENV312 ?= .venv312
 
-.PHONY: demo demo-stop test test-fast test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
+.PHONY: demo demo-stop demo-admin test test-fast test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
 
 venv: $(STAMP)
 
@@ -46,6 +46,11 @@ demo: $(STAMP)
 
 demo-stop:
 	@if [ -x $(PY) ]; then $(PY) tools/demo.py stop; else echo "no demo to stop"; fi
+
+# Create the demo's admin, or reset its password (EVENNIA_SUPERUSER_USERNAME/PASSWORD choose
+# them), and print where the credentials are saved. Run with the demo stopped.
+demo-admin: $(STAMP)
+	$(PY) tools/demo.py admin
 
 # The browser tests drive Debian's Chromium (no browser download from elsewhere).
 chromium:

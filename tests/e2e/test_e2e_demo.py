@@ -6,6 +6,7 @@ Two telnet players connect; one talks to Maren while the other looks around.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -333,6 +334,103 @@ def test_demo_npcs_walk_their_schedules_and_a_player_sees_lyra_arrive(tmp_path):
         subprocess.run(
             [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
             env=env,
+            capture_output=True,
+            timeout=120,
+        )
+        llm.stop()
+
+
+# Its own ports, clear of the other end-to-end tests.
+ADMIN_PORT_BASE = 4160
+
+
+def test_demo_over_an_existing_demo_with_other_admin_variables(tmp_path):
+    """
+    Issue 21, the first hour: a fresh demo, then a second `start` over the same demo/ with
+    other EVENNIA_SUPERUSER_* (Evennia makes its superuser only on a new database): the named
+    admin is created and can use @memory; `demo-admin` resets it. Meanwhile a new character
+    is greeted by Maren, one account is on two connections at once, and a goodbye said in the
+    room is answered, reviewed and cued.
+    """
+
+    def reply(body):
+        if _feature(body) == "diary":
+            return json.dumps({"entry": "A newcomer came in from the rain.", "importance": 3})
+        if _feature(body):
+            return json.dumps({"items": [], "memories": [], "beliefs": [], "reasoning": ""})
+        if "see you tomorrow" in body["messages"][-1]["content"]:
+            return "Safe home, love."
+        return "Aye."
+
+    llm = ScriptedLLM(reply).start()
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OMNIIRA_", "EVENNIA_"))}
+    base.update(
+        OMNIIRA_DEMO_DIR=str(tmp_path / "demo"),
+        OMNIIRA_DEMO_PORT_BASE=str(ADMIN_PORT_BASE),
+        OMNIIRA_LLM_BASE_URL=llm.base_url,
+    )
+    base.pop("DJANGO_SETTINGS_MODULE", None)
+    first = dict(base, EVENNIA_SUPERUSER_USERNAME="admin", EVENNIA_SUPERUSER_PASSWORD="adm-pw-123")
+    second = dict(
+        base, EVENNIA_SUPERUSER_USERNAME="newadmin", EVENNIA_SUPERUSER_PASSWORD="new-adm-pw-456"
+    )
+    credentials = tmp_path / "demo" / "server" / ".admin_credentials"
+    try:
+        out = run_demo("start", first)
+        assert "Admin:    admin (password from EVENNIA_SUPERUSER_PASSWORD; saved in" in out
+        assert credentials.read_text() == "admin\nadm-pw-123\n"
+
+        # A new character is greeted; the same account on a second connection keeps both.
+        ada = TelnetPlayer(ADMIN_PORT_BASE)
+        ada.create_and_login("Ada", "pw-ada-12345")
+        ada.read_until(r'Maren looks up from the taps and nods at Ada\. "Welcome', timeout=15)
+        web = TelnetPlayer(ADMIN_PORT_BASE)  # as the web client would: same account
+        shared = web.login("Ada", "pw-ada-12345")
+        assert "Sharing Ada with another of your sessions." in shared
+        ada.read_until(r"Ada is now shared from another of your sessions", timeout=10)
+        web.send("say Goodbye Maren, see you tomorrow.")
+        for session in (ada, web):  # both connections stay and both see the answer
+            heard = session.read_until(r'Maren says, "Safe home, love\."', timeout=30)
+        heard += ada.read_until(r"Maren nods slowly, turning over what you talked about\.", 30)
+        assert "Welcome" not in heard  # greeted once, not again on the second connection
+        ada.send("look")
+        ada.read_until(r"Exits:", timeout=10)
+        ada.close(), web.close()
+        run_demo("stop", first)
+
+        out = run_demo("start", second)
+        assert "Admin:    newadmin (password from EVENNIA_SUPERUSER_PASSWORD; saved in" in out
+        assert "(created now in the existing database (its other superusers: admin))" in out
+        assert credentials.read_text() == "newadmin\nnew-adm-pw-456\n"
+        admin = TelnetPlayer(ADMIN_PORT_BASE)
+        admin.login("newadmin", "new-adm-pw-456")
+        admin.drain(0.5)
+        admin.send("@memory reviews Maren")
+        admin.read_until(r"with Ada: ended .* \(goodbye\), reviewed: kept 0 new memories", 10)
+        admin.send("@memory rollover")
+        admin.read_until(r"Rollover of game day \d+ started for 4 NPCs", timeout=10)
+        report = admin.read_until(r"Wren: diary .*only headline NPCs reflect\)", timeout=60)
+        assert re.search(r"Maren: diary (yes|no \(a quiet day[^)]*\)); beliefs 0 \(no one", report)
+        admin.close()
+        run_demo("stop", second)
+
+        # Locked out: `make demo-admin` (no variables) resets the saved admin's password.
+        out = run_demo("admin", base)
+        assert f"Credentials file: {credentials}" in out
+        user, password = credentials.read_text().split("\n")[:2]
+        assert user == "newadmin" and password != "new-adm-pw-456"
+        assert f"Admin:    newadmin / {password}   (shown once; saved in" in out
+        assert "(password set to the one above)" in out
+        run_demo("start", base)
+        admin = TelnetPlayer(ADMIN_PORT_BASE)
+        admin.login("newadmin", password)
+        admin.send("@memory reviews Maren")
+        admin.read_until(r"Maren's conversations and their reviews", timeout=10)
+        admin.close()
+    finally:
+        subprocess.run(
+            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
+            env=base,
             capture_output=True,
             timeout=120,
         )
