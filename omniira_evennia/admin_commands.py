@@ -312,7 +312,7 @@ class CmdMemory(MuxCommand):
         def _report(summary):
             self.caller.msg(rollover_report_text(summary))
 
-        run_rollover(day, npcs=npcs).addCallback(_report).addErrback(
+        run_rollover(day, npcs=npcs, per_npc=True).addCallback(_report).addErrback(
             lambda failure: self.caller.msg(f"The rollover failed: {failure.getErrorMessage()}")
         )
 

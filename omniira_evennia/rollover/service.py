@@ -359,7 +359,7 @@ def _job_failed(failure, kind, npc, game_day, target_id=0, report=None):
     return 0
 
 
-def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
+def run_rollover(game_day: int | None = None, npcs=None, per_npc: bool = False) -> defer.Deferred:
     """
     Run the day's forgetting, reflections and diaries now (default: today). Fires with a
     summary dict once every job has finished. Safe to call again: claimed work is skipped.
@@ -368,7 +368,8 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
     reactor serves players), so the first job starts after one NPC's planning whatever the
     number of NPCs (`first_job_s` in the summary).
 
-    The summary's "npcs" lists what was done for each NPC (`@memory rollover` shows it):
+    With `per_npc`, the summary's "npcs" lists what was done for each NPC (`@memory rollover`
+    shows it):
     {"npc": name, "diary": "written" or why not, "beliefs": how many were written,
     "beliefs_note": why none or some were not ("" if nothing to say)}.
     """
@@ -443,6 +444,8 @@ def run_rollover(game_day: int | None = None, npcs=None) -> defer.Deferred:
             **forgotten,
         }
         log.info(f"omniira: rollover of day {day}: {summary}")
+        if not per_npc:
+            return summary
         summary["npcs"] = [
             {
                 "npc": r["npc"],
