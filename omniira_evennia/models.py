@@ -401,3 +401,21 @@ class AuditLog(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.labels}: {self.excerpt[:60]}"
+
+
+class Erasure(models.Model):
+    """
+    A player's data was erased at `erased_at` (memory/erasure.py): a tombstone, so results of
+    work that began before then (a reply, a review, gossip, a rollover job) are dropped when they
+    arrive afterwards instead of writing the player back (memory/write.py, `late_write`). Holds
+    the character's id only, no text.
+    """
+
+    player_id = models.IntegerField(db_index=True)
+    erased_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-erased_at", "-id"]
+
+    def __str__(self):
+        return f"#{self.player_id} erased at {self.erased_at:%Y-%m-%d %H:%M}"

@@ -2,37 +2,164 @@
 Erasure of a player's data (a privacy request), driven by one registry of where player data
 lives: the same list gives the counts a builder confirms and performs the deletion, so a new
 table holding player data is added in one place and cannot be counted but left behind.
+
+Two kinds of entry:
+
+- rows *about* the player (their memories, lines, the opinions of them...): deleted;
+- rows about something else whose text *names* the player (by their key or an alias, as a
+  whole word, any case): deleted, or rewritten without the sentences that name them where the
+  rest of the row is the NPC's own and still worth keeping (a diary day, an audit excerpt, a
+  world event). A rewritten row's vector is dropped with the old text (NULL: `@memory reembed`
+  computes a new one), so no vector of what was erased stays.
+
+Afterwards the full-text index is merged at once (SQLite FTS5 keeps a deleted row's terms in its
+segments until a merge) with `secure_delete` on, and a tombstone (`Erasure`) records the time,
+so work that began before it and finishes after it cannot write about the player again
+(memory/write.py, `late_write`).
 """
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
-from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db import connection, transaction
+from django.db.models import Q, QuerySet, TextField
+from django.db.models.functions import Cast
 from django.utils import timezone
 
-from omniira_evennia.memory import store
+from omniira_evennia.memory import fulltext, store
 from omniira_evennia.models import (
     AuditLog,
     Concern,
     Conversation,
     ConversationTurn,
+    DiaryEntry,
+    Erasure,
     Memory,
     Opinion,
     Plan,
     Reflection,
     Relationship,
+    WorldEvent,
 )
+
+# ---------------------------------------------------------------- naming the player
+
+ERASED_MARK = "[erased]"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def names_of(player) -> list[str]:
+    """The words that name `player` in text: their key and aliases (two letters or more)."""
+    names = [getattr(player, "key", None) or getattr(player, "db_key", "")]
+    aliases = getattr(player, "aliases", None)
+    if aliases is not None:
+        try:
+            names += list(aliases.all())
+        except Exception:  # not a typeclassed object (a bare id in tests, a deleted object)
+            pass
+    seen: list[str] = []
+    for name in names:
+        name = " ".join(str(name or "").split())
+        if len(name) >= 2 and name.lower() not in (n.lower() for n in seen):
+            seen.append(name)
+    return seen
+
+
+def mention_pattern(names) -> re.Pattern | None:
+    """A pattern finding any of `names` as a whole word (any case); None for no names."""
+    names = [n for n in names if n]
+    if not names:
+        return None
+    words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?<!\w)(?:{words})(?!\w)", re.IGNORECASE)
+
+
+def without_mentions(text: str, pattern: re.Pattern | None) -> str:
+    """`text` without its sentences that match `pattern` ("" when every sentence does)."""
+    if pattern is None or not text:
+        return text
+    kept = [s for s in _SENTENCE_END.split(text.strip()) if not pattern.search(s)]
+    return " ".join(kept).strip()
+
+
+# ---------------------------------------------------------------- the registry
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """
+    How a row naming the player is rewritten rather than deleted: `field` loses the sentences
+    naming them; `vectors` are set to NULL with the old text; a row left with nothing is
+    deleted (`empty` None) or keeps `empty` as its text.
+    """
+
+    field: str
+    vectors: tuple[str, ...] = ()
+    empty: str | None = None
 
 
 @dataclass(frozen=True)
 class PlayerData:
-    """One place that holds player data: a label for builders and the rows for a player."""
+    """
+    One place that holds player data: a label for builders and the rows for a player. With
+    `text`, only the rows among them whose text fields name the player count (they are
+    rewritten by `rewrite`, or deleted).
+    """
 
     label: str
     rows: Callable[[object], QuerySet]
+    text: tuple[str, ...] = ()
+    rewrite: Rewrite | None = None
+
+    def affected(self, player, names: list[str]) -> QuerySet:
+        rows = self.rows(player)
+        if not self.text:
+            return rows
+        pattern = mention_pattern(names)
+        if pattern is None:
+            return rows.none()
+        # A cheap filter in the database (any name, any field), then the exact word match.
+        columns = {f: f"_erasure_{f}" for f in self.text}
+        rows = rows.annotate(**{c: Cast(f, TextField()) for f, c in columns.items()})
+        wide = Q()
+        for name in names:
+            for column in columns.values():
+                wide |= Q(**{f"{column}__icontains": name})
+        ids = [
+            row[0]
+            for row in rows.filter(wide).values_list("pk", *columns.values())
+            if any(pattern.search(str(value or "")) for value in row[1:])
+        ]
+        return rows.model.objects.filter(pk__in=ids)
+
+    def count(self, player, names: list[str]) -> int:
+        return self.affected(player, names).count()
+
+    def erase(self, player, names: list[str]) -> int:
+        rows = self.affected(player, names)
+        if self.rewrite is None:
+            return rows.delete()[0]
+        rewrite, pattern, done = self.rewrite, mention_pattern(names), 0
+        for row in rows:
+            text = without_mentions(getattr(row, rewrite.field), pattern)
+            if not text and rewrite.empty is None:
+                row.delete()
+            else:
+                setattr(row, rewrite.field, text or rewrite.empty)
+                for name in rewrite.vectors:
+                    setattr(row, name, None)
+                # save(), not update(): the full-text triggers and the pinned prompts follow.
+                row.save(update_fields=[rewrite.field, *rewrite.vectors])
+            done += 1
+        return done
+
+
+def _about(player) -> Q:
+    return Q(subject=player) | Q(origin=player)
 
 
 REGISTRY: list[PlayerData] = [
@@ -46,17 +173,89 @@ REGISTRY: list[PlayerData] = [
     PlayerData("concerns", lambda p: Concern.objects.filter(source=p)),
     PlayerData("plans", lambda p: Plan.objects.filter(to=p)),
     PlayerData("audit entries", lambda p: AuditLog.objects.filter(speaker=p)),
+    # Text about something else that names the player. Deleted where the row is one fact or
+    # one utterance, which without the player's name would misquote or mean nothing: a memory
+    # (its earlier values included), a line said (NPC-to-NPC talk, another player's words), an
+    # opinion, a belief, a concern raised by someone else, a plan.
+    PlayerData(
+        "memories naming them",
+        lambda p: Memory.objects.exclude(_about(p)),
+        text=("value", "history"),
+    ),
+    PlayerData(
+        "lines naming them",
+        lambda p: ConversationTurn.objects.exclude(speaker=p),
+        text=("text",),
+    ),
+    PlayerData(
+        "opinions naming them", lambda p: Opinion.objects.exclude(target=p), text=("opinion",)
+    ),
+    PlayerData(
+        "beliefs naming them", lambda p: Reflection.objects.exclude(target=p), text=("belief",)
+    ),
+    PlayerData(
+        "concerns naming them", lambda p: Concern.objects.exclude(source=p), text=("topic",)
+    ),
+    PlayerData(
+        "plans naming them",
+        lambda p: Plan.objects.exclude(to=p),
+        text=("summary", "to_name", "target", "by"),
+    ),
+    # Rewritten: a diary day is many sentences of the NPC's own life, an audit row is the
+    # record of someone else's manipulation attempt, a world event is game code's; each keeps
+    # what does not name the player. The diary's vector goes with its old text.
+    PlayerData(
+        "diary entries naming them",
+        lambda p: DiaryEntry.objects.all(),
+        text=("entry",),
+        rewrite=Rewrite("entry", vectors=("embedding", "embedder")),
+    ),
+    PlayerData(
+        "audit excerpts naming them",
+        # Erasure records name the builder who asked, by key, and the player by id only.
+        lambda p: AuditLog.objects.exclude(speaker=p).exclude(kind="erasure"),
+        text=("excerpt",),
+        rewrite=Rewrite("excerpt", empty=ERASED_MARK),
+    ),
+    PlayerData(
+        "world events naming them",
+        lambda p: WorldEvent.objects.all(),
+        text=("text",),
+        rewrite=Rewrite("text"),
+    ),
 ]
 
 
 def erasure_counts(player) -> dict[str, int]:
-    """How many rows of each kind `erase_player` would delete."""
-    return {entry.label: entry.rows(player).count() for entry in REGISTRY}
+    """How many rows of each kind `erase_player` would delete or rewrite."""
+    names = names_of(player)
+    return {entry.label: entry.count(player, names) for entry in REGISTRY}
+
+
+@contextmanager
+def _secure_delete():
+    """SQLite: deleted content is overwritten with zeros, not left in free pages of the file."""
+    if connection.vendor != "sqlite":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA secure_delete")
+        before = cursor.fetchone()[0]
+        cursor.execute("PRAGMA secure_delete = ON")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA secure_delete = {int(before)}")
 
 
 def erase_player(player, by=None) -> dict[str, int]:
-    """Delete everything stored about `player` (every REGISTRY entry); audit that it happened."""
-    with transaction.atomic():
+    """
+    Delete everything stored about `player` and rewrite or delete what names them (every
+    REGISTRY entry); purge the full-text index; leave a tombstone; audit that it happened.
+    """
+    names = names_of(player)
+    with transaction.atomic(), _secure_delete():
         # Conversations with the player end now and are never reviewed; a review already
         # running sees its claim gone and writes nothing (conversation.lifecycle.extract).
         Conversation.objects.filter(speaker=player, ended_at__isnull=True).update(
@@ -66,12 +265,11 @@ def erase_player(player, by=None) -> dict[str, int]:
             speaker=player,
             extraction__in=[Conversation.Extraction.PENDING, Conversation.Extraction.RUNNING],
         ).update(extraction=Conversation.Extraction.SKIPPED)
-        npc_ids = set(
-            Memory.objects.filter(Q(subject=player) | Q(origin=player)).values_list(
-                "npc_id", flat=True
-            )
-        )
-        erased = {entry.label: entry.rows(player).delete()[0] for entry in REGISTRY}
+        erased = {entry.label: entry.erase(player, names) for entry in REGISTRY}
+        # After the deletes: a reply or job finishing from now on is late (write.late_write).
+        Erasure.objects.create(player_id=player.id)
+        # A contentless FTS5 table keeps a deleted row's terms until its segments merge.
+        fulltext.purge()
         store.audit(
             "erasure",
             [f"{k}:{v}" for k, v in erased.items() if v],
@@ -80,6 +278,5 @@ def erase_player(player, by=None) -> dict[str, int]:
             excerpt=f"erased data about #{player.id} at the request of "
             f"{by.key if by else 'game code'}",
         )
-    for npc_id in npc_ids:
-        store.invalidate(npc_id)
+    store.invalidate()  # every NPC's cached matrix: rows naming the player may be anywhere
     return erased
