@@ -29,7 +29,7 @@ from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
 from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
-from omniira_evennia.memory.write import write_reply
+from omniira_evennia.memory.write import job_started, late_write, write_reply
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked
@@ -301,21 +301,30 @@ def apply_turn(
     parsed = result.parsed
     # Links, MXP and (as the builder chose) colour codes never reach the room or the store.
     parsed.text = neutralize_markup(parsed.text, get_settings().LLM_MARKUP) or "..."
-    # All or nothing, so a retry after "database is locked" never writes a tag (or the usage
-    # record) twice.
-    with transaction.atomic():
-        record_usage(result.usage, npc=npc)
-        write_reply(
-            npc,
-            speaker,
-            parsed,
-            result.remember_vectors,
-            result.commitment_vectors,
-            game_day,
-            suspect=suspect,
-        )
-        store.add_turn(
-            npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day
-        )
+    # A reply begun before the player's data was erased writes and says nothing of it: it
+    # was made from what was erased (memory/write.py, late_write). The turn began when its
+    # line was taken (the conversation's last_turn_at).
+    with job_started(store.turn_started(conversation_id)):
+        if late_write((speaker,)):
+            record_usage(result.usage, npc=npc)
+            line = fallback_line(npc)
+            _emote(npc, line)
+            return line
+        # All or nothing, so a retry after "database is locked" never writes a tag (or the
+        # usage record) twice.
+        with transaction.atomic():
+            record_usage(result.usage, npc=npc)
+            write_reply(
+                npc,
+                speaker,
+                parsed,
+                result.remember_vectors,
+                result.commitment_vectors,
+                game_day,
+                suspect=suspect,
+            )
+            store.add_turn(
+                npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day
+            )
     npc.at_say(parsed.text, msg_self=False)
     return parsed.text

@@ -141,6 +141,12 @@ def connect_signals() -> None:
     post_delete.connect(_on_memory_deleted, sender=Memory, dispatch_uid="omniira_mem_delete")
     # Every vector saved records the embedder that made it (issue #19).
     embeddings.connect_signals(Memory, Reflection, DiaryEntry)
+    # The rollover writes beliefs and diaries itself: late ones for an erased player go here.
+    from omniira_evennia.memory.write import drop_late_rollover_rows  # (imports this module)
+
+    for model in (Reflection, DiaryEntry):
+        uid = f"omniira_late_{model.__name__}"
+        post_save.connect(drop_late_rollover_rows, sender=model, dispatch_uid=uid)
 
 
 def _ts(value: datetime | None) -> float | None:
@@ -571,6 +577,12 @@ def conversation_id_for(npc, speaker, idle_seconds: float) -> str:
 
 
 def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day: int = 0):
+    if role == ConversationTurn.Role.NPC or getattr(speaker, "is_omniira_npc", False):
+        # An NPC's line from work that began before a player's erasure loses the sentences
+        # naming them (write.scrub_late); a player's own line is new by definition.
+        from omniira_evennia.memory.write import scrub_late  # (imports this module)
+
+        text = scrub_late(text) or "..."
     return ConversationTurn.objects.create(
         npc=npc,
         speaker=speaker,
@@ -578,6 +590,15 @@ def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day:
         role=role,
         text=text,
         game_day=game_day,
+    )
+
+
+def turn_started(conversation_id: str):
+    """When the conversation's latest turn began (its speaker's line was taken), or None."""
+    return (
+        Conversation.objects.filter(conversation_id=conversation_id)
+        .values_list("last_turn_at", flat=True)
+        .first()
     )
 
 

@@ -17,11 +17,16 @@ written by `write_note`, so the policy is the same for every source:
    (updated, not erased: "used to");
 6. audit, nudge the relationship by the feeling, send `memory_written` once committed.
 
+Before all of it, a late result for an erased player is dropped (`late_write`): a reply, review,
+gossip or rollover job that began before a player's erasure writes nothing about them after it.
+
 Reactor thread only (ORM writes). `write_reply` applies a parsed reply's tags through it.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -35,8 +40,9 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import to_blob
+from omniira_evennia.memory.erasure import mention_pattern, names_of, without_mentions
 from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
-from omniira_evennia.models import Memory, Source
+from omniira_evennia.models import Conversation, Erasure, Memory, Source
 from omniira_evennia.runtime import health
 from omniira_evennia.vocabulary import clamp_int, cut_value, normalize_feeling, slug_key
 
@@ -76,14 +82,137 @@ class Note:
     origin: Any = None
 
 
+# ---------------------------------------------------------------- late results after an erasure
+
+_job_start: ContextVar[datetime | None] = ContextVar("omniira_job_start", default=None)
+
+
+@contextmanager
+def job_started(at: datetime | None):
+    """Writes inside come from work that began at `at` (None: not known; see `late_write`)."""
+    token = _job_start.set(at)
+    try:
+        yield
+    finally:
+        _job_start.reset(token)
+
+
+def _late_erasures() -> dict[int, datetime]:
+    """
+    The erased players (id: when) the current work is late for: erased after it began. When
+    its start is not known (gossip, a review, game code), every erased player who has not
+    started a conversation since: until they talk again nothing new about them can exist, so
+    whatever arrives about them comes from before.
+    """
+    erased: dict[int, datetime] = {}
+    for player_id, at in Erasure.objects.order_by("erased_at").values_list(
+        "player_id", "erased_at"
+    ):
+        erased[player_id] = at  # the latest erasure of each player
+    if not erased:
+        return {}
+    started = _job_start.get()
+    if started is not None:
+        return {pid: at for pid, at in erased.items() if started < at}
+    return {
+        pid: at
+        for pid, at in erased.items()
+        if not Conversation.objects.filter(speaker_id=pid, started_at__gt=at).exists()
+    }
+
+
+def _naming(late: dict[int, datetime]):
+    from evennia.objects.models import ObjectDB
+
+    names = [name for obj in ObjectDB.objects.filter(id__in=late) for name in names_of(obj)]
+    return mention_pattern(names)
+
+
+def late_write(people=(), text: str = "") -> bool:
+    """
+    True (and counted as `erased_late_writes`) if this write is a late result for an erased
+    player: it is about one of `people`, or `text` names one, and the work writing it began
+    before that player's erasure (`job_started`, or the rule in `_late_erasures`).
+    """
+    late = _late_erasures()
+    if not late:
+        return False
+    ids = {getattr(p, "id", p) for p in people if p is not None}
+    hit = bool(ids & late.keys())
+    if not hit and text:
+        pattern = _naming(late)
+        hit = bool(pattern and pattern.search(text))
+    if hit:
+        health.incr("erased_late_writes")
+    return hit
+
+
+def scrub_late(text: str) -> str:
+    """`text` without its sentences naming a player the current work is late for."""
+    late = _late_erasures()
+    if not late or not text:
+        return text
+    scrubbed = without_mentions(text, _naming(late))
+    if scrubbed != text:
+        health.incr("erased_late_writes")
+    return scrubbed
+
+
+def _rollover_start(kind: str, npc_id: int, target_id: int, game_day: int):
+    from omniira_evennia.models import DailyWork
+
+    return (
+        DailyWork.objects.filter(kind=kind, npc_id=npc_id, target_id=target_id, game_day=game_day)
+        .values_list("created_at", flat=True)
+        .first()
+    )
+
+
+def drop_late_rollover_rows(sender, instance, created=False, raw=False, **kwargs) -> None:
+    """
+    post_save of a belief or a diary entry, which the rollover writes itself: one from a job
+    claimed (`DailyWork`) before a player's erasure is deleted if it is about them or names
+    them (a belief), or loses its sentences naming them and its vector (a diary entry; deleted
+    if nothing is left). The index is purged at once, as after an erasure.
+    """
+    from omniira_evennia.memory import fulltext
+    from omniira_evennia.models import DiaryEntry, Reflection
+
+    if raw:
+        return
+    if isinstance(instance, Reflection):
+        start = _rollover_start(
+            "reflection", instance.npc_id, instance.target_id, instance.game_day
+        )
+        with job_started(start):
+            if created and late_write((instance.target_id,), instance.belief):
+                instance.delete()
+                fulltext.purge()
+    elif isinstance(instance, DiaryEntry):
+        with job_started(_rollover_start("diary", instance.npc_id, 0, instance.game_day)):
+            text = scrub_late(instance.entry)
+        if text == instance.entry:
+            return
+        if text:
+            DiaryEntry.objects.filter(pk=instance.pk).update(
+                entry=text, embedding=None, embedder=None
+            )
+        else:
+            instance.delete()
+        fulltext.purge()
+
+
 def write_note(npc, note: Note) -> Memory | None:
     """
     Write `note` as one of `npc`'s memories through the policy above.
 
     Returns:
-        The Memory row, or None when a locked row refused the write.
+        The Memory row, or None when a locked row refused the write or it was a late result
+        for an erased player.
     """
     admin = note.source == Source.ADMIN
+    if not admin and late_write((note.subject, note.origin, note.speaker), str(note.value)):
+        return None
     value = neutralize_markup(str(note.value), get_settings().LLM_MARKUP)
     if not admin:
         value, redacted = redact_pii(value)
@@ -180,8 +309,11 @@ def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=Fal
     """
     Something on the NPC's mind, through the same policy as a memory: redact, flag (suspect
     concerns are kept for builders and never shown to the model), cut, audit, and keep at most
-    CONCERNS_PER_NPC per NPC (the oldest go). Returns the row.
+    CONCERNS_PER_NPC per NPC (the oldest go). Returns the row (None: a late result for an
+    erased player, dropped).
     """
+    if late_write((source,), str(topic)):
+        return None
     topic = neutralize_markup(str(topic), get_settings().LLM_MARKUP)
     topic, redacted = redact_pii(topic)
     if redacted:
@@ -220,6 +352,9 @@ def write_reply(
         health.incr("tags_ignored", ignored + len(parsed.commitments))
         health.incr("conversation_turns")
         return
+    if late_write((subject,)):  # about a player erased since the work began: none of it
+        health.incr("conversation_turns")
+        return
     from_player = is_player(subject)
     for tag, vector in zip(parsed.remember, remember_vectors):
         write_note(
@@ -240,12 +375,16 @@ def write_reply(
         )
         health.incr("tags_remember")
     for tag in parsed.opinions:
+        if late_write((), tag.text):
+            continue
         store.set_opinion(npc, subject, neutralize_markup(tag.text, get_settings().LLM_MARKUP))
         health.incr("tags_opinion")
     for tag in parsed.concerns:
         write_concern(npc, tag.topic, tag.intensity, subject, game_day, suspect=suspect)
         health.incr("tags_concern")
     for tag, vector in zip(parsed.commitments, commitment_vectors):
+        if late_write((), f"{tag.summary}. {tag.to}. {tag.target}"):
+            continue
         store.add_plan(
             npc, tag, to_obj=subject if tag.to_kind == "player" else None, game_day=game_day
         )
