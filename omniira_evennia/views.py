@@ -117,7 +117,19 @@ FEATURE_LABELS = {
 AUDIT_KIND_LABELS = {
     "player_text": "Player line flagged",
     "memory": "Memory flagged",
+    "concern": "Concern flagged",
     "erasure": "Personal data erased",
+}
+
+# Why a line was flagged (memory/safety.py MANIPULATION_PATTERNS); other labels are shown as
+# they were written.
+FLAG_LABELS = {
+    "ignore_instructions": "asks to ignore instructions",
+    "role_override": "tries to change who the NPC is",
+    "forget_everything": "asks to forget everything",
+    "system_prompt": "talks about the system prompt",
+    "tag_syntax": "contains memory-tag syntax",
+    "remember_command": "orders the NPC to remember a rank",
 }
 
 
@@ -200,6 +212,7 @@ def npc_list(request):
     rows = [
         {
             "npc": npc,
+            "role": npc.attributes.get("npc_role", default="") or "",
             "memories": counts[npc.id],
             "hearsay": hearsay[npc.id],
             "suspect": suspect[npc.id],
@@ -377,8 +390,11 @@ def edge_geometry(start, end, bend=28.0, gap=NODE_RADIUS + 4):
 
     sx, sy = towards(x1, y1, cx, cy, gap)
     ex, ey = towards(x2, y2, cx, cy, gap + 6)  # room for the arrowhead
-    # The label sits on the curve's middle (a quadratic Bezier's point at t = 0.5).
-    lx, ly = (sx + 2 * cx + ex) / 4, (sy + 2 * cy + ey) / 4
+    # The label sits on the curve a little before its middle (a quadratic Bezier's point at
+    # t = 0.42), so the labels of two edges crossing at the centre do not cover each other.
+    t = 0.42
+    lx = (1 - t) ** 2 * sx + 2 * (1 - t) * t * cx + t**2 * ex
+    ly = (1 - t) ** 2 * sy + 2 * (1 - t) * t * cy + t**2 * ey
     path = f"M {sx:.1f} {sy:.1f} Q {cx:.1f} {cy:.1f} {ex:.1f} {ey:.1f}"
     return path, round(lx, 1), round(ly, 1)
 
@@ -593,7 +609,11 @@ def audit_page(request):
     ]
     context = {
         "entries": [
-            {"row": row, "kind_label": AUDIT_KIND_LABELS.get(row.kind, humanize(row.kind))}
+            {
+                "row": row,
+                "kind_label": AUDIT_KIND_LABELS.get(row.kind, humanize(row.kind)),
+                "flags": [(FLAG_LABELS.get(str(k), str(k)), k) for k in row.labels or []],
+            }
             for row in rows[:200]
         ],
         "kind": kind,
