@@ -242,6 +242,7 @@ def test_website_webclient_and_inspector_in_chromium(demo):
         page.wait_for_function("document.body.innerText.includes('Maren says')", timeout=30000)
         text = text_of(page)
         assert "Welcome, Bran!" in text and "[[" not in text
+        shot(page, "webclient")
         page.wait_for_function(
             "getComputedStyle(document.body).fontFamily.includes('DejaVu Sans Mono')"
         )
@@ -309,6 +310,7 @@ def test_website_webclient_and_inspector_in_chromium(demo):
         staff.wait_for_load_state()
         assert "What Voss told Wren" in staff.inner_text("h1")
         assert "Maren → Lyra → Voss → Wren" in text_of(staff, "#chain-table")
+        shot(staff, "gossip_chain")
         staff.click(".omniira-crumbs >> text=Gossip graph")  # the way back
         staff.wait_for_load_state()
         assert staff.locator("svg#gossip-graph").count() == 1
@@ -340,6 +342,7 @@ def test_website_webclient_and_inspector_in_chromium(demo):
         staff.goto(f"{base}/admin/")
         section = staff.locator("#omniira-admin")
         assert "NPC memory (omniira)" in section.inner_text()
+        shot(staff, "admin")
         staff.click("#omniira-admin >> text=Memories")
         staff.wait_for_load_state()
         assert "/admin/omniira_evennia/memory/" in staff.url
