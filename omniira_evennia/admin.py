@@ -9,6 +9,7 @@ from omniira_evennia.models import (
     ConversationTurn,
     DailyWork,
     DiaryEntry,
+    Erasure,
     LLMUsage,
     Memory,
     Opinion,
@@ -130,6 +131,24 @@ class AuditLogAdmin(admin.ModelAdmin):
     list_filter = ("kind",)
     search_fields = ("excerpt", "npc__db_key", "speaker__db_key")
     raw_id_fields = ("npc", "speaker", "memory")
+
+
+@admin.register(Erasure)
+class ErasureAdmin(admin.ModelAdmin):
+    """Tombstones of erased players (ids and times only): read-only, since deleting one would
+    let late work write the player back."""
+
+    list_display = ("player_id", "erased_at")
+    search_fields = ("player_id",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 for model, fields in (

@@ -242,6 +242,9 @@ def npc_list(request):
     return page(request, "omniira/npc_list.html", "npcs", [], rows=rows, summary=summary)
 
 
+MEMORIES_SHOWN = 300  # on one NPC page; the filters narrow the rest down
+
+
 def _flag(value: str) -> bool | None:
     return {"yes": True, "no": False}.get(value)
 
@@ -271,7 +274,8 @@ def npc_detail(request, npc_id: int):
     for flag in ("suspect", "locked"):
         if _flag(filters[flag]) is not None:
             memories = memories.filter(**{flag: _flag(filters[flag])})
-    memories = list(memories.order_by("subject__db_key", "-learned_at"))
+    matching = memories.count()
+    memories = list(memories.order_by("subject__db_key", "-learned_at")[:MEMORIES_SHOWN])
     subjects = sorted(
         _names(all_memories.values_list("subject_id", flat=True)).items(),
         key=lambda item: item[1].lower(),
@@ -283,6 +287,8 @@ def npc_detail(request, npc_id: int):
     context = {
         "npc": npc,
         "memories": memories,
+        "matching": matching,
+        "cut": matching > len(memories),
         "total": all_memories.count(),
         "filtered": any(filters.values()),
         "filters": filters,

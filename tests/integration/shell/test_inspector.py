@@ -6,12 +6,13 @@ The staff memory inspector through Django's test client: what a builder reads on
 import os
 import re
 from html.parser import HTMLParser
+from unittest.mock import patch
 
 from django.test import Client, override_settings
 from evennia.utils import create
 
 import omniira_evennia as omniira
-from omniira_evennia import conf
+from omniira_evennia import conf, views
 from omniira_evennia.models import AuditLog, DiaryEntry, LLMUsage, Memory, Reflection
 from omniira_evennia.runtime import health
 from tests.integration.social.test_social import SocialTestBase
@@ -177,6 +178,9 @@ class TestInspector(InspectorTestBase):
         assert "Showing 1 of 3" in text and "Ada sings off key." in text
         text = visible(self.get(url + "?locked=no&suspect=no"))
         assert "Showing 1 of 3" in text and "Ada collects blue glass." in text
+        with patch.object(views, "MEMORIES_SHOWN", 2):
+            text = visible(self.get(url))
+        assert "3 memories. The first 2 are listed; search or filter to find the others." in text
         text = visible(self.get(url + "?q=dragons"))
         assert "No memory matches these filters." in text and "Clear filters" in text
 
