@@ -325,7 +325,10 @@ def memory_detail(request, memory_id: int):
         "memory": memory,
         "source_label": SOURCE_LABELS.get(memory.source, humanize(memory.source)),
         "chain": chain,
-        "audits": memory.audits.all(),
+        "audits": [
+            (audit, [FLAG_LABELS.get(str(k), str(k)) for k in audit.labels or []])
+            for audit in memory.audits.all()
+        ],
         "also_known": Memory.objects.filter(subject=memory.subject_id, key=memory.key)
         .exclude(id=memory.id)
         .select_related("npc", "provenance"),

@@ -267,6 +267,7 @@ class TestEmptyInspector(InspectorTestBase):
         text = visible(self.get("/omniira/gossip/"))
         assert "No gossip has travelled yet." in text
         assert "two NPCs with memory share a room with no player in it" in text
+        assert "Every 5 minutes up to 1 such pair talk a few lines" in text
         text = visible(self.get(f"/omniira/npc/{self.maren.id}/"))
         assert "Maren remembers nothing yet." in text and "say Maren, ..." in text
         assert "No diary entries yet." in text
