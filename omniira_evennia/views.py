@@ -382,6 +382,7 @@ def circle_layout(names, size=560, margin=80):
 
 
 NODE_RADIUS = 26
+GRAPH_ALL_NPCS = 16  # up to this many NPCs the graph shows them all, gossip or not
 
 
 def edge_geometry(start, end, bend=28.0, gap=NODE_RADIUS + 4):
@@ -412,11 +413,15 @@ def edge_geometry(start, end, bend=28.0, gap=NODE_RADIUS + 4):
 def gossip_graph(request):
     pairs = _gossip_pairs()
     npcs = {npc.id: npc.key for npc in _memory_npcs()}
+    if len(npcs) > GRAPH_ALL_NPCS:  # a big world: only those who told or heard something
+        npcs = {}
     for e in pairs:
         npcs.setdefault(e["teller_id"], e["teller"])
         npcs.setdefault(e["listener_id"], e["listener"])
     order = sorted(npcs, key=lambda i: npcs[i].lower())
-    positions = circle_layout(order) if order else {}
+    # Room for every node on the circle: about 75 px of circumference each.
+    size = max(560, min(2400, round(24 * len(order) + 160)))
+    positions = circle_layout(order, size=size) if order else {}
     told = Counter()
     heard = Counter()
     edges = []
@@ -455,7 +460,7 @@ def gossip_graph(request):
         "gossip_on": conf.GOSSIP_INTERVAL_SECONDS > 0 and conf.GOSSIP_PAIRS_PER_ROUND > 0,
         "pairs_per_round": conf.GOSSIP_PAIRS_PER_ROUND,
         "max_hops": conf.GOSSIP_MAX_HOPS,
-        "size": 560,
+        "size": size,
     }
     return page(request, "omniira/gossip.html", "gossip", [("Gossip graph", None)], **context)
 

@@ -197,6 +197,14 @@ class TestInspector(InspectorTestBase):
         assert "Maren → Lyra → Voss" in text and "2 tellings from the origin" in text
         assert crumbs(html)[-2:] == [("Gossip graph", "/omniira/gossip/"), ("Lyra → Voss", None)]
 
+    def test_a_big_world_draws_only_the_npcs_who_gossiped(self):
+        for i in range(20):
+            self.npc(f"Extra{i:02d}")
+        html = self.get("/omniira/gossip/")
+        svg = html[html.index("<svg") : html.index("</svg>")]
+        assert svg.count('class="node"') == 3 and "Extra" not in svg
+        assert 'width="560"' in svg
+
     def test_memory_page_shows_where_it_came_from(self):
         memory = Memory.objects.get(npc=self.voss)
         text = visible(self.get(f"/omniira/memory/{memory.id}/"))
