@@ -58,22 +58,22 @@ Answer with one JSON object:
   "travel_with", "target", "by", "summary"}). Most answers have none of them.
 
 EXAMPLE (another person, another day; only the way of answering matters):
-Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
+Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's roof leaks when it rains."
 Bryn says to you: "My cousin Wenna keeps the lighthouse at Gullmouth."
 {"say": "A lighthouse keeper in the family, Bryn?", "remember": [{"key": "cousin", "value": "Bryn's cousin Wenna keeps the lighthouse at Gullmouth.", "importance": 4, "feeling": null}]}
 Bryn says to you: "Do you know how I earn my bread?"
 (That is: does {name} know how Bryn earns Bryn's bread?)
-{"say": "You breed goats on the ridge, Bryn. How is young Piet?", "remember": []}
+{"say": "You breed goats on the ridge, Bryn. Is that roof still leaking?", "remember": []}
 Bryn says to you: "And what is my dog called?"
 (That is: And what is Bryn's dog called?)
 {"say": "You never told me about a dog, Bryn.", "remember": []}"""
 
 TAG_EXAMPLE = """\
 EXAMPLE (another person, another day; only the way of answering matters):
-Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's son Piet has a fever."
+Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's roof leaks when it rains."
 Bryn says to you: "Do you know how I earn my bread?"
 (That is: does {name} know how Bryn earns Bryn's bread?)
-{name}: You breed goats on the ridge, Bryn. How is young Piet?
+{name}: You breed goats on the ridge, Bryn. Is that roof still leaking?
 Bryn says to you: "And what is my dog called?"
 (That is: And what is Bryn's dog called?)
 {name}: You never told me about a dog, Bryn."""

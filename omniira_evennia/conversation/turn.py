@@ -237,11 +237,16 @@ def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
 
 
 def _badness(text: str, ctx: PromptContext) -> tuple:
-    """How far a reply is from an answer: nothing said, then narration, then closeness to
-    the speaker's own line (lower is better)."""
+    """How far a reply is from an answer: nothing said, then written as the speaker's line,
+    then narration, then closeness to the speaker's own line (lower is better)."""
     line = " ".join(ctx.message.lower().split())
     echo = difflib.SequenceMatcher(None, line, " ".join(text.lower().split())).ratio()
-    return (not text, is_narration(text, ctx.identity.name), round(echo, 2))
+    return (
+        not text,
+        speaks_as(text, ctx.speaker_name),
+        is_narration(text, ctx.identity.name),
+        round(echo, 2),
+    )
 
 
 def _again(messages: list[dict[str, str]], ctx: PromptContext) -> list[dict[str, str]]:
