@@ -237,6 +237,16 @@ class TestLateResults(ErasureBase):
         assert lines == ["Did you hear?", "Poor thing."]
         assert health.get("erased_late_writes") == 3
 
+        # Once she talks again, what is said of her is new, and gossip carries it.
+        with ScriptedLLM(["Evening."]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(CmdTalk(), "Maren = I'm new in town.")
+        news = GossipItem(
+            self.maren.id, self.lyra.id, self.ada.id, "Ada is new in town.", 5, None, [1]
+        )
+        social.apply_exchange(ExchangeResult(accepted=[news]), self.maren, self.lyra)
+        assert Memory.objects.get(npc=self.lyra, subject=self.ada).value == "Ada is new in town."
+        assert health.get("erased_late_writes") == 3
+
     def test_rollover_jobs_claimed_before_erasure_write_nothing_about_the_player(self):
         for i in range(5):
             omniira.remember(self.maren, self.ada, f"Ada fact {i}.", key=f"f{i}")
