@@ -28,12 +28,13 @@ from __future__ import annotations
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
 import numpy as np
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from omniira_evennia import signals
@@ -97,28 +98,39 @@ def job_started(at: datetime | None):
         _job_start.reset(token)
 
 
+# Work whose start is not known (gossip, a review, game code) is taken to be late for a player
+# erased within this long, unless they have talked since: no such job runs longer.
+UNKNOWN_START_WINDOW = timedelta(hours=24)
+
+
 def _late_erasures() -> dict[int, datetime]:
     """
     The erased players (id: when) the current work is late for: erased after it began. When
-    its start is not known (gossip, a review, game code), every erased player who has not
-    started a conversation since: until they talk again nothing new about them can exist, so
-    whatever arrives about them comes from before.
+    its start is not known, those erased within UNKNOWN_START_WINDOW who have not started a
+    conversation since: until they talk again nothing new about them can exist, so whatever
+    arrives about them comes from before. One small query when nobody was erased lately.
     """
+    started = _job_start.get()
+    since = started if started is not None else timezone.now() - UNKNOWN_START_WINDOW
     erased: dict[int, datetime] = {}
-    for player_id, at in Erasure.objects.order_by("erased_at").values_list(
-        "player_id", "erased_at"
+    for player_id, at in (
+        Erasure.objects.filter(erased_at__gt=since)
+        .order_by("erased_at")
+        .values_list("player_id", "erased_at")
     ):
         erased[player_id] = at  # the latest erasure of each player
-    if not erased:
-        return {}
-    started = _job_start.get()
-    if started is not None:
-        return {pid: at for pid, at in erased.items() if started < at}
-    return {
-        pid: at
-        for pid, at in erased.items()
-        if not Conversation.objects.filter(speaker_id=pid, started_at__gt=at).exists()
-    }
+    if not erased or started is not None:
+        return erased
+    back = (
+        Conversation.objects.filter(speaker_id__in=erased)
+        .values("speaker_id")
+        .annotate(latest=Max("started_at"))
+        .values_list("speaker_id", "latest")
+    )
+    for player_id, latest in back:
+        if latest > erased[player_id]:
+            del erased[player_id]  # they talked again: what is said of them now is new
+    return erased
 
 
 def _naming(late: dict[int, datetime]):

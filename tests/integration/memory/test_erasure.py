@@ -7,12 +7,14 @@ the next prompt an NPC is sent.
 """
 
 import json
+from datetime import timedelta
 from unittest import mock
 
 import numpy as np
 import pytest
 from django.db import connection
 from django.test import override_settings
+from django.utils import timezone
 from twisted.internet import defer
 
 import omniira_evennia as omniira
@@ -23,6 +25,7 @@ from omniira_evennia.llm import jobs
 from omniira_evennia.memory import fulltext
 from omniira_evennia.memory.embeddings import to_blob
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
+from omniira_evennia.memory.write import UNKNOWN_START_WINDOW
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -246,6 +249,16 @@ class TestLateResults(ErasureBase):
         social.apply_exchange(ExchangeResult(accepted=[news]), self.maren, self.lyra)
         assert Memory.objects.get(npc=self.lyra, subject=self.ada).value == "Ada is new in town."
         assert health.get("erased_late_writes") == 3
+
+    def test_work_of_unknown_start_is_late_only_within_the_window(self):
+        erase_player(self.ada)
+        item = GossipItem(self.maren.id, self.lyra.id, self.ada.id, "Ada sings.", 5, None, [1])
+        social.apply_exchange(ExchangeResult(accepted=[item]), self.maren, self.lyra)
+        assert not Memory.objects.exists()  # within the window: taken to be from before
+        long_ago = timezone.now() - UNKNOWN_START_WINDOW - timedelta(minutes=1)
+        Erasure.objects.update(erased_at=long_ago)
+        social.apply_exchange(ExchangeResult(accepted=[item]), self.maren, self.lyra)
+        assert Memory.objects.get(npc=self.lyra).value == "Ada sings."
 
     def test_rollover_jobs_claimed_before_erasure_write_nothing_about_the_player(self):
         for i in range(5):
