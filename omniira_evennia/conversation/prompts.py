@@ -463,9 +463,13 @@ def _to_second_person(sentence: str) -> str:
 # claim on the speaker's facts, even when it names them ("I'm sorry about Odile").
 _OWN_STANCE = set(
     "sorry glad happy sure certain here ready listening told tell know knew remember recall hope "
-    "think thought see saw understand wish will would can could should must shall may might "
-    "believe heard hear promise swear bet guess suppose imagine wonder doubt like love hate "
-    "never always also just really do did don't didn't can't cannot won't".split()
+    "think thought see saw understand wish believe heard hear promise swear bet guess suppose "
+    "imagine wonder doubt like love hate".split()
+)
+# Looked past to the verb: "I don't know" is a stance, "I don't eat honey" a claim.
+_AUXILIARIES = set(
+    "am was have had so very truly will would can could should must shall may might never "
+    "always also just really do did don't didn't can't cannot won't not".split()
 )
 
 
@@ -484,8 +488,8 @@ def _claims(sentence: str, evidence: set, stems: set[str], own: set[str]) -> boo
     for i, word in enumerate(words):
         if word == "my" or (word == "i" and i + 1 < len(words)):
             rest = words[i + 1 :] if word == "i" else []
-            while rest and rest[0] in ("am", "was", "have", "had", "so", "very", "truly"):
-                rest = rest[1:]  # "I'm so sorry": the stance is after the copula
+            while rest and rest[0] in _AUXILIARIES:
+                rest = rest[1:]  # "I'm so sorry", "I don't know": the stance is after these
             if rest and rest[0] in _OWN_STANCE:
                 continue
             if (_stems(words[i + 1 :]) & stems) - own:

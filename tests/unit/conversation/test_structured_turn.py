@@ -344,8 +344,16 @@ def test_give_back_claims_uses_what_the_npc_remembers():
         "I'm so sorry about Odile, love.",
         "I pour cider.",
         "I cook a stew.",
+        "I don't know where Odile is.",
+        "I can't remember the mill.",
     ):
         assert give_back_claims(own_words, said, memories, "Tobiah", own)[1] == 0
+    # Tried by telnet: "I cannot eat honey, ..." was answered "I don't eat honey, Tobiah."
+    said = ["Maren, I cannot eat honey, so never put it in my tea."]
+    assert give_back_claims("I don't eat honey, Tobiah.", said, [], "Tobiah", own) == (
+        "You don't eat honey, Tobiah.",
+        1,
+    )
 
 
 def test_the_diary_shown_to_a_speaker_names_nobody_else():
