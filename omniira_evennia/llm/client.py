@@ -33,7 +33,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from omniira_evennia.conf import TierSettings, get_settings
-from omniira_evennia.llm.guards import Budget, CircuitBreaker
+from omniira_evennia.llm.guards import Budget, CircuitBreaker, OverBudget
 from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.llm")
@@ -176,13 +176,18 @@ class LLMClient:
         if tier.api_key:
             headers["Authorization"] = f"Bearer {tier.api_key}"
 
-        refusal = self.budget.refusal(tier_name, npc_id)
-        if refusal:
-            usage.ok, usage.error = False, f"over budget: {refusal}"
+        # Reserve before the request (the prompt and the most the reply may take), settle
+        # after: concurrent calls cannot all take the budget's last tokens (guards.Budget).
+        estimate = sum(len(m.get("content") or "") for m in messages) // 4 + body["max_tokens"]
+        try:
+            reservation = self.budget.reserve(tier_name, npc_id, estimate)
+        except OverBudget as refused:
+            usage.ok, usage.error = False, f"over budget: {refused}"
             health.incr(f"budget_refused_{feature}")
-            raise LLMBudgetExceeded(refusal, usage)
+            raise LLMBudgetExceeded(str(refused), usage) from None
         endpoint = tier.base_url
         if not self.breaker.allow(endpoint):
+            self.budget.settle(reservation, 0)
             usage.ok, usage.error = False, "circuit open"
             health.incr("circuit_refused")
             raise LLMCircuitOpen(f"endpoint {safe_url(endpoint)} is failing; circuit open", usage)
@@ -196,7 +201,13 @@ class LLMClient:
             reported = data.get("usage") or {}
             tokens_in = int(reported.get("prompt_tokens") or 0)
             tokens_out = int(reported.get("completion_tokens") or 0)
+            if tokens_in < 0 or tokens_out < 0:  # would lower the spend: the reply is refused
+                raise ValueError(f"negative token count reported ({tokens_in}, {tokens_out})")
         except Exception as err:  # any failure counts against the endpoint, or a probe sticks
+            # A failed call spent nothing we know of, except a reply reporting negative
+            # usage: it did use tokens, so it is charged what was reserved for it.
+            charged = estimate if isinstance(err, ValueError) and "negative" in str(err) else 0
+            self.budget.settle(reservation, charged)
             usage.latency_ms = int((time.monotonic() - started) * 1000)
             usage.ok, usage.error = False, safe_url(f"{type(err).__name__}: {err}")[:500]
             health.incr("llm_errors")
@@ -216,7 +227,7 @@ class LLMClient:
         usage.tokens_in, usage.tokens_out = tokens_in, tokens_out
         usage.cost_usd = cost_of(tier, usage.tokens_in, usage.tokens_out)
         self.breaker.success(endpoint)
-        self.budget.record(tier_name, usage.tokens_in + usage.tokens_out, npc_id)
+        self.budget.settle(reservation, usage.tokens_in + usage.tokens_out)
         health.incr("llm_calls")
         return ChatResult(text=text, usage=usage)
 
@@ -458,11 +469,20 @@ def get_client() -> LLMClient:
     global _client
     if _client is None:
 
+        from omniira_evennia.llm.usage import spend_of_day
+
         conf = get_settings()
         _client = LLMClient(
             conf.TIERS,
+            budget=Budget(conf.TIERS, loader=spend_of_day),
             breaker=CircuitBreaker(conf.CIRCUIT_FAILURES, conf.CIRCUIT_COOLDOWN_SECONDS),
         )
+    # Callers take the client on the reactor: the budget counts what today's usage rows hold
+    # (this process's earlier life, another process) before it is used; at most once a minute.
+    try:
+        _client.budget.sync()
+    except Exception:  # the database unreachable: keep the local ledger, try again next time
+        log.exception("omniira: could not load today's LLM spend")
     return _client
 
 

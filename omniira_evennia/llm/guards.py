@@ -3,8 +3,9 @@ Guards in front of every LLM call: budgets, rate limits and a circuit breaker pe
 
 - `Budget`: daily token budgets per tier (all NPCs together, and per NPC) and requests per
   minute per tier, from the tier settings (`daily_tokens`, `npc_daily_tokens`,
-  `requests_per_minute`; None means unlimited). Days are UTC calendar days. A call over budget
-  is refused before any HTTP request; callers fall back (conversation: a cheaper tier, then an
+  `requests_per_minute`; None means unlimited). Days are UTC calendar days. Persistent (seeded
+  from today's usage rows) and atomic (a call reserves before its request and settles after).
+  A call over budget is refused before any HTTP request; callers fall back (conversation: a cheaper tier, then an
   in-character line) or skip and count (extraction, gossip, reflection, diary). Nothing queues.
 - `RateLimiter`: at most N events per key per minute (turns per player, audit rows per
   speaker), process-wide by name (`limiter`).
@@ -20,6 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict, deque
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 
@@ -29,49 +31,175 @@ def utc_day(now: float | None = None) -> str:
     )
 
 
+class OverBudget(Exception):
+    """A reservation refused: the reason is the message."""
+
+
+@dataclass
+class Reservation:
+    """Tokens held for one call between `Budget.reserve` and `Budget.settle`."""
+
+    day: str
+    tier: str
+    npc_id: int | None
+    tokens: int
+    settled: bool = False
+
+
 class Budget:
-    def __init__(self, tiers, clock=time.time):
+    """
+    The daily token ledger of one process, kept persistent and checked atomically.
+
+    Why an in-process ledger and not a row locked in the database: the LLM call runs in a worker
+    thread, where the ORM is forbidden (runtime/runner's ORM guard: Evennia's idmapper and
+    SQLite are not thread-safe), and the callers that defer it (conversation/turn.py and
+    service.py) are not ours to change. So the ledger lives here, under one lock, and is
+
+    - seeded from the database (`loader`: today's usage rows, on the reactor, by `sync`, which
+      `get_client` runs whenever it hands the client out: a fresh process, or a second process
+      running beside the server, counts what is already spent, at most `resync` seconds late);
+    - flushed to the database by the usage rows the callers already write on the reactor
+      (`record_usage`, in the same transaction as the call's effects);
+    - checked atomically: `reserve` (before the HTTP request) holds the call's estimate (its
+      prompt and `max_tokens`) under the lock, and refuses once settled spend plus what calls in
+      flight hold has reached the budget, so of N concurrent calls with one token left exactly
+      one goes; `settle` (after the call) replaces the estimate with the reported tokens.
+
+    A token count below zero (a server reporting negative usage, a corrupt row) is rejected with
+    ValueError: spend can only grow within a day. Merging a seed keeps the larger of the local
+    and the recorded count, so seeding again never lowers spend nor counts a call twice.
+    """
+
+    def __init__(self, tiers, clock=time.time, loader=None, resync: float = 60.0):
         self.tiers = tiers
         self.clock = clock
+        self.loader = loader  # loader(day) -> [(tier, npc_id or None, tokens)], reactor only
+        self.resync = resync
         self._lock = threading.Lock()
         self._tokens: dict[tuple, int] = defaultdict(int)  # (day, tier) / (day, tier, npc)
+        self._reserved: dict[tuple, int] = defaultdict(int)
         self._requests: dict[str, deque] = defaultdict(deque)
+        self._synced: tuple[str, float] | None = None  # (day, clock) of the last load
+
+    @staticmethod
+    def _checked(tokens) -> int:
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise ValueError(f"token count must be a whole number >= 0, not {tokens!r}")
+        return tokens
 
     def seed(self, day: str, tier: str, tokens: int, npc_id: int | None = None) -> None:
-        """Start from usage already recorded today (so a restart does not reset the bill)."""
+        """Add usage already recorded (so a restart does not reset the bill)."""
+        tokens = self._checked(tokens)
         with self._lock:
             key = (day, tier) if npc_id is None else (day, tier, npc_id)
             self._tokens[key] += tokens
 
+    def merge(self, day: str, rows) -> None:
+        """
+        Take the recorded spend `rows` ([(tier, npc_id or None, tokens)], per tier with npc_id
+        None and per NPC) of `day`, keeping the larger of it and the local count per key.
+        """
+        checked = [(tier, npc_id, self._checked(int(tokens))) for tier, npc_id, tokens in rows]
+        with self._lock:
+            for tier, npc_id, tokens in checked:
+                key = (day, tier) if npc_id is None else (day, tier, npc_id)
+                self._tokens[key] = max(self._tokens[key], tokens)
+            self._synced = (day, self.clock())
+
+    def sync(self, force: bool = False) -> bool:
+        """
+        Load today's recorded spend through `loader` if never done today, or `resync` seconds
+        ago (or `force`). Call on the reactor only. True if it loaded.
+        """
+        if self.loader is None:
+            return False
+        now = self.clock()
+        day = utc_day(now)
+        synced = self._synced
+        if not force and synced and synced[0] == day and now - synced[1] < self.resync:
+            return False
+        rows = self.loader(day)
+        if rows is None:  # the loader may decline (called from a worker thread)
+            return False
+        self.merge(day, rows)
+        return True
+
+    def _over(self, tier, tier_name: str, day: str, npc_id) -> str | None:
+        if tier.daily_tokens is not None:
+            key = (day, tier_name)
+            if self._tokens[key] + self._reserved[key] >= tier.daily_tokens:
+                return f"daily token budget of tier {tier_name} spent"
+        if tier.npc_daily_tokens is not None and npc_id is not None:
+            key = (day, tier_name, npc_id)
+            if self._tokens[key] + self._reserved[key] >= tier.npc_daily_tokens:
+                return f"daily token budget of tier {tier_name} for this NPC spent"
+        return None
+
+    def _rate(self, tier, tier_name: str, now: float) -> str | None:
+        if tier.requests_per_minute is not None:
+            window = self._requests[tier_name]
+            while window and window[0] <= now - 60:
+                window.popleft()
+            if len(window) >= tier.requests_per_minute:
+                return f"tier {tier_name} is over {tier.requests_per_minute} requests/minute"
+        return None
+
+    def reserve(self, tier_name: str, npc_id: int | None = None, estimate: int = 1) -> Reservation:
+        """
+        Hold `estimate` tokens (at least 1) for a call about to be made, or raise OverBudget.
+        Check and hold happen under one lock: no two callers can both take the last token.
+        """
+        estimate = max(1, self._checked(estimate))
+        now = self.clock()
+        day = utc_day(now)
+        reservation = Reservation(day, tier_name, npc_id, estimate)
+        tier = self.tiers.get(tier_name)
+        if tier is None:
+            return reservation
+        with self._lock:
+            reason = self._over(tier, tier_name, day, npc_id) or self._rate(tier, tier_name, now)
+            if reason:
+                raise OverBudget(reason)
+            if tier.requests_per_minute is not None:
+                self._requests[tier_name].append(now)
+            self._reserved[(day, tier_name)] += estimate
+            if npc_id is not None:
+                self._reserved[(day, tier_name, npc_id)] += estimate
+        return reservation
+
+    def settle(self, reservation: Reservation, tokens: int) -> None:
+        """Release the reservation and count the `tokens` the call really used (>= 0)."""
+        tokens = self._checked(tokens)
+        with self._lock:
+            if reservation.settled:
+                raise ValueError("reservation already settled")
+            reservation.settled = True
+            keys = [(reservation.day, reservation.tier)]
+            if reservation.npc_id is not None:
+                keys.append((reservation.day, reservation.tier, reservation.npc_id))
+            for key in keys:
+                self._reserved[key] = max(0, self._reserved[key] - reservation.tokens)
+                self._tokens[key] += tokens
+
     def refusal(self, tier_name: str, npc_id: int | None = None) -> str | None:
-        """Why a call would be over budget now, or None if it may go ahead (and is counted)."""
+        """
+        Why a call would be over budget now, or None (the request is then counted against the
+        rate limit). A check only, holding no tokens: calls go through `reserve`/`settle`.
+        """
         tier = self.tiers.get(tier_name)
         if tier is None:
             return None
         now = self.clock()
         day = utc_day(now)
         with self._lock:
-            if (
-                tier.daily_tokens is not None
-                and self._tokens[(day, tier_name)] >= tier.daily_tokens
-            ):
-                return f"daily token budget of tier {tier_name} spent"
-            if (
-                tier.npc_daily_tokens is not None
-                and npc_id is not None
-                and self._tokens[(day, tier_name, npc_id)] >= tier.npc_daily_tokens
-            ):
-                return f"daily token budget of tier {tier_name} for this NPC spent"
-            if tier.requests_per_minute is not None:
-                window = self._requests[tier_name]
-                while window and window[0] <= now - 60:
-                    window.popleft()
-                if len(window) >= tier.requests_per_minute:
-                    return f"tier {tier_name} is over {tier.requests_per_minute} requests/minute"
-                window.append(now)
-        return None
+            reason = self._over(tier, tier_name, day, npc_id) or self._rate(tier, tier_name, now)
+            if reason is None and tier.requests_per_minute is not None:
+                self._requests[tier_name].append(now)
+            return reason
 
     def record(self, tier_name: str, tokens: int, npc_id: int | None = None) -> None:
+        """Count `tokens` spent outside a reservation (>= 0)."""
+        tokens = self._checked(tokens)
         day = utc_day(self.clock())
         with self._lock:
             self._tokens[(day, tier_name)] += tokens
@@ -83,6 +211,12 @@ class Budget:
         with self._lock:
             key = (day, tier_name) if npc_id is None else (day, tier_name, npc_id)
             return self._tokens[key]
+
+    def reserved(self, tier_name: str, npc_id: int | None = None) -> int:
+        day = utc_day(self.clock())
+        with self._lock:
+            key = (day, tier_name) if npc_id is None else (day, tier_name, npc_id)
+            return self._reserved[key]
 
 
 class CircuitBreaker:

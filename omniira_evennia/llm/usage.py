@@ -5,8 +5,6 @@ process's daily budget count what today's calls already spent.
 
 from __future__ import annotations
 
-from django.utils import timezone
-
 from omniira_evennia.llm.guards import utc_day
 from omniira_evennia.models import (
     LLMUsage,
@@ -28,18 +26,43 @@ def record_usage(usage, npc=None) -> LLMUsage:
     )
 
 
-def seed_budget(budget) -> None:
-    """Count today's recorded usage (UTC) into a fresh budget, so restarts keep the bill."""
-    from django.db.models import Sum
+def spend_of_day(day: str):
+    """
+    The tokens recorded on UTC `day` ("YYYY-MM-DD"), as [(tier, npc_id or None, tokens)]: per
+    tier, and per tier and NPC. Every row counts (a reply that failed validation used its tokens
+    too). None from a worker thread, where the ORM is forbidden: the budget is synced on the
+    reactor only (`guards.Budget`).
+    """
+    from datetime import datetime, timedelta
+    from datetime import timezone as dt_timezone
 
-    start = timezone.now().replace(hour=0, minute=0, second=0, microsecond=0)
+    from django.db.models import F, Sum
+
+    from omniira_evennia.runtime.runner import in_worker
+
+    if in_worker():
+        return None
+    start = datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt_timezone.utc)
     rows = (
-        LLMUsage.objects.filter(created_at__gte=start, ok=True)
+        LLMUsage.objects.filter(created_at__gte=start, created_at__lt=start + timedelta(days=1))
+        .order_by()
         .values("tier", "npc_id")
-        .annotate(tokens=Sum("tokens_in") + Sum("tokens_out"))
+        .annotate(tokens=Sum(F("tokens_in") + F("tokens_out")))
     )
-    day = utc_day()
+    per_tier: dict[str, int] = {}
+    out = []
     for row in rows:
-        budget.seed(day, row["tier"], row["tokens"] or 0)
+        tokens = max(0, row["tokens"] or 0)  # a corrupt negative row never lowers spend
+        per_tier[row["tier"]] = per_tier.get(row["tier"], 0) + tokens
         if row["npc_id"] is not None:
-            budget.seed(day, row["tier"], row["tokens"] or 0, npc_id=row["npc_id"])
+            out.append((row["tier"], row["npc_id"], tokens))
+    out.extend((tier, None, tokens) for tier, tokens in per_tier.items())
+    return out
+
+
+def seed_budget(budget) -> None:
+    """Count today's recorded usage (UTC) into `budget`, so restarts keep the bill."""
+    day = utc_day()
+    rows = spend_of_day(day)
+    if rows is not None:
+        budget.merge(day, rows)
