@@ -546,6 +546,21 @@ def comparable_vectors(expression):
     )
 
 
+def comparable_where(column: str = "embedder") -> tuple[str, list[str]]:
+    """
+    The same rule as `comparable_vectors`, as an SQL condition and its parameters, for the raw
+    vector queries on PostgreSQL (store.nearest_memories, store.who_knows).
+    """
+    names, unrecorded = comparable_names()
+    names = sorted(names)
+    condition = f"{column} IN ({', '.join(['%s'] * len(names))})"
+    params = list(names)
+    if unrecorded:
+        condition = f"({condition} OR {column} IS NULL OR {column} = %s)"
+        params.append(UNRECORDED)
+    return condition, params
+
+
 def embedder_problems(probe: bool = True) -> list[str]:
     """
     Why the configured embedder cannot embed, one sentence each (empty: it can). For the system

@@ -33,7 +33,13 @@ from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.llm import guards
 from omniira_evennia.memory import embeddings, relationships
-from omniira_evennia.memory.embeddings import EMBEDDING_DIM, comparable_vectors, from_blob, to_blob
+from omniira_evennia.memory.embeddings import (
+    EMBEDDING_DIM,
+    comparable_vectors,
+    comparable_where,
+    from_blob,
+    to_blob,
+)
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
 from omniira_evennia.memory.verbatim import SaidLine
 from omniira_evennia.models import (
@@ -400,7 +406,8 @@ def nearest_memories(npc_id: int, vector, limit: int = 10, subject_id: int | Non
     if is_postgres(connection):
 
         table = connection.ops.quote_name(Memory._meta.db_table)
-        where, params = "npc_id = %s AND embedding IS NOT NULL", [npc_id]
+        comparable, names = comparable_where()  # another embedder's vectors are not compared
+        where, params = f"npc_id = %s AND embedding IS NOT NULL AND {comparable}", [npc_id, *names]
         if subject_id is not None:
             where += " AND subject_id = %s"
             params.append(subject_id)
@@ -447,10 +454,12 @@ def who_knows(vector, limit: int = 10, floor: float = 0.3):
         with transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("SET LOCAL hnsw.ef_search = 200")
             cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            comparable, names = comparable_where()  # another embedder's vectors are not compared
             cursor.execute(
                 f"SELECT id, npc_id, 1 - (embedding <=> %s::vector) AS sim FROM {table} "
-                "WHERE embedding IS NOT NULL ORDER BY embedding <=> %s::vector LIMIT %s",
-                [vector_literal(vector), vector_literal(vector), limit * 20],
+                f"WHERE embedding IS NOT NULL AND {comparable} "
+                "ORDER BY embedding <=> %s::vector LIMIT %s",
+                [vector_literal(vector), *names, vector_literal(vector), limit * 20],
             )
             found = cursor.fetchall()
         for row_id, npc_id, sim in found:

@@ -9,7 +9,7 @@ from django.db import connection
 
 import omniira_evennia as omniira
 from omniira_evennia.admin_commands import CmdMemory
-from omniira_evennia.memory import embeddings
+from omniira_evennia.memory import embeddings, store
 from omniira_evennia.memory.embeddings import from_blob
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Memory
@@ -71,6 +71,19 @@ class TestVectorSearch(SocialTestBase):
         assert found[0][0].value == "Tomas went missing near Harrowmere."
         assert len({m.npc_id for m, _ in found}) == len(found)  # one line per NPC
         assert omniira.who_knows("zzzz qqqq") == []
+
+    def test_vectors_of_another_embedder_are_not_compared_until_reembedded(self):
+        # Issue #19: the matrix (SQLite) and the raw queries (PostgreSQL) apply the same rule.
+        tomas = Memory.objects.get(key="tomas")
+        Memory.objects.filter(id=tomas.id).update(embedder="some-other-model")
+        store.invalidate()
+        query = "where did Tomas go missing? Harrowmere"
+        assert all(m.id != tomas.id for m, _ in omniira.who_knows(query))
+        [vector] = EMB.embed([query])
+        assert tomas.id not in [row for row, _ in store.nearest_memories(self.lyra.id, vector)]
+        Memory.objects.filter(id=tomas.id).update(embedder=embeddings.embedder_name(EMB))
+        store.invalidate()
+        assert omniira.who_knows(query)[0][0].id == tomas.id
 
     def test_search_and_whoknows_commands(self):
         out = self.call(CmdMemory(), "search Maren = cider plum")
