@@ -183,6 +183,12 @@ class OmniiraSettings(BaseModel):
     NPC_QUEUE_LIMIT: int = Field(4, ge=0)
     NPC_BUSY_MESSAGE: str = '{npc} is busy with someone else: "A moment, I\'ll be right with you."'
     AUDIT_ROWS_PER_MINUTE: int = Field(10, ge=0)
+    # Retention, applied by the daily rollover (0: keep forever): LLM usage rows and audit rows
+    # (erasure records excepted) older than this many real days, conversation lines older than
+    # this many game days (not those of conversations still open or awaiting their review).
+    KEEP_USAGE_DAYS: int = Field(90, ge=0)
+    KEEP_AUDIT_DAYS: int = Field(90, ge=0)
+    KEEP_TURNS_GAME_DAYS: int = Field(90, ge=0)
 
     # Embeddings (issue #19). EMBEDDER: an alias ("onnx", "sentence-transformers", "openai") or
     # a dotted class path. The default runs all-MiniLM-L6-v2 in int8 on onnxruntime (offline, no

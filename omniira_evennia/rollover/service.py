@@ -17,7 +17,7 @@ import time
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 from twisted.internet import defer, task
 
@@ -28,9 +28,13 @@ from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import get_embedder, to_blob
 from omniira_evennia.memory.retrieval import importance_multiplier
 from omniira_evennia.models import (
+    AuditLog,
     Concern,
+    Conversation,
+    ConversationTurn,
     DailyWork,
     DiaryEntry,
+    LLMUsage,
     Memory,
     PlaceVisit,
     Reflection,
@@ -359,6 +363,46 @@ def _job_failed(failure, kind, npc, game_day, target_id=0, report=None):
     return 0
 
 
+def apply_retention(game_day: int, now=None) -> int:
+    """
+    Delete what is older than the retention settings (0: keep forever); returns how many rows.
+    Usage and audit rows go by real days (the budget and the log are kept in real time, UTC),
+    erasure records excepted (they prove a player's data was erased); conversation lines by
+    game days, except those of conversations still open or not yet reviewed (the review reads
+    them). The NPCs' matrices are dropped from the cache if a line went (the verbatim lane).
+    """
+    conf = get_settings()
+    now = now or timezone.now()
+    deleted = 0
+    if conf.KEEP_USAGE_DAYS:
+        cutoff = now - timedelta(days=conf.KEEP_USAGE_DAYS)
+        deleted += LLMUsage.objects.filter(created_at__lt=cutoff).delete()[0]
+    if conf.KEEP_AUDIT_DAYS:
+        cutoff = now - timedelta(days=conf.KEEP_AUDIT_DAYS)
+        old = AuditLog.objects.filter(created_at__lt=cutoff).exclude(kind="erasure")
+        deleted += old.delete()[0]
+    if conf.KEEP_TURNS_GAME_DAYS:
+        unreviewed = Conversation.objects.filter(
+            Q(ended_at__isnull=True)
+            | Q(
+                extraction__in=(
+                    Conversation.Extraction.PENDING,
+                    Conversation.Extraction.RUNNING,
+                )
+            )
+        ).values("conversation_id")
+        turns = ConversationTurn.objects.filter(
+            game_day__lte=game_day - conf.KEEP_TURNS_GAME_DAYS
+        ).exclude(conversation_id__in=unreviewed)
+        gone = turns.delete()[0]
+        if gone:
+            store.invalidate()
+        deleted += gone
+    if deleted:
+        health.incr("retention_deleted", deleted)
+    return deleted
+
+
 def run_rollover(game_day: int | None = None, npcs=None, per_npc: bool = False) -> defer.Deferred:
     """
     Run the day's forgetting, reflections and diaries now (default: today). Fires with a
@@ -385,6 +429,12 @@ def run_rollover(game_day: int | None = None, npcs=None, per_npc: bool = False) 
         health.incr("forget_failures")
         forgotten = {"expired": 0, "evicted": 0}
     forgotten["concerns_expired"] = store.expire_concerns(day, conf.CONCERN_DAYS)
+    try:
+        forgotten["retention_deleted"] = apply_retention(day)
+    except Exception:  # retention can wait a day too
+        log.exception("omniira: retention failed during the rollover")
+        health.incr("retention_failures")
+        forgotten["retention_deleted"] = 0
     events = world_events_by_npc(day)
     semaphore = defer.DeferredSemaphore(conf.ROLLOVER_CONCURRENCY)
     jobs: list[defer.Deferred] = []
