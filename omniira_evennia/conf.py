@@ -189,6 +189,9 @@ class OmniiraSettings(BaseModel):
     KEEP_USAGE_DAYS: int = Field(90, ge=0)
     KEEP_AUDIT_DAYS: int = Field(90, ge=0)
     KEEP_TURNS_GAME_DAYS: int = Field(90, ge=0)
+    # Memory held by the per-NPC vector cache (memory/store.MatrixCache, least recently used
+    # evicted first; an evicted NPC's memories are read again when next needed).
+    VECTOR_CACHE_MB: float = Field(256.0, gt=0)
 
     # Embeddings (issue #19). EMBEDDER: an alias ("onnx", "sentence-transformers", "openai") or
     # a dotted class path. The default runs all-MiniLM-L6-v2 in int8 on onnxruntime (offline, no
