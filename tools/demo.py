@@ -66,14 +66,27 @@ def refresh_game_dir() -> bool:
         say(f"creating the game folder with `evennia --init` (Evennia {evennia_version()})")
         game_overlay.init_game(DEMO, BIN / "evennia")
     game_overlay.overlay(DEMO, TEMPLATE)
-    secret = DEMO / "server" / "conf" / "secret_settings.py"
-    if not secret.exists():
-        secret.write_text(
-            "# Written by `make demo`; not shared.\n"
-            f"SECRET_KEY = {secrets.token_urlsafe(40)!r}\n"
-        )
+    write_secret_settings(DEMO / "server" / "conf" / "secret_settings.py")
     (DEMO / "server" / "logs").mkdir(parents=True, exist_ok=True)
     return fresh
+
+
+def write_secret_settings(secret: Path) -> None:
+    """
+    The game's SECRET_KEY file, readable by its owner only: written so if missing (never
+    readable by others, not even briefly), and made so if it exists (`evennia --init` writes
+    its own with the umask's mode, usually world-readable, as did demos before this one).
+    """
+    if not secret.exists():
+        secret.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(secret, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.fchmod(descriptor, 0o600)
+        with os.fdopen(descriptor, "w") as fh:
+            fh.write(
+                "# Written by `make demo`; not shared.\n"
+                f"SECRET_KEY = {secrets.token_urlsafe(40)!r}\n"
+            )
+    os.chmod(secret, 0o600)
 
 
 def evennia_version() -> str:

@@ -13,6 +13,9 @@ SERVERNAME = "Omniira Demo: The Lantern & Lane"
 TELNET_INTERFACES = ["127.0.0.1"]
 WEBSERVER_INTERFACES = ["127.0.0.1"]
 WEBSOCKET_CLIENT_INTERFACE = "127.0.0.1"
+# Host headers the website answers (Evennia's default is "*"): the loopback names a browser on
+# this machine uses. Another name (a DNS rebinding page's) gets Django's 400.
+ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
 
 # The demo listens on loopback only, so allow more than Evennia's 2 new accounts per IP and
 # 10 minutes (every local player shares 127.0.0.1).
