@@ -97,6 +97,17 @@ class OmniiraSettings(BaseModel):
     RETRIEVAL_MODE: Literal["paper", "fused"] = "fused"
     RRF_K: float = Field(60.0, gt=0)  # reciprocal rank fusion constant
     LEXICAL_DEPTH: int = Field(50, ge=1)  # ranks taken from each lane in fused mode
+    # Issue #18 (docs/benchmarks.md, "Long conversations"). PAIR_QUERY: the full-text query of
+    # a line between an NPC and a speaker leaves out the two's names and aliases, and words in
+    # more than PAIR_COMMON_SHARE of that pair's memories (0: names only).
+    PAIR_QUERY: bool = True
+    PAIR_COMMON_SHARE: float = Field(0.05, ge=0, le=1)
+    LEXICAL_WEIGHT: float = Field(1.0, gt=0)  # the lanes' weights in rank fusion
+    DENSE_WEIGHT: float = Field(1.0, gt=0)
+    # The recency lane holds the RECENCY_SLOTS newest memories learned in the last
+    # RECENCY_WINDOW_HOURS (wall-clock) only, and slots it leaves free go to the question; 0:
+    # always the RECENCY_SLOTS newest, whenever learned, as in the paper.
+    RECENCY_WINDOW_HOURS: float = Field(6.0, ge=0)
     DIARY_SLOTS: int = Field(2, ge=0)
 
     # Conversation.

@@ -110,6 +110,8 @@ class Recall:
     considered: list[Memory]  # the best of the rest, by score
     said: list[tuple[str, str]]  # the verbatim lane: (when, the speaker's words)
     beliefs: list[str]
+    searched: str | None = None  # the full-text query's words (pair-aware), None: no lexical lane
+    embedded: str | None = None  # the text embedded for memories, if not the line as said
 
 
 def why(npc, question: str, speaker) -> Recall:
@@ -127,6 +129,7 @@ def why(npc, question: str, speaker) -> Recall:
     explain: dict = {}
     ctx = retrieve_context(turn_input, conf, vector, explain=explain)
     chosen = explain.pop("chosen", [])
+    embedded = explain.pop("embedded", None)
     rows = Memory.objects.select_related("provenance", "subject").in_bulk(list(explain))
     rest = sorted(
         (mid for mid in explain if mid not in chosen and mid in rows),
@@ -138,6 +141,8 @@ def why(npc, question: str, speaker) -> Recall:
         considered=[rows[mid] for mid in rest[:5]],
         said=list(ctx.said),
         beliefs=list(ctx.beliefs),
+        searched=turn_input.lexical.query if turn_input.lexical is not None else None,
+        embedded=embedded,
     )
 
 
@@ -145,6 +150,10 @@ def why_text(npc, question: str, speaker) -> str:
     """`why` as `@memory why` shows it."""
     recall = why(npc, question, speaker)
     out = [f"|w{npc.key}|n, asked by {speaker.key}: {question!r}"]
+    if recall.searched is not None:
+        out.append(f"Full-text query: {recall.searched or '(no words left)'}")
+    if recall.embedded:
+        out.append(f"Embedded as: {recall.embedded!r}")
     out.append(f"In the prompt ({len(recall.memories)} memories, oldest first):")
     out += [_why_line(m, recall.explain.get(m.id, {})) for m in recall.memories] or ["  (none)"]
     if recall.said:

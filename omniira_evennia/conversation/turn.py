@@ -48,6 +48,7 @@ from omniira_evennia.memory.fusion import (
     LexicalHits,
     select_by_mode,
     select_newest_plus_fused,
+    without_names,
 )
 from omniira_evennia.memory.retrieval import (
     MemoryMatrix,
@@ -116,6 +117,8 @@ def retrieve_context(
     Fill the prompt context's memory block for this turn. `explain` (a dict) is filled with why
     each memory was considered, and `explain["chosen"]` with the ids in the prompt, in order.
     """
+    said_vector = query_vector
+    query_vector = pair_vector(inp.context, conf, query_vector, explain)
     records = select_by_mode(
         inp.index,
         query_vector,
@@ -144,8 +147,28 @@ def retrieve_context(
             inp.reflections, query_vector, conf.REFLECTION_SLOTS, conf.SIMILARITY_FLOOR
         )
     ctx.beliefs = [r.text for r in beliefs]
-    ctx.said = verbatim_lines(inp, conf, query_vector, ctx)
+    ctx.said = verbatim_lines(inp, conf, said_vector, ctx)
     return ctx
+
+
+def pair_vector(ctx: PromptContext, conf: OmniiraSettings, vector, explain=None):
+    """
+    The query embedding for memories and beliefs in fused mode with PAIR_QUERY: the line
+    embedded without the NPC's and the speaker's names (issue #18: every memory of the pair
+    names them, so a name pulls short name-only turns close). `vector` is the line as said
+    (kept for the verbatim lane); it stays if the line names neither or embedding fails.
+    """
+    if vector is None or not conf.PAIR_QUERY or conf.RETRIEVAL_MODE != "fused":
+        return vector
+    text = without_names(ctx.message, {ctx.identity.name, ctx.speaker_name})
+    if not text or text == " ".join(ctx.message.split()):
+        return vector
+    [stripped] = embed_or_none([text])
+    if stripped is None:
+        return vector
+    if explain is not None:
+        explain["embedded"] = text
+    return stripped
 
 
 def verbatim_lines(inp: TurnInput, conf: OmniiraSettings, query_vector, ctx) -> list:

@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.memory.fusion import LexicalHits
+from omniira_evennia.memory.fusion import LexicalHits, without_names
 from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.fulltext")
@@ -215,18 +215,95 @@ def search_diary(npc_id: int, text: str, limit: int = LEXICAL_DEPTH) -> list[int
 def lexical_hits(npc_id: int, subject_id: int, text: str, conf=None) -> LexicalHits | None:
     """
     What a turn's `fused` retrieval needs from the index (on the reactor: it reads the
-    database). None in `paper` mode or when there is no lexical lane.
+    database). None in `paper` mode or when there is no lexical lane. With PAIR_QUERY on, the
+    query is the pair-aware one (`pair_query`): without the two speakers' names and the words
+    common in their memories.
     """
     if conf is None:
 
         conf = get_settings()
     if conf.RETRIEVAL_MODE != "fused":
         return None
+    if conf.PAIR_QUERY:
+        text = pair_query(npc_id, subject_id, text, conf.PAIR_COMMON_SHARE)
     memories = search_memories(npc_id, text, subject_id, conf.LEXICAL_DEPTH)
     if memories is None:
         return None
     beliefs = search_beliefs(npc_id, text, subject_id, conf.LEXICAL_DEPTH) or []
-    return LexicalHits(memories=memories, beliefs=beliefs)
+    return LexicalHits(memories=memories, beliefs=beliefs, query=" ".join(query_terms(text)))
+
+
+# ---------------------------------------------------------------- the pair-aware query
+
+PAIR_MIN_ROWS = 20  # below this many memories a pair's word counts say nothing
+
+
+def pair_names(*object_ids: int) -> set[str]:
+    """The lower-case words of these objects' keys and aliases (a name matches everything)."""
+    from evennia.objects.models import ObjectDB
+
+    found: set[str] = set()
+    for obj in ObjectDB.objects.filter(id__in=[i for i in object_ids if i is not None]):
+        for name in [obj.db_key, *obj.aliases.all()]:
+            found.update(_WORD.findall(str(name).lower()))
+    return found
+
+
+def pair_counts(npc_id: int, subject_id: int, terms: list[str]) -> tuple[int, list[int]] | None:
+    """How many of the pair's memories there are, and how many contain each term (one query)."""
+    connection = _connection()
+    if not terms or not available(connection):
+        return None
+    table = _BY_NAME[MEMORY_FTS]
+    try:
+        with connection.cursor() as cursor:
+            if connection.vendor == "sqlite":
+                owner = f"n{npc_id}s{subject_id}"
+                where = f"SELECT count(*) FROM {table.name} WHERE {table.name} MATCH %s"
+                parts = [f"{{owner}} : {_quote(owner)}"]
+                parts += [f"{{owner}} : {_quote(owner)} AND {{body}} : {_quote(t)}" for t in terms]
+                cursor.execute("SELECT " + ", ".join(f"({where})" for _ in parts), parts)
+            else:
+                vector = f"to_tsvector('english', {table.text})"
+                counts = ", ".join(
+                    f"count(*) FILTER (WHERE {vector} @@ plainto_tsquery('english', %s))"
+                    for _ in terms
+                )
+                cursor.execute(
+                    f"SELECT count(*), {counts} FROM {table.base} "
+                    "WHERE npc_id = %s AND subject_id = %s",
+                    [*terms, npc_id, subject_id],
+                )
+            row = cursor.fetchone()
+    except Exception:  # the plain query still works without the counts
+        log.debug("pair word counts failed", exc_info=True)
+        return None
+    return int(row[0]), [int(n) for n in row[1:]]
+
+
+def common_terms(total: int, counts: list[int], terms: list[str], share: float) -> set[str]:
+    """Terms in more than `share` of a pair's `total` memories (none for a small pair)."""
+    if share <= 0 or total < PAIR_MIN_ROWS:
+        return set()
+    return {t for t, n in zip(terms, counts) if n > share * total}
+
+
+def pair_query(npc_id: int, subject_id: int, text: str, share: float) -> str:
+    """
+    The lexical query for a line between NPC `npc_id` and speaker `subject_id` (issue #18):
+    the two's own names, aliases and keys are dropped (every memory of the pair names them,
+    while over the whole index a name looks rare, so name-only matches ranked first), and so
+    are terms in more than `share` of the pair's memories. Third parties' names stay. If
+    nothing is left the query is empty: the embedding lane alone answers.
+    """
+    text = without_names(text, pair_names(npc_id, subject_id))
+    terms = query_terms(text)
+    if share > 0 and terms:
+        counted = pair_counts(npc_id, subject_id, terms)
+        if counted is not None:
+            common = common_terms(*counted, terms, share)
+            terms = [t for t in terms if t not in common]
+    return " ".join(terms)
 
 
 # ---------------------------------------------------------------- installing (DDL)

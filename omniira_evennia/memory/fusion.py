@@ -22,6 +22,7 @@ are the paper scorer's own (`retrieval.py`), so both modes see the same rows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -47,6 +48,7 @@ from omniira_evennia.memory.retrieval import (
 
 RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al. 2009)
 FUSION_DEPTH = 50  # ranks taken from each lane
+_NAME_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass
@@ -55,6 +57,20 @@ class LexicalHits:
 
     memories: list[int] = field(default_factory=list)
     beliefs: list[int] = field(default_factory=list)
+    query: str | None = None  # the words searched for (the pair-aware query), when known
+
+
+def without_names(text: str, names) -> str:
+    """
+    `text` without the words of `names` (case-insensitive), possessives included ("Ada's"):
+    the pair-aware query (issue #18) leaves out the names of the two who are talking, which
+    every memory of theirs contains.
+    """
+    words = sorted({w for n in names for w in _NAME_WORD.findall(str(n).lower())}, key=len)
+    if not words:
+        return text
+    pattern = r"\b(?:" + "|".join(re.escape(w) for w in reversed(words)) + r")(?:'s|’s)?\b,?"
+    return " ".join(re.sub(pattern, " ", text, flags=re.IGNORECASE).split()).strip(" ,;:")
 
 
 def dense_ranking(
@@ -122,17 +138,21 @@ def select_memories_fused(
     depth: int = FUSION_DEPTH,
     dense_weight: float = 1.0,
     lexical_weight: float = 1.0,
+    recency_window: float = 0.0,
     explain: dict | None = None,
 ) -> list[MemoryRecord]:
     """
     Recency lane plus the best `similarity_slots` by fused rank (embedding and full-text),
     scaled by the paper's multipliers; deduplicated by key, chronological. `explain`, a dict,
     is filled with each considered memory's lane ranks, fused score and multipliers.
+    `recency_window` (seconds, 0: off): see `retrieval.recency_lane`; free recency slots go to
+    the fused lane.
     """
-    start = recency_lane(index, subject_id, now, include_suspect, recency_slots)
+    start = recency_lane(index, subject_id, now, include_suspect, recency_slots, recency_window)
     if start is None:
         return []
     mask, recent_rows, chosen = start
+    similarity_slots += recency_slots - len(recent_rows)
     if explain is not None:
         explain_recent(index, explain, recent_rows)
 
@@ -219,6 +239,7 @@ def select_by_mode(
         floor=conf.SIMILARITY_FLOOR,
         weights=Weights(hearsay=conf.HEARSAY_WEIGHT, feeling=conf.FEELING_WEIGHT),
         include_suspect=include_suspect,
+        recency_window=conf.RECENCY_WINDOW_HOURS * 3600.0,
         explain=explain,
     )
     if conf.RETRIEVAL_MODE == "fused" and lexical is not None:
@@ -229,6 +250,8 @@ def select_by_mode(
             subject_id,
             rrf_k=conf.RRF_K,
             depth=conf.LEXICAL_DEPTH,
+            dense_weight=conf.DENSE_WEIGHT,
+            lexical_weight=conf.LEXICAL_WEIGHT,
             **options,
         )
     return select_memories(index, query_vector, subject_id, **options)

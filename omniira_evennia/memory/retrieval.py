@@ -297,16 +297,20 @@ def select_memories(
     floor: float = SIMILARITY_FLOOR,
     weights: Weights = Weights(),
     include_suspect: bool = True,
+    recency_window: float = 0.0,
     explain: dict | None = None,
 ) -> list[MemoryRecord]:
     """
     The paper's hybrid retrieval over `index`, optionally limited to one subject. `explain`, a
     dict, is filled with why each considered memory ranked where it did (see `explain_rows`).
+    `recency_window` (seconds, 0: off) limits the recency lane to memories that recent; the
+    slots it leaves free go to the similarity lane.
     """
-    start = recency_lane(index, subject_id, now, include_suspect, recency_slots)
+    start = recency_lane(index, subject_id, now, include_suspect, recency_slots, recency_window)
     if start is None:
         return []
     mask, recent_rows, chosen = start
+    similarity_slots += recency_slots - len(recent_rows)
     if explain is not None:
         explain_recent(index, explain, recent_rows)
 
@@ -364,10 +368,12 @@ def explain_rows(index, explain, rows, scores, weights, ranked_lanes, cosines=No
         entry["score"] = round(float(scores[i]), 5)
 
 
-def recency_lane(index, subject_id, now, include_suspect, slots):
+def recency_lane(index, subject_id, now, include_suspect, slots, window: float = 0.0):
     """
     What both scorers start from: (candidate mask, the newest rows, the rows chosen so far by
-    (subject, key)), or None when nothing may be retrieved.
+    (subject, key)), or None when nothing may be retrieved. With a `window` (seconds) and a
+    `now`, the newest rows are taken among those learned within the window only (issue #18:
+    eight old memories otherwise take eight slots from a question about the past).
     """
     if not len(index):
         return None
@@ -375,7 +381,11 @@ def recency_lane(index, subject_id, now, include_suspect, slots):
     candidates = np.flatnonzero(mask)
     if not len(candidates):
         return None
-    recent_rows = newest_rows(index, candidates, slots)
+    if window > 0 and now is not None:
+        recent = candidates[index.learned_at[candidates] >= now - window]
+        recent_rows = newest_rows(index, recent, slots)
+    else:
+        recent_rows = newest_rows(index, candidates, slots)
     chosen: dict[tuple[int, str], int] = {}
     add_by_key(index, chosen, recent_rows)
     return mask, recent_rows, chosen

@@ -381,3 +381,42 @@ class TestTurnUsesTheLexicalLane(TalkTestBase):
         prompt = self.ask("fused", 'Harrowmere" NEAR( * OR {owner}: n1')
         assert self.RARE in prompt
         assert health.snapshot().get("fulltext_failures") is None
+
+
+class TestPairAwareQuery(FullTextBase):
+    """Issue #18: the pair's own names and common words leave the lexical query."""
+
+    def test_names_aliases_and_possessives_of_the_pair_are_dropped_third_parties_stay(self):
+        self.char1.aliases.add("Addy")
+        query = fulltext.pair_query(
+            self.maren.id, self.char1.id, "Maren, did Ada's friend Tomas visit Addy?", 0.0
+        )
+        assert query.split() == ["friend", "tomas", "visit"]
+
+    def test_words_common_in_this_pair_are_dropped_counted_per_pair(self):
+        for i in range(24):
+            self.remember(f"Ada: more cider today, round {i}.", key=f"cider{i}")
+        harrow = self.remember("Ada: my brother went missing near Harrowmere.", key="brother").id
+        for i in range(30):  # common for Voss and Ada, not for Maren and Ada
+            self.remember(f"Ada: the brother of the miller {i}.", key=f"b{i}", npc=self.voss)
+        query = fulltext.pair_query(self.maren.id, self.char1.id, "cider brother Harrowmere", 0.05)
+        assert query.split() == ["brother", "harrowmere"]
+        hits = fulltext.lexical_hits(self.maren.id, self.char1.id, "Ada, cider by Harrowmere?")
+        assert hits.memories == [harrow] and hits.query == "harrowmere"
+
+    def test_name_only_memories_no_longer_match(self):
+        bye = [
+            self.remember(f"Ada: catch ya later, Maren! ({i})", key=f"bye{i}").id for i in range(3)
+        ]
+        bakery = self.remember(
+            "Ada: my cousin opened a bakery in Saltmere, Maren, with his Ada-sized ovens "
+            "and a long counter of oak and brass by the window.",
+            key="bakery",
+        ).id
+        question = "Maren, what did Ada tell you about the bakery?"
+        raw = fulltext.search_memories(self.maren.id, question, self.char1.id)
+        assert set(bye) <= set(raw)  # the line as said: every goodbye matches on the names
+        hits = fulltext.lexical_hits(self.maren.id, self.char1.id, question)
+        assert hits.memories == [bakery]
+        with override_settings(OMNIIRA={"PAIR_QUERY": False}):
+            assert fulltext.lexical_hits(self.maren.id, self.char1.id, question).memories == raw
