@@ -14,12 +14,14 @@ A call cannot hang or swallow memory: the reply is streamed and read under a tot
 (connect, headers and the whole body, retry included: the tier's `deadline`, by default its
 `timeout`) and a size limit (`max_response_bytes`). A server that drips a byte a second or
 answers with megabytes is cut off and the call fails like any other (the conversation falls
-back to an in-character line). Credentials in a base URL (`https://user:pass@host`) never reach
+back to an in-character line). Every message passes the prompt filter first (personal data
+redacted, `set_prompt_filter`). Credentials in a base URL (`https://user:pass@host`) never reach
 a usage row or a log line (`safe_url`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -96,6 +98,47 @@ def safe_url(text: str | None) -> str:
     return _USERINFO.sub(r"\1", text or "")
 
 
+# ---------------------------------------------------------------- the prompt filter
+
+# Every prompt reaches a model through `LLMClient.chat`, so this is the one point where each
+# message's text is checked for personal data, whatever assembled it (a turn, the review's
+# transcript, gossip, a reflection, a diary, a repair request) and wherever the text came from
+# (rows written before a pattern was added, a builder's own writes, NPC lines, world events,
+# beliefs, diaries). `memory.safety` registers `redact_pii` here when it is imported (the llm
+# layer may not import memory; docs/architecture.md). Results are cached per text, so the part
+# of a conversation's prompt that repeats costs nothing after its first call.
+_prompt_filter = None
+
+
+def set_prompt_filter(func) -> None:
+    """`func(text) -> (text, count)` applied to every message before it is sent (None: off)."""
+    global _prompt_filter
+    _prompt_filter = func
+    _filtered_text.cache_clear()
+
+
+@functools.lru_cache(maxsize=512)
+def _filtered_text(text: str) -> tuple[str, int]:
+    return _prompt_filter(text) if _prompt_filter is not None else (text, 0)
+
+
+def filter_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """`messages` with each text through the prompt filter (a copy; the caller's are kept)."""
+    if _prompt_filter is None:
+        return messages
+    out, found = [], 0
+    for message in messages:
+        content = message.get("content")
+        if isinstance(content, str) and content:
+            content, count = _filtered_text(content)
+            found += count
+            message = {**message, "content": content}
+        out.append(message)
+    if found:
+        health.incr("pii_redacted_prompt", found)
+    return out
+
+
 class TotalTimeout(Exception):
     """The call's total deadline passed before the whole reply had arrived."""
 
@@ -151,6 +194,7 @@ class LLMClient:
     ) -> ChatResult:
         tier = self.tiers.get(tier_name)
         usage = Usage(tier=tier_name, feature=feature, model=tier.model if tier else "")
+        messages = filter_messages(messages)  # no personal data leaves in a prompt
         if tier is None or not tier.configured:
             usage.ok, usage.error = False, "not configured"
             raise LLMNotConfigured(

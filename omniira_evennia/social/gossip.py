@@ -49,6 +49,7 @@ from omniira_evennia.llm.client import (
     Usage,
     chat_json,
 )
+from omniira_evennia.memory import safety  # noqa: F401  (redacts every prompt: llm/client.py)
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 
 log = logging.getLogger("omniira.gossip")
