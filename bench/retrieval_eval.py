@@ -603,6 +603,7 @@ def _teller(npc):
 
 MODES = (
     "paper",
+    "fused_before",
     "fused",
     "paper_no_floor",
     "fused_no_floor",
@@ -616,7 +617,12 @@ def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
     from omniira_evennia.memory.fusion import select_memories_fused
     from omniira_evennia.memory.retrieval import Weights, select_memories
 
-    fusion = dict(rrf_k=overrides.pop("rrf_k", conf.RRF_K), depth=conf.LEXICAL_DEPTH)
+    fusion = dict(
+        rrf_k=overrides.pop("rrf_k", conf.RRF_K),
+        depth=conf.LEXICAL_DEPTH,
+        dense_weight=conf.DENSE_WEIGHT,
+        lexical_weight=conf.LEXICAL_WEIGHT,
+    )
     options = dict(
         now=now,
         recency_slots=conf.RECENCY_SLOTS,
@@ -627,6 +633,13 @@ def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
     options.update(overrides)
     if mode == "paper":
         return select_memories(index, vector, subject_id, **options)
+    if mode == "fused_before":
+        # Issue #11's fused mode: the line as said in both lanes, k = 60, the fixed recency lane
+        # (`vector` and `lexical` are then the raw line's).
+        return select_memories_fused(
+            index, vector, lexical, subject_id, **options, rrf_k=60.0, depth=50
+        )
+    options["recency_window"] = conf.RECENCY_WINDOW_HOURS * 3600.0
     if mode == "paper_no_floor":
         return select_memories(index, vector, subject_id, **{**options, "floor": -1.0})
     if mode == "fused":
@@ -642,15 +655,28 @@ def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
     raise ValueError(mode)
 
 
-def evaluate(queries, qvectors, fact_ids, objects, conf, now):
-    """Recall of each query's relevant memories in each mode's returned set."""
+def pair_text(query) -> str:
+    """The question as the turn embeds it in fused mode (issue #18: without the pair's names)."""
+    from omniira_evennia.memory.fusion import without_names
+
+    return without_names(query.text, {query.npc, query.player}) or query.text
+
+
+def evaluate(queries, qvectors, fact_ids, objects, conf, now, pvectors=None):
+    """
+    Recall of each query's relevant memories in each mode's returned set. `fused` runs the
+    configured path (the pair-aware query from `fulltext.lexical_hits`, the line embedded
+    without the pair's names: `pvectors`); `fused_before` issue #11's (the raw line in both).
+    """
     from omniira_evennia.memory import fulltext, store
 
     rows = []
-    for query, vector in zip(queries, qvectors):
+    pvectors = qvectors if pvectors is None else pvectors
+    for query, raw_vector, pair_vector in zip(queries, qvectors, pvectors):
         npc, subject = objects[query.npc], objects[query.player]
         index = store.load_index(npc.id)
-        lexical = fulltext.search_memories(npc.id, query.text, subject.id, conf.LEXICAL_DEPTH)
+        raw = fulltext.search_memories(npc.id, query.text, subject.id, conf.LEXICAL_DEPTH)
+        hits = fulltext.lexical_hits(npc.id, subject.id, query.text, conf)
         relevant = {fact_ids[f] for f in query.relevant}
         newest = {r.id for r in retrieve("paper", index, None, [], subject.id, now, conf)}
         row = {
@@ -660,6 +686,9 @@ def evaluate(queries, qvectors, fact_ids, objects, conf, now):
             "in_recency_lane": len(relevant & newest),
         }
         for mode in MODES:
+            before = mode in ("paper", "paper_no_floor", "fused_before")
+            vector = raw_vector if before else pair_vector
+            lexical = raw if mode == "fused_before" else hits.memories
             picked = retrieve(mode, index, vector, lexical, subject.id, now, conf)
             found = relevant & {r.id for r in picked}
             row[mode] = {"found": len(found), "returned": len(picked)}
@@ -673,8 +702,8 @@ def evaluate(queries, qvectors, fact_ids, objects, conf, now):
                         for r in retrieve(
                             mode,
                             index,
-                            vector,
-                            lexical,
+                            raw_vector if mode == "paper" else pair_vector,
+                            hits.memories,
                             subject.id,
                             now,
                             conf,
@@ -690,7 +719,7 @@ def evaluate(queries, qvectors, fact_ids, objects, conf, now):
                 & {
                     r.id
                     for r in retrieve(
-                        "fused", index, vector, lexical, subject.id, now, conf, rrf_k=k
+                        "fused", index, pair_vector, hits.memories, subject.id, now, conf, rrf_k=k
                     )
                 }
             )
@@ -795,7 +824,9 @@ def latency(histories, vectors_by_text, queries, qvectors, objects, conf, now, r
         cpu["paper"].append((c1 - c0) * 1000)
     for run, number, query, vector, subject_id in cases:
         t1, c1 = time.perf_counter(), time.thread_time()
-        lexical = fulltext.search_memories(big.id, query.text, subject_id, conf.LEXICAL_DEPTH)
+        # The turn's real reactor-side work: the pair-aware query (names, the pair's word
+        # counts) and both searches (memories and beliefs).
+        lexical = fulltext.lexical_hits(big.id, subject_id, query.text, conf).memories
         t2, c2 = time.perf_counter(), time.thread_time()
         retrieve("fused", index, vector, lexical, subject_id, now, conf)
         t3, c3 = time.perf_counter(), time.thread_time()
@@ -845,6 +876,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--latency-runs", type=int, default=3)
     parser.add_argument(
+        "--no-conversations", action="store_true", help="skip bench/conversation_eval.py"
+    )
+    parser.add_argument(
         "--cache", help="reuse embeddings from this .npz (written if missing; for development)"
     )
     args = parser.parse_args()
@@ -869,8 +903,11 @@ def main() -> None:
 
     started = time.monotonic()
     texts = sorted({m.text for memories in histories.values() for m in memories})
-    vectors_by_text = embed_all(texts + [q.text for q in queries], args.cache)
+    vectors_by_text = embed_all(
+        texts + [q.text for q in queries] + [pair_text(q) for q in queries], args.cache
+    )
     qvectors = np.stack([vectors_by_text[q.text] for q in queries])
+    pvectors = np.stack([vectors_by_text[pair_text(q)] for q in queries])
     embed_s = time.monotonic() - started
     print(
         f"{len(texts)} distinct memory texts, {len(queries)} queries, {embed_s:.0f} s", flush=True
@@ -878,7 +915,7 @@ def main() -> None:
 
     fact_ids = store_world(histories, vectors_by_text, objects)
     now = EPOCH + (DAYS + 1) * DAY_SECONDS
-    rows = evaluate(queries, qvectors, fact_ids, objects, conf, now)
+    rows = evaluate(queries, qvectors, fact_ids, objects, conf, now, pvectors)
     recall, by_slots, by_rrf_k = summarise(rows)
     for category, entry in recall.items():
         print(
@@ -907,6 +944,9 @@ def main() -> None:
             "similarity_floor": conf.SIMILARITY_FLOOR,
             "rrf_k": conf.RRF_K,
             "lexical_depth": conf.LEXICAL_DEPTH,
+            "pair_query": conf.PAIR_QUERY,
+            "pair_common_share": conf.PAIR_COMMON_SHARE,
+            "recency_window_hours": conf.RECENCY_WINDOW_HOURS,
         },
         "world": {
             "npcs": len(NPCS),
@@ -932,6 +972,10 @@ def main() -> None:
     out = ROOT / "bench" / "results" / "retrieval_eval.json"
     out.write_text(json.dumps(results, indent=2))
     print(f"wrote {out}")
+    if not args.no_conversations:  # the long-conversation set (issue #18), its own database
+        import subprocess
+
+        subprocess.run([sys.executable, str(ROOT / "bench" / "conversation_eval.py")], check=True)
 
 
 def _cpu() -> str:
