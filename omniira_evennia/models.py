@@ -233,6 +233,7 @@ class ConversationTurn(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["npc", "speaker", "created_at"], name="omniira_turn_recent"),
+            models.Index(fields=["game_day"], name="omniira_turn_day"),  # retention
         ]
         ordering = ["created_at", "id"]
 
@@ -249,8 +250,9 @@ class LLMUsage(models.Model):
     npc = models.ForeignKey(
         "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    tokens_in = models.IntegerField(default=0)
-    tokens_out = models.IntegerField(default=0)
+    # Never negative (a check constraint in the database too): spend only grows (llm/guards).
+    tokens_in = models.PositiveIntegerField(default=0)
+    tokens_out = models.PositiveIntegerField(default=0)
     latency_ms = models.IntegerField(default=0)
     cost_usd = models.FloatField(default=0.0)
     ok = models.BooleanField(default=True)
@@ -396,7 +398,10 @@ class AuditLog(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        indexes = [models.Index(fields=["kind", "created_at"], name="omniira_audit_kind")]
+        indexes = [
+            models.Index(fields=["kind", "created_at"], name="omniira_audit_kind"),
+            models.Index(fields=["created_at"], name="omniira_audit_time"),  # retention
+        ]
         ordering = ["-created_at", "-id"]
 
     def __str__(self):
