@@ -169,6 +169,11 @@ def why_text(npc, question: str, speaker) -> str:
 
 
 def _why_line(memory: Memory, why: dict) -> str:
+    return f"  |w#{memory.id}|n {memory.value}\n      |x{why_reason(why)}|n"
+
+
+def why_reason(why: dict) -> str:
+    """One memory's explanation in words (`@memory why` and the inspector's why page)."""
     if why.get("lane") == "recency":
         reason = f"recency #{why['recency_rank']} (among the newest)"
     else:
@@ -189,4 +194,4 @@ def _why_line(memory: Memory, why: dict) -> str:
             parts.append(f"x feeling {why['feeling_x']}")
         parts.append(f"= {why.get('score', 0):.4f}")
         reason = ", ".join(parts)
-    return f"  |w#{memory.id}|n {memory.value}\n      |x{reason}|n"
+    return reason

@@ -9,6 +9,7 @@ app_name = "omniira"
 urlpatterns = [
     path("", views.npc_list, name="npcs"),
     path("npc/<int:npc_id>/", views.npc_detail, name="npc"),
+    path("npc/<int:npc_id>/why/", views.why_page, name="why"),
     path("memory/<int:memory_id>/", views.memory_detail, name="memory"),
     path("gossip/", views.gossip_graph, name="gossip"),
     path("gossip/<int:teller_id>/<int:listener_id>/", views.gossip_chain, name="gossip_chain"),

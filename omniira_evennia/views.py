@@ -23,6 +23,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
 
+from omniira_evennia import operations
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.models import (
@@ -338,6 +339,80 @@ def memory_detail(request, memory_id: int):
         (f"Memory #{memory.id}", None),
     ]
     return page(request, "omniira/memory_detail.html", "npcs", crumbs, **context)
+
+
+# ---------------------------------------------------------------- why was this recalled?
+
+LANE_LABELS = {
+    "recency": "newest",
+    "fused": "full text + meaning",
+}
+
+
+def why_rows(memories, explain) -> list[dict]:
+    """Each memory with its lane ranks, fused score and multipliers, as the why page shows."""
+    rows = []
+    for memory in memories:
+        why = explain.get(memory.id, {})
+        lanes = [
+            name
+            for name, key in (("meaning", "dense_rank"), ("full text", "lexical_rank"))
+            if key in why
+        ]
+        if "similarity_rank" in why:
+            lanes.append("meaning (paper)")
+        rows.append(
+            {
+                "memory": memory,
+                "lane": (
+                    "newest (recency lane)"
+                    if why.get("lane") == "recency"
+                    else " + ".join(lanes) or "no lane"
+                ),
+                "recency": why.get("recency_rank"),
+                "dense": why.get("dense_rank", why.get("similarity_rank")),
+                "lexical": why.get("lexical_rank"),
+                "cosine": why.get("cosine"),
+                "fused": why.get("fused"),
+                "importance": why.get("importance_x"),
+                "hearsay": why.get("hearsay_x"),
+                "feeling": why.get("feeling_x"),
+                "score": why.get("score"),
+                "reason": operations.why_reason(why),
+            }
+        )
+    return rows
+
+
+@staff_only
+def why_page(request, npc_id: int):
+    """`@memory why` as a page: what a line from a player would bring to NPC `npc_id`'s mind."""
+    from evennia.objects.models import ObjectDB
+
+    npc = get_object_or_404(ObjectDB, id=npc_id)
+    subjects = sorted(
+        _names(Memory.objects.filter(npc=npc).values_list("subject_id", flat=True)).items(),
+        key=lambda item: item[1].lower(),
+    )
+    question = request.GET.get("q", "").strip()[: get_settings().MAX_MESSAGE_CHARS]
+    about = request.GET.get("about", "")
+    context = {"npc": npc, "subjects": subjects, "question": question, "about": about}
+    if question and about.isdigit():
+        speaker = ObjectDB.objects.filter(id=int(about)).first()
+        if speaker is None:
+            raise Http404("No such character")
+        recall = operations.why(npc, question, speaker)
+        context.update(
+            speaker=speaker,
+            recall=recall,
+            chosen=why_rows(recall.memories, recall.explain),
+            considered=why_rows(recall.considered, recall.explain),
+        )
+    crumbs = [
+        (npc.db_key, reverse("omniira:npc", args=[npc.id])),
+        ("Why was this recalled?", None),
+    ]
+    return page(request, "omniira/why.html", "npcs", crumbs, **context)
 
 
 # ---------------------------------------------------------------- gossip

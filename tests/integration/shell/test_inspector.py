@@ -337,3 +337,57 @@ class TestDjangoAdmin(SocialTestBase):
             assert response.status_code == 200, url
         page = client.get("/admin/omniira_evennia/memory/?q=sings").content.decode()
         assert "Ada sings." in page
+
+
+class TestWhyPage(InspectorTestBase):
+    """`@memory why` as an inspector page: the same retrieval, shown lane by lane."""
+
+    def setUp(self):
+        self.templates = game_templates()
+        self.templates.enable()
+        self.addCleanup(self.templates.disable)
+        super().setUp()
+        from omniira_evennia.memory.embeddings import set_embedder
+        from omniira_evennia.testing.fakes import HashingEmbedder
+
+        set_embedder(HashingEmbedder())
+        omniira.remember(
+            self.maren, self.char1, "Ada is searching for her sister Odile.", key="sister"
+        )
+        for i in range(12):
+            omniira.remember(
+                self.maren, self.char1, f"Ada talked about the rain, day {i}.", key=f"rain{i}"
+            )
+
+    def test_the_page_lists_what_why_recalls_with_lane_ranks(self):
+        from omniira_evennia.operations import why
+
+        question = "Maren, where is Ada's sister Odile?"
+        with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}):
+            url = f"/omniira/npc/{self.maren.id}/why/"
+            html = self.get(f"{url}?q={question}&about={self.char1.id}")
+            recall = why(self.maren, question, self.char1)
+        text = visible(html)
+        assert crumbs(html)[-2:] == [
+            ("Maren", f"/omniira/npc/{self.maren.id}/"),
+            ("Why was this recalled?", None),
+        ]
+        assert fetched_offsite(html) == []
+        chosen = html.split('id="why-chosen"')[1].split("</section>")[0]
+        in_prompt = re.findall(r'<a href="/omniira/memory/(\d+)/">', chosen)
+        assert [int(i) for i in in_prompt] == [m.id for m in recall.memories]
+        assert len(in_prompt) == 4  # the 3 newest, and the sister by its words
+        assert "Full-text query sister odile" in text
+        assert "Embedded as “where is sister Odile?” (without the two names)" in text
+        sister = re.search(r"<tr>\s*<td><a[^>]*>#\d+</a> Ada is searching.*?</tr>", chosen, re.S)
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", sister.group(0), re.S)
+        assert cells[1] == "full text" or cells[1] == "meaning + full text"
+        assert cells[4] == "1"  # first in the full-text lane
+        assert text.count("newest (recency lane)") == 3
+
+    def test_asks_for_a_line_first_and_is_for_staff_only(self):
+        url = f"/omniira/npc/{self.maren.id}/why/"
+        text = visible(self.get(url))
+        assert "Write a line and choose who says it." in text and "Ada" in text
+        response = self.client_for(self.player).get(f"{url}?q=sister&about={self.char1.id}")
+        assert response.status_code == 403 and "Odile" not in response.content.decode()

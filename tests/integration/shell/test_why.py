@@ -73,3 +73,21 @@ class TestWhy(EvenniaCommandTest):
         assert "No character called 'Nobody'" in self.call(
             CmdMemory(), "why Maren = hello about Nobody"
         )
+
+    def test_a_line_naming_the_pair_is_searched_without_the_names_as_the_turn_does(self):
+        question = "Maren, who is Ada's sister Odile?"
+        settings = {"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}
+        with override_settings(OMNIIRA=settings):
+            recall = why(self.maren, question, self.char1)
+            out = why_text(self.maren, question, self.char1)
+            with (
+                ScriptedLLM(["Aye."]) as llm,
+                override_settings(OMNIIRA={**tiers(llm.base_url), **settings}),
+            ):
+                self.call(CmdTalk(), f"Maren = {question}")
+        prompt = llm.system_prompts()[-1]
+        in_prompt = [v for v in re.findall(r'^- "([^"]+)"', prompt, re.M) if v.startswith("Ada")]
+        assert [m.value for m in recall.memories] == in_prompt
+        assert recall.searched == "sister odile" and recall.embedded == "who is sister Odile?"
+        assert "Full-text query: sister odile" in out
+        assert "Embedded as: 'who is sister Odile?'" in out
