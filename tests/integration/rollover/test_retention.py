@@ -83,3 +83,15 @@ def test_retention_settings_are_validated(name):
     assert getattr(build_settings({}, environ={}), name) == 90
     with pytest.raises(ValueError, match=name):
         build_settings({name: -1}, environ={})
+
+
+def test_each_bad_retention_or_cache_value_is_one_e001():
+    from omniira_evennia.checks import settings_problems
+
+    raw = {"KEEP_USAGE_DAYS": -1, "KEEP_AUDIT_DAYS": "often", "KEEP_TURNS_GAME_DAYS": 1.5}
+    conf, problems = settings_problems({**raw, "VECTOR_CACHE_MB": 0})
+    assert conf is None
+    assert [p.id for p in problems] == ["omniira.E001"] * 4
+    shown = " ".join(p.msg for p in problems)
+    for name in (*raw, "VECTOR_CACHE_MB"):
+        assert name in shown
