@@ -914,9 +914,41 @@ are regular; the open questions, with few shared words, stay hard for this small
     )
 
 
+def cache_section(data: dict) -> str:
+    def row(label, run):
+        hit, miss = run["hit"] or {}, run["miss"] or {}
+        return (
+            f"| {label} | {run['npcs_cached']} | {run['estimate_peak_mb']} | "
+            f"{run['traced_cache_mb']} | {run['rss_after_mb']} | {run['hit_rate']:.0%} | "
+            f"{hit.get('median_ms', '-')} | {miss.get('median_ms', '-')} / "
+            f"{miss.get('p95_ms', '-')} |"
+        )
+
+    bounded, unbounded = data["bounded"], data["unbounded"]
+    return f"""## Vector cache within its memory budget
+
+`bench/cache.py`, {data['date']}, {data['machine']}. {data['npcs']} NPCs with
+{data['memories_per_npc']} memories each (one matrix about {data['one_matrix_estimate_mb']} MB),
+{data['accesses']} retrievals to NPCs picked with Zipf-like popularity, within
+`VECTOR_CACHE_MB` = {bounded['budget_mb']:g} and unbounded (the cache before issue 17).
+
+| cache | NPCs cached | held, estimate (MB) | held, tracemalloc (MB) | RSS after (MB) | hit rate | hit, median ms | miss, median / p95 ms |
+|---|---|---|---|---|---|---|---|
+{row(f"{bounded['budget_mb']:g} MB", bounded)}
+{row("unbounded", unbounded)}
+
+What it means: the cache never holds more than its budget (its estimate is within a few per
+cent of what tracemalloc counts), and the process stays that much smaller. A hit costs a
+retrieval over a matrix already in memory; a miss reads the NPC's matrix again (one query, in
+the worker pool in a running server). Size the budget to the NPCs in play at once: about
+{data['one_matrix_estimate_mb']} MB per 1000 memories.
+"""
+
+
 SECTIONS = {
     "local_model.json": local_model_section,
     "retrieval.json": retrieval_section,
+    "cache.json": cache_section,
     "retrieval_eval.json": retrieval_eval_section,
     "conversation_eval.json": conversation_eval_section,
     "embedders.json": embedders_section,
