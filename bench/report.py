@@ -945,12 +945,55 @@ the worker pool in a running server). Size the budget to the NPCs in play at onc
 """
 
 
+def scorer_ab_section(data: dict) -> str:
+    """Issue #18: the fused scorer before and after, side by side on one machine."""
+    rows = "\n".join(
+        f"| {name} | {v['median']} | {v['p95']} | {v['runs']} |"
+        for name, v in data["cpu_ms"].items()
+    )
+    load = " to ".join(str(x) for x in data["load_average"])
+    return reflow(f"""### The fused scorer before and after issue #18
+
+`bench/scorer_ab.py`, {data['date']}: the fused scorer of commit {data['before']} and of the
+working tree, called in turn on the same 10,000-memory matrix (4 subjects, 50 full-text ids per
+query), this thread's CPU time with BLAS on one thread (load average {load} on 2 cores: an
+absolute wall-clock p95 on this machine measures its neighbours, a side-by-side does not):
+
+| scorer | CPU median ms | CPU p95 ms | calls |
+|---|---|---|---|
+{rows}
+
+The recency window costs nothing measurable; with the lane empty the scorer sorts no newest
+rows, so it is a little cheaper.{_one_thread()}
+""")
+
+
+def _one_thread() -> str:
+    """The in-place 10k latency with BLAS on one thread, if that run was kept."""
+    data = _load("retrieval_eval_one_thread.json")
+    if not data:
+        return ""
+    lat = data["latency_10k"]
+    load = " to ".join(str(x) for x in lat["load_average"])
+    return (
+        f" The same in place (`OPENBLAS_NUM_THREADS=1 bench/retrieval_eval.py --out "
+        f"retrieval_eval_one_thread.json`, {data['date']}, load average {load}): the fused "
+        f"scorer {lat['fused_scorer']['median_ms']} ms median, p95 "
+        f"{lat['fused_scorer']['p95_ms']} ms; with the pair-aware full-text query "
+        f"({lat['fts_query']['p95_ms']} ms p95) the whole fused retrieval p95 "
+        f"{lat['fused']['p95_ms']} ms; the paper's scorer p95 {lat['paper']['p95_ms']} ms. "
+        "On two busy cores a second BLAS thread waits for a core, which is what the multi-"
+        "threaded figures above measure."
+    )
+
+
 SECTIONS = {
     "local_model.json": local_model_section,
     "retrieval.json": retrieval_section,
     "cache.json": cache_section,
     "retrieval_eval.json": retrieval_eval_section,
     "conversation_eval.json": conversation_eval_section,
+    "scorer_ab.json": scorer_ab_section,
     "embedders.json": embedders_section,
     "dialogue_eval.json": dialogue_eval_section,
     "busy_server.json": busy_server_section,

@@ -878,6 +878,7 @@ def main() -> None:
     parser.add_argument(
         "--no-conversations", action="store_true", help="skip bench/conversation_eval.py"
     )
+    parser.add_argument("--out", default="retrieval_eval.json", help="file in bench/results/")
     parser.add_argument(
         "--cache", help="reuse embeddings from this .npz (written if missing; for development)"
     )
@@ -938,6 +939,7 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d"),
         "machine": f"{os.cpu_count()} cores, {_cpu()}, Python {platform.python_version()}",
         "seed": args.seed,
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
         "settings": {
             "recency_slots": conf.RECENCY_SLOTS,
             "similarity_slots": conf.SIMILARITY_SLOTS,
@@ -969,7 +971,7 @@ def main() -> None:
         },
         "latency_10k": lat,
     }
-    out = ROOT / "bench" / "results" / "retrieval_eval.json"
+    out = ROOT / "bench" / "results" / args.out
     out.write_text(json.dumps(results, indent=2))
     print(f"wrote {out}")
     if not args.no_conversations:  # the long-conversation set (issue #18), its own database
