@@ -19,6 +19,11 @@ Backends, chosen by `connection.vendor`:
   both databases).
 - Anything else: no lexical lane (`search_*` return None and retrieval uses the paper's scorer).
 
+A turn's query is pair-aware (`pair_query`, issue #18): the NPC's and the speaker's names,
+aliases and keys are left out (every memory of the pair holds them, while over the whole index a
+name looks rare), and so are words in more than PAIR_COMMON_SHARE of that pair's memories
+(counted per NPC-subject pair in one query); third parties' names stay.
+
 Queries are built from free text safely: only word characters survive, every term is quoted,
 so FTS operators typed by a player (`"`, `*`, `NEAR(`, `AND`, `col:`) are plain words or gone.
 
