@@ -62,7 +62,7 @@ Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's roof leaks when
 Bryn says to you: "My cousin Wenna keeps the lighthouse at Gullmouth."
 {"say": "A lighthouse keeper in the family, Bryn?", "remember": [{"key": "cousin", "value": "Bryn's cousin Wenna keeps the lighthouse at Gullmouth.", "importance": 4, "feeling": null}]}
 Bryn says to you: "Do you know how I earn my bread?"
-(That is: does {name} know how Bryn earns Bryn's bread?)
+(That is: do you know how Bryn earns Bryn's bread?)
 {"say": "You breed goats on the ridge, Bryn. Is that roof still leaking?", "remember": []}
 Bryn says to you: "And what is my dog called?"
 (That is: And what is Bryn's dog called?)
@@ -72,7 +72,7 @@ TAG_EXAMPLE = """\
 EXAMPLE (another person, another day; only the way of answering matters):
 Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's roof leaks when it rains."
 Bryn says to you: "Do you know how I earn my bread?"
-(That is: does {name} know how Bryn earns Bryn's bread?)
+(That is: do you know how Bryn earns Bryn's bread?)
 {name}: You breed goats on the ridge, Bryn. Is that roof still leaking?
 Bryn says to you: "And what is my dog called?"
 (That is: And what is Bryn's dog called?)
@@ -317,29 +317,16 @@ def third_person_verb(word: str) -> str:
 # Who "I" and "you" are in a line, for small models that answer "who am I looking for?" with
 # "I am looking for my sister". (pattern, replacement with {s} = speaker, {n} = the NPC)
 _GLOSS_FIXED = [
-    (r"\b(am|was) i\b", lambda m, s, n: f"{'is' if m.group(1).lower() == 'am' else 'was'} {s}"),
+    (r"\b(am|was) i\b", lambda m, s: f"{'is' if m.group(1).lower() == 'am' else 'was'} {s}"),
     (
         r"\b(do|did|have|can|could|will|would|should|must|may) i\b",
-        lambda m, s, n: f"{_agree(m.group(1))} {s}",
+        lambda m, s: f"{_agree(m.group(1))} {s}",
     ),
-    (
-        r"\b(are|were) you\b",
-        lambda m, s, n: f"{'is' if m.group(1).lower() == 'are' else 'was'} {n}",
-    ),
-    (
-        r"\b(do|did|have|can|could|will|would|should|must|may) you\b",
-        lambda m, s, n: f"{_agree(m.group(1))} {n}",
-    ),
-    (r"\b(i am|i'm)\b", lambda m, s, n: f"{s} is"),
-    (r"\b(you are|you're)\b", lambda m, s, n: f"{n} is"),
-    (r"\b(i have|i've)\b", lambda m, s, n: f"{s} has"),
-    (r"\b(you have|you've)\b", lambda m, s, n: f"{n} has"),
-    (r"\bi was\b", lambda m, s, n: f"{s} was"),
-    (r"\byou were\b", lambda m, s, n: f"{n} was"),
-    (r"\b(my|mine)\b", lambda m, s, n: f"{s}'s"),
-    (r"\b(your|yours)\b", lambda m, s, n: f"{n}'s"),
-    (r"\b(me|myself)\b", lambda m, s, n: s),
-    (r"\byourself\b", lambda m, s, n: n),
+    (r"\b(i am|i'm)\b", lambda m, s: f"{s} is"),
+    (r"\b(i have|i've)\b", lambda m, s: f"{s} has"),
+    (r"\bi was\b", lambda m, s: f"{s} was"),
+    (r"\b(my|mine)\b", lambda m, s: f"{s}'s"),
+    (r"\b(me|myself)\b", lambda m, s: s),
 ]
 _CLAUSE_START = re.compile(
     r"(^|[,.;:!?]\s*|\b(and|but|so|that|what|who|whom|where|when|why|how|if|because|or)\s+)$",
@@ -353,34 +340,26 @@ def _agree(aux: str) -> str:
 
 def gloss(line: str, speaker: str, npc: str) -> str:
     """
-    `line` with "I" and "my" replaced by the speaker's name and "you" by the NPC's: "Who am I
-    searching for, do you recall?" -> "Who is Tobiah searching for, does Maren recall?". Empty
-    when the line has no such pronoun.
+    `line` with "I" and "my" replaced by the speaker's name: "Who am I searching for, do you
+    recall?" -> "Who is Tobiah searching for, do you recall?". "You" stays "you": spelled out as
+    the NPC's name, a small model answered in the third person ("No, Maren does not remember
+    what Tobiah does for a living"). Empty when the line has no first-person pronoun. (`npc` is
+    kept for callers; the gloss no longer needs it.)
     """
-    if not re.search(
-        r"\b(i|i'm|i've|my|mine|me|myself|you|you're|you've|your|yours|yourself)\b",
-        line,
-        re.IGNORECASE,
-    ):
+    if not re.search(r"\b(i|i'm|i've|my|mine|me|myself)\b", line, re.IGNORECASE):
         return ""
     text = line
     for pattern, replace in _GLOSS_FIXED:
-        text = re.sub(pattern, lambda m, r=replace: r(m, speaker, npc), text, flags=re.IGNORECASE)
+        text = re.sub(pattern, lambda m, r=replace: r(m, speaker), text, flags=re.IGNORECASE)
 
     def subject(match):
-        who = speaker if match.group(1).lower() == "i" else npc
         before = text[: match.start()]
         if _CLAUSE_START.search(before):
-            return f"{who}{match.group(2)}{third_person_verb(match.group(3))}"
-        return f"{who}{match.group(2)}{match.group(3)}"
+            return f"{speaker}{match.group(1)}{third_person_verb(match.group(2))}"
+        return f"{speaker}{match.group(1)}{match.group(2)}"
 
-    text = re.sub(r"\b(i|you)(\s+)([\w']+)", subject, text, flags=re.IGNORECASE)
-    text = re.sub(
-        r"\b(i|you)\b",
-        lambda m: speaker if m.group(1).lower() == "i" else npc,
-        text,
-        flags=re.IGNORECASE,
-    )
+    text = re.sub(r"\bi(\s+)([\w']+)", subject, text, flags=re.IGNORECASE)
+    text = re.sub(r"\bi\b", speaker, text, flags=re.IGNORECASE)
     return text[:1].upper() + text[1:]
 
 

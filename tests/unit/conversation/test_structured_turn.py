@@ -275,24 +275,25 @@ def test_a_players_lines_are_quoted_with_the_pronouns_spelled_out():
     assert messages[2]["content"] == "Oh, love."
     scene = messages[3]["content"]
     assert scene.startswith('Ada says to you: "Who am I searching for, do you recall?"')
-    assert "(That is: Who is Ada searching for, does Maren recall?)" in scene
-    assert scene.endswith("does Maren recall?)")
+    assert "(That is: Who is Ada searching for, do you recall?)" in scene
+    assert scene.endswith("do you recall?)")
     assert "Answer Ada as Maren, speaking to Ada." in messages[0]["content"]
-    assert "does Maren know how Bryn earns" in messages[0]["content"]
+    assert "do you know how Bryn earns" in messages[0]["content"]
 
 
 @pytest.mark.parametrize(
     "line, meaning",
     [
-        ("Who am I searching for, do you recall?", "Who is Ada searching for, does Maren recall?"),
+        ("Who am I searching for, do you recall?", "Who is Ada searching for, do you recall?"),
         (
             "Maren, do you remember what I do for a living?",
-            "Maren, does Maren remember what Ada does for a living?",
+            "Maren, do you remember what Ada does for a living?",
         ),
-        ("What must you never put in my tea?", "What must Maren never put in Ada's tea?"),
+        ("What must you never put in my tea?", "What must you never put in Ada's tea?"),
         ("I cannot eat honey.", "Ada cannot eat honey."),
         ("I am a clockmaker; I mend clocks.", "Ada is a clockmaker; Ada mends clocks."),
-        ("I told you about my dog.", "Ada told Maren about Ada's dog."),
+        ("I told you about my dog.", "Ada told you about Ada's dog."),
+        ("Are you well, love?", ""),  # "you" is the NPC; left as it is
         ("Cider, please.", ""),
     ],
 )
