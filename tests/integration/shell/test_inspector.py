@@ -164,6 +164,7 @@ class TestInspector(InspectorTestBase):
         assert "3 memories." in text
         assert "Beliefs" in text and "Diary" in text and "Relationships" in text
         assert "No beliefs yet." in text and "learned at least" in text
+        assert f'<a href="/omniira/npc/{self.lyra.id}/why/">why was this recalled?</a>' in html
 
         text = visible(self.get(url + "?q=sings"))
         assert "Showing 1 of 3 memories." in text and "Ada sings off key." in text
