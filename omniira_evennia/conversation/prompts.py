@@ -639,7 +639,10 @@ _CHARACTER_BREAKS = re.compile(
     r"(happy|glad) to (help|assist)|let me know (how|if) i can)",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+# A sentence ends at . ! or ? (and any closing quote) before a space or the end: "2.5 silver"
+# and "maren.k@example.org" are not split (they came out as "2. 5 silver"). Leading spaces stay
+# with each sentence, so joining the pieces gives the text back.
+_SENTENCE = re.compile(r"\s*\S.*?(?:[.!?]+[\"'\u201d\u2019)]*(?=\s|$)|$)", re.S)
 # Stage directions: "*wipes the bar*", "(laughs)".
 _ACTION = re.compile(r"\*[^*\n]{1,160}\*|\((?:[^()\n]{1,80})\)")
 # Words a spoken line almost always has and a narrated one does not.

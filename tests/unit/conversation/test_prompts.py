@@ -127,6 +127,11 @@ def test_character_breaks_are_removed():
     assert strip_character_breaks("As an AI, I cannot drink.", "Maren") == ("", True)
 
 
+def test_prices_and_addresses_are_not_split_into_sentences():
+    text = "That is 2.5 silver, love. Write to maren.k@example.org! Aye."
+    assert strip_character_breaks(text, "Maren") == (text, False)
+
+
 def test_narrated_speech_keeps_only_the_spoken_words():
     text, _ = strip_character_breaks('Maren smiles warmly and says, "Cider, love?"', "Maren")
     assert text == "Cider, love?"
