@@ -226,7 +226,11 @@ def test_website_webclient_and_inspector_in_chromium(demo):
         assert home.locator("#inspector-link").count() == 0
         shot(home, "home")
 
-        # The web client talks to Maren.
+        # The web client talks to Maren, while the same account stays on telnet (issue #21:
+        # opening the web client used to disconnect the telnet session).
+        telnet = TelnetPlayer(PORT_BASE)
+        telnet.login("Bran", "pw-bran-12345", room=r"Lantern|Exits")
+        telnet.drain()
         page = new_page(chromium, offsite)
         page.goto(f"{base}/webclient/")
         field = page.locator("textarea.inputfield, #inputfield").first
@@ -242,6 +246,11 @@ def test_website_webclient_and_inspector_in_chromium(demo):
         page.wait_for_function("document.body.innerText.includes('Maren says')", timeout=30000)
         text = text_of(page)
         assert "Welcome, Bran!" in text and "[[" not in text
+        # The telnet session is still there, on the same character: it heard the reply too.
+        assert "Maren says" in telnet.read_until(r"Welcome, Bran!", timeout=10)
+        telnet.send("look")
+        assert "Maren" in telnet.read_until(r"Exits:", timeout=10)
+        telnet.close()
         shot(page, "webclient")
         page.wait_for_function(
             "getComputedStyle(document.body).fontFamily.includes('DejaVu Sans Mono')"
