@@ -28,8 +28,9 @@ from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
+from omniira_evennia.memory.lateness import job_started, late_write
 from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
-from omniira_evennia.memory.write import job_started, late_write, write_reply
+from omniira_evennia.memory.write import write_reply
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked

@@ -20,7 +20,6 @@ so work that began before it and finishes after it cannot write about the player
 
 from __future__ import annotations
 
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
@@ -31,6 +30,12 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from omniira_evennia.memory import fulltext, store
+from omniira_evennia.memory.lateness import (  # noqa: F401  (re-exported)
+    ERASED_MARK,
+    mention_pattern,
+    names_of,
+    without_mentions,
+)
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -45,46 +50,6 @@ from omniira_evennia.models import (
     Relationship,
     WorldEvent,
 )
-
-# ---------------------------------------------------------------- naming the player
-
-ERASED_MARK = "[erased]"
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-
-
-def names_of(player) -> list[str]:
-    """The words that name `player` in text: their key and aliases (two letters or more)."""
-    names = [getattr(player, "key", None) or getattr(player, "db_key", "")]
-    aliases = getattr(player, "aliases", None)
-    if aliases is not None:
-        try:
-            names += list(aliases.all())
-        except Exception:  # not a typeclassed object (a bare id in tests, a deleted object)
-            pass
-    seen: list[str] = []
-    for name in names:
-        name = " ".join(str(name or "").split())
-        if len(name) >= 2 and name.lower() not in (n.lower() for n in seen):
-            seen.append(name)
-    return seen
-
-
-def mention_pattern(names) -> re.Pattern | None:
-    """A pattern finding any of `names` as a whole word (any case); None for no names."""
-    names = [n for n in names if n]
-    if not names:
-        return None
-    words = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<!\w)(?:{words})(?!\w)", re.IGNORECASE)
-
-
-def without_mentions(text: str, pattern: re.Pattern | None) -> str:
-    """`text` without its sentences that match `pattern` ("" when every sentence does)."""
-    if pattern is None or not text:
-        return text
-    kept = [s for s in _SENTENCE_END.split(text.strip()) if not pattern.search(s)]
-    return " ".join(kept).strip()
-
 
 # ---------------------------------------------------------------- the registry
 

@@ -35,7 +35,7 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.llm import guards
-from omniira_evennia.memory import embeddings, relationships
+from omniira_evennia.memory import embeddings, lateness, relationships
 from omniira_evennia.memory.embeddings import (
     EMBEDDING_DIM,
     comparable_vectors,
@@ -253,11 +253,9 @@ def connect_signals() -> None:
     # Every vector saved records the embedder that made it (issue #19).
     embeddings.connect_signals(Memory, Reflection, DiaryEntry)
     # The rollover writes beliefs and diaries itself: late ones for an erased player go here.
-    from omniira_evennia.memory.write import drop_late_rollover_rows  # (imports this module)
-
     for model in (Reflection, DiaryEntry):
         uid = f"omniira_late_{model.__name__}"
-        post_save.connect(drop_late_rollover_rows, sender=model, dispatch_uid=uid)
+        post_save.connect(lateness.drop_late_rollover_rows, sender=model, dispatch_uid=uid)
 
 
 def _ts(value: datetime | None) -> float | None:
@@ -693,10 +691,8 @@ def conversation_id_for(npc, speaker, idle_seconds: float) -> str:
 def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day: int = 0):
     if role == ConversationTurn.Role.NPC or getattr(speaker, "is_omniira_npc", False):
         # An NPC's line from work that began before a player's erasure loses the sentences
-        # naming them (write.scrub_late); a player's own line is new by definition.
-        from omniira_evennia.memory.write import scrub_late  # (imports this module)
-
-        text = scrub_late(text) or "..."
+        # naming them (lateness.scrub_late); a player's own line is new by definition.
+        text = lateness.scrub_late(text) or "..."
     return ConversationTurn.objects.create(
         npc=npc,
         speaker=speaker,

@@ -25,25 +25,22 @@ Reactor thread only (ORM writes). `write_reply` applies a parsed reply's tags th
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 import numpy as np
 from django.db import IntegrityError, transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import to_blob
-from omniira_evennia.memory.erasure import mention_pattern, names_of, without_mentions
+from omniira_evennia.memory.lateness import late_write
 from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
-from omniira_evennia.models import Conversation, Erasure, Memory, Source
+from omniira_evennia.models import Memory, Source
 from omniira_evennia.runtime import health
 from omniira_evennia.vocabulary import clamp_int, cut_value, normalize_feeling, slug_key
 
@@ -81,137 +78,6 @@ class Note:
     from_player: bool = False
     speaker: Any = None
     origin: Any = None
-
-
-# ---------------------------------------------------------------- late results after an erasure
-
-_job_start: ContextVar[datetime | None] = ContextVar("omniira_job_start", default=None)
-
-
-@contextmanager
-def job_started(at: datetime | None):
-    """Writes inside come from work that began at `at` (None: not known; see `late_write`)."""
-    token = _job_start.set(at)
-    try:
-        yield
-    finally:
-        _job_start.reset(token)
-
-
-# Work whose start is not known (gossip, a review, game code) is taken to be late for a player
-# erased within this long, unless they have talked since: no such job runs longer.
-UNKNOWN_START_WINDOW = timedelta(hours=24)
-
-
-def _late_erasures() -> dict[int, datetime]:
-    """
-    The erased players (id: when) the current work is late for: erased after it began. When
-    its start is not known, those erased within UNKNOWN_START_WINDOW who have not started a
-    conversation since: until they talk again nothing new about them can exist, so whatever
-    arrives about them comes from before. One small query when nobody was erased lately.
-    """
-    started = _job_start.get()
-    since = started if started is not None else timezone.now() - UNKNOWN_START_WINDOW
-    erased: dict[int, datetime] = {}
-    for player_id, at in (
-        Erasure.objects.filter(erased_at__gt=since)
-        .order_by("erased_at")
-        .values_list("player_id", "erased_at")
-    ):
-        erased[player_id] = at  # the latest erasure of each player
-    if not erased or started is not None:
-        return erased
-    back = (
-        Conversation.objects.filter(speaker_id__in=erased)
-        .values("speaker_id")
-        .annotate(latest=Max("started_at"))
-        .values_list("speaker_id", "latest")
-    )
-    for player_id, latest in back:
-        if latest > erased[player_id]:
-            del erased[player_id]  # they talked again: what is said of them now is new
-    return erased
-
-
-def _naming(late: dict[int, datetime]):
-    from evennia.objects.models import ObjectDB
-
-    names = [name for obj in ObjectDB.objects.filter(id__in=late) for name in names_of(obj)]
-    return mention_pattern(names)
-
-
-def late_write(people=(), text: str = "") -> bool:
-    """
-    True (and counted as `erased_late_writes`) if this write is a late result for an erased
-    player: it is about one of `people`, or `text` names one, and the work writing it began
-    before that player's erasure (`job_started`, or the rule in `_late_erasures`).
-    """
-    late = _late_erasures()
-    if not late:
-        return False
-    ids = {getattr(p, "id", p) for p in people if p is not None}
-    hit = bool(ids & late.keys())
-    if not hit and text:
-        pattern = _naming(late)
-        hit = bool(pattern and pattern.search(text))
-    if hit:
-        health.incr("erased_late_writes")
-    return hit
-
-
-def scrub_late(text: str) -> str:
-    """`text` without its sentences naming a player the current work is late for."""
-    late = _late_erasures()
-    if not late or not text:
-        return text
-    scrubbed = without_mentions(text, _naming(late))
-    if scrubbed != text:
-        health.incr("erased_late_writes")
-    return scrubbed
-
-
-def _rollover_start(kind: str, npc_id: int, target_id: int, game_day: int):
-    from omniira_evennia.models import DailyWork
-
-    return (
-        DailyWork.objects.filter(kind=kind, npc_id=npc_id, target_id=target_id, game_day=game_day)
-        .values_list("created_at", flat=True)
-        .first()
-    )
-
-
-def drop_late_rollover_rows(sender, instance, created=False, raw=False, **kwargs) -> None:
-    """
-    post_save of a belief or a diary entry, which the rollover writes itself: one from a job
-    claimed (`DailyWork`) before a player's erasure is deleted if it is about them or names
-    them (a belief), or loses its sentences naming them and its vector (a diary entry; deleted
-    if nothing is left). The index is purged at once, as after an erasure.
-    """
-    from omniira_evennia.memory import fulltext
-    from omniira_evennia.models import DiaryEntry, Reflection
-
-    if raw:
-        return
-    if isinstance(instance, Reflection):
-        start = _rollover_start(
-            "reflection", instance.npc_id, instance.target_id, instance.game_day
-        )
-        with job_started(start):
-            if created and late_write((instance.target_id,), instance.belief):
-                instance.delete()
-                fulltext.purge()
-    elif isinstance(instance, DiaryEntry):
-        with job_started(_rollover_start("diary", instance.npc_id, 0, instance.game_day)):
-            text = scrub_late(instance.entry)
-        if text == instance.entry:
-            return
-        if text:
-            DiaryEntry.objects.filter(pk=instance.pk).update(
-                entry=text, embedding=None, embedder=None
-            )
-        else:
-            instance.delete()
-        fulltext.purge()
 
 
 def write_note(npc, note: Note) -> Memory | None:

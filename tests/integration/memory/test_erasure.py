@@ -25,7 +25,7 @@ from omniira_evennia.llm import jobs
 from omniira_evennia.memory import fulltext
 from omniira_evennia.memory.embeddings import to_blob
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
-from omniira_evennia.memory.write import UNKNOWN_START_WINDOW
+from omniira_evennia.memory.lateness import UNKNOWN_START_WINDOW
 from omniira_evennia.models import (
     AuditLog,
     Concern,
