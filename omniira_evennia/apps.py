@@ -23,6 +23,9 @@ class OmniiraConfig(AppConfig):
                 llm.reset_client()
 
         setting_changed.connect(_settings_changed, weak=False)
+        from omniira_evennia.llm.usage import spend_of_day
+
+        llm.use_spend_loader(spend_of_day)  # budgets count today's recorded usage
         store.connect_signals()
         _unpin_on_change()
         runner.install_orm_guard(_guard_mode())

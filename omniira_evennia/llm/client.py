@@ -506,19 +506,25 @@ def parse_json_reply(text: str) -> Any:
 
 
 _client: LLMClient | None = None
+# Where the budget reads today's spend (llm.usage.spend_of_day, set by apps.ready): this module
+# stays free of Django and the models.
+_spend_loader = None
+
+
+def use_spend_loader(loader) -> None:
+    """Read today's recorded spend with `loader(day)` (see `guards.Budget`)."""
+    global _spend_loader
+    _spend_loader = loader
 
 
 def get_client() -> LLMClient:
     """The process client, built from the current settings."""
     global _client
     if _client is None:
-
-        from omniira_evennia.llm.usage import spend_of_day
-
         conf = get_settings()
         _client = LLMClient(
             conf.TIERS,
-            budget=Budget(conf.TIERS, loader=spend_of_day),
+            budget=Budget(conf.TIERS, loader=_spend_loader),
             breaker=CircuitBreaker(conf.CIRCUIT_FAILURES, conf.CIRCUIT_COOLDOWN_SECONDS),
         )
     # Callers take the client on the reactor: the budget counts what today's usage rows hold

@@ -5,10 +5,16 @@ process's daily budget count what today's calls already spent.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+
+from django.db.models import F, Sum
+
 from omniira_evennia.llm.guards import utc_day
 from omniira_evennia.models import (
     LLMUsage,
 )
+from omniira_evennia.runtime.runner import in_worker
 
 
 def record_usage(usage, npc=None) -> LLMUsage:
@@ -33,13 +39,6 @@ def spend_of_day(day: str):
     too). None from a worker thread, where the ORM is forbidden: the budget is synced on the
     reactor only (`guards.Budget`).
     """
-    from datetime import datetime, timedelta
-    from datetime import timezone as dt_timezone
-
-    from django.db.models import F, Sum
-
-    from omniira_evennia.runtime.runner import in_worker
-
     if in_worker():
         return None
     start = datetime.strptime(day, "%Y-%m-%d").replace(tzinfo=dt_timezone.utc)
