@@ -243,9 +243,15 @@ def scope_diary(entry: str, speaker: str, npc: str) -> str:
         others = [
             w for w in names if w.split("'")[0] not in (speaker, npc) and w not in ("I", "I'm")
         ]
-        if not others:
+        # "He cannot abide honey" is about someone the sentence before named: unless it names
+        # the speaker, a sentence about a "he" or "she" is somebody else's.
+        someone = _THIRD_PERSON.search(sentence) and speaker not in sentence
+        if not others and not someone:
             kept.append(sentence.strip())
     return " ".join(kept)
+
+
+_THIRD_PERSON = re.compile(r"\b(he|she|him|her|his|hers|himself|herself)\b", re.IGNORECASE)
 
 
 def render_memory_block(ctx: PromptContext, turn_format: str = "tags") -> str:
@@ -443,12 +449,13 @@ def _to_second_person(sentence: str) -> str:
 _OWN_STANCE = set(
     "sorry glad happy sure certain here ready listening told tell know knew remember recall hope "
     "think thought see saw understand wish believe heard hear promise swear bet guess suppose "
-    "imagine wonder doubt like love hate".split()
+    "imagine wonder doubt like love hate will would can could should must shall may might "
+    "won't".split()  # what the NPC will or can do is its own: "I'll be there by noon"
 )
 # Looked past to the verb: "I don't know" is a stance, "I don't eat honey" a claim.
 _AUXILIARIES = set(
-    "am was have had so very truly will would can could should must shall may might never "
-    "always also just really do did don't didn't can't cannot won't not".split()
+    "am was have had so very truly never always also just really do did don't didn't can't "
+    "cannot not".split()
 )
 
 

@@ -347,6 +347,7 @@ def test_give_back_claims_uses_what_the_npc_remembers():
         "I cook a stew.",
         "I don't know where Odile is.",
         "I can't remember the mill.",
+        "I'll be at the mill by noon.",
     ):
         assert give_back_claims(own_words, said, memories, "Tobiah", own)[1] == 0
     # Tried by telnet: "I cannot eat honey, ..." was answered "I don't eat honey, Tobiah."
@@ -363,5 +364,8 @@ def test_the_diary_shown_to_a_speaker_names_nobody_else():
     assert "The cellar flooded today." in build_messages(ctx, "json")[0]["content"]
     assert "Odile" not in build_messages(ctx, "json")[0]["content"]
     assert "Odile" not in build_messages(ctx, "tags")[0]["content"]
+    ctx.diary = ["Tobiah came by. He cannot abide honey in his tea. The cellar flooded today."]
+    assert "honey" not in build_messages(ctx, "tags")[0]["content"]
+    assert "The cellar flooded today." in build_messages(ctx, "tags")[0]["content"]
     ctx.diary = ["Ada paid her tab. Voss shouted at Lyra."]
     assert "Ada paid her tab." in build_messages(ctx, "json")[0]["content"]
