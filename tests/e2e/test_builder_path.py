@@ -244,7 +244,8 @@ def test_a_builder_follows_the_readme_into_a_new_game_and_an_npc_remembers(tmp_p
             if "what I collect" in json.dumps(r.get("messages", [])[-1:])
         ]
         assert asked, [r["messages"][-1] for r in read_requests(requests_log)]
-        assert REMEMBERED in asked[0]["messages"][0]["content"]
+        # Shown to the model in that request (with the line: the conversation's prompt is pinned).
+        assert REMEMBERED in json.dumps(asked[0]["messages"])
 
         builder.drain(0.2)
         builder.send("@memory inspect Maren")
