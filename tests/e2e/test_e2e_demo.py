@@ -155,7 +155,9 @@ def test_offline_demo_maren_answers_with_the_local_model(tmp_path):
         player.drain()
         started = time.monotonic()
         player.send("say Maren, what do you pour here?")
-        text = player.read_until(r'Maren says, "[^"]+"|Maren (frowns|opens)', timeout=60)
+        # The demo's voice deadline is 150 s: a reply or the fallback line comes within it,
+        # even on a machine busy with other work (the first reply is 30-60 s when idle).
+        text = player.read_until(r'Maren says, "[^"]+"|Maren (frowns|opens)', timeout=170)
         elapsed = time.monotonic() - started
         print(json.dumps({"offline_first_reply_seconds": round(elapsed, 1)}))
         assert 'Maren says, "' in text, text  # a real reply, not a fallback line
