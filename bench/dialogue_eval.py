@@ -815,6 +815,7 @@ def main() -> None:
         tier, _, key = path.partition(".")
         tier_overrides.setdefault(tier, {})[key] = json.loads(value)
 
+    commit = _git_commit()  # the code the run starts with (later commits do not change it)
     scenarios, data = load_scenarios()
     scenarios = subset(scenarios, args.per_npc, [x for x in args.only.split(",") if x])
     tmp = tempfile.mkdtemp(prefix="omniira-dialogue-eval-")
@@ -836,7 +837,7 @@ def main() -> None:
         "benchmark": "dialogue_eval",
         "label": args.label or "current",
         "date": time.strftime("%Y-%m-%d %H:%M"),
-        "commit": _git_commit(),
+        "commit": commit,
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
         "model": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (llama.cpp via xllamacpp)",
         "threads": args.threads,
