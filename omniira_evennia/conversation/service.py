@@ -29,8 +29,8 @@ from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
 from omniira_evennia.memory.lateness import job_started, late_write
-from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
-from omniira_evennia.memory.write import write_reply
+from omniira_evennia.memory.safety import detect_manipulation, redact_pii
+from omniira_evennia.memory.write import said_text, write_reply
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked
@@ -300,8 +300,9 @@ def apply_turn(
         return line
 
     parsed = result.parsed
-    # Links, MXP and (as the builder chose) colour codes never reach the room or the store.
-    parsed.text = neutralize_markup(parsed.text, get_settings().LLM_MARKUP) or "..."
+    # Links, MXP, colour codes (as the builder chose) and personal data never reach the room
+    # or the store.
+    parsed.text = said_text(parsed.text) or "..."
     # A reply begun before the player's data was erased writes and says nothing of it: it
     # was made from what was erased (memory/write.py, late_write). The turn began when its
     # line was taken (the conversation's last_turn_at).

@@ -80,6 +80,18 @@ class Note:
     origin: Any = None
 
 
+def said_text(text: str) -> str:
+    """
+    An LLM-written line that is said in a room and kept as a conversation turn, through the
+    same policy as everything else stored: markup neutralised, personal data redacted.
+    """
+    text = neutralize_markup(str(text), get_settings().LLM_MARKUP)
+    text, redacted = redact_pii(text)
+    if redacted:
+        health.incr("pii_redacted", redacted)
+    return text
+
+
 def write_note(npc, note: Note) -> Memory | None:
     """
     Write `note` as one of `npc`'s memories through the policy above.

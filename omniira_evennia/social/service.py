@@ -27,7 +27,7 @@ from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import get_embedder
-from omniira_evennia.memory.write import Note, write_note, write_reply
+from omniira_evennia.memory.write import Note, said_text, write_note, write_reply
 from omniira_evennia.models import Conversation, ConversationTurn, Source
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.social.gossip import (
@@ -174,7 +174,7 @@ def apply_exchange(result, a, b):
         for speaker_id, text in result.lines:
             npc, other = people[speaker_id], people[b.id if speaker_id == a.id else a.id]
             role = ConversationTurn.Role.NPC if npc is a else ConversationTurn.Role.SPEAKER
-            store.add_turn(a, b, conversation_id, role, text, game_day)
+            store.add_turn(a, b, conversation_id, role, said_text(text), game_day)
         store.mark_conversation_ended(conversation_id, "finished")
     for speaker_id, parsed, vectors in result.parsed:
         npc = people[speaker_id]

@@ -100,6 +100,15 @@ class TestMarkupInTheTurn(TalkTestBase):
         assert Opinion.objects.get().opinion == "She is curious"
         assert Concern.objects.get().topic == "the back door"
 
+    def test_personal_data_in_a_reply_is_neither_heard_nor_stored(self):
+        reply = "Write to maren.k@example.org or ring +44 20 7946 0958, love. It is 2.5 silver."
+        with ScriptedLLM([reply]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            heard = self.call(CmdTalk(), "Maren = How do I reach you?")
+        said = ConversationTurn.objects.get(role="npc").text
+        for text in (heard, said):
+            assert "maren.k@example.org" not in text and "7946" not in text
+        assert said.startswith("Write to ") and said.endswith("It is 2.5 silver.")
+
     def test_colour_is_kept_when_the_builder_says_so(self):
         reply = "|gWelcome|n! |lcquit|ltClick|le"
         heard = []
