@@ -12,14 +12,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.e2e.test_e2e_demo import ROOT, _feature, run_demo
+from tests.e2e.test_e2e_demo import ROOT, _feature, run_demo, stop_demo
 from tests.telnet_client import TelnetPlayer
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
@@ -121,12 +119,7 @@ def demo(tmp_path):
         player.close()
         yield f"http://127.0.0.1:{PORT_BASE + 1}"
     finally:
-        subprocess.run(
-            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
-            env=env,
-            capture_output=True,
-            timeout=120,
-        )
+        stop_demo(env)
         llm.stop()
 
 

@@ -42,6 +42,16 @@ def run_demo(action, env):
     return result.stdout
 
 
+def stop_demo(env):
+    """Stop a demo a test started (its own folder and ports, from `env`), whatever its state."""
+    subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
+
+
 @pytest.fixture
 def demo_env(tmp_path):
     def reply(body):
@@ -65,12 +75,7 @@ def demo_env(tmp_path):
     )
     env.pop("DJANGO_SETTINGS_MODULE", None)
     yield env, llm
-    subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
-        env=env,
-        capture_output=True,
-        timeout=120,
-    )
+    stop_demo(env)
     llm.stop()
 
 
@@ -164,12 +169,7 @@ def test_offline_demo_maren_answers_with_the_local_model(tmp_path):
         assert "[[" not in text
         player.close()
     finally:
-        subprocess.run(
-            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
-            env=env,
-            capture_output=True,
-            timeout=120,
-        )
+        stop_demo(env)
     assert not _alive(pid)
     assert not _listening_addresses(port)
 
@@ -272,12 +272,7 @@ def test_rollover_of_200_npcs_runs_bounded_while_players_keep_playing(tmp_path):
         assert elapsed >= 200 / 4 * 1.0 * 0.9  # bounded: no burst past the limit
         assert p95 < 0.5, looks[-10:]
     finally:
-        subprocess.run(
-            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
-            env=env,
-            capture_output=True,
-            timeout=120,
-        )
+        stop_demo(env)
         llm.stop()
 
 
@@ -333,12 +328,7 @@ def test_demo_npcs_walk_their_schedules_and_a_player_sees_lyra_arrive(tmp_path):
         print(json.dumps({"lyra_arrived_after_seconds": round(arrived, 1)}))
         ada.close()
     finally:
-        subprocess.run(
-            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
-            env=env,
-            capture_output=True,
-            timeout=120,
-        )
+        stop_demo(env)
         llm.stop()
 
 
@@ -430,10 +420,5 @@ def test_demo_over_an_existing_demo_with_other_admin_variables(tmp_path):
         admin.read_until(r"Maren's conversations and their reviews", timeout=10)
         admin.close()
     finally:
-        subprocess.run(
-            [sys.executable, str(ROOT / "tools" / "demo.py"), "stop"],
-            env=base,
-            capture_output=True,
-            timeout=120,
-        )
+        stop_demo(base)
         llm.stop()
