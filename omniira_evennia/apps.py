@@ -15,7 +15,7 @@ class OmniiraConfig(AppConfig):
         from omniira_evennia import conf, notices
         from omniira_evennia.llm import client as llm
         from omniira_evennia.memory import fulltext, store
-        from omniira_evennia.runtime import logs, runner
+        from omniira_evennia.runtime import blas, logs, runner
 
         def _settings_changed(setting, **kwargs):
             if setting == "OMNIIRA":
@@ -29,6 +29,7 @@ class OmniiraConfig(AppConfig):
         store.connect_signals()
         _unpin_on_change()
         runner.install_orm_guard(_guard_mode())
+        blas.limit_blas_threads(_blas_threads())
         logs.route_to_evennia()  # one logging path: stdlib logging into Evennia's log
         notices.connect()  # staff hear at login what the checks would say (notices.py)
 
@@ -58,6 +59,14 @@ def _guard_mode() -> str:
 
     mode = (getattr(settings, "OMNIIRA", None) or {}).get("WORKER_ORM_GUARD", "log")
     return mode if mode in ("raise", "log", "off") else "log"
+
+
+def _blas_threads() -> int:
+    """BLAS_THREADS (default 1); an invalid value is reported by the checks, not here."""
+    from django.conf import settings
+
+    value = (getattr(settings, "OMNIIRA", None) or {}).get("BLAS_THREADS", 1)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1
 
 
 def _unpin_on_change():

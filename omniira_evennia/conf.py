@@ -228,6 +228,9 @@ class OmniiraSettings(BaseModel):
     INTERACTIVE_THREADS: int = Field(4, ge=1)
     BACKGROUND_THREADS: int = Field(2, ge=1)
     WORKER_THREADS: int | None = Field(None, ge=1)
+    # numpy's BLAS threads (runtime/blas.py): the scorer's matrix-vector product gains nothing
+    # from more, and idle BLAS threads spin on the cores turns need. 0: the library's default.
+    BLAS_THREADS: int = Field(1, ge=0)
     # A database query from a worker thread: "raise" (the test suite), "log" or "off".
     WORKER_ORM_GUARD: Literal["raise", "log", "off"] = "log"
 
