@@ -88,6 +88,7 @@ class HeldFact:
     chain: tuple[int, ...] = ()  # empty: firsthand
     importance: int = 5
     origin_id: int | None = None  # a player whose claim this is
+    told_by: int | None = None  # the NPC whose words this firsthand memory records
 
 
 @dataclass
@@ -198,8 +199,9 @@ def chain_for(fact_vector, speaker_id: int, held: list[HeldFact], subject_id: in
     """The tellers from the origin to the speaker (a player's claim starts with the player)."""
     source = source_fact(fact_vector, held, subject_id)
     chain = list(source.chain) if source else []
-    if source is not None and source.origin_id is not None and source.origin_id not in chain:
-        chain.insert(0, source.origin_id)
+    first = source and (source.origin_id or source.told_by)
+    if first is not None and first not in chain:
+        chain.insert(0, first)
     return [*chain, speaker_id]
 
 
@@ -342,8 +344,21 @@ def _shareable(record, exclude, now) -> bool:
     )
 
 
+# Firsthand memories an NPC noted or had extracted from a conversation: about the one it talked
+# with, in their words. A player's are marked with the player (origin); another NPC's are not.
+LEARNED_IN_TALK = ("self", "extracted")
+
+
+def _told_by(record) -> int | None:
+    """The NPC whose words a firsthand memory records (it heads the chain when passed on)."""
+    if record.is_hearsay or record.origin_id is not None or record.source not in LEARNED_IN_TALK:
+        return None
+    return record.subject_id
+
+
 def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
-    """What an NPC knows about third parties, most important and newest first."""
+    """What an NPC knows about others (each a possible source of a fact it tells), most
+    important and newest first; `exclude`: subjects left out."""
     now = time.time()
     chosen = sorted(
         (r for r in records if _shareable(r, exclude, now)),
@@ -358,6 +373,7 @@ def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
             (tuple(r.chain) or (r.provenance_id,)) if r.is_hearsay else (),
             r.importance,
             r.origin_id,
+            _told_by(r),
         )
         for r in chosen
     ]

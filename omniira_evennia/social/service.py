@@ -126,7 +126,10 @@ def _participant(npc, other, exclude):
         # The exchange's query is the other's name (gossip.run_npc_exchange).
         lexical=fulltext.lexical_hits(npc.id, other.id, other.key),
     )
-    return Participant(npc.id, npc.key, ctx, held_facts(records, vectors, exclude)), turn
+    # Every memory may be a told fact's source, those about the listener too: news Maren told
+    # Lyra, filed under Maren, names Maren as its teller if Lyra tries to tell it back to her.
+    held = held_facts(records, vectors, exclude={npc.id})
+    return Participant(npc.id, npc.key, ctx, held), turn
 
 
 def talk_between(a, b):

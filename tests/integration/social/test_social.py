@@ -169,6 +169,52 @@ class TestGossip(SocialTestBase):
             assert chained.provenance_id == self.lyra.id and chained.origin_id == self.char1.id
         assert router.count["gossip"] == 3
 
+    def test_news_one_npc_noted_in_talk_is_passed_on_with_its_teller_at_the_start(self):
+        """Lyra notes what Maren told her (a firsthand memory about Maren); passing it on to
+        Voss, the chain starts at Maren, so it never returns to her and a lie stays traceable."""
+        oskar = self.npc("Oskar", room=self.room2)
+        self.leave_room()
+        noted = (
+            'Oh no! [[REMEMBER:{"key":"maren_news","value":"Maren told me Oskar poisoned the '
+            'well.","importance":6,"feeling":"fear"}]]'
+        )
+        router = Router(voice=["Lyra, Oskar poisoned the well last night.", noted])
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            omniira.gossip_round(self.room1)
+            kept = Memory.objects.get(npc=self.lyra, subject=self.maren)
+            assert (kept.value, kept.source, kept.chain) == (
+                "Maren told me Oskar poisoned the well.",
+                "self",
+                [],
+            )
+
+            voss = self.npc("Voss", room=self.room2)
+            voss.move_to(self.room1, quiet=True)
+            self.maren.move_to(self.room2, quiet=True)
+            router.voice = ["Voss, Oskar poisoned the well!", "Never."]
+            told = {
+                "speaker_id": str(self.lyra.id),
+                "subject_id": str(oskar.id),
+                "fact": "Oskar poisoned the well.",
+                "importance": 6,
+                "feeling": "fear",
+            }
+            router.gossip_items = [told]
+            omniira.gossip_round(self.room1)
+            heard = Memory.objects.get(npc=voss, subject=oskar)
+            assert (heard.chain, heard.hops) == ([self.maren.id, self.lyra.id], 2)
+            assert heard.provenance_id == self.lyra.id and heard.origin_id is None
+
+            # Lyra telling it to Maren would bring it back to the one who said it: dropped.
+            voss.move_to(self.room2, quiet=True)
+            self.maren.move_to(self.room1, quiet=True)
+            router.voice = ["Maren, Oskar poisoned the well!", "I know."]
+            [done] = omniira.gossip_round(self.room1)
+            assert [r for _, r in done.result.rejected] == [
+                "rumour would return to someone who told it"
+            ]
+            assert not Memory.objects.filter(npc=self.maren, subject=oskar).exists()
+
     def test_no_pairs_when_a_player_is_present(self):
         with ScriptedLLM(Router()) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             assert omniira.gossip_round(self.room1) == []
