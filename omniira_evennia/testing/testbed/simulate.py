@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import random
+import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -72,6 +73,10 @@ PLAYER_LINES = [
 ]
 PLANTED_FACT = "Ada hid a sealed letter under the third stone of the old bridge."
 LIE = "Brannoc poisoned the crossroads well at midnight."
+# A real model retells in its own words ("Ada tucked a note beneath the bridge"), so a probe
+# is held by an NPC whose memory (key or value) names every cue: one stem of each group.
+PLANTED_CUES = (("letter", "note", "message", "envelope", "missive"), ("bridge",))
+LIE_CUES = (("poison", "taint", "contaminat"), ("well",))
 
 
 @dataclass
@@ -201,15 +206,31 @@ def shuffle_npcs(npcs, rooms, rng: random.Random) -> None:
 # ---------------------------------------------------------------- measuring
 
 
-def _holders(npc_ids, value: str):
-    """NPCs holding `value` (firsthand or hearsay) and the hearsay copies' rows."""
+def cue_pattern(cues) -> re.Pattern:
+    """One regex per probe: every group's stems, in any order (words, case-insensitive)."""
+    groups = "".join(
+        rf"(?=.*\b(?:{'|'.join(re.escape(stem) for stem in group)})\w*)" for group in cues
+    )
+    return re.compile(groups, re.IGNORECASE | re.DOTALL)
+
+
+def _words_of(row) -> str:
+    return f"{row['key'].replace('_', ' ')} {row['value']}"  # keys are snake_case
+
+
+def _holders(npc_ids, probe: dict):
+    """NPCs holding the probe's fact in any words (firsthand or hearsay) and the hearsay
+    copies' rows."""
     from omniira_evennia.models import Memory
 
-    rows = list(
-        Memory.objects.filter(npc_id__in=npc_ids, value=value).values(
-            "npc_id", "source", "hops", "chain", "provenance_id"
+    pattern = cue_pattern(probe["cues"])
+    rows = [
+        row
+        for row in Memory.objects.filter(npc_id__in=npc_ids).values(
+            "npc_id", "key", "value", "source", "hops", "chain", "provenance_id"
         )
-    )
+        if row["value"] == probe["value"] or pattern.match(_words_of(row))
+    ]
     return {r["npc_id"] for r in rows}, [r for r in rows if r["provenance_id"]]
 
 
@@ -320,12 +341,23 @@ def _run(cfg: SimConfig, clock) -> dict:
         if day == 1 and cfg.probe:
             holder = npcs[0]
             api.remember(holder, players[0], PLANTED_FACT, key="planted_fact", importance=9)
-            probes["fact"] = {"value": PLANTED_FACT, "origin": holder.key, "origin_id": holder.id}
+            probes["fact"] = {
+                "value": PLANTED_FACT,
+                "cues": PLANTED_CUES,
+                "origin": holder.key,
+                "origin_id": holder.id,
+            }
         if day == 1 and cfg.liar:
             liar = npcs[-1]
             subject = players[1] if len(players) > 1 else players[0]
             api.remember(liar, subject, LIE, key="rumour", importance=9, feeling="anger")
-            probes["lie"] = {"value": LIE, "origin": liar.key, "origin_id": liar.id, "lie": True}
+            probes["lie"] = {
+                "value": LIE,
+                "cues": LIE_CUES,
+                "origin": liar.key,
+                "origin_id": liar.id,
+                "lie": True,
+            }
 
         # 1. players visit NPCs
         for player in players:
@@ -350,7 +382,7 @@ def _run(cfg: SimConfig, clock) -> dict:
         clock.set(day, 23)
         spread = {}
         for name, probe in probes.items():
-            holders, copies = _holders(npc_ids, probe["value"])
+            holders, copies = _holders(npc_ids, probe)
             spread[name] = {"holders": len(holders), "fraction": round(len(holders) / len(npcs), 3)}
         rollover = {}
         daily.run_rollover(day, npcs=npcs).addCallback(rollover.update)
@@ -393,9 +425,11 @@ def _run(cfg: SimConfig, clock) -> dict:
     hearsay = list(memories.filter(provenance__isnull=False).values_list("hops", flat=True))
     diffusion = {}
     for name, probe in probes.items():
-        holders, copies = _holders(npc_ids, probe["value"])
+        holders, copies = _holders(npc_ids, probe)
         entry = {
             "value": probe["value"],
+            "cues": [list(group) for group in probe["cues"]],
+            "copies_as_told": sorted({c["value"] for c in copies}),
             "origin": probe["origin"],
             "fraction_by_day": [d["probes"][name]["fraction"] for d in per_day],
             "holders_by_day": [d["probes"][name]["holders"] for d in per_day],

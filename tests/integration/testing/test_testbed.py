@@ -99,3 +99,42 @@ def test_cli_rejects_an_unknown_switch(capsys):
     assert "telepathy" in capsys.readouterr().err
     args = parse_args(["--off", "gossip, reflection", "--liar", "--days", "2"])
     assert args.off == {"gossip", "reflection"} and args.liar and args.days == 2
+
+
+def test_a_probe_is_held_in_any_words_that_carry_its_cues():
+    from omniira_evennia.testing.testbed.simulate import LIE_CUES, PLANTED_CUES, cue_pattern
+
+    fact, lie = cue_pattern(PLANTED_CUES), cue_pattern(LIE_CUES)
+    assert fact.match("Ada tucked a note beneath the old bridge.")
+    assert fact.match("heard ada letter Ada left something by the Bridge.")
+    assert not fact.match("Ada wrote a letter to her sister.")  # no bridge: another fact
+    assert lie.match("The crossroads well was poisoned, and Brannoc did it.")
+    assert not lie.match("Brannoc is doing well.")
+
+
+def test_a_paraphrased_gossip_copy_counts_as_a_holder():
+    from evennia.utils import create
+
+    from omniira_evennia.models import Memory
+    from omniira_evennia.testing.testbed.simulate import PLANTED_CUES, PLANTED_FACT, _holders
+
+    maren, lyra, voss = (
+        create.create_object("omniira_evennia.typeclasses.MemoryNPC", key=key)
+        for key in ("Maren", "Lyra", "Voss")
+    )
+    ada = create.create_object("evennia.objects.objects.DefaultCharacter", key="Ada")
+    Memory.objects.create(npc=maren, subject=ada, key="planted_fact", value=PLANTED_FACT)
+    Memory.objects.create(
+        npc=lyra,
+        subject=ada,
+        key="heard_ada_hid_a_note",
+        value="Ada tucked a note under a stone of the old bridge.",
+        provenance=maren,
+        chain=[maren.id],
+        hops=1,
+    )
+    Memory.objects.create(npc=voss, subject=ada, key="ada_letter", value="Ada writes letters.")
+    probe = {"value": PLANTED_FACT, "cues": PLANTED_CUES}
+    holders, copies = _holders([maren.id, lyra.id, voss.id], probe)
+    assert holders == {maren.id, lyra.id}
+    assert [c["value"] for c in copies] == ["Ada tucked a note under a stone of the old bridge."]

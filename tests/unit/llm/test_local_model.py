@@ -60,3 +60,22 @@ def test_a_server_that_dies_is_reported_not_waited_for():
     dead.wait()
     with pytest.raises(LocalModelError, match="exited \\(code 3\\)"):
         wait_until_healthy("http://127.0.0.1:9/v1", dead, timeout=30)
+
+
+def test_the_testbed_samples_the_packaged_model_as_the_demo_does():
+    """TIER_SAMPLING (the testbed's `--llm local`) and the demo's settings name the same
+    max_tokens and temperature per tier."""
+    import ast
+    from pathlib import Path
+
+    from omniira_evennia.llm.local_model import TIER_SAMPLING
+
+    settings = Path(__file__).parents[3] / "game_template" / "server" / "conf" / "settings.py"
+    for node in ast.walk(ast.parse(settings.read_text())):
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "OMNIIRA":
+            omniira = ast.literal_eval(node.value)
+    demo = {
+        tier: {k: v for k, v in params.items() if k in ("max_tokens", "temperature")}
+        for tier, params in omniira["TIERS"].items()
+    }
+    assert demo == TIER_SAMPLING
