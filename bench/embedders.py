@@ -12,9 +12,8 @@ cores), with the load average recorded around it:
   throughput;
 - `turns`: the turn overhead at 10k memories of `bench/retrieval.py` (everything a turn does
   but the LLM call: two embeddings, retrieval, prompt, parse, writes) with that embedder, on a
-  quiet machine and again with `--burners` processes spinning on the CPU ("under load"), each
-  also with OPENBLAS_NUM_THREADS=1 (numpy's BLAS helper threads spin after the retrieval
-  scorer's matrix product and take the core the rest of the turn needs on a busy machine);
+  quiet machine and again with `--burners` processes spinning on the CPU ("under load"); numpy's
+  BLAS on one thread, as the contrib sets it (BLAS_THREADS, runtime/blas.py);
 - `quality`: the retrieval evaluation of `bench/retrieval_eval.py` (576 labelled questions over
   ~10,000 memories) with that embedder's vectors: recall per mode and category.
 
@@ -188,10 +187,8 @@ def _burners(count: int, seconds: float = 600):
     return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(count)]
 
 
-def run_worker(part: str, which: str, burners: int = 0, blas1: bool = False) -> dict:
+def run_worker(part: str, which: str, burners: int = 0) -> dict:
     env = dict(os.environ)
-    if blas1:
-        env["OPENBLAS_NUM_THREADS"] = "1"
     spinning = _burners(burners)
     load_before = os.getloadavg()[0]
     try:
@@ -211,7 +208,7 @@ def run_worker(part: str, which: str, burners: int = 0, blas1: bool = False) -> 
         raise RuntimeError(f"{part}/{which} failed:\n{done.stderr[-3000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
     result["load_average"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
-    label = f"{part}{' loaded' if burners else ''}{' blas1' if blas1 else ''}"
+    label = f"{part}{' loaded' if burners else ''}"
     print(f"{label:20} {which:6} {json.dumps(result)[:300]}", flush=True)
     return result
 
@@ -225,12 +222,12 @@ def verdicts(out: dict) -> dict:
         found["query_p95_at_most_a_fifth"] = ratio <= 0.2
         found["rss_at_most_150_mb"] = onnx["micro"]["rss_above_baseline_mb"] <= 150
         found["cold_load_at_most_1_s"] = onnx["micro"]["cold_load_s"] <= 1.0
-    for key in ("turns", "turns_loaded", "turns_blas1", "turns_loaded_blas1"):
+    for key in ("turns", "turns_loaded"):
         if key in onnx and key in torch:
             ratio = onnx[key]["total"]["p95_ms"] / torch[key]["total"]["p95_ms"]
             found[f"{key}_p95_ratio"] = round(ratio, 3)
             found[f"{key}_p95_at_most_half"] = ratio <= 0.5
-    for key in ("turns_loaded", "turns_loaded_blas1"):
+    for key in ("turns_loaded",):
         if key in onnx:
             found[f"{key}_p95_at_most_30_ms"] = onnx[key]["total"]["p95_ms"] <= 30
     if "quality" in onnx and "quality" in torch:
@@ -278,7 +275,11 @@ def main() -> None:
         f"Python {platform.python_version()}",
         "load_average_start": [round(x, 2) for x in os.getloadavg()],
         "burners": args.burners,
-        "embedders": previous.get("embedders", {}),
+        "blas_threads": "1 (BLAS_THREADS default, runtime/blas.py)",
+        "embedders": {
+            which: {k: v for k, v in parts.items() if "blas1" not in k}  # measured before it
+            for which, parts in previous.get("embedders", {}).items()
+        },
     }
     for part in args.parts:
         for which in args.embedders:
@@ -288,13 +289,6 @@ def main() -> None:
                 continue
             if args.burners:
                 entry["turns_loaded"] = run_worker(part, which, burners=args.burners)
-            # numpy's OpenBLAS keeps helper threads spinning after the scorer's matrix product;
-            # on a busy 2-core machine they take the core the turn needs. With one BLAS thread:
-            entry["turns_blas1"] = run_worker(part, which, blas1=True)
-            if args.burners:
-                entry["turns_loaded_blas1"] = run_worker(
-                    part, which, burners=args.burners, blas1=True
-                )
     out["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
     if set(EMBEDDERS) <= set(out["embedders"]):
         out["verdicts"] = verdicts(out)

@@ -720,16 +720,6 @@ def embedders_section(data: dict) -> str:
             "{}",
         ),
         ("turn overhead under load, p95 ms", ("turns_loaded", "total", "p95_ms"), "{}"),
-        (
-            "turn overhead, one BLAS thread, median / p95 ms",
-            ("turns_blas1", "total"),
-            "{0[median_ms]} / {0[p95_ms]}",
-        ),
-        (
-            "turn overhead under load, one BLAS thread, median / p95 ms",
-            ("turns_loaded_blas1", "total"),
-            "{0[median_ms]} / {0[p95_ms]}",
-        ),
     ]
     table = "\n".join(
         f"| {label} | {cell(onnx, *keys, fmt=fmt)} | {cell(torch, *keys, fmt=fmt)} |"
@@ -763,25 +753,26 @@ def embedders_section(data: dict) -> str:
 each measurement in a fresh process, one at a time. Load average (1 min) at the start
 {data['load_average_start'][0]}, at the end {data.get('load_average_end', ['-'])[0]}; before /
 after each part, ONNX / torch: {', '.join(f'{k} {v}' for k, v in loads.items())}. The machine is
-shared with other work (a load average of 3-5 on two cores during this run, so even the runs
-without a spinner are not quiet), so absolute times move with it; compare the two columns.
+shared with other work, so absolute times move with the load figures above; compare the two
+columns. numpy's BLAS runs on one thread, as the contrib sets it at start (`BLAS_THREADS`,
+default 1, runtime/blas.py): with OpenBLAS's default a helper thread kept spinning after the
+scorer's matrix product and took the core the rest of the turn needed (an earlier run on this
+machine: ONNX turn overhead under load p95 64.8 ms with the default threads, 35.8 ms with one).
 
 | measure | ONNX int8 (default) | sentence-transformers fp32 |
 |---|---|---|
 {table}
 {quality}
-"One BLAS thread" is the same measurement with `OPENBLAS_NUM_THREADS=1`: numpy's OpenBLAS keeps
-a helper thread spinning after the retrieval scorer's matrix product, and on a busy two-core
-machine it takes the core the rest of the turn needs (a game server can set the variable in
-its environment or at the top of its settings file, before numpy loads).
-
+shared with other work, so absolute times move with the load figures above; compare the two
+columns. numpy's BLAS runs on one thread, as the contrib sets it at start (`BLAS_THREADS`,
+default 1, runtime/blas.py): with OpenBLAS's default a helper thread kept spinning after the
+scorer's matrix product and took the core the rest of the turn needed (an earlier run on this
+machine: ONNX turn overhead under load p95 64.8 ms with the default threads, 35.8 ms with one).
 Against the acceptance of issue #19: query p95 ratio ONNX/torch
 {verdicts.get('query_p95_ratio', '-')} (target at most 0.2); turn overhead p95 ratio
 {verdicts.get('turns_p95_ratio', '-')} quiet, {verdicts.get('turns_loaded_p95_ratio', '-')} under
-load, {verdicts.get('turns_blas1_p95_ratio', '-')} and
-{verdicts.get('turns_loaded_blas1_p95_ratio', '-')} with one BLAS thread (target at most 0.5;
-ONNX under load at most 30 ms: {verdicts.get('turns_loaded_p95_at_most_30_ms', '-')}, with one
-BLAS thread {verdicts.get('turns_loaded_blas1_p95_at_most_30_ms', '-')}); resident memory at
+load (target at most 0.5; ONNX under load at most 30 ms:
+{verdicts.get('turns_loaded_p95_at_most_30_ms', '-')}); resident memory at
 most 150 MB:
 {verdicts.get('rss_at_most_150_mb', '-')}; cold load at most 1 s:
 {verdicts.get('cold_load_at_most_1_s', '-')}; recall drops beyond 0.01 (ONNX minus torch):

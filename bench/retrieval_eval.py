@@ -52,6 +52,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from threadpoolctl import threadpool_info
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
@@ -939,7 +941,9 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d"),
         "machine": f"{os.cpu_count()} cores, {_cpu()}, Python {platform.python_version()}",
         "seed": args.seed,
-        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+        "blas_threads": sorted(
+            {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+        ),
         "settings": {
             "recency_slots": conf.RECENCY_SLOTS,
             "similarity_slots": conf.SIMILARITY_SLOTS,
