@@ -20,6 +20,7 @@ Plain data in and out: `run_exchange` runs in a worker thread.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -41,7 +42,7 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     slug_key,
 )
-from omniira_evennia.conversation.turn import retrieve_context
+from omniira_evennia.conversation.turn import is_echo, retrieve_context, speaks_as
 from omniira_evennia.llm.client import (
     LLMClient,
     LLMError,
@@ -89,6 +90,8 @@ class HeldFact:
     importance: int = 5
     origin_id: int | None = None  # a player whose claim this is
     told_by: int | None = None  # the NPC whose words this firsthand memory records
+    subject_name: str = ""
+    value: str = ""
 
 
 @dataclass
@@ -97,6 +100,7 @@ class Participant:
     name: str
     context: PromptContext  # its prompt about the other (memories already filled in)
     held: list[HeldFact] = field(default_factory=list)
+    topic: HeldFact | None = None  # the news it opens with (`news_topic`), if it opens
 
 
 @dataclass
@@ -153,8 +157,19 @@ def resolve(value, candidates: dict[int, str]) -> int | None:
     return None
 
 
-def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str]):
-    """(speaker, subject, fact, importance, feeling) or a reason for rejecting the item."""
+def names(line: str, name: str) -> bool:
+    """`line` names `name` (or its first word: "Old Tom" is also "Old"... so whole names
+    first, then a first word of at least three letters), as a word, in any case."""
+    words = [name] + ([name.split()[0]] if " " in name and len(name.split()[0]) >= 3 else [])
+    return any(re.search(rf"\b{re.escape(w)}\b", line, re.IGNORECASE) for w in words if w)
+
+
+def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str], said=None):
+    """
+    (speaker, subject, fact, importance, feeling) or a reason for rejecting the item.
+    `said`: what each speaker said ({id: their lines}); when given, the speaker must have named
+    the subject (a small model otherwise files small talk as news about everyone it was shown).
+    """
     if not isinstance(raw, dict):
         return None, "not an object"
     pair = {a_id: known.get(a_id, ""), b_id: known.get(b_id, "")}
@@ -167,6 +182,8 @@ def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str]):
     subject = resolve(raw.get("subject_id", ""), known)
     if subject is None:
         return None, "subject is not a known character"
+    if said is not None and not names(said.get(speaker, ""), known[subject]):
+        return None, "the speaker never named the subject"
     fact = clean_value(raw.get("fact") or "")
     if not fact:
         return None, "empty fact"
@@ -205,13 +222,19 @@ def chain_for(fact_vector, speaker_id: int, held: list[HeldFact], subject_id: in
     return [*chain, speaker_id]
 
 
-def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None):
-    """Apply the three rules, then chain and hop checks. Returns (accepted, rejected)."""
+def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None, lines=None):
+    """Apply the three rules (and, given the exchange's `lines`, that the speaker named the
+    subject), then chain and hop checks. Returns (accepted, rejected)."""
     accepted: list[GossipItem] = []
     rejected: list[tuple[dict, str]] = []
     candidates = []
+    said = None
+    if lines is not None:
+        said = {}
+        for who, text in lines:
+            said[who] = f"{said.get(who, '')}\n{text}"
     for raw in raw_items:
-        valid, reason = validate_item(raw, inp.a.id, inp.b.id, inp.known)
+        valid, reason = validate_item(raw, inp.a.id, inp.b.id, inp.known, said)
         if valid is None:
             rejected.append((raw, reason))
         else:
@@ -256,9 +279,16 @@ def _messages_for(me: Participant, other: Participant, lines, opening: bool):
         else []
     )
     if opening:
+        topic = me.topic
+        share = (
+            f" Tell {other.name} this news about {topic.subject_name}, in your own words, "
+            f"naming {topic.subject_name}: {quote(topic.value)}"
+            if topic
+            else " Share news about someone you both know, if you have any."
+        )
         ctx.message = (
             f"({other.name} is here with you and nobody else is around. Start a short "
-            "chat, perhaps sharing news about someone you both know.)"
+            f"chat.{share})"
         )
         messages = build_messages(ctx)
         messages[-1]["content"] = ctx.message
@@ -293,6 +323,18 @@ def gossip_messages(inp: ExchangeInput, lines) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def _not_a_line(text: str, lines, other: str) -> str | None:
+    """Why a line of NPC talk is not one (empty, the other's words, an echo of the last
+    line), or None. Third-person talk is what gossip is made of, so no narration check."""
+    if not text:
+        return "empty"
+    if speaks_as(text, other):
+        return "spoken as the other"
+    if lines and is_echo(text, lines[-1][1], other):
+        return "echo of the other's line"
+    return None
+
+
 def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | None = None):
     """Talk `inp.lines` lines, then extract gossip. Never raises for an LLM failure."""
     result = ExchangeResult()
@@ -308,7 +350,9 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         result.usages.append(reply.usage)
         parsed = parse_reply(reply.text)
         parsed.text, _ = strip_character_breaks(parsed.text, me.name)
-        if not parsed.text:
+        problem = _not_a_line(parsed.text, result.lines, other.name)
+        if problem:  # the chat ends there: a small model has run out of things to say
+            log.info("NPC talk: %s's line dropped (%s): %r", me.name, problem, parsed.text)
             break
         vectors = embed_or_none([t.value for t in parsed.remember], embedder)
         result.parsed.append((me.id, parsed, vectors))
@@ -329,7 +373,9 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         result.error = str(err)
         return result
     result.usages.extend(extracted.usages)
-    result.accepted, result.rejected = accept_items(extracted.value.items, inp, embedder)
+    result.accepted, result.rejected = accept_items(
+        extracted.value.items, inp, embedder, result.lines
+    )
     for raw, reason in result.rejected:
         log.info("gossip item rejected (%s): %r", reason, raw)
     return result
@@ -374,9 +420,23 @@ def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
             r.importance,
             r.origin_id,
             _told_by(r),
+            r.subject_name or "",
+            r.value,
         )
         for r in chosen
     ]
+
+
+def news_topic(held: list[HeldFact], pair: set[int]) -> HeldFact | None:
+    """
+    What an NPC opens a chat with: its most important news about a third party (held is
+    most important and newest first) that neither of the pair told it, so a small model has
+    one concrete thing to pass on instead of small talk.
+    """
+    for fact in held:
+        if fact.subject_id not in pair and not pair & set(fact.chain):
+            return fact
+    return None
 
 
 def news_lines(records, exclude: set[int], limit: int = 6) -> list[str]:

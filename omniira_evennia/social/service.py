@@ -35,6 +35,7 @@ from omniira_evennia.social.gossip import (
     Participant,
     held_facts,
     news_lines,
+    news_topic,
     run_npc_exchange,
 )
 
@@ -129,7 +130,8 @@ def _participant(npc, other, exclude):
     # Every memory may be a told fact's source, those about the listener too: news Maren told
     # Lyra, filed under Maren, names Maren as its teller if Lyra tries to tell it back to her.
     held = held_facts(records, vectors, exclude={npc.id})
-    return Participant(npc.id, npc.key, ctx, held), turn
+    topic = news_topic(held, {npc.id, other.id})
+    return Participant(npc.id, npc.key, ctx, held, topic), turn
 
 
 def talk_between(a, b):

@@ -32,7 +32,8 @@ class TestPlayerClaimsInGossip(SocialTestBase):
             told = Memory.objects.get(npc=self.maren, key="well_claim")
             assert told.importance == 7 and told.origin_id == self.char1.id
             self.leave_room()
-            router.voice = ["Have you heard?", "No!", "Bob poisoned the well.", "Never!"]
+            # either may open (pairs are shuffled): both name Bob, as a real telling would
+            router.voice = ["Have you heard about Bob?", "Bob? No!", "Bob poisoned the well."]
             router.gossip_items = [
                 {
                     "speaker_id": str(self.maren.id),

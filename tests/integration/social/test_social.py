@@ -28,10 +28,19 @@ class Router:
     """Scripted replies by feature: JSON for extraction and gossip, lines for dialogue."""
 
     def __init__(self, voice=("Evening.",), gossip_items=(), extraction=()):
-        self.voice = list(voice)
+        self.count = {"voice": 0, "gossip": 0, "extraction": 0}
+        self.voice = voice
         self.gossip_items = list(gossip_items)
         self.extraction = list(extraction)
-        self.count = {"voice": 0, "gossip": 0, "extraction": 0}
+
+    @property
+    def voice(self):
+        return self._voice
+
+    @voice.setter
+    def voice(self, lines):
+        """A new script of lines, said from its first (the last repeats)."""
+        self._voice, self._said = list(lines), 0
 
     def __call__(self, body):
         response_format = body.get("response_format") or {}
@@ -43,7 +52,8 @@ class Router:
             self.count["extraction"] += 1
             return json.dumps({"memories": self.extraction})
         self.count["voice"] += 1
-        return self.voice[min(self.count["voice"] - 1, len(self.voice) - 1)]
+        self._said += 1
+        return self._voice[min(self._said - 1, len(self._voice) - 1)]
 
 
 class SocialTestBase(EvenniaCommandTest):
@@ -81,11 +91,12 @@ class TestGossip(SocialTestBase):
             assert Memory.objects.get(npc=self.maren, subject=self.char1).value == FACT
             self.leave_room()
 
+            # either may open (pairs are shuffled): both name Ada, as a real telling would
             router.voice = [
                 "Did you hear about the newcomer, Ada?",
-                "No, tell me!",
-                "She's looking for her lost brother.",
-                "Poor thing.",
+                "Ada? No, tell me!",
+                "Ada is looking for her lost brother.",
+                "Poor Ada.",
             ]
             router.gossip_items = [
                 {
@@ -141,7 +152,12 @@ class TestGossip(SocialTestBase):
 
             # Lyra repeating it to Maren would bring the rumour back to its origin: dropped.
             self.leave_room()
-            router.voice = ["Maren, did you know Ada lost her brother?", "I told you that!"]
+            router.voice = [
+                "Maren, did you know Ada lost her brother?",
+                "I told you about Ada!",
+                "Did you? Poor Ada.",
+                "Aye, about Ada, days ago.",
+            ]
             router.gossip_items = [
                 {
                     "speaker_id": str(self.lyra.id),
@@ -161,7 +177,12 @@ class TestGossip(SocialTestBase):
             voss = self.npc("Voss", room=self.room2)
             voss.move_to(self.room1, quiet=True)
             self.maren.move_to(self.room2, quiet=True)
-            router.voice = ["Voss, heard about Ada?", "Who?"]
+            router.voice = [
+                "Voss, heard about Ada?",
+                "Ada? Who is Ada?",
+                "Ada lost her brother Tomas.",
+                "Poor Ada.",
+            ]
             [done] = omniira.gossip_round(self.room1)
             chained = Memory.objects.get(npc=voss, subject=self.char1)
             expected = [self.char1.id, self.maren.id, self.lyra.id]
@@ -172,15 +193,18 @@ class TestGossip(SocialTestBase):
     def test_news_one_npc_noted_in_talk_is_passed_on_with_its_teller_at_the_start(self):
         """Lyra notes what Maren told her (a firsthand memory about Maren); passing it on to
         Voss, the chain starts at Maren, so it never returns to her and a lie stays traceable."""
+        from omniira_evennia.social.service import talk_between
+
         oskar = self.npc("Oskar", room=self.room2)
+        voss = self.npc("Voss")
         self.leave_room()
         noted = (
             'Oh no! [[REMEMBER:{"key":"maren_news","value":"Maren told me Oskar poisoned the '
             'well.","importance":6,"feeling":"fear"}]]'
         )
-        router = Router(voice=["Lyra, Oskar poisoned the well last night.", noted])
+        router = Router(voice=["Lyra, Oskar poisoned the well last night.", noted, "Hush now."])
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
-            omniira.gossip_round(self.room1)
+            talk_between(self.maren, self.lyra)  # Maren opens
             kept = Memory.objects.get(npc=self.lyra, subject=self.maren)
             assert (kept.value, kept.source, kept.chain) == (
                 "Maren told me Oskar poisoned the well.",
@@ -188,10 +212,7 @@ class TestGossip(SocialTestBase):
                 [],
             )
 
-            voss = self.npc("Voss", room=self.room2)
-            voss.move_to(self.room1, quiet=True)
-            self.maren.move_to(self.room2, quiet=True)
-            router.voice = ["Voss, Oskar poisoned the well!", "Never."]
+            router.voice = ["Voss, Oskar poisoned the well!", "Oskar? Never.", "It's true.", "Hm."]
             told = {
                 "speaker_id": str(self.lyra.id),
                 "subject_id": str(oskar.id),
@@ -200,20 +221,32 @@ class TestGossip(SocialTestBase):
                 "feeling": "fear",
             }
             router.gossip_items = [told]
-            omniira.gossip_round(self.room1)
+            talk_between(self.lyra, voss)
             heard = Memory.objects.get(npc=voss, subject=oskar)
             assert (heard.chain, heard.hops) == ([self.maren.id, self.lyra.id], 2)
             assert heard.provenance_id == self.lyra.id and heard.origin_id is None
 
             # Lyra telling it to Maren would bring it back to the one who said it: dropped.
-            voss.move_to(self.room2, quiet=True)
-            self.maren.move_to(self.room1, quiet=True)
-            router.voice = ["Maren, Oskar poisoned the well!", "I know."]
-            [done] = omniira.gossip_round(self.room1)
+            router.voice = ["Maren, Oskar poisoned the well!", "I know about Oskar.", "Ah.", "Hm."]
+            done = talk_between(self.lyra, self.maren)
             assert [r for _, r in done.result.rejected] == [
                 "rumour would return to someone who told it"
             ]
             assert not Memory.objects.filter(npc=self.maren, subject=oskar).exists()
+
+    def test_the_opener_is_asked_to_tell_its_most_important_news(self):
+        from omniira_evennia.social.service import talk_between
+
+        omniira.remember(self.maren, self.char1, "Ada hid a letter under the bridge.", importance=9)
+        self.leave_room()
+        router = Router(voice=["Ada hid a letter under the bridge, Lyra!", "Ada did?", "Aye."])
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            talk_between(self.maren, self.lyra)
+            opening = llm.requests[0]["messages"][-1]["content"]
+        assert (
+            'Tell Lyra this news about Ada, in your own words, naming Ada: "Ada hid a letter '
+            'under the bridge."'
+        ) in opening
 
     def test_no_pairs_when_a_player_is_present(self):
         with ScriptedLLM(Router()) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):

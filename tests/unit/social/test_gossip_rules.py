@@ -1,0 +1,95 @@
+"""The pure rules of NPC talk and gossip (social/gossip.py) that keep a small model honest."""
+
+from omniira_evennia.social.gossip import (
+    ExchangeInput,
+    HeldFact,
+    Participant,
+    _not_a_line,
+    accept_items,
+    gossip_messages,
+    news_topic,
+    validate_item,
+)
+
+MAREN, LYRA, ADA, BOB = 1, 2, 3, 4
+KNOWN = {MAREN: "Maren", LYRA: "Lyra", ADA: "Ada", BOB: "Bob"}
+
+
+def item(speaker=MAREN, subject=ADA, fact="Ada hid a letter under the bridge."):
+    return {
+        "speaker_id": str(speaker),
+        "subject_id": str(subject),
+        "fact": fact,
+        "importance": 6,
+        "feeling": "surprise",
+    }
+
+
+def test_an_item_about_someone_the_speaker_never_named_is_rejected():
+    said = {MAREN: "Evening, Lyra. How is the market?", LYRA: "Busy. Ada was there."}
+    assert validate_item(item(), MAREN, LYRA, KNOWN, said) == (
+        None,
+        "the speaker never named the subject",
+    )
+    said[MAREN] += "\nAda hid a letter under the old bridge, you know."
+    valid, reason = validate_item(item(), MAREN, LYRA, KNOWN, said)
+    assert reason is None and valid[:3] == (MAREN, ADA, "Ada hid a letter under the bridge.")
+
+
+def test_small_talk_filed_as_news_about_everyone_is_dropped_whole():
+    """The offline model listed "Voss is with Ada", "Voss is with Brannoc" ... for every name it
+    was shown, after a chat that named nobody."""
+    inp = ExchangeInput(
+        Participant(MAREN, "Maren", None),
+        Participant(LYRA, "Lyra", None),
+        KNOWN,
+    )
+    lines = [(MAREN, "I'm glad to meet you! What's the news?"), (LYRA, "Just here to listen.")]
+    raw = [item(MAREN, ADA, "Maren is with Ada."), item(LYRA, BOB, "Lyra is with Bob.")]
+    accepted, rejected = accept_items(raw, inp, None, lines)
+    assert (
+        accepted == [] and [r for _, r in rejected] == ["the speaker never named the subject"] * 2
+    )
+
+
+def test_the_opener_brings_its_most_important_news_not_one_the_listener_told_it():
+    told_by_lyra = HeldFact(
+        BOB,
+        "Bob: Bob lost his boots.",
+        None,
+        chain=(LYRA,),
+        importance=9,
+        subject_name="Bob",
+        value="Bob lost his boots.",
+    )
+    about_lyra = HeldFact(
+        LYRA, "Lyra: Lyra sings.", None, importance=8, subject_name="Lyra", value="Lyra sings."
+    )
+    planted = HeldFact(
+        ADA,
+        "Ada: Ada hid a letter.",
+        None,
+        importance=7,
+        subject_name="Ada",
+        value="Ada hid a letter.",
+    )
+    assert news_topic([told_by_lyra, about_lyra, planted], {MAREN, LYRA}) is planted
+    assert news_topic([told_by_lyra, about_lyra], {MAREN, LYRA}) is None
+
+
+def test_an_echo_or_the_others_words_end_the_chat_but_talk_about_third_parties_does_not():
+    lines = [(MAREN, "Ada hid a sealed letter under the old bridge.")]
+    assert _not_a_line("Ada hid a sealed letter under the old bridge.", lines, "Maren")
+    assert _not_a_line('Maren: "I never said that."', lines, "Maren") == "spoken as the other"
+    assert _not_a_line("", lines, "Maren") == "empty"
+    assert _not_a_line("She did? Ada always was a strange one.", lines, "Maren") is None
+
+
+def test_the_gossip_reader_sees_who_said_what():
+    inp = ExchangeInput(
+        Participant(MAREN, "Maren", None),
+        Participant(LYRA, "Lyra", None),
+        KNOWN,
+    )
+    user = gossip_messages(inp, [(MAREN, "Ada hid a letter.")])[1]["content"]
+    assert 'Maren (id 1): "Ada hid a letter."' in user and "- id 3: Ada" in user
