@@ -294,7 +294,22 @@ def _messages_for(me: Participant, other: Participant, lines, opening: bool):
         messages[-1]["content"] = ctx.message
         return messages
     ctx.message = lines[-1][1]
-    return build_messages(ctx)
+    messages = build_messages(ctx)
+    if len(lines) == 1 and me.topic:  # the first answer: the listener's own news, in turn
+        messages[-1]["content"] += (
+            f"\n(Answer {other.name}, then tell {other.name} your own news about "
+            f"{me.topic.subject_name}, naming {me.topic.subject_name}: {quote(me.topic.value)})"
+        )
+    return messages
+
+
+def opener_first(a: Participant, b: Participant) -> tuple[Participant, Participant]:
+    """The pair in speaking order: whoever holds the more important news opens."""
+
+    def weight(participant: Participant) -> int:
+        return participant.topic.importance if participant.topic else 0
+
+    return (b, a) if weight(b) > weight(a) else (a, b)
 
 
 def gossip_messages(inp: ExchangeInput, lines) -> list[dict[str, str]]:

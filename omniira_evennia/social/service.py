@@ -36,6 +36,7 @@ from omniira_evennia.social.gossip import (
     held_facts,
     news_lines,
     news_topic,
+    opener_first,
     run_npc_exchange,
 )
 
@@ -145,6 +146,8 @@ def _talk_between(a, b):
     exclude = {a.id, b.id}
     part_a, turn_a = _participant(a, b, exclude)
     part_b, turn_b = _participant(b, a, exclude)
+    if opener_first(part_a, part_b)[0] is part_b:  # the one with the weightier news opens
+        a, b, part_a, part_b, turn_a, turn_b = b, a, part_b, part_a, turn_b, turn_a
     inp = ExchangeInput(
         part_a,
         part_b,

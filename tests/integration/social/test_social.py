@@ -248,6 +248,23 @@ class TestGossip(SocialTestBase):
             'under the bridge."'
         ) in opening
 
+    def test_the_one_with_news_opens_and_the_listener_answers_with_its_own(self):
+        from omniira_evennia.social.service import talk_between
+
+        voss = self.npc("Voss")
+        omniira.remember(self.lyra, voss, "Voss sold a lame horse at the fair.", importance=6)
+        omniira.remember(self.maren, self.char1, "Ada hid a letter under the bridge.", importance=9)
+        self.leave_room()
+        router = Router(voice=["Ada hid a letter, Lyra!", "Ada did? And Voss sold a lame horse."])
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            talk_between(self.lyra, self.maren)  # paired Lyra first; Maren's news weighs more
+            first, second = (r["messages"][-1]["content"] for r in llm.requests[:2])
+        assert "Tell Lyra this news about Ada" in first
+        assert second.endswith(
+            'then tell Maren your own news about Voss, naming Voss: "Voss sold a lame horse at '
+            'the fair.")'
+        )
+
     def test_no_pairs_when_a_player_is_present(self):
         with ScriptedLLM(Router()) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             assert omniira.gossip_round(self.room1) == []

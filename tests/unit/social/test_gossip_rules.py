@@ -93,3 +93,15 @@ def test_the_gossip_reader_sees_who_said_what():
     )
     user = gossip_messages(inp, [(MAREN, "Ada hid a letter.")])[1]["content"]
     assert 'Maren (id 1): "Ada hid a letter."' in user and "- id 3: Ada" in user
+
+
+def test_whoever_holds_the_weightier_news_opens():
+    from omniira_evennia.social.gossip import opener_first
+
+    news = HeldFact(ADA, "", None, importance=9, subject_name="Ada", value="Ada hid a letter.")
+    maren = Participant(MAREN, "Maren", None, topic=news)
+    lyra = Participant(LYRA, "Lyra", None)
+    assert opener_first(lyra, maren) == (maren, lyra)
+    assert opener_first(maren, lyra) == (maren, lyra)
+    bob = Participant(BOB, "Bob", None)
+    assert opener_first(lyra, bob) == (lyra, bob)  # no news either side: as paired
