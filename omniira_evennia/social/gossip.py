@@ -52,6 +52,7 @@ from omniira_evennia.llm.client import (
 )
 from omniira_evennia.memory import safety  # noqa: F401  (redacts every prompt: llm/client.py)
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
+from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.gossip")
 
@@ -338,6 +339,22 @@ def gossip_messages(inp: ExchangeInput, lines) -> list[dict[str, str]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
+def told_as_news(text: str, topic: HeldFact | None) -> str:
+    """
+    The opener's line as news: when it was asked to tell `topic` and its line never names the
+    subject (the offline model turned "Ada hid a letter" into "You hid a letter", speaking to
+    the listener), the news is said plainly instead, so nobody hears it about the wrong person.
+    """
+    if topic is None or not topic.subject_name or names(text, topic.subject_name):
+        return text
+    health.incr("npc_talk_news_said_plainly")
+    log.info("NPC talk: the news about %s was said plainly (the line %r)", topic.subject_name, text)
+    value = topic.value.strip()
+    if not names(value, topic.subject_name):
+        value = f"{topic.subject_name}: {value}"
+    return f"Have you heard about {topic.subject_name}? {value}"
+
+
 def _not_a_line(text: str, lines, other: str) -> str | None:
     """Why a line of NPC talk is not one (empty, the other's words, an echo of the last
     line), or None. Third-person talk is what gossip is made of, so no narration check."""
@@ -365,6 +382,8 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         result.usages.append(reply.usage)
         parsed = parse_reply(reply.text)
         parsed.text, _ = strip_character_breaks(parsed.text, me.name)
+        if number == 0:
+            parsed.text = told_as_news(parsed.text, me.topic)
         problem = _not_a_line(parsed.text, result.lines, other.name)
         if problem:  # the chat ends there: a small model has run out of things to say
             log.info("NPC talk: %s's line dropped (%s): %r", me.name, problem, parsed.text)
@@ -372,7 +391,7 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         vectors = embed_or_none([t.value for t in parsed.remember], embedder)
         result.parsed.append((me.id, parsed, vectors))
         result.lines.append((me.id, parsed.text))
-    if len(result.lines) < 2:
+    if not result.lines:  # the opener's line alone can carry news: the listener heard it
         return result
     try:
         extracted = chat_json(

@@ -248,6 +248,31 @@ class TestGossip(SocialTestBase):
             'under the bridge."'
         ) in opening
 
+    def test_news_in_the_openers_line_alone_is_heard_when_the_listener_only_echoes(self):
+        from omniira_evennia.social.service import talk_between
+
+        omniira.remember(self.maren, self.char1, "Ada hid a letter under the bridge.", importance=9)
+        self.leave_room()
+        line = "Ada hid a letter under the old bridge, Lyra."
+        router = Router(
+            voice=[line, line],  # Lyra only says it back: the chat ends after one line
+            gossip_items=[
+                {
+                    "speaker_id": str(self.maren.id),
+                    "subject_id": str(self.char1.id),
+                    "fact": "Ada hid a letter under the old bridge.",
+                    "importance": 8,
+                    "feeling": "surprise",
+                }
+            ],
+        )
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            done = talk_between(self.maren, self.lyra)
+        assert done.result.lines == [(self.maren.id, line)]
+        heard = Memory.objects.get(npc=self.lyra, subject=self.char1)
+        assert heard.value == "Ada hid a letter under the old bridge."
+        assert heard.provenance_id == self.maren.id
+
     def test_the_one_with_news_opens_and_the_listener_answers_with_its_own(self):
         from omniira_evennia.social.service import talk_between
 

@@ -105,3 +105,17 @@ def test_whoever_holds_the_weightier_news_opens():
     assert opener_first(maren, lyra) == (maren, lyra)
     bob = Participant(BOB, "Bob", None)
     assert opener_first(lyra, bob) == (lyra, bob)  # no news either side: as paired
+
+
+def test_news_the_opener_turned_on_the_listener_is_said_plainly():
+    from omniira_evennia.social.gossip import told_as_news
+
+    news = HeldFact(ADA, "", None, importance=9, subject_name="Ada", value="Ada hid a letter.")
+    assert (
+        told_as_news("You hid a sealed letter under the old bridge.", news)
+        == "Have you heard about Ada? Ada hid a letter."
+    )
+    assert told_as_news("Ada hid it under the bridge, Wren!", news) == (
+        "Ada hid it under the bridge, Wren!"
+    )
+    assert told_as_news("Evening, Wren.", None) == "Evening, Wren."
