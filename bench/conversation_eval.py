@@ -94,6 +94,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=18)
     parser.add_argument("--cache", help="reuse embeddings from this .npz (for development)")
+    parser.add_argument(
+        "--embedder",
+        choices=["configured", "onnx", "torch"],
+        default="configured",
+        help="whose vectors (torch: run from the torch virtualenv; bench/embedders.py)",
+    )
+    parser.add_argument("--out", default="conversation_eval.json", help="file in bench/results/")
     args = parser.parse_args()
 
     pairs, questions, nows = build_set(args.seed)
@@ -124,7 +131,14 @@ def main() -> None:
         pair = pairs[q.pair]
         stripped[q.text] = without_names(q.text, {pair.npc, pair.player}) or q.text
     texts = [t.text for p in pairs for t in p.turns]
-    vectors = embed_all(texts + [q.text for q in questions] + list(stripped.values()), args.cache)
+    embedder = None
+    if args.embedder != "configured":
+        from bench.embedders import make_embedder
+
+        embedder = make_embedder(args.embedder)
+    vectors = embed_all(
+        texts + [q.text for q in questions] + list(stripped.values()), args.cache, embedder
+    )
     embed_s = time.monotonic() - started
     ids = store_pairs(pairs, vectors, objects)
     fulltext.optimize()
@@ -307,6 +321,7 @@ def main() -> None:
             "questions_naming_a_speaker": sum(q.names_speaker for q in questions),
             "tuning_pairs": sorted(TUNING),
             "embedding_seconds": round(embed_s, 1),
+            "embedder": args.embedder,
         },
         "tuning": {
             "query": tuned1,
@@ -327,7 +342,7 @@ def main() -> None:
         "rrf_k_curve": k_curve,
         "recall": report,
     }
-    path = ROOT / "bench" / "results" / "conversation_eval.json"
+    path = ROOT / "bench" / "results" / args.out
     path.write_text(json.dumps(out, indent=2))
     print(json.dumps(out["tuning"], indent=1))
     print(f"wrote {path}")

@@ -184,11 +184,15 @@ def retrieval_eval_section(data: dict) -> str:
 
     settings = data["settings"]
     fused_p95 = lat["fused"]["p95_ms"]
+    scorer_p95 = lat["fused_scorer"]["p95_ms"]
+    blas = data.get("blas_threads", "?")
+    blas = ", ".join(str(n) for n in blas) if isinstance(blas, list) else blas
     target = (
-        f"within the 3 ms target (p95 {fused_p95} ms)"
-        if fused_p95 <= 3
-        else f"not within the 3 ms target on this run: p95 {fused_p95} ms wall-clock and "
-        f"{lat['fused']['cpu_p95_ms']} ms of CPU time (median {lat['fused']['median_ms']} ms)"
+        f"The fused scorer's p95 at 10k memories was {scorer_p95} ms wall-clock (CPU "
+        f"{lat['fused_scorer']['cpu_p95_ms']} ms), {'within' if scorer_p95 <= 3 else 'not within'}"
+        f" the 3 ms target of issue #18 (query embedding excluded; numpy's BLAS on {blas} "
+        f"thread(s), as the contrib sets it); with the full-text query on the reactor, the whole "
+        f"fused retrieval p95 was {fused_p95} ms (CPU {lat['fused']['cpu_p95_ms']} ms)"
     )
     load = " to ".join(str(x) for x in lat["load_average"])
     by_slots = data["recall_by_slots"].values()
@@ -266,9 +270,9 @@ comparison, not as recall in a real game.
 
 Fused retrieval costs the full-text query on the reactor plus the fused scorer, which shares
 the paper scorer's candidate mask, recency lane and similarity computation (the speaker's rows
-are one slice of the matrix, multiplied without copying). Fused retrieval at 10k memories was
-{target}. Both scorers' p95 depends on what else the two cores are doing: a stray PostgreSQL
-autovacuum during one run pushed fused to 8.8 ms p95 (5.9 ms of CPU).
+are one slice of the matrix, multiplied without copying). {target}. Both scorers' p95 depends on
+what else the two cores are doing (an earlier run on a machine at load 5.8-6.4, with numpy's
+default BLAS threads, measured the fused scorer at 22.4 ms p95).
 """)
 
 
@@ -689,6 +693,31 @@ Flagged replies of the last run (first 12):
 """
 
 
+def conversation_set_by_embedder() -> str:
+    """The long-conversation set with each embedder's vectors (bench/conversation_eval.py run
+    with --embedder torch from the torch virtualenv), if both results are there."""
+    paths = [RESULTS / "conversation_eval.json", RESULTS / "conversation_eval_torch.json"]
+    if not all(path.exists() for path in paths):
+        return ""
+    onnx, torch = (json.loads(path.read_text())["recall"] for path in paths)
+    rows = [
+        ("paper", "paper"),
+        ("fused as it was before issue #18", "fused_today"),
+        ("fused, today's defaults (the real path)", "real_path_defaults"),
+    ]
+    table = "\n".join(
+        f"| {label} | {onnx[key]['all']['all']:.3f} | {torch[key]['all']['all']:.3f} | "
+        f"{onnx[key]['all']['all'] - torch[key]['all']['all']:+.3f} |"
+        for label, key in rows
+        if key in onnx and key in torch
+    )
+    return (
+        "\nOn the long-conversation set (`bench/conversation_eval.py`, all 450 questions, "
+        "recall within the returned set; `--embedder torch` from the torch virtualenv):\n\n"
+        "| mode | ONNX | torch | ONNX minus torch |\n|---|---|---|---|\n" + table + "\n"
+    )
+
+
 def embedders_section(data: dict) -> str:
     onnx, torch = data["embedders"]["onnx"], data["embedders"]["torch"]
     verdicts = data.get("verdicts", {})
@@ -742,6 +771,7 @@ def embedders_section(data: dict) -> str:
             "| category | paper, ONNX | paper, torch | fused (default), ONNX | fused, torch |\n"
             "|---|---|---|---|---|\n" + "\n".join(recall_rows) + "\n"
         )
+    quality += conversation_set_by_embedder()
     drops = verdicts.get("recall_drops_beyond_0.01", {})
     loads = {
         part: f"{cell(onnx, part, 'load_average', fmt='{}')} / {cell(torch, part, 'load_average', fmt='{}')}"
@@ -763,11 +793,7 @@ machine: ONNX turn overhead under load p95 64.8 ms with the default threads, 35.
 |---|---|---|
 {table}
 {quality}
-shared with other work, so absolute times move with the load figures above; compare the two
-columns. numpy's BLAS runs on one thread, as the contrib sets it at start (`BLAS_THREADS`,
-default 1, runtime/blas.py): with OpenBLAS's default a helper thread kept spinning after the
-scorer's matrix product and took the core the rest of the turn needed (an earlier run on this
-machine: ONNX turn overhead under load p95 64.8 ms with the default threads, 35.8 ms with one).
+
 Against the acceptance of issue #19: query p95 ratio ONNX/torch
 {verdicts.get('query_p95_ratio', '-')} (target at most 0.2); turn overhead p95 ratio
 {verdicts.get('turns_p95_ratio', '-')} quiet, {verdicts.get('turns_loaded_p95_ratio', '-')} under
