@@ -165,11 +165,29 @@ def names(line: str, name: str) -> bool:
     return any(re.search(rf"\b{re.escape(w)}\b", line, re.IGNORECASE) for w in words if w)
 
 
+_CONTENT_WORD = re.compile(r"[a-z']{4,}")
+
+
+def _content_words(text: str) -> set[str]:
+    return set(_CONTENT_WORD.findall(text.lower()))
+
+
+def in_the_others_words(fact: str, speaker_said: str, other_said: str, subject: str) -> bool:
+    """
+    The fact shares more words with what the other said than with what its named speaker said:
+    the reader gave the line to the wrong one (the offline model filed Maren's own "Brannoc
+    lost a silver ring" as news Maren heard from Wren, who had only named Brannoc).
+    """
+    words = _content_words(fact) - _content_words(subject)
+    return len(words & _content_words(other_said)) > len(words & _content_words(speaker_said))
+
+
 def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str], said=None):
     """
     (speaker, subject, fact, importance, feeling) or a reason for rejecting the item.
     `said`: what each speaker said ({id: their lines}); when given, the speaker must have named
-    the subject (a small model otherwise files small talk as news about everyone it was shown).
+    the subject (a small model otherwise files small talk as news about everyone it was shown)
+    and the fact must not be in the other's words rather than the speaker's.
     """
     if not isinstance(raw, dict):
         return None, "not an object"
@@ -188,6 +206,10 @@ def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str], said=N
     fact = clean_value(raw.get("fact") or "")
     if not fact:
         return None, "empty fact"
+    if said is not None:
+        listener = b_id if speaker == a_id else a_id
+        if in_the_others_words(fact, said.get(speaker, ""), said.get(listener, ""), known[subject]):
+            return None, "the fact is in the other's words"
     importance = clamp_int(raw.get("importance"), 1, 10, 5)
     return (speaker, subject, fact, importance, normalize_feeling(raw.get("feeling"))), None
 

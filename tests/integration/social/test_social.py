@@ -152,11 +152,11 @@ class TestGossip(SocialTestBase):
 
             # Lyra repeating it to Maren would bring the rumour back to its origin: dropped.
             self.leave_room()
-            router.voice = [
-                "Maren, did you know Ada lost her brother?",
+            router.voice = [  # Maren opens (her news is her own); Lyra tells it back
+                "Lyra, any word of Ada?",
+                "Maren, did you know Ada lost her brother Tomas?",
                 "I told you about Ada!",
                 "Did you? Poor Ada.",
-                "Aye, about Ada, days ago.",
             ]
             router.gossip_items = [
                 {

@@ -119,3 +119,21 @@ def test_news_the_opener_turned_on_the_listener_is_said_plainly():
         "Ada hid it under the bridge, Wren!"
     )
     assert told_as_news("Evening, Wren.", None) == "Evening, Wren."
+
+
+def test_a_fact_in_the_listeners_words_is_not_the_speakers_news():
+    """From the offline model's run: Maren said the ring line, Wren only named Brannoc."""
+    brannoc = {**KNOWN, 10: "Brannoc"}
+    said = {
+        MAREN: "Brannoc lost a silver ring in the square yesterday.",
+        LYRA: "I have heard about Ada. Brannoc found an old map with the well marked on it.",
+    }
+    told = item(LYRA, 10, "Brannoc lost a silver ring in the square yesterday.")
+    assert validate_item(told, MAREN, LYRA, brannoc, said) == (
+        None,
+        "the fact is in the other's words",
+    )
+    right = item(MAREN, 10, "Brannoc lost a silver ring in the square yesterday.")
+    assert validate_item(right, MAREN, LYRA, brannoc, said)[1] is None
+    echoed = {MAREN: said[MAREN], LYRA: "Brannoc lost a silver ring? In the square yesterday?"}
+    assert validate_item(right, MAREN, LYRA, brannoc, echoed)[1] is None  # said back: still hers
