@@ -159,8 +159,8 @@ def resolve(value, candidates: dict[int, str]) -> int | None:
 
 
 def names(line: str, name: str) -> bool:
-    """`line` names `name` (or its first word: "Old Tom" is also "Old"... so whole names
-    first, then a first word of at least three letters), as a word, in any case."""
+    """`line` names `name` as a word, in any case; a name of several words also counts when
+    its first word (three letters or more) is named ("Tomas" for "Tomas the Miller")."""
     words = [name] + ([name.split()[0]] if " " in name and len(name.split()[0]) >= 3 else [])
     return any(re.search(rf"\b{re.escape(w)}\b", line, re.IGNORECASE) for w in words if w)
 
@@ -247,7 +247,8 @@ def chain_for(fact_vector, speaker_id: int, held: list[HeldFact], subject_id: in
 
 def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None, lines=None):
     """Apply the three rules (and, given the exchange's `lines`, that the speaker named the
-    subject), then chain and hop checks. Returns (accepted, rejected)."""
+    subject and the fact is not in the other's words), then chain and hop checks. Returns
+    (accepted, rejected)."""
     accepted: list[GossipItem] = []
     rejected: list[tuple[dict, str]] = []
     candidates = []
