@@ -80,16 +80,23 @@ class Note:
     origin: Any = None
 
 
+def _cleaned(text, redact: bool = True) -> str:
+    """Markup neutralised (as LLM_MARKUP says) and, unless a builder wrote it, personal data
+    redacted (counted as `pii_redacted`)."""
+    text = neutralize_markup(str(text), get_settings().LLM_MARKUP)
+    if redact:
+        text, redacted = redact_pii(text)
+        if redacted:
+            health.incr("pii_redacted", redacted)
+    return text
+
+
 def said_text(text: str) -> str:
     """
     An LLM-written line that is said in a room and kept as a conversation turn, through the
     same policy as everything else stored: markup neutralised, personal data redacted.
     """
-    text = neutralize_markup(str(text), get_settings().LLM_MARKUP)
-    text, redacted = redact_pii(text)
-    if redacted:
-        health.incr("pii_redacted", redacted)
-    return text
+    return _cleaned(text)
 
 
 def write_note(npc, note: Note) -> Memory | None:
@@ -103,11 +110,7 @@ def write_note(npc, note: Note) -> Memory | None:
     admin = note.source == Source.ADMIN
     if not admin and late_write((note.subject, note.origin, note.speaker), str(note.value)):
         return None
-    value = neutralize_markup(str(note.value), get_settings().LLM_MARKUP)
-    if not admin:
-        value, redacted = redact_pii(value)
-        if redacted:
-            health.incr("pii_redacted", redacted)
+    value = _cleaned(note.value, redact=not admin)
     labels = detect_manipulation(value)
     importance = clamp_int(note.importance, 1, 10, 5)
     if note.from_player:
@@ -204,10 +207,7 @@ def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=Fal
     """
     if late_write((source,), str(topic)):
         return None
-    topic = neutralize_markup(str(topic), get_settings().LLM_MARKUP)
-    topic, redacted = redact_pii(topic)
-    if redacted:
-        health.incr("pii_redacted", redacted)
+    topic = _cleaned(topic)
     labels = detect_manipulation(topic)
     concern = store.add_concern(
         npc, topic, intensity, source=source, suspect=bool(suspect or labels), game_day=game_day
