@@ -53,20 +53,25 @@ class OmniiraConfig(AppConfig):
         post_migrate.connect(fulltext.ensure_installed, sender=self, dispatch_uid="omniira_fts")
 
 
-def _guard_mode() -> str:
-    """The worker ORM guard's mode; an invalid OMNIIRA is reported by the checks, not here."""
+def _raw_setting(name: str, default, valid):
+    """An OMNIIRA value read at start, before the settings are validated: the default when it
+    is not `valid` (an invalid OMNIIRA is reported by the checks, not here)."""
     from django.conf import settings
 
-    mode = (getattr(settings, "OMNIIRA", None) or {}).get("WORKER_ORM_GUARD", "log")
-    return mode if mode in ("raise", "log", "off") else "log"
+    value = (getattr(settings, "OMNIIRA", None) or {}).get(name, default)
+    return value if valid(value) else default
+
+
+def _guard_mode() -> str:
+    """The worker ORM guard's mode (WORKER_ORM_GUARD)."""
+    return _raw_setting("WORKER_ORM_GUARD", "log", lambda v: v in ("raise", "log", "off"))
 
 
 def _blas_threads() -> int:
-    """BLAS_THREADS (default 1); an invalid value is reported by the checks, not here."""
-    from django.conf import settings
-
-    value = (getattr(settings, "OMNIIRA", None) or {}).get("BLAS_THREADS", 1)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 1
+    """BLAS_THREADS (default 1)."""
+    return _raw_setting(
+        "BLAS_THREADS", 1, lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    )
 
 
 def _unpin_on_change():
