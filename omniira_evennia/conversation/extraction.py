@@ -192,7 +192,7 @@ def third_person(value: str, speaker: str) -> str:
     clocks") said about them by name, as memories are shown to the NPC ("Tobiah cannot eat
     honey"); later pronouns become they / their / them. A note naming them is left alone.
     """
-    if not speaker or _names(speaker, value) or not _PRONOUN.search(value):
+    if not speaker or names_in(speaker, value) or not _PRONOUN.search(value):
         return value
     out, pos, named = [], 0, False
     for match in _PRONOUN.finditer(value):
@@ -229,7 +229,8 @@ def third_person(value: str, speaker: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _names(name: str, text: str) -> bool:
+def names_in(name: str, text: str) -> bool:
+    """`text` names `name` as a whole word, in any case."""
     return bool(name) and re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
 
 
@@ -240,7 +241,7 @@ def is_grounded(value: str, lines: list[str], speaker: str, npc: str = "") -> bo
     """
     if _ASKING.search(value):
         return False  # "Ada asked what she does for a living" records a question, not a fact
-    if npc and _names(npc, value) and not _names(speaker, value):
+    if npc and names_in(npc, value) and not names_in(speaker, value):
         return False  # the NPC's own doings, filed under the speaker
     skip = {speaker.lower(), f"{speaker.lower()}'s", npc.lower(), f"{npc.lower()}'s"}
     said = {_stem(w) for w in _content_words(" ".join(lines), skip)}

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
+from omniira_evennia.conversation.extraction import names_in
 from omniira_evennia.conversation.prompts import (
     PromptContext,
     Turn,
@@ -162,7 +163,7 @@ def names(line: str, name: str) -> bool:
     """`line` names `name` as a word, in any case; a name of several words also counts when
     its first word (three letters or more) is named ("Tomas" for "Tomas the Miller")."""
     words = [name] + ([name.split()[0]] if " " in name and len(name.split()[0]) >= 3 else [])
-    return any(re.search(rf"\b{re.escape(w)}\b", line, re.IGNORECASE) for w in words if w)
+    return any(names_in(word, line) for word in words)
 
 
 _CONTENT_WORD = re.compile(r"[a-z']{4,}")
