@@ -50,19 +50,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
+from omniira_evennia.llm.local_model import TIER_SAMPLING  # noqa: E402
+
 IDLE_PROMPT_TPS = 90.0
 IDLE_GEN_TPS = 32.0
 SCENARIOS = ROOT / "bench" / "dialogue_scenarios.json"
 RESULTS = ROOT / "bench" / "results"
 
-# The demo's tier settings (game_template/server/conf/settings.py), so the evaluation sees
-# what a player of `make demo` sees; timeouts generous, so that a machine shared with other
-# work turns slow calls into slow numbers, not into failures.
-DEMO_TIERS = {
-    "voice": {"max_tokens": 160, "temperature": 0.7, "timeout": 900},
-    "reasoning": {"max_tokens": 400, "temperature": 0.2, "timeout": 900},
-    "ambient": {"max_tokens": 100, "temperature": 0.8, "timeout": 900},
-}
+# The demo's sampling (local_model.TIER_SAMPLING, held equal to the demo's settings by a test),
+# so the evaluation sees what a player of `make demo` sees; timeouts generous, so that a machine
+# shared with other work turns slow calls into slow numbers, not into failures.
+DEMO_TIERS = {name: {**sampling, "timeout": 900} for name, sampling in TIER_SAMPLING.items()}
 
 # Keys a small model copies from a prompt's example instead of writing its own.
 PLACEHOLDER_KEYS = re.compile(
