@@ -40,9 +40,6 @@ from omniira_evennia.vocabulary import (  # noqa: F401  (re-exported for callers
 
 TAG_NAMES = ("REMEMBER", "OPINION", "CONCERN", "COMMITMENT")
 
-# An opening tag in any form the parser reads (one pattern, shared with the manipulation
-# detector so it flags every form stripped here).
-_OPEN_TAG = OPEN_TAG
 _DECODER = json.JSONDecoder()
 
 
@@ -177,19 +174,52 @@ class ParsedReply:
         return len(self.remember) + len(self.opinions) + len(self.concerns) + len(self.commitments)
 
 
+# Bounds that keep parsing linear in the reply, whatever a model or a player sends: the text is
+# cut to REPLY_MAX_CHARS before anything else, a payload is decoded from a window of at most
+# PAYLOAD_MAX_CHARS, at most MAX_TAGS tags are decoded (later ones are removed unread), a payload
+# nested deeper than MAX_PAYLOAD_DEPTH is malformed, and fragments that join into a new tag once
+# tags are removed are looked at again at most REPARSE_PASSES times.
+REPLY_MAX_CHARS = 4000
+PAYLOAD_MAX_CHARS = 2000
+MAX_TAGS = 12
+MAX_PAYLOAD_DEPTH = 6
+REPARSE_PASSES = 2
+MAX_ERRORS = 20  # problems reported per reply (the rest are counted in one line)
+
+# Where something needs the parser's attention: an opening tag in any form, or a bare `[[`.
+_EVENT = re.compile(rf"(?P<tag>{OPEN_TAG.pattern})|\[\[")
+_BRACKET_RUN = re.compile(r"[\[\]]{2,}")
+_TAG_NAME_COLON = re.compile(r"(?i)(REMEMBER|OPINION|CONCERN|COMMITMENT)[\s:]*:")
+
+
+TOO_DEEP = object()  # a payload nested past MAX_PAYLOAD_DEPTH
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deeply `value` nests lists and dicts, counted no further than `limit` + 1."""
+    if limit < 0 or not isinstance(value, (list, dict)):
+        return 0
+    children = value.values() if isinstance(value, dict) else value
+    return 1 + max((_depth(child, limit - 1) for child in children), default=0)
+
+
 def _read_payload(text: str, start: int, bare: bool = False) -> tuple[Any, int] | None:
     """
     Decode one JSON value at `start` and the `]]` or `]` after it; return (payload, end).
-    A bare tag (no opening bracket) needs no closing bracket either.
+    A bare tag (no opening bracket) needs no closing bracket either. The value must lie within
+    PAYLOAD_MAX_CHARS of `start` and nest at most MAX_PAYLOAD_DEPTH deep.
     """
     pos = start
-    while pos < len(text) and text[pos].isspace():
+    while pos < len(text) and text[pos].isspace() and pos - start < 64:
         pos += 1
+    window = text[: pos + PAYLOAD_MAX_CHARS]
     try:
-        payload, pos = _DECODER.raw_decode(text, pos)
-    except ValueError:
+        payload, pos = _DECODER.raw_decode(window, pos)
+    except (ValueError, RecursionError):
         return None
-    while pos < len(text) and text[pos].isspace():
+    if _depth(payload, MAX_PAYLOAD_DEPTH) > MAX_PAYLOAD_DEPTH:
+        payload = TOO_DEEP  # read, so the tag's end is known, but never validated
+    while pos < len(text) and text[pos].isspace() and pos - start < PAYLOAD_MAX_CHARS + 64:
         pos += 1
     if text.startswith("]]", pos):
         return payload, pos + 2
@@ -210,16 +240,15 @@ def _validate(name: str, payload: Any, parsed: ParsedReply) -> None:
             parsed.concerns.append(ConcernTag.model_validate(payload))
         elif name == "COMMITMENT":
             parsed.commitments.append(CommitmentTag.model_validate(payload))
-    except (ValidationError, TypeError, ValueError) as err:
-        first = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)
+    except (ValidationError, TypeError, ValueError, RecursionError) as err:
+        first = err.errors()[0]["msg"] if isinstance(err, ValidationError) else str(err)[:100]
         parsed.errors.append(f"invalid {name} tag: {first}")
 
 
 def _scrub_brackets(text: str) -> str:
-    # Whatever survives (a stray `[[`, a lone `]]`) must not reach a player either.
-    while "[[" in text or "]]" in text:
-        text = text.replace("[[", "").replace("]]", "")
-    return text
+    # Whatever survives (a stray `[[`, a lone `]]`) must not reach a player either. One pass:
+    # every run of two or more brackets goes whole, so no new pair can form where one was cut.
+    return _BRACKET_RUN.sub("", text)
 
 
 def _tidy(text: str) -> str:
@@ -229,58 +258,79 @@ def _tidy(text: str) -> str:
     return text.strip()
 
 
+def _skip_tag(text: str, match: re.Match, parsed: ParsedReply, decode: bool) -> int | None:
+    """
+    Handle the opening tag `match`: validate its payload into `parsed` (if `decode`) and return
+    where the text goes on after it, or None when the rest of the text belongs to it (a tag cut
+    off by the token limit).
+    """
+    bare = match.group(2) is None and match.group(3) is not None
+    name = (match.group(2) or match.group(3)).upper()
+    result = _read_payload(text, match.end(), bare=bare) if decode else None
+    if result is not None:
+        payload, end = result
+        if payload is TOO_DEEP:
+            parsed.errors.append(f"malformed {name} tag: nested too deeply")
+        else:
+            _validate(name, payload, parsed)
+        return end
+    parsed.errors.append(f"malformed {name} tag" if decode else f"{name} tag beyond {MAX_TAGS}")
+    if bare:
+        return match.end()  # a bare name without a readable payload: drop the name only
+    # Not valid JSON: the tag ends at its closing bracket(s), or the reply was cut off.
+    closer = "]]" if match.group(0).startswith("[[") else "]"
+    close = text.find(closer, match.end())
+    return None if close == -1 else close + len(closer)
+
+
+def _one_pass(text: str, parsed: ParsedReply) -> str:
+    """The text with every tag and every `[[...]]` taken out, left to right, once."""
+    kept: list[str] = []
+    pos = 0
+    decoded = 0
+    while pos < len(text):
+        match = _EVENT.search(text, pos)
+        if match is None:
+            break
+        kept.append(text[pos : match.start()])
+        if match.group("tag"):
+            decoded += 1
+            end = _skip_tag(text, match, parsed, decode=decoded <= MAX_TAGS)
+        else:
+            # `[[` that opens no known tag: drop through its `]]`, or to the end if unclosed.
+            parsed.errors.append("unknown or broken tag")
+            close = text.find("]]", match.end())
+            end = None if close == -1 else close + 2
+        if end is None:
+            return "".join(kept)
+        pos = end
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
 def parse_reply(raw: str | None) -> ParsedReply:
     """
     Take every tag out of `raw`, validating well-formed ones.
 
-    Never raises. Malformed payloads are removed and reported in `errors`; an unterminated
-    tag (typically a reply cut off by the token limit) removes everything after its opening.
+    Never raises, and costs time linear in the input (which is cut to REPLY_MAX_CHARS first).
+    Malformed payloads are removed and reported in `errors`; an unterminated tag (typically a
+    reply cut off by the token limit) removes everything after its opening.
     """
-    text = raw if isinstance(raw, str) else ""
+    text = raw[:REPLY_MAX_CHARS] if isinstance(raw, str) else ""
     parsed = ParsedReply(text="")
-    kept: list[str] = []
-    pos = 0
-    while True:
-        match = _OPEN_TAG.search(text, pos)
-        generic = text.find("[[", pos)
-        if match is None and generic == -1:
-            kept.append(text[pos:])
+    for attempt in range(1 + REPARSE_PASSES):
+        before = text
+        text = _tidy(_scrub_brackets(_one_pass(text, parsed)))
+        if text == before or not (OPEN_TAG.search(text) or "[[" in text):
             break
-        if match is not None and (generic == -1 or match.start() <= generic):
-            kept.append(text[pos : match.start()])
-            bare = match.group(1) is None
-            name = (match.group(1) or match.group(2)).upper()
-            result = _read_payload(text, match.end(), bare=bare)
-            if result is None and bare:
-                # A bare name without a readable payload: drop the name, keep the words.
-                parsed.errors.append(f"malformed {name} tag")
-                pos = match.end()
-                continue
-            if result is None:
-                # Not valid JSON: the tag ends at its closing bracket(s), or the reply was cut off.
-                closer = "]]" if match.group(0).startswith("[[") else "]"
-                close = text.find(closer, match.end())
-                parsed.errors.append(f"malformed {name} tag")
-                if close == -1:
-                    break
-                pos = close + len(closer)
-                continue
-            payload, pos = result
-            _validate(name, payload, parsed)
-        else:
-            # `[[` that opens no known tag: drop through its `]]`, or to the end if unclosed.
-            kept.append(text[pos:generic])
-            close = text.find("]]", generic + 2)
-            parsed.errors.append("unknown or broken tag")
-            if close == -1:
-                break
-            pos = close + 2
-    text = _tidy(_scrub_brackets("".join(kept)))
-    if text != raw and (_OPEN_TAG.search(text) or "[[" in text):
-        # Removing one tag can join the pieces around it into another: repeat until stable.
-        again = parse_reply(text)
-        parsed.errors += ["tag rebuilt from fragments"] + again.errors
-        text = again.text
+        # Removing one tag can join the pieces around it into another: look again.
+        parsed.errors.append("tag rebuilt from fragments")
+    else:
+        # Still rebuilding after every pass: no bracket and no "NAME:" survives at all.
+        text = _tidy(_TAG_NAME_COLON.sub(r"\1", text.replace("[", "").replace("]", "")))
+    if len(parsed.errors) > MAX_ERRORS:
+        more = len(parsed.errors) - MAX_ERRORS
+        parsed.errors = parsed.errors[:MAX_ERRORS] + [f"{more} more tag problems"]
     parsed.text = text
     return parsed
 
@@ -335,14 +385,16 @@ def parse_structured_reply(raw: str | None) -> ParsedReply:
     each remember / opinion / concern / commitment entry is validated by the tag models.
     Never raises; a reply that is no JSON at all is read as a plain, inline-tagged reply.
     """
-    text = raw if isinstance(raw, str) else ""
+    text = raw[:REPLY_MAX_CHARS] if isinstance(raw, str) else ""
     start = text.find("{")
     data: Any = None
     if start != -1:
         try:
             data, _ = _DECODER.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
+    if isinstance(data, dict) and _depth(data, MAX_PAYLOAD_DEPTH + 2) > MAX_PAYLOAD_DEPTH + 2:
+        data = None  # nested past any turn's shape: read what can be salvaged of the line
     if not isinstance(data, dict):
         said = _salvage_say(text)
         if said is None:
@@ -363,7 +415,7 @@ def parse_structured_reply(raw: str | None) -> ParsedReply:
         ("COMMITMENT", data.get("commitment")),
     ]
     for name, value in entries:
-        for payload in value if isinstance(value, list) else [value]:
+        for payload in value[:MAX_TAGS] if isinstance(value, list) else [value]:
             if payload is None or payload == "" or payload == {}:
                 continue
             _validate(name, payload, parsed)

@@ -150,3 +150,61 @@ def test_tags_nested_in_payloads_are_stripped_before_storage():
     )
     assert parsed.remember[0].value == "Ada paid"
     assert parsed.opinions[0].text == "fine person"
+
+
+# ---------------------------------------------------------------- bounded, linear parsing
+# (issue #26: a reply or a `say` line of bracket runs froze every player for seconds). Times
+# are measured in bench/text_functions.py; these hold the caps and the results.
+
+from omniira_evennia.conversation import tags as tags_module  # noqa: E402
+
+
+def test_reply_is_cut_to_the_cap_before_it_is_parsed():
+    parsed = parse_reply("a" * (tags_module.REPLY_MAX_CHARS + 500))
+    assert len(parsed.text) == tags_module.REPLY_MAX_CHARS
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        "[[]]" * 1000,
+        "[[" * 2000,
+        "]]" * 2000,
+        "[[REMEMBER:" * 400,
+        'REMEMBER:{"' * 400,
+        "[[REM[[REMEMBER:EMBER:" * 200,
+        '[[OPINION:"x"]] [[ [REMEMBER:{"value":"v"} ]] REMEMBER:"a" ' * 80,
+    ],
+)
+def test_adversarial_replies_leave_no_tag_and_few_error_lines(hostile):
+    parsed = parse_reply(hostile)
+    assert "[[" not in parsed.text and "]]" not in parsed.text
+    assert not tags_module.OPEN_TAG.search(parsed.text)
+    assert len(parsed.errors) <= tags_module.MAX_ERRORS + 1
+
+
+def test_a_deeply_nested_payload_is_malformed_not_a_crash():
+    for opener in ("[", '{"a":'):
+        parsed = parse_reply("Hello. [[REMEMBER:" + opener * 3000 + "]] Bye.")
+        assert parsed.remember == []
+        assert parsed.errors and "malformed REMEMBER" in parsed.errors[0]
+    nested = '[[REMEMBER:{"value":"v","key":' + "[" * 20 + "]" * 20 + "}]] ok"
+    parsed = parse_reply(nested)
+    assert parsed.remember == [] and parsed.text == "ok"
+
+
+def test_a_structured_reply_nested_past_its_shape_keeps_only_its_line():
+    from omniira_evennia.conversation.tags import parse_structured_reply
+
+    parsed = parse_structured_reply('{"say": "Evening.", "remember": ' + "[" * 3000)
+    assert parsed.text == "Evening."
+    assert parsed.remember == []
+
+
+def test_only_the_first_tags_are_decoded():
+    many = "".join(
+        f'[[REMEMBER:{{"key":"k{i}","value":"fact {i}"}}]]' for i in range(tags_module.MAX_TAGS + 5)
+    )
+    parsed = parse_reply("Noted. " + many)
+    assert len(parsed.remember) == tags_module.MAX_TAGS
+    assert parsed.text == "Noted."
