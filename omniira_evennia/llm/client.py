@@ -10,13 +10,16 @@ Calls are synchronous and must run off the reactor thread. A connection error or
 retried once. Every call, successful or not, yields a `Usage` for the usage table; failures raise
 `LLMError` carrying theirs.
 
-A call cannot hang or swallow memory: the reply is streamed and read under a total deadline
-(connect, headers and the whole body, retry included: the tier's `deadline`, by default its
-`timeout`) and a size limit (`max_response_bytes`). A server that drips a byte a second or
-answers with megabytes is cut off and the call fails like any other (the conversation falls
-back to an in-character line). Every message passes the prompt filter first (personal data
-redacted, `set_prompt_filter`). Credentials in a base URL (`https://user:pass@host`) never reach
-a usage row or a log line (`safe_url`).
+A call cannot hang or swallow memory. It has a total deadline (the tier's `deadline`, by
+default its `timeout`) from the moment it starts: connect, request, headers and the whole body,
+the retry included; every network wait, on a new or a reused connection, is cut to the time
+left (`_DeadlineBackend`). The reply is read under a size limit (`max_response_bytes`) that
+counts decoded bytes as they arrive (identity is asked for; a server compressing anyway has its
+reply inflated at most the room left at a time). A server that drips its headers or body a byte
+at a time, or answers with megabytes or a gzip bomb, is cut off and the call fails like any
+other (the conversation falls back to an in-character line). Every message passes the prompt
+filter first (personal data redacted, `set_prompt_filter`). Credentials in a base URL
+(`https://user:pass@host`) never reach a usage row or a log line (`safe_url`).
 """
 
 from __future__ import annotations
@@ -25,12 +28,13 @@ import functools
 import json
 import logging
 import re
-import socket
 import threading
 import time
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
+import httpcore
 import httpx
 from pydantic import BaseModel, ValidationError
 
@@ -147,6 +151,10 @@ class ResponseTooLarge(Exception):
     """The reply is larger than the tier's `max_response_bytes`."""
 
 
+class UnsupportedEncoding(Exception):
+    """The reply is compressed in a way that cannot be inflated a bounded piece at a time."""
+
+
 class LLMClient:
     """Chat completions against configured tiers. `transport` is for tests at the HTTP boundary."""
 
@@ -173,6 +181,8 @@ class LLMClient:
         with self._http_lock:
             if self._http is None:
                 self._http = httpx.Client(transport=self._transport)
+                if not _bind_to_deadlines(self._http) and self._transport is None:
+                    log.warning("LLM calls are not bound to their deadline: unknown httpx")
             return self._http
 
     def close(self) -> None:
@@ -216,7 +226,9 @@ class LLMClient:
             }
         elif json_schema is not None and tier.structured_output == "json_object":
             body["response_format"] = {"type": "json_object"}
-        headers = {"Content-Type": "application/json"}
+        # Identity: a compressed reply is inflated piece by piece within the size limit, but
+        # an honest server need not compress at all (`_read_body`).
+        headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
         if tier.api_key:
             headers["Authorization"] = f"Bearer {tier.api_key}"
 
@@ -277,121 +289,204 @@ class LLMClient:
 
     def _post(self, tier: TierSettings, body: dict, headers: dict) -> dict:
         url = _chat_url(tier.base_url)
-        deadline = time.monotonic() + tier.total_deadline
-        last_error: Exception | None = None
         client = self._http_client()
-        for attempt in (1, 2):
-            try:
-                status, raw, response = self._fetch(client, url, body, headers, tier, deadline)
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError) as err:
-                last_error = err
-                log.info("LLM connection error on attempt %d: %s", attempt, safe_url(str(err)))
-                if time.monotonic() >= deadline:
-                    break
-                continue
-            except httpx.TimeoutException as err:
-                if time.monotonic() >= deadline - 0.05:
-                    raise TotalTimeout(
-                        f"no complete reply within the {tier.total_deadline:g} s deadline"
-                    ) from err
-                raise
-            if status >= 500 and attempt == 1 and time.monotonic() < deadline:
-                last_error = httpx.HTTPStatusError(
-                    f"server error {status}", request=response.request, response=response
-                )
-                continue
-            if status >= 400:
-                raise httpx.HTTPStatusError(
-                    f"server error {status}" if status >= 500 else f"client error {status}",
-                    request=response.request,
-                    response=response,
-                )
-            return json.loads(raw)
-        assert last_error is not None
-        raise last_error
+        with _CallDeadline(time.monotonic() + tier.total_deadline) as call:
+            for attempt in (1, 2):
+                try:
+                    status, raw, response = self._fetch(client, url, body, headers, tier, call)
+                except httpx.TransportError as err:
+                    if call.left() <= 0.05:
+                        raise TotalTimeout(
+                            f"no complete reply within the {tier.total_deadline:g} s deadline"
+                        ) from err
+                    if attempt == 2 or not isinstance(err, _RETRIED):
+                        raise
+                    log.info("LLM connection error on attempt 1: %s", safe_url(str(err)))
+                    continue
+                if status >= 500 and attempt == 1 and call.left() > 0:
+                    continue
+                if status >= 400:
+                    raise httpx.HTTPStatusError(
+                        f"server error {status}" if status >= 500 else f"client error {status}",
+                        request=response.request,
+                        response=response,
+                    )
+                return json.loads(raw)
 
     def _fetch(
-        self, client: httpx.Client, url: str, body: dict, headers: dict, tier, deadline: float
+        self, client: httpx.Client, url: str, body: dict, headers: dict, tier, call
     ) -> tuple[int, bytes, httpx.Response]:
-        """
-        POST and read the reply under the call's deadline and size limit: each network wait is
-        bounded by the time left (and the tier's per-read `timeout`), the deadline is checked
-        between chunks, and the body stops at `max_response_bytes` (a Content-Length over it
-        is refused before reading). A read still waiting at the deadline is cut off by
-        shutting the socket down (`_DeadlineCutter`), so a call never outlives it by more than
-        the connect and header waits, each bounded by the time left.
-        """
-        left = deadline - time.monotonic()
+        """POST and read the reply within the call's deadline (`_CallDeadline`) and size limit."""
+        left = call.left()
         if left <= 0:
             raise TotalTimeout(f"no time left of the {tier.total_deadline:g} s deadline")
-        limit = tier.max_response_bytes
         timeout = httpx.Timeout(min(tier.timeout, left))
         with client.stream("POST", url, json=body, headers=headers, timeout=timeout) as response:
-            declared = response.headers.get("content-length")
-            if declared and declared.isdigit() and int(declared) > limit:
-                raise ResponseTooLarge(
-                    f"reply of {int(declared)} bytes is over the limit of {limit} bytes"
-                )
-            chunks: list[bytes] = []
-            size = 0
-            cutter = _DeadlineCutter(response, deadline)
-            try:
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > limit:
-                        raise ResponseTooLarge(f"reply over the limit of {limit} bytes")
-                    chunks.append(chunk)
-                    if time.monotonic() > deadline:
-                        raise TotalTimeout(
-                            f"reply still arriving after the {tier.total_deadline:g} s deadline "
-                            f"({size} bytes so far)"
-                        )
-            except (httpx.TransportError, OSError) as err:
-                if cutter.fired:
-                    raise TotalTimeout(
-                        f"reply still arriving after the {tier.total_deadline:g} s deadline "
-                        f"({size} bytes so far)"
-                    ) from err
-                raise
-            finally:
-                cutter.stop()
-            return response.status_code, b"".join(chunks), response
+            return response.status_code, _read_body(response, tier, call.deadline), response
 
 
-class _DeadlineCutter:
+# Worth one more try: the connection failed or was dropped before any reply.
+_RETRIED = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError)
+
+
+def _read_body(response: httpx.Response, tier: TierSettings, deadline: float) -> bytes:
     """
-    Shuts the response's socket down at the deadline, waking a read that is blocked on it (a
-    server that sends a byte and then waits). Transports without a socket (tests' mock
-    transports) are left to the checks between chunks.
+    The reply's body, decoded, refused as soon as it passes `max_response_bytes` (a
+    Content-Length over it before any is read) or is still arriving at the deadline. It is
+    decoded as it is read, never more than the room left at a time: identity is asked for, but
+    a server compressing anyway cannot make one piece inflate to a hundred megabytes.
     """
+    limit = tier.max_response_bytes
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ResponseTooLarge(f"reply of {int(declared)} bytes is over the limit of {limit} bytes")
+    if response.is_stream_consumed:  # built in memory, read and decoded (tests' mock transports)
+        pieces, decoder = [response.content], _Identity()
+    else:
+        pieces, decoder = response.iter_raw(), _decoder_for(response.headers)
+    chunks: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        chunk = decoder.decode(piece, limit - size)
+        size += len(chunk)
+        if size > limit:
+            raise ResponseTooLarge(f"reply over the limit of {limit} bytes")
+        chunks.append(chunk)
+        if time.monotonic() > deadline:
+            raise TotalTimeout(
+                f"reply still arriving after the {tier.total_deadline:g} s deadline "
+                f"({size} bytes so far)"
+            )
+    return b"".join(chunks)
 
-    def __init__(self, response: httpx.Response, deadline: float):
-        self.fired = False
-        self._lock = threading.Lock()
-        self._stopped = False
-        stream = response.extensions.get("network_stream")
-        self._sock = stream.get_extra_info("socket") if stream is not None else None
-        self._timer: threading.Timer | None = None
-        if self._sock is not None:
-            self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._cut)
-            self._timer.daemon = True
-            self._timer.start()
 
-    def _cut(self) -> None:
-        with self._lock:
-            if self._stopped:
-                return
-            self.fired = True
-            try:
-                self._sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+class _Identity:
+    @staticmethod
+    def decode(data: bytes, room: int) -> bytes:
+        return data
 
-    def stop(self) -> None:
-        with self._lock:
-            self._stopped = True
-        if self._timer is not None:
-            self._timer.cancel()
+
+class _Inflater:
+    """A gzip or deflate (zlib) body, inflated to at most one byte past the room left."""
+
+    def __init__(self):
+        self._zlib = zlib.decompressobj(32 + zlib.MAX_WBITS)  # gzip or zlib, by its header
+
+    def decode(self, data: bytes, room: int) -> bytes:
+        if self._zlib.eof:
+            return b""  # what follows the end of the stream is ignored, as httpx does
+        return self._zlib.decompress(data, room + 1)
+
+
+def _decoder_for(headers: httpx.Headers):
+    encoding = headers.get("content-encoding", "")
+    codings = [c.strip().lower() for c in encoding.split(",")]
+    codings = [c for c in codings if c not in ("", "identity")]
+    if not codings:
+        return _Identity()
+    if codings in (["gzip"], ["x-gzip"], ["deflate"]):
+        return _Inflater()
+    raise UnsupportedEncoding(
+        f"reply in Content-Encoding {encoding!r}, which cannot be read within a size limit"
+    )
+
+
+# ---------------------------------------------------------------- the call's deadline
+
+# httpx bounds each network wait by the request's fixed timeout, so a server sending a byte
+# just within it holds a call as long as it likes, its headers included. So every connection
+# the client makes goes through `_DeadlineBackend`, whose streams cut each wait (connect, TLS
+# handshake, every write and every read, on a new or a reused connection) to the time left of
+# the call the current thread is making: a wait still going at the deadline ends there.
+_current = threading.local()  # .call: the `_CallDeadline` of this thread's call, if any
+
+
+class _CallDeadline:
+    """The deadline of one call (connect, request, headers and body, the retry included)."""
+
+    def __init__(self, deadline: float):
+        self.deadline = deadline
+        self._outer = None
+
+    def __enter__(self) -> "_CallDeadline":
+        self._outer = getattr(_current, "call", None)
+        _current.call = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _current.call = self._outer
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+
+def _bounded(timeout: float | None, error: type[Exception]) -> float | None:
+    """`timeout` cut to the time left of this thread's call; `error` if none is left."""
+    call = getattr(_current, "call", None)
+    if call is None:
+        return timeout
+    left = call.left()
+    if left <= 0:
+        raise error("the call's deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, inner: httpcore.NetworkStream):
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _bounded(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _bounded(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None):
+        timeout = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, inner: httpcore.NetworkBackend):
+        self._inner = inner
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        timeout = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(
+            self._inner.connect_tcp(host, port, timeout, local_address, socket_options)
+        )
+
+    def connect_unix_socket(self, path, timeout=None, socket_options=None):
+        timeout = _bounded(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.connect_unix_socket(path, timeout, socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def _bind_to_deadlines(client: httpx.Client) -> bool:
+    """
+    Put `_DeadlineBackend` under every connection pool of `client` (its own transport and the
+    proxies it mounted from the environment). httpx offers no public way to pass a network
+    backend, so this reaches into its transports' and httpcore's pools; False if none was
+    found (another httpx: calls then keep only the per-wait timeout and the checks between
+    chunks, and a test at the boundary fails).
+    """
+    bound = False
+    for transport in [client._transport, *client._mounts.values()]:
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(backend, httpcore.NetworkBackend):
+            if not isinstance(backend, _DeadlineBackend):
+                pool._network_backend = _DeadlineBackend(backend)
+            bound = True
+    return bound
 
 
 @dataclass
