@@ -193,6 +193,13 @@ class OmniiraSettings(BaseModel):
     PLAYER_RATE_MESSAGE: str = '{npc} holds up a hand: "One at a time, love."'
     NPC_QUEUE_LIMIT: int = Field(4, ge=0)
     NPC_BUSY_MESSAGE: str = '{npc} is busy with someone else: "A moment, I\'ll be right with you."'
+    # The share of an NPC's daily tokens on a tier (its `npc_daily_tokens`) one player's
+    # conversation may spend in a UTC day (1.0: no share), so one player cannot spend the NPC's
+    # day for everyone; past it that player's turns with the NPC are refused with this line.
+    PLAYER_SHARE_OF_NPC_BUDGET: float = Field(0.25, gt=0, le=1)
+    PLAYER_SHARE_MESSAGE: str = (
+        '{npc} rubs their temples: "I\'ve no more words for you today, love. Come back tomorrow."'
+    )
     AUDIT_ROWS_PER_MINUTE: int = Field(10, ge=0)
     # Retention, applied by the daily rollover (0: keep forever): LLM usage rows and audit rows
     # (erasure records excepted) older than this many real days, conversation lines older than

@@ -39,7 +39,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from omniira_evennia.conf import TierSettings, get_settings
-from omniira_evennia.llm.guards import Budget, CircuitBreaker, OverBudget
+from omniira_evennia.llm.guards import Budget, CircuitBreaker, OverBudget, OverPlayerShare
 from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.llm")
@@ -56,6 +56,9 @@ class Usage:
     cost_usd: float = 0.0
     ok: bool = True
     error: str = ""
+    # The player the call answered (with an NPC): its tokens count against their share of the
+    # NPC's day, and record_usage adds them to that player's recorded spend (llm/usage.py).
+    speaker_id: int | None = None
 
 
 @dataclass
@@ -80,6 +83,13 @@ class LLMRefused(LLMError):
 
 class LLMBudgetExceeded(LLMRefused):
     pass
+
+
+class LLMPlayerShareExceeded(LLMRefused):
+    """
+    This player has spent their share of the NPC's daily tokens (PLAYER_SHARE_OF_NPC_BUDGET):
+    refused for them alone, and not tried on a cheaper tier, while others still get answers.
+    """
 
 
 class LLMCircuitOpen(LLMRefused):
@@ -201,9 +211,16 @@ class LLMClient:
         max_tokens: int | None = None,
         temperature: float | None = None,
         npc_id: int | None = None,
+        speaker_id: int | None = None,
     ) -> ChatResult:
+        """`speaker_id`: the player this call answers, whose share of `npc_id`'s day it uses."""
         tier = self.tiers.get(tier_name)
-        usage = Usage(tier=tier_name, feature=feature, model=tier.model if tier else "")
+        usage = Usage(
+            tier=tier_name,
+            feature=feature,
+            model=tier.model if tier else "",
+            speaker_id=speaker_id if npc_id is not None else None,
+        )
         messages = filter_messages(messages)  # no personal data leaves in a prompt
         if tier is None or not tier.configured:
             usage.ok, usage.error = False, "not configured"
@@ -236,7 +253,11 @@ class LLMClient:
         # after: concurrent calls cannot all take the budget's last tokens (guards.Budget).
         estimate = sum(len(m.get("content") or "") for m in messages) // 4 + body["max_tokens"]
         try:
-            reservation = self.budget.reserve(tier_name, npc_id, estimate)
+            reservation = self.budget.reserve(tier_name, npc_id, estimate, speaker_id)
+        except OverPlayerShare as refused:
+            usage.ok, usage.error = False, f"over the player's share: {refused}"
+            health.incr(f"player_share_refused_{feature}")
+            raise LLMPlayerShareExceeded(str(refused), usage) from None
         except OverBudget as refused:
             usage.ok, usage.error = False, f"over budget: {refused}"
             health.incr(f"budget_refused_{feature}")
@@ -619,7 +640,9 @@ def get_client() -> LLMClient:
         conf = get_settings()
         _client = LLMClient(
             conf.TIERS,
-            budget=Budget(conf.TIERS, loader=_spend_loader),
+            budget=Budget(
+                conf.TIERS, loader=_spend_loader, player_share=conf.PLAYER_SHARE_OF_NPC_BUDGET
+            ),
             breaker=CircuitBreaker(conf.CIRCUIT_FAILURES, conf.CIRCUIT_COOLDOWN_SECONDS),
         )
     # Callers take the client on the reactor: the budget counts what today's usage rows hold

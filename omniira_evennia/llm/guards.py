@@ -3,10 +3,13 @@ Guards in front of every LLM call: budgets, rate limits and a circuit breaker pe
 
 - `Budget`: daily token budgets per tier (all NPCs together, and per NPC) and requests per
   minute per tier, from the tier settings (`daily_tokens`, `npc_daily_tokens`,
-  `requests_per_minute`; None means unlimited). Days are UTC calendar days. Persistent (seeded
-  from today's usage rows) and atomic (a call reserves before its request and settles after).
-  A call over budget is refused before any HTTP request; callers fall back (conversation: a cheaper tier, then an
-  in-character line) or skip and count (extraction, gossip, reflection, diary). Nothing queues.
+  `requests_per_minute`; None means unlimited), and each player's share of an NPC's daily
+  tokens (`player_share`, PLAYER_SHARE_OF_NPC_BUDGET), so one player cannot talk an NPC's day
+  away from everyone else. Days are UTC calendar days. Persistent (seeded from today's usage
+  rows) and atomic (a call reserves before its request and settles after). A call over budget
+  is refused before any HTTP request; callers fall back (conversation: a cheaper tier, then an
+  in-character line; past a player's share, a line to that player alone) or skip and count
+  (extraction, gossip, reflection, diary). Nothing queues.
 - `RateLimiter`: at most N events per key per minute (turns per player, audit rows per
   speaker), process-wide by name (`limiter`).
 - `CircuitBreaker`: after `failures` consecutive failures an endpoint is open (calls refused
@@ -18,6 +21,7 @@ Thread-safe, no Django.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import defaultdict, deque
@@ -35,6 +39,10 @@ class OverBudget(Exception):
     """A reservation refused: the reason is the message."""
 
 
+class OverPlayerShare(OverBudget):
+    """Refused for this player only: their share of the NPC's day is spent, others may talk."""
+
+
 @dataclass
 class Reservation:
     """Tokens held for one call between `Budget.reserve` and `Budget.settle`."""
@@ -43,7 +51,21 @@ class Reservation:
     tier: str
     npc_id: int | None
     tokens: int
+    speaker_id: int | None = None
     settled: bool = False
+
+    def keys(self) -> list[tuple]:
+        return _keys(self.day, self.tier, self.npc_id, self.speaker_id)
+
+
+def _keys(day: str, tier: str, npc_id=None, speaker_id=None) -> list[tuple]:
+    """The ledger's keys a call counts under: the tier, the NPC, the player with that NPC."""
+    keys = [(day, tier)]
+    if npc_id is not None:
+        keys.append((day, tier, npc_id))
+        if speaker_id is not None:
+            keys.append((day, tier, npc_id, speaker_id))
+    return keys
 
 
 class Budget:
@@ -68,15 +90,26 @@ class Budget:
     A token count below zero (a server reporting negative usage, a corrupt row) is rejected with
     ValueError: spend can only grow within a day. Merging a seed keeps the larger of the local
     and the recorded count, so seeding again never lowers spend nor counts a call twice.
+
+    A call made for a player (`speaker_id`, with `npc_id`) also counts against that player's
+    share of the NPC's `npc_daily_tokens` on the tier: `player_share` of it, rounded up (1.0 or
+    more: no share; a tier without `npc_daily_tokens` has none). Past it that player's calls
+    with the NPC are refused with OverPlayerShare while other players' still go.
     """
 
-    def __init__(self, tiers, clock=time.time, loader=None, resync: float = 60.0):
+    def __init__(
+        self, tiers, clock=time.time, loader=None, resync: float = 60.0, player_share: float = 1.0
+    ):
         self.tiers = tiers
         self.clock = clock
-        self.loader = loader  # loader(day) -> [(tier, npc_id or None, tokens)], reactor only
+        # loader(day) -> [(tier, npc_id or None, tokens)] and [(tier, npc_id, speaker_id,
+        # tokens)] for players' shares; on the reactor only.
+        self.loader = loader
         self.resync = resync
+        self.player_share = player_share
         self._lock = threading.Lock()
-        self._tokens: dict[tuple, int] = defaultdict(int)  # (day, tier) / (day, tier, npc)
+        # (day, tier), (day, tier, npc) and (day, tier, npc, speaker): see `_keys`
+        self._tokens: dict[tuple, int] = defaultdict(int)
         self._reserved: dict[tuple, int] = defaultdict(int)
         self._requests: dict[str, deque] = defaultdict(deque)
         self._synced: tuple[str, float] | None = None  # (day, clock) of the last load
@@ -87,22 +120,29 @@ class Budget:
             raise ValueError(f"token count must be a whole number >= 0, not {tokens!r}")
         return tokens
 
-    def seed(self, day: str, tier: str, tokens: int, npc_id: int | None = None) -> None:
+    def seed(
+        self,
+        day: str,
+        tier: str,
+        tokens: int,
+        npc_id: int | None = None,
+        speaker_id: int | None = None,
+    ) -> None:
         """Add usage already recorded (so a restart does not reset the bill)."""
         tokens = self._checked(tokens)
         with self._lock:
-            key = (day, tier) if npc_id is None else (day, tier, npc_id)
-            self._tokens[key] += tokens
+            self._tokens[_keys(day, tier, npc_id, speaker_id)[-1]] += tokens
 
     def merge(self, day: str, rows) -> None:
         """
-        Take the recorded spend `rows` ([(tier, npc_id or None, tokens)], per tier with npc_id
-        None and per NPC) of `day`, keeping the larger of it and the local count per key.
+        Take the recorded spend `rows` of `day`: (tier, npc_id or None, tokens) per tier (npc_id
+        None) and per NPC, (tier, npc_id, speaker_id, tokens) per player with an NPC. Keeps the
+        larger of it and the local count per key.
         """
-        checked = [(tier, npc_id, self._checked(int(tokens))) for tier, npc_id, tokens in rows]
+        checked = [(row[:-1], self._checked(int(row[-1]))) for row in rows]
         with self._lock:
-            for tier, npc_id, tokens in checked:
-                key = (day, tier) if npc_id is None else (day, tier, npc_id)
+            for (tier, *ids), tokens in checked:
+                key = _keys(day, tier, *ids)[-1]
                 self._tokens[key] = max(self._tokens[key], tokens)
             self._synced = (day, self.clock())
 
@@ -124,47 +164,70 @@ class Budget:
         self.merge(day, rows)
         return True
 
-    def _over(self, tier, tier_name: str, day: str, npc_id) -> str | None:
-        if tier.daily_tokens is not None:
-            key = (day, tier_name)
-            if self._tokens[key] + self._reserved[key] >= tier.daily_tokens:
-                return f"daily token budget of tier {tier_name} spent"
-        if tier.npc_daily_tokens is not None and npc_id is not None:
-            key = (day, tier_name, npc_id)
-            if self._tokens[key] + self._reserved[key] >= tier.npc_daily_tokens:
-                return f"daily token budget of tier {tier_name} for this NPC spent"
+    def share_of(self, tier) -> int | None:
+        """The tokens one player may spend with one NPC on `tier` in a day (None: no share)."""
+        if tier.npc_daily_tokens is None or self.player_share >= 1:
+            return None
+        return math.ceil(tier.npc_daily_tokens * self.player_share)
+
+    def _held(self, key: tuple) -> int:
+        return self._tokens[key] + self._reserved[key]
+
+    def _over(self, tier, tier_name: str, day: str, npc_id, speaker_id=None) -> OverBudget | None:
+        if tier.daily_tokens is not None and self._held((day, tier_name)) >= tier.daily_tokens:
+            return OverBudget(f"daily token budget of tier {tier_name} spent")
+        if tier.npc_daily_tokens is None or npc_id is None:
+            return None
+        if self._held((day, tier_name, npc_id)) >= tier.npc_daily_tokens:
+            return OverBudget(f"daily token budget of tier {tier_name} for this NPC spent")
+        share = self.share_of(tier)
+        if share is not None and speaker_id is not None:
+            if self._held((day, tier_name, npc_id, speaker_id)) >= share:
+                return OverPlayerShare(
+                    f"this player's share of the NPC's daily tokens on tier {tier_name} spent"
+                )
         return None
 
-    def _rate(self, tier, tier_name: str, now: float) -> str | None:
+    def _rate(self, tier, tier_name: str, now: float) -> OverBudget | None:
         if tier.requests_per_minute is not None:
             window = self._requests[tier_name]
             while window and window[0] <= now - 60:
                 window.popleft()
             if len(window) >= tier.requests_per_minute:
-                return f"tier {tier_name} is over {tier.requests_per_minute} requests/minute"
+                return OverBudget(
+                    f"tier {tier_name} is over {tier.requests_per_minute} requests/minute"
+                )
         return None
 
-    def reserve(self, tier_name: str, npc_id: int | None = None, estimate: int = 1) -> Reservation:
+    def reserve(
+        self,
+        tier_name: str,
+        npc_id: int | None = None,
+        estimate: int = 1,
+        speaker_id: int | None = None,
+    ) -> Reservation:
         """
-        Hold `estimate` tokens (at least 1) for a call about to be made, or raise OverBudget.
-        Check and hold happen under one lock: no two callers can both take the last token.
+        Hold `estimate` tokens (at least 1) for a call about to be made, or raise OverBudget
+        (OverPlayerShare: this player's share of the NPC is spent). Check and hold happen
+        under one lock: no two callers can both take the last token.
         """
         estimate = max(1, self._checked(estimate))
         now = self.clock()
         day = utc_day(now)
-        reservation = Reservation(day, tier_name, npc_id, estimate)
+        reservation = Reservation(day, tier_name, npc_id, estimate, speaker_id=speaker_id)
         tier = self.tiers.get(tier_name)
         if tier is None:
             return reservation
         with self._lock:
-            reason = self._over(tier, tier_name, day, npc_id) or self._rate(tier, tier_name, now)
-            if reason:
-                raise OverBudget(reason)
+            refused = self._over(tier, tier_name, day, npc_id, speaker_id) or self._rate(
+                tier, tier_name, now
+            )
+            if refused:
+                raise refused
             if tier.requests_per_minute is not None:
                 self._requests[tier_name].append(now)
-            self._reserved[(day, tier_name)] += estimate
-            if npc_id is not None:
-                self._reserved[(day, tier_name, npc_id)] += estimate
+            for key in reservation.keys():
+                self._reserved[key] += estimate
         return reservation
 
     def settle(self, reservation: Reservation, tokens: int) -> None:
@@ -174,10 +237,7 @@ class Budget:
             if reservation.settled:
                 raise ValueError("reservation already settled")
             reservation.settled = True
-            keys = [(reservation.day, reservation.tier)]
-            if reservation.npc_id is not None:
-                keys.append((reservation.day, reservation.tier, reservation.npc_id))
-            for key in keys:
+            for key in reservation.keys():
                 self._reserved[key] = max(0, self._reserved[key] - reservation.tokens)
                 self._tokens[key] += tokens
 
@@ -192,31 +252,47 @@ class Budget:
         now = self.clock()
         day = utc_day(now)
         with self._lock:
-            reason = self._over(tier, tier_name, day, npc_id) or self._rate(tier, tier_name, now)
-            if reason is None and tier.requests_per_minute is not None:
+            refused = self._over(tier, tier_name, day, npc_id) or self._rate(tier, tier_name, now)
+            if refused is None and tier.requests_per_minute is not None:
                 self._requests[tier_name].append(now)
-            return reason
+            return str(refused) if refused else None
 
-    def record(self, tier_name: str, tokens: int, npc_id: int | None = None) -> None:
+    def share_spent(self, tier_name: str, npc_id: int, speaker_id: int) -> bool:
+        """Has this player spent their share of the NPC's day on the tier? A check only."""
+        tier = self.tiers.get(tier_name)
+        share = self.share_of(tier) if tier is not None else None
+        if share is None:
+            return False
+        with self._lock:
+            return self._held((utc_day(self.clock()), tier_name, npc_id, speaker_id)) >= share
+
+    def record(
+        self,
+        tier_name: str,
+        tokens: int,
+        npc_id: int | None = None,
+        speaker_id: int | None = None,
+    ) -> None:
         """Count `tokens` spent outside a reservation (>= 0)."""
         tokens = self._checked(tokens)
         day = utc_day(self.clock())
         with self._lock:
-            self._tokens[(day, tier_name)] += tokens
-            if npc_id is not None:
-                self._tokens[(day, tier_name, npc_id)] += tokens
+            for key in _keys(day, tier_name, npc_id, speaker_id):
+                self._tokens[key] += tokens
 
-    def spent(self, tier_name: str, npc_id: int | None = None) -> int:
+    def spent(
+        self, tier_name: str, npc_id: int | None = None, speaker_id: int | None = None
+    ) -> int:
         day = utc_day(self.clock())
         with self._lock:
-            key = (day, tier_name) if npc_id is None else (day, tier_name, npc_id)
-            return self._tokens[key]
+            return self._tokens[_keys(day, tier_name, npc_id, speaker_id)[-1]]
 
-    def reserved(self, tier_name: str, npc_id: int | None = None) -> int:
+    def reserved(
+        self, tier_name: str, npc_id: int | None = None, speaker_id: int | None = None
+    ) -> int:
         day = utc_day(self.clock())
         with self._lock:
-            key = (day, tier_name) if npc_id is None else (day, tier_name, npc_id)
-            return self._reserved[key]
+            return self._reserved[_keys(day, tier_name, npc_id, speaker_id)[-1]]
 
 
 class CircuitBreaker:

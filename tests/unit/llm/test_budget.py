@@ -6,9 +6,16 @@ import threading
 import httpx
 import pytest
 
-from omniira_evennia.conf import TierSettings
-from omniira_evennia.llm.client import LLMBudgetExceeded, LLMClient, LLMError
-from omniira_evennia.llm.guards import Budget, OverBudget
+from omniira_evennia.conf import TierSettings, build_settings
+from omniira_evennia.llm.client import (
+    LLMBudgetExceeded,
+    LLMClient,
+    LLMError,
+    LLMPlayerShareExceeded,
+)
+from omniira_evennia.llm.guards import Budget, OverBudget, OverPlayerShare
+from omniira_evennia.runtime import health
+from omniira_evennia.testing.fakes import ScriptedLLM
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -114,3 +121,60 @@ def test_the_client_settles_the_real_count_and_refuses_at_the_budget():
     assert client.budget.spent("voice") == 100 and client.budget.reserved("voice") == 0
     with pytest.raises(LLMBudgetExceeded):
         client.chat("voice", MESSAGES, feature="conversation")
+
+
+def test_one_player_spends_their_share_of_an_npc_and_the_others_still_talk():
+    # Issue #26, point 8: before the share, player 1 alone took all 100 of the NPC's tokens.
+    with ScriptedLLM(["x" * 80]) as llm:  # 20 tokens a reply; the prompt "hi" counts 0
+        tier = TierSettings(
+            base_url=llm.base_url, model="m", timeout=5, max_tokens=1, npc_daily_tokens=100
+        )
+        client = LLMClient({"voice": tier}, budget=Budget({"voice": tier}, player_share=0.25))
+
+        def talk(player):
+            try:
+                client.chat("voice", MESSAGES, feature="conversation", npc_id=7, speaker_id=player)
+                return "answered"
+            except LLMPlayerShareExceeded:
+                return "tired of them"
+            except LLMBudgetExceeded:
+                return "NPC spent"
+
+        outcomes = {player: [talk(player) for _ in range(3)] for player in (1, 2)}
+        outcomes[3] = [talk(3), talk(3)]
+        outcomes[4] = [talk(4)]
+    # A share of 25 tokens: the second call (held 20 < 25) goes, and may overshoot by one call.
+    assert outcomes[1] == outcomes[2] == ["answered", "answered", "tired of them"]
+    # The NPC's own 100 still hold for everyone: player 3 takes the last 20, then all wait.
+    assert outcomes[3] == ["answered", "NPC spent"] and outcomes[4] == ["NPC spent"]
+    assert len(llm.requests) == 5
+    budget = client.budget
+    assert budget.spent("voice", 7) == 100 and budget.spent("voice") == 100
+    assert budget.spent("voice", 7, 1) == budget.spent("voice", 7, 2) == 40
+    assert budget.reserved("voice", 7, 1) == 0
+    assert health.get("player_share_refused_conversation") == 2
+
+
+def test_a_share_is_per_npc_and_none_without_an_npc_budget_or_at_one():
+    tiers = {"voice": TierSettings(npc_daily_tokens=100), "ambient": TierSettings()}
+    budget = Budget(tiers, player_share=0.1)
+    assert budget.share_of(tiers["voice"]) == 10 and budget.share_of(tiers["ambient"]) is None
+    budget.settle(budget.reserve("voice", npc_id=7, speaker_id=1), 10)
+    with pytest.raises(OverPlayerShare, match="share"):
+        budget.reserve("voice", npc_id=7, speaker_id=1)
+    assert budget.share_spent("voice", 7, 1) and not budget.share_spent("voice", 8, 1)
+    budget.reserve("voice", npc_id=8, speaker_id=1)  # another NPC: another share
+    budget.reserve("voice", npc_id=7)  # a call for no player (a review, gossip) is not shared
+    assert not Budget(tiers, player_share=1.0).share_spent("voice", 7, 1)
+    assert build_settings({}, environ={}).PLAYER_SHARE_OF_NPC_BUDGET == 0.25
+
+
+def test_merging_a_seed_keeps_each_players_spend():
+    budget = Budget({"voice": TierSettings(npc_daily_tokens=100)}, player_share=0.25)
+    rows = [("voice", None, 60), ("voice", 7, 60), ("voice", 7, 1, 30), ("voice", 7, 2, 5)]
+    budget.merge("2026-01-01", rows)
+    budget.clock = lambda: 1767268800.0  # 2026-01-01 12:00 UTC
+    assert budget.spent("voice", 7, 1) == 30 and budget.spent("voice", 7, 2) == 5
+    assert budget.share_spent("voice", 7, 1) and not budget.share_spent("voice", 7, 2)
+    budget.merge("2026-01-01", [("voice", 7, 1, 10)])  # an older count never lowers spend
+    assert budget.spent("voice", 7, 1) == 30
