@@ -327,9 +327,16 @@ def _add_usage(total: Usage, more: Usage) -> Usage:
 
 def _call(client, tier, conf, inp, messages, schema):
     """The voice call, with one try on FALLBACK_TIER when the tier is over its budget."""
+    # A player's turns count against their share of the NPC's day (game-driven talk does not).
+    speaker_id = None if inp.context.speaker_is_npc else inp.speaker_id
     try:
         return client.chat(
-            tier, messages, feature="conversation", npc_id=inp.npc_id, json_schema=schema
+            tier,
+            messages,
+            feature="conversation",
+            npc_id=inp.npc_id,
+            speaker_id=speaker_id,
+            json_schema=schema,
         )
     except LLMBudgetExceeded as err:
         # Over the voice budget: one try on the cheaper tier, then the in-character fallback.
@@ -341,6 +348,7 @@ def _call(client, tier, conf, inp, messages, schema):
                 messages,
                 feature="conversation",
                 npc_id=inp.npc_id,
+                speaker_id=speaker_id,
                 json_schema=schema,
             )
         except LLMError as second:
