@@ -158,15 +158,21 @@ def unpin() -> None:
 def turn_refusal(npc, speaker, conf) -> str | None:
     """
     Why a turn may not start now, as an in-character line for the speaker alone, or None: the
-    NPC already has NPC_QUEUE_LIMIT replies on their way, or this player started
-    PLAYER_TURNS_PER_MINUTE turns in the last minute (so one player cannot spend the tiers'
-    requests for everyone). Game-driven speakers (no account) are not rate limited.
+    NPC already has NPC_QUEUE_LIMIT replies on their way, this player has spent their share of
+    the NPC's day (PLAYER_SHARE_OF_NPC_BUDGET), or started PLAYER_TURNS_PER_MINUTE turns in the
+    last minute (so one player cannot spend the tiers' requests or the NPC's tokens for
+    everyone). Game-driven speakers (no account) are not limited.
     """
     busy = sum(1 for pair in _in_flight if pair[0] == npc.id)
     if conf.NPC_QUEUE_LIMIT and busy >= conf.NPC_QUEUE_LIMIT:
         health.incr("npc_queue_refused")
         return conf.NPC_BUSY_MESSAGE.format(npc=npc.key)
-    if getattr(speaker, "has_account", False) and not guards.limiter("player_turns").allow(
+    player = getattr(speaker, "has_account", False)
+    # TurnInput.tier: the tier a turn speaks on (a share is per tier, as the NPC's budget is).
+    if player and get_client().budget.share_spent(TurnInput.tier, npc.id, speaker.id):
+        health.incr("player_share_refused")
+        return conf.PLAYER_SHARE_MESSAGE.format(npc=npc.key)
+    if player and not guards.limiter("player_turns").allow(
         speaker.id, conf.PLAYER_TURNS_PER_MINUTE
     ):
         health.incr("player_rate_refused")
