@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from twisted.internet import reactor
 
 from omniira_evennia import notices
@@ -18,7 +19,7 @@ from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.models import Conversation, Memory
 from omniira_evennia.rollover.service import reset_unfinished_claims
-from omniira_evennia.runtime import health
+from omniira_evennia.runtime import files, health
 from omniira_evennia.runtime.runner import defer_background
 from omniira_evennia.scripts import ensure_decision_ticker, ensure_ticker
 
@@ -31,6 +32,7 @@ def at_server_start():
     half-done extractions are retried, the ticker scripts exist (conversations and gossip;
     NPC decisions), the embedder warms up. NPCs from before 0.2 get their tag (once).
     """
+    files.make_private(**files.settings_paths(settings))  # database and logs: owner only
 
     tagged = store.tag_untagged_npcs()  # once per database (NPCs made before 0.2)
     if tagged:
