@@ -1,15 +1,16 @@
 """
-Safety for memory: PII redaction, manipulation detection and markup neutralisation (MUD design
-seed, defence in depth; what each catches and misses: docs/security.md).
+Safety for memory: PII redaction, manipulation detection, markup neutralisation and control
+characters (MUD design seed, defence in depth; what each catches and misses: docs/security.md).
 
-- `redact_pii` replaces e-mail addresses, phone numbers (Google's libphonenumber, through the
-  `phonenumbers` package), street addresses in several countries' forms, postcodes and ID-like
-  numbers (national IDs, card numbers passing the Luhn check, IBANs passing theirs) with
-  placeholders. Player text is redacted before it is stored or sent anywhere, memory values
-  and concerns before they are written, and every prompt's messages once more as the LLM
-  client sends them (`llm.client.set_prompt_filter`, registered when this module is imported),
-  so no LLM call (conversation, extraction, gossip, reflection, diary) carries them, whatever
-  text a prompt was assembled from.
+- `redact_pii` replaces e-mail addresses (plain and obfuscated), phone numbers (candidates found
+  by one pattern, confirmed by Google's libphonenumber through the `phonenumbers` package),
+  street addresses in several countries' forms, PO boxes, postcodes, dates of birth and ID-like
+  numbers (national IDs, UK National Insurance numbers, card numbers passing the Luhn check,
+  IBANs passing theirs) with placeholders. Player text is redacted before it is stored or sent
+  anywhere, memory values and concerns before they are written, and every prompt's messages
+  once more as the LLM client sends them (`llm.client.set_prompt_filter`, registered when this
+  module is imported), so no LLM call (conversation, extraction, gossip, reflection, diary)
+  carries them, whatever text a prompt was assembled from.
 - `detect_manipulation` labels instruction-like text ("ignore your instructions", "you are
   now...", "forget everything", system-prompt talk, tag syntax typed by a player, in every form
   the tag parser reads). Flagged memories are kept, marked suspect and audited; never silently
@@ -17,6 +18,15 @@ seed, defence in depth; what each catches and misses: docs/security.md).
 - `neutralize_markup` removes Evennia's clickable links (`|lc..|lt..|le`, `|lu..|lt..|le`),
   MXP and control characters from LLM-written text, and its colour codes unless a builder
   keeps them (`LLM_MARKUP`).
+- `strip_controls` removes what a player could type or paste to act on a terminal or hide text
+  (escape sequences, C0/C1 controls, bidi overrides, zero-width characters).
+
+Every function is linear in its input (a stalled call stalls the reactor or a worker thread
+every turn shares): a pattern over a run of characters (a word, a run of digits) starts only
+where the run starts (a negative lookbehind of the run's own class) and takes the run
+possessively (`*+`, `++`), so nothing backtracks inside it; every other scan is bounded or stops
+at the next delimiter. tests/unit/memory/test_safety_linear.py checks it, bench/redaction_eval.py
+times it.
 
 Plain Python (regular expressions and phonenumbers), no Django: tested on their own.
 """
@@ -29,32 +39,127 @@ import phonenumbers
 
 from omniira_evennia.vocabulary import OPEN_TAG
 
+# ---------------------------------------------------------------- control characters
+
+# Escape sequences a terminal acts on, removed whole: CSI (`ESC [ params final`, and its 8-bit
+# form U+009B: colours, cursor moves, MXP's `ESC [ 4 z`), OSC (`ESC ] ... BEL or ST`: window
+# titles, terminal hyperlinks) and two-character escapes (`ESC c`, `ESC (B`). Each part stops at
+# the next ESC, so a run of bare ESCs costs one step each.
+_ESCAPE = (
+    r"(?:\x1b\[|\x9b)[0-?]*+[ -/]*+[@-~]?"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\x9d]*+(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[ -/]*+[0-~]?"
+)
+# Characters that render as nothing but change what is shown: bidi embeddings, overrides,
+# isolates and marks (text shown in another order than it is stored), zero-width spaces and
+# joiners, word joiners and invisible operators, the byte-order mark, soft hyphens.
+_INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
+_LINE_BREAK = "\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029"
+_PLAYER_CONTROL = re.compile(rf"{_ESCAPE}|[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f{_INVISIBLE}]")
+_LINE_BREAKS = re.compile(rf"[{_LINE_BREAK}]++")
+
+
+def strip_controls(text: str) -> str:
+    """
+    `text` as a player's one line: escape sequences, C0 and C1 control characters, bidi
+    controls and zero-width characters removed, and each run of tabs and line breaks made one
+    space (a player's line cannot start a new one under it). Linear and idempotent.
+    """
+    if not text:
+        return text or ""
+    return _LINE_BREAKS.sub(" ", _PLAYER_CONTROL.sub("", text))
+
+
 # ---------------------------------------------------------------- redaction
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
+# Speed as well as linearity: Python's `re` skips ahead to where a pattern can start only when
+# it starts with a plain character or class, so the patterns start with one (a digit, a
+# capital) and look behind after it; a cue word ("card", "iban") is looked for in the few
+# characters before a match, and a pattern led by cue words runs only when the text holds one
+# (`_TRIGGERS`).
+
+# E-mail: a local part, `@`, a domain with at least one dot.
+_LOCAL_PART = r"[\w.+-](?<![\w.+-][\w.+-])[\w.+-]*+"
+_EMAIL = re.compile(rf"{_LOCAL_PART}@[\w-]++(?:\.[\w-]++)++")
+# Obfuscated: `name(at)host.com`, `name [at] host [dot] com`, `name @ host dot com` (a bracketed
+# or spaced `@`, then any dots); or `name at host dot com`, `name at host.com`, only when the
+# last label is a top-level domain ("look at the map dot" is talk). The name may be dotted the
+# same way (`ada dot lovelace at ...`).
+_AT_MARK = r"\s*+(?:[(\[{<]\s*+at\s*+[)\]}>]|@)\s*+"
+_DOT_MARK = r"(?:\.|\s*+[(\[{<]\s*+dot\s*+[)\]}>]\s*+|\s++dot\s++)"
+_TLD = (
+    r"(?:com|org|net|edu|gov|info|biz|io|co|me|uk|de|fr|nl|be|es|it|pt|ch|at|se|no|dk|fi|pl|"
+    r"cz|ie|us|ca|au|nz|jp|ru|br|eu|dev|app|online|xyz)"
+)
+_EMAIL_OBFUSCATED = re.compile(
+    rf"{_LOCAL_PART}(?i:(?:{_DOT_MARK}[\w+-]++){{0,2}}(?:{_AT_MARK}[\w-]++"
+    rf"(?:{_DOT_MARK}[\w-]++){{1,4}}|\s++at\s++[\w-]++(?:{_DOT_MARK}[\w-]++){{0,3}}"
+    rf"{_DOT_MARK}{_TLD}\b))"
+)
+
+# Dates of birth: a date right after a birth cue ("born on", "born in Hythe on", "my birthday
+# is", "DOB", "date of birth:", "geboren am", "né le"...). A date without one is game talk ("on
+# 12/03 we march", "the festival on 3 March", "the birthday feast is on 3 March"); a year alone
+# ("born in 1999") is kept.
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|januar|februar|märz|mai|"
+    r"juni|juli|oktober|dezember|janvier|février|mars|avril|juin|juillet|août|septembre|"
+    r"octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|"
+    r"septiembre|octubre|noviembre|diciembre)\b\.?"
+)
+_DAY = r"\d{1,2}+(?:st|nd|rd|th|\.)?"
+# A living person's year (19xx, 20xx, or two digits): "the king was born on 3 March 1042" is
+# the game's lore, not a player's birthday. Day and month are read whole (`{1,2}+`), and no
+# date is read in front of another number, so "12/03/1042" is not cut to a date.
+_YEAR = r"(?:19|20)\d{2}"
+_BIRTH_DATE = (
+    rf"(?:\d{{1,2}}+[./-]\d{{1,2}}+(?:[./-](?:{_YEAR}|\d{{2}}))?"
+    rf"|{_YEAR}[./-]\d{{1,2}}+[./-]\d{{1,2}}+"
+    rf"|(?:the\s++)?{_DAY}(?:\s++of)?\s++{_MONTH}(?:,?\s++{_YEAR})?"
+    rf"|{_MONTH}\s++{_DAY}(?:,?\s++{_YEAR})?|{_MONTH},?\s++{_YEAR})(?![\w/.-]\d|,?\s++\d)"
+)
+_DOB = re.compile(
+    r"(?i)(?P<cue>(?:\b(?:born|birthday|date\s++of\s++birth|birth\s*+date|dob|geboren|"
+    r"geburtstag|geburtsdatum|née?|date\s++de\s++naissance|anniversaire|fecha\s++de\s++"
+    r"nacimiento|nacid[oa]|cumpleaños)\b|\bd\.o\.b\.)[\s:,-]{0,4}"
+    r"(?:in\s++(?-i:[A-ZÀ-Ý])[\w'’-]*+,?\s++)?(?:(?:is|was|on|in|am|ist|le|el|:)\s*+){0,2})"
+    + _BIRTH_DATE
+)
+
+# UK National Insurance numbers: two letters, six digits (often paired), a letter A-D; in
+# lower case, or without the last letter, after an NI cue.
+_NI = re.compile(r"[A-Z](?<![\w][A-Z])[A-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\w])")
+_NI_CUE = re.compile(
+    r"(?i)(?P<cue>\b(?:ni|nino|national insurance)(?:\s++(?:number|no\.?))?\W{0,3}"
+    r"(?:is\s++)?)[a-z]{2} ?\d{2} ?\d{2} ?\d{2}(?: ?[a-d])?(?![\w])"
+)
 
 # IBAN: a country, two check digits, 11-30 letters or digits in groups; either case. Redacted
 # when the mod-97 check passes, or after an "iban" cue (a mistyped one is still someone's).
 _IBAN = re.compile(
-    r"(?i)(?<![\w])(?P<cue>iban\W{0,3}(?:is\s+)?)?(?P<iban>[a-z]{2}\d{2}(?:[ ]?[a-z0-9]{4}){2,7}"
-    r"(?:[ ]?[a-z0-9]{1,3})?)(?![\w])"
+    r"[A-Za-z](?<![\w][A-Za-z])[A-Za-z]\d{2}(?:[ ]?[A-Za-z0-9]{4}){2,7}"
+    r"(?:[ ]?[A-Za-z0-9]{1,3})?(?![\w])"
 )
-# Card numbers: 13-19 digits, spaced or dashed in any grouping; redacted when the Luhn check
-# passes or after a card cue.
-_CARD = re.compile(
-    r"(?i)(?P<cue>\b(?:card|visa|mastercard|amex|credit|debit|kreditkarte|carte)\b\D{0,20})?"
-    r"(?<![\d-])(?P<card>\d(?:[ -]?\d){12,18})(?![\d-])"
+_IBAN_CUE = re.compile(r"(?i)\biban\W{0,3}(?:is\s++)?$")
+# Card numbers: a whole run of 13-19 digits, spaced or dashed (not part of a longer run);
+# redacted when grouped as cards are and the Luhn check passes, or after a card cue.
+_CARD = re.compile(r"\d(?<![\d-]\d)(?<!\d \d)(?:[ -]?\d){12,18}(?![ -]?\d)")
+_CARD_CUE = re.compile(
+    r"(?i)\b(?:card|visa|mastercard|amex|credit|debit|kreditkarte|carte)\b\D{0,20}$"
 )
+_CARD_GROUPS = re.compile(r"[ -]")
 # Social security numbers: 123-45-6789 (or spaced), and any 9 digits after an "ssn" cue.
-_SSN = re.compile(r"(?<![\d-])\d{3}([- ])\d{2}\1\d{4}(?![\d-])")
+_SSN = re.compile(r"\d(?<![\d-]\d)\d{2}([- ])\d{2}\1\d{4}(?![\d-])")
 _SSN_CUE = re.compile(
-    r"(?i)(\b(?:ssn|social security(?: number| no\.?)?|sozialversicherungsnummer|"
+    r"(?i)(?P<cue>\b(?:ssn|social security(?: number| no\.?)?|sozialversicherungsnummer|"
     r"national insurance(?: number)?|n[ée]? de s[ée]curit[ée] sociale)\b\W{0,3}"
-    r"(?:(?:is|was|number|no\.?|#|:)\W{0,3}){0,2})(\d(?:[ -]?\d){8})(?![\d])"
+    r"(?:(?:is|was|number|no\.?|#|:)\W{0,3}){0,2})\d(?:[ -]?\d){8}(?![\d])"
 )
 
-_CAP = r"[A-ZÄÖÜÀ-Ý][\w'’.-]*"  # a capitalised word
-_NUM = r"\d{1,5}[a-zA-Z]?(?:[-/]\d{1,4}[a-zA-Z]?)?"  # a house number: 12, 221B, 12-14, 3/1
+_CAP = r"[A-ZÄÖÜÀ-Ý][\w'’.-]*+"  # a capitalised word
+# A house number (12, 221B, 12-14, 3/1), starting where a word does.
+_NUM = r"\d(?<!\w\d)\d{0,4}[a-zA-Z]?(?:[-/]\d{1,4}[a-zA-Z]?)?"
 _EN_SUFFIX = (
     r"street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|court|ct|way|place|pl|"
     r"terrace|close|crescent|highway|hwy|parkway|pkwy|square|sq|gardens|grove|row|mews"
@@ -62,37 +167,48 @@ _EN_SUFFIX = (
 _DE_NL_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|chaussee|straat|laan|gracht|plein|kade|steeg"
 )
+# The German and Dutch suffixes at the end of a word ("Hauptstraße"): one fixed-width
+# lookbehind each, so the word is read once instead of tried at every split.
+_DE_NL_ENDING = "|".join(rf"(?<={suffix})" for suffix in _DE_NL_SUFFIX.split("|"))
 _ADDRESSES = (
     # English forms (US, UK, ...): "221B Baker Street", "1600 Pennsylvania Avenue NW". The
     # street's name must be capitalised ("3 big dogs way over there" is no address).
     re.compile(
-        rf"(?<![\w]){_NUM},?\s+(?:{_CAP}\s+){{1,4}}(?i:{_EN_SUFFIX})\b\.?"
-        r"(?:\s+(?:N|S|E|W|NE|NW|SE|SW)\b)?"
+        rf"{_NUM},?\s++(?:{_CAP}\s++){{1,4}}(?i:{_EN_SUFFIX})\b\.?"
+        r"(?:\s++(?:N|S|E|W|NE|NW|SE|SW)\b)?"
     ),
     # The same in lower case, after "live(s) at", "my address is", "send it to" and the like.
     re.compile(
         rf"(?i)(?P<cue>\b(?:live at|lives at|living at|address is|moved to|staying at|"
-        rf"send it to|ship it to|mail it to|find me at)\s+){_NUM},?\s+(?:[\w'’.-]+\s+){{1,4}}"
+        rf"send it to|ship it to|mail it to|find me at)\s++){_NUM},?\s++(?:[\w'’.-]++\s++){{1,4}}"
         rf"(?:{_EN_SUFFIX})\b\.?"
     ),
     # German and Dutch: "Hauptstraße 5", "Musterstr. 12a", "Berliner Allee 3", "Kerkstraat 12".
     re.compile(
-        rf"(?<![\w])(?:[A-ZÄÖÜ][\wäöüß-]*\s+(?i:{_DE_NL_SUFFIX})|[A-ZÄÖÜ][\wäöüß-]*"
-        rf"(?i:{_DE_NL_SUFFIX}))\s+\d{{1,4}}\s?[a-zA-Z]?(?![\w])"
+        rf"[A-ZÄÖÜ](?<![\w-][A-ZÄÖÜ])[\wäöüß-]*+(?:\s++(?i:{_DE_NL_SUFFIX})|\.?"
+        rf"(?i:{_DE_NL_ENDING}))\s++\d{{1,4}}\s?[a-zA-Z]?(?![\w])"
     ),
     # French: "12 rue de la Paix", "5, avenue des Champs-Élysées", "3 bis boulevard Haussmann".
     re.compile(
-        r"(?<![\w])\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?i:rue|avenue|av\.|boulevard|bd|place|"
-        r"chemin|allée|allee|impasse|quai|cours|route|passage|square)\s+"
-        r"(?:(?:de|du|des|de la|de l'|d'|la|le|les|l')\s*)?[\wÀ-ÿ'’-]+(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’-]*)*"
+        r"\d(?<!\w\d)\d{0,3}(?:\s?(?:bis|ter))?,?\s++(?i:rue|avenue|av\.|boulevard|bd|place|"
+        r"chemin|allée|allee|impasse|quai|cours|route|passage|square)\s++"
+        r"(?:(?:de|du|des|de la|de l'|d'|la|le|les|l')\s*+)?[\wÀ-ÿ'’-]++"
+        r"(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’-]*+)*+"
     ),
     # Spanish, Italian, Portuguese: "Calle Mayor 5", "Via Roma 12", "Avenida de Mayo 1370",
     # "C/ Mayor, 5", "Rua Augusta 100".
     re.compile(
         r"(?<![\w])(?i:calle|c/|avenida|avda\.|paseo|plaza|carrer|via|viale|piazza|corso|"
-        r"largo|rua|travessa)\s+(?:(?:de|del|de la|della|dei|do|da|dos)\s+)?"
-        r"[A-ZÀ-Ý][\wÀ-ÿ'’-]*(?:\s+[A-ZÀ-Ý][\wÀ-ÿ'’-]*){0,3},?\s+(?:n\.?\s?º?\s?)?\d{1,5}"
+        r"largo|rua|travessa)\s++(?:(?:de|del|de la|della|dei|do|da|dos)\s++)?"
+        r"[A-ZÀ-Ý][\wÀ-ÿ'’-]*+(?:\s++[A-ZÀ-Ý][\wÀ-ÿ'’-]*+){0,3},?\s++(?:n\.?\s?º?\s?)?\d{1,5}"
         r"[a-zA-Z]?(?![\w])"
+    ),
+    # PO boxes: "PO Box 1234", "P.O. Box 12", "Postfach 1234", "boîte postale 12",
+    # "apartado 123", "casella postale 9".
+    re.compile(
+        r"(?i)(?<![\w.])(?:p\.?\s?o\.?\s?box|post\s++office\s++box|postfach|bo[iî]te\s++postale|"
+        r"apartado(?:\s++de\s++correos)?|casella\s++postale)\s*+(?:no\.?\s*+|n[º°]\s*+|#\s*+)?"
+        r"\d{1,6}(?![\w])"
     ),
 )
 _US_STATES = (
@@ -101,25 +217,60 @@ _US_STATES = (
 )
 _POSTCODES = (
     # UK: "SW1A 1AA", "NW1 6XE", "M1 1AE" (upper case, as written on letters).
-    re.compile(r"(?<![\w])[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}(?![\w])"),
+    re.compile(r"[A-Z](?<![\w][A-Z])[A-Z]?\d[A-Z\d]?\s?\d[A-Z]{2}(?![\w])"),
     # US: a ZIP (+4) after a state: "Springfield, IL 62704", "NY 10001-1234"; a bare ZIP+4.
-    re.compile(rf"(?P<cue>\b(?:{_US_STATES})\s)\d{{5}}(?:-\d{{4}})?(?![\w-])"),
-    re.compile(r"(?<![\w-])\d{5}-\d{4}(?![\w-])"),
-    # DE, FR, ES, IT: five digits (and the town) right after a street line: "[address], 10115
-    # Berlin" (the street is already a placeholder when this runs).
-    re.compile(r"(?P<cue>\[address\],?\s*)\d{5}(?:\s+[A-ZÀ-Ý][\wÀ-ÿ'’-]*)?(?![\w])"),
+    re.compile(rf"(?P<cue>(?:{_US_STATES})(?<!\w\w\w)\s)\d{{5}}(?:-\d{{4}})?(?![\w-])"),
+    re.compile(r"\d(?<![\w-]\d)\d{4}-\d{4}(?![\w-])"),
+    # DE, FR, ES, IT: five digits (and the town) right after a street line or PO box:
+    # "[address], 10115 Berlin" (the street is already a placeholder when this runs).
+    re.compile(r"(?P<cue>\[address\],?\s*+)\d{5}(?:\s++[A-ZÀ-Ý][\wÀ-ÿ'’-]*+)?(?![\w])"),
     # Any code after a postcode cue: "postcode 10115", "PLZ 75002", "zip: 90210".
     re.compile(
         r"(?i)(?P<cue>\b(?:postcode|post code|postal code|zip code|zip|plz|code postal)"
-        r"\W{0,2}(?:is\s+)?)(?=[a-z]*\d)[a-z0-9]{2,4}[ -]?[a-z0-9]{2,4}(?![\w])"
+        r"\W{0,2}(?:is\s++)?)(?=[a-z]{0,4}\d)[a-z0-9]{2,4}[ -]?[a-z0-9]{2,4}(?![\w])"
     ),
 )
-
+# The words a cue-led pattern needs (lower case, `|`-separated): without one in the text it
+# cannot match, and is not run.
+_TRIGGERS = {
+    _EMAIL: "@",
+    _EMAIL_OBFUSCATED: "@|at",
+    _DOB: "born|birth|dob|d.o.b|geboren|geburt|né|naissance|anniversaire|nacimiento|"
+    "nacid|cumplea",
+    _NI_CUE: "ni|national insurance",
+    _SSN_CUE: "ssn|social security|sozialversicherung|national insurance|curit",
+    _ADDRESSES[1]: "live|living|address|moved|staying|send it|ship it|mail it|find me",
+    _ADDRESSES[4]: "calle|c/|avenida|avda|paseo|plaza|carrer|via|piazza|corso|largo|rua|travessa",
+    _ADDRESSES[5]: "box|postfach|postale|apartado",
+    _POSTCODES[4]: "post|zip|plz",
+}
 # Regions whose national phone formats are recognised (any number with a leading + is, for
 # every region).
 PHONE_REGIONS = ("US", "GB", "DE", "FR")
+# Where a leading 0 is the trunk prefix of a national number.
+_TRUNK_ZERO_REGIONS = tuple(region for region in PHONE_REGIONS if region != "US")
+# Phone candidates: maximal runs of digits and dialling separators (`+44 (0)20 7946-0958`),
+# found by one linear pattern (a `+` or `(` opens one, not inside a word; one shorter than seven
+# characters cannot hold a phone number); only these bounded spans go to libphonenumber.
+_PHONE_RUN = re.compile(
+    r"[+(\d](?<![\w+].)(?=[\d .\-/()]{6})(?:(?<=\+)\(?\d|(?<=\()\d|(?<=\d))\d*+"
+    r"(?:[ .\-/()]{1,3}+\d++)*+"
+)
+# The spaced parts of a run long enough to hold seven digits (a list of numbers).
+_PHONE_PART = re.compile(r"\S{7,}+")
+_DIGIT_GROUP = re.compile(r"\d++")
+# A phone word just before a number: "tel", "my number is", "call me on", "Handy".
+_PHONE_CUE = re.compile(
+    r"(?i)\b(?:phone|telephone|tel|mobile|cell|handy|festnetz|telefon|portable|"
+    r"t[ée]l[ée]phone|fax|whatsapp|my number|number is|call(?: me)?|ring(?: me)?|text me|"
+    r"dial)\b[\s:.,#-]{0,4}(?:(?:is|on|at)[\s:]{1,3}){0,2}$"
+)
+# libphonenumber calls per text: each costs 10-30 us; past the budget the shape decides (fails
+# closed: a number that looks dialled is redacted unconfirmed).
+_PHONE_CHECKS = 16
 _DATE = re.compile(r"^\d{1,4}([-./])\d{1,2}\1\d{1,4}$")
-_THOUSANDS = re.compile(r"^\d{1,3}(?:([.,'’ ])\d{3})(?:\1\d{3})+$")
+# How far before a match its cue is looked for ("my visa card is 4111...").
+_CUE_WINDOW = 40
 
 
 def luhn_ok(digits: str) -> bool:
@@ -140,58 +291,97 @@ def iban_ok(iban: str) -> bool:
     return int("".join(str(int(char, 36)) for char in moved)) % 97 == 1
 
 
-def _looks_like_phone(raw: str) -> bool:
-    """A phonenumbers match that is a phone number, not a date, a count or an amount."""
-    digits = re.sub(r"\D", "", raw)
-    if not 7 <= len(digits) <= 15 or _DATE.match(raw.strip()) or _THOUSANDS.match(raw.strip()):
-        return False
-    if raw.strip().startswith(("+", "0", "(")):
+def _cued(cue: re.Pattern, text: str, start: int) -> bool:
+    """Does `cue` end right where a match starts (it looks at a bounded window)?"""
+    return bool(cue.search(text, max(0, start - _CUE_WINDOW), start))
+
+
+def _iban_match(match: re.Match) -> bool:
+    return _cued(_IBAN_CUE, match.string, match.start()) or iban_ok(match.group(0))
+
+
+def _card_match(match: re.Match) -> bool:
+    """After a cue any run counts; else card groups (3+ digits but the last) and the Luhn check."""
+    if _cued(_CARD_CUE, match.string, match.start()):
         return True
-    # Separated groups ("555-1234", "555 123 4567") read as a number to dial; a bare run of
-    # digits only when it is as long as a full number (10+: "5551234567"), not "1500000 gold".
-    return bool(re.search(r"\d[\s.()-]+\d", raw)) or len(digits) >= 10
+    groups = _CARD_GROUPS.split(match.group(0))
+    return all(len(group) >= 3 for group in groups[:-1]) and luhn_ok("".join(groups))
 
 
-def _inside_long_number(text: str, start: int, end: int) -> bool:
-    """Is text[start:end] part of a run of digit groups longer than any phone number (15)?"""
-    while start > 0 and (text[start - 1].isdigit() or text[start - 1] in " -."):
-        start -= 1
-    while end < len(text) and (text[end].isdigit() or text[end] in " -."):
-        end += 1
-    return sum(char.isdigit() for char in text[start:end]) > 15
+def _nanp_shaped(raw: str, groups: list[str]) -> bool:
+    """US/Canada forms: 555-1234, 555 123 4567, (555) 123-4567, 1-800-555-0199, 5551234567."""
+    if groups[0] == "1" and len(groups) > 1:
+        groups = groups[1:]  # the country code of "1-800-555-0199"
+    elif len(groups) == 1 and len(groups[0]) == 11 and groups[0][0] == "1":
+        groups = [groups[0][1:]]  # 15551234567
+    sizes = [len(group) for group in groups]
+    if groups[0][0] in "01":
+        return False  # area codes and exchanges start at 2 ("100-200-3000" is a score)
+    if sizes == [10]:
+        return not groups[0].endswith("000")  # "2000000000 gold" is an amount
+    if sizes == [3, 4]:
+        return " " not in raw  # "555-1234", not "200 3000"
+    return sizes == [3, 3, 4]
+
+
+def _phone_regions(text: str, start: int, raw: str, groups: list[str]) -> tuple | None:
+    """
+    The regions to ask libphonenumber about for the candidate `raw`, or None: it is no phone.
+    A number to dial has a leading `+`, a trunk `0`, a phone word before it, or a US form;
+    game talk's digit groups have none ("1200 1500", "100-200-300-400", "1350 1351").
+    """
+    if sum(len(group) == 1 for group in groups) > 1:
+        return None  # "rolled 3 4 5 6 2 1 6", "0 1 2 3 4 5 6"
+    if raw[0] == "+":
+        return (None,)  # international: the country code says where
+    if raw.lstrip("(")[0] == "0":
+        return None if _DATE.match(raw) else _TRUNK_ZERO_REGIONS
+    if _nanp_shaped(raw, groups):
+        return ("US",)
+    if _cued(_PHONE_CUE, text, start) and not _DATE.match(raw):
+        return PHONE_REGIONS  # "tel 912 345 678"
+    return None
+
+
+def _possible(raw: str, regions: tuple, checks: list[int]) -> bool:
+    for region in regions:
+        if checks[0] <= 0:
+            return True  # over the budget: the shape already says it is dialled
+        checks[0] -= 1
+        try:
+            if phonenumbers.is_possible_number(phonenumbers.parse(raw, region)):
+                return True
+        except phonenumbers.NumberParseException:
+            continue
+    return False
+
+
+def _is_phone(text: str, start: int, end: int, checks: list[int]) -> bool:
+    raw = text[start:end]
+    groups = _DIGIT_GROUP.findall(raw)
+    if not 7 <= sum(map(len, groups)) <= 15:
+        return False
+    regions = _phone_regions(text, start, raw, groups)
+    return regions is not None and _possible(raw, regions, checks)
 
 
 def _phone_spans(text: str) -> list[tuple[int, int]]:
+    """
+    Spans of phone numbers: each maximal run of digits and separators that reads as one, else
+    (a list of numbers, "555-1234 555-2345") each of its spaced parts that does. A run of more
+    than 15 digits is no phone number, nor part of one.
+    """
     spans: list[tuple[int, int]] = []
-    for region in ("ZZ", *PHONE_REGIONS):
-        try:
-            matches = phonenumbers.PhoneNumberMatcher(
-                text, region, leniency=phonenumbers.Leniency.POSSIBLE
-            )
-            for match in matches:
-                if _looks_like_phone(match.raw_string) and not _inside_long_number(
-                    text, match.start, match.end
-                ):
-                    spans.append((match.start, match.end))
-        except Exception:  # a library surprise must not stop a turn: the regex below still runs
-            continue
-    for match in _PHONE_FALLBACK.finditer(text):
-        if _looks_like_phone(match.group(0)) and not _inside_long_number(text, *match.span()):
-            spans.append(match.span())
-    merged: list[tuple[int, int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
-        else:
-            merged.append((start, end))
-    return merged
-
-
-# What libphonenumber does not call possible in the regions above (numbers of other countries
-# written nationally): digits in dialling groups, checked by `_looks_like_phone`.
-_PHONE_FALLBACK = re.compile(
-    r"(?<![\w+])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4}(?![\w])"
-)
+    checks = [_PHONE_CHECKS]
+    for run in _PHONE_RUN.finditer(text):
+        start, end = run.span()
+        if _is_phone(text, start, end, checks):
+            spans.append((start, end))
+        elif " " in run.group(0):
+            for part in _PHONE_PART.finditer(text, start, end):
+                if _is_phone(text, *part.span(), checks):
+                    spans.append(part.span())
+    return spans
 
 
 def _sub_checked(pattern, text, placeholder, check) -> tuple[str, int]:
@@ -199,7 +389,7 @@ def _sub_checked(pattern, text, placeholder, check) -> tuple[str, int]:
 
     def replace(match: re.Match) -> str:
         nonlocal count
-        if not check(match):
+        if check and not check(match):
             return match.group(0)
         count += 1
         cue = match.groupdict().get("cue") or ""
@@ -208,40 +398,51 @@ def _sub_checked(pattern, text, placeholder, check) -> tuple[str, int]:
     return pattern.sub(replace, text), count
 
 
+# (pattern, placeholder, check) in the order they run: e-mails before anything reads their
+# digits, dates of birth and ID numbers before phones, addresses before postcodes (which read
+# "[address], 10115 Berlin").
+_REDACTIONS = (
+    (_EMAIL, "[email]", None),
+    (_EMAIL_OBFUSCATED, "[email]", None),
+    (_DOB, "[date of birth]", None),
+    (_NI, "[id number]", None),
+    (_NI_CUE, "[id number]", None),
+    (_IBAN, "[id number]", _iban_match),
+    (_SSN, "[id number]", None),
+    (_SSN_CUE, "[id number]", None),
+    (_CARD, "[id number]", _card_match),
+    *((pattern, "[address]", None) for pattern in _ADDRESSES),
+    *((pattern, "[postcode]", None) for pattern in _POSTCODES),
+)
+
+
 def redact_pii(text: str) -> tuple[str, int]:
     """Text with personal data replaced by placeholders, and how many replacements were made."""
     if not text:
         return text or "", 0
     total = 0
-    text, count = _EMAIL.subn("[email]", text)
-    total += count
-    text, count = _sub_checked(
-        _IBAN, text, "[id number]", lambda m: bool(m.group("cue")) or iban_ok(m.group("iban"))
-    )
-    total += count
-    text, count = _SSN.subn("[id number]", text)
-    total += count
-    text, count = _SSN_CUE.subn(lambda m: m.group(1) + "[id number]", text)
-    total += count
-    text, count = _sub_checked(
-        _CARD,
-        text,
-        "[id number]",
-        lambda m: bool(m.group("cue")) or luhn_ok(re.sub(r"\D", "", m.group("card"))),
-    )
-    total += count
-    for pattern in _ADDRESSES:
-        text, count = _sub_checked(pattern, text, "[address]", lambda m: True)
-        total += count
-    for pattern in _POSTCODES:
-        text, count = _sub_checked(pattern, text, "[postcode]", lambda m: True)
+    lowered = text.lower()  # for the triggers; placeholders add none of them
+    for pattern, placeholder, check in _REDACTIONS:
+        triggers = _TRIGGERS.get(pattern)
+        if triggers and not any(trigger in lowered for trigger in triggers.split("|")):
+            continue
+        text, count = _sub_checked(pattern, text, placeholder, check)
         total += count
     if sum(char.isdigit() for char in text) >= 7:
         spans = _phone_spans(text)
-        for start, end in reversed(spans):
-            text = text[:start] + "[phone]" + text[end:]
+        text = _replace_spans(text, spans, "[phone]")
         total += len(spans)
     return text, total
+
+
+def _replace_spans(text: str, spans: list[tuple[int, int]], placeholder: str) -> str:
+    """`text` with each of the ordered, disjoint `spans` replaced (one join, not a copy each)."""
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces += [text[position:start], placeholder]
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 MANIPULATION_PATTERNS: dict[str, re.Pattern] = {
@@ -261,8 +462,10 @@ MANIPULATION_PATTERNS: dict[str, re.Pattern] = {
         r"your memor(y|ies)|what you know)\b",
         re.IGNORECASE | re.DOTALL,
     ),
+    # `^[^\S\n]*` (not `^\s*`): from each line start only that line's indent is read, not every
+    # blank line below it again.
     "system_prompt": re.compile(
-        r"(\bsystem prompt\b|\bsystem message\b|\bdeveloper message\b|^\s*system\s*:|"
+        r"(\bsystem prompt\b|\bsystem message\b|\bdeveloper message\b|^[^\S\n]*+system\s*+:|"
         r"<\|?(system|im_start)\|?>|\[/?INST\])",
         re.IGNORECASE | re.MULTILINE,
     ),
@@ -287,7 +490,10 @@ def detect_manipulation(text: str) -> list[str]:
 
 # Clickable links: a command (`|lc<command>|lt<text>|le`, MXP SEND in telnet, a clickable
 # command in the web client) and a URL (`|lu<url>|lt<text>|le`). Only the visible text stays.
-_LINK = re.compile(r"\|l[cu](.*?)\|lt(.*?)\|le", re.DOTALL)
+_LINK_OPEN = re.compile(r"\|l[cu]")
+# A link's text may hold another link; each pass unwraps one level. Deeper nesting is only
+# cosmetic: the token pass removes the markers left over, and with them every pipe.
+_LINK_PASSES = 3
 # Evennia's default colour and style codes: |r |R |h |n |u |i |s |* |^ ..., |!R, |[R |[r,
 # xterm256 |123 |[123, greyscale |=a |[=a, truecolor |#ff0000 |[#f00.
 _COLOUR = (
@@ -299,13 +505,35 @@ _COLOUR = (
 _LAYOUT = r"\|[/\-_>]"
 # Left-over link markers (`|lc`, `|lu`, `|lt`, `|le` of a broken or nested link) go whole.
 _TOKEN = re.compile(rf"(?P<layout>{_LAYOUT})|(?P<colour>{_COLOUR})|\|l[cute]|\|")
-# Raw escape sequences (ANSI colours, MXP's ESC[4z mode switches) and other control characters.
-_CONTROL = re.compile(r"\x1b\[[0-9;]*[A-Za-z]|[\x00-\x08\x0b-\x1f\x7f]")
-# MXP elements a client would act on (SEND, A and their kin), with or without the escape.
-_MXP_TAG = re.compile(
-    r"</?(?:send|a|expire|version|support|image|sound|music|frame|dest)\b[^>]*>", re.IGNORECASE
-)
+# Raw escape sequences (ANSI colours, MXP's ESC[4z mode switches) and other control characters
+# (C0 but tab and newline, DEL, C1).
+_CONTROL = re.compile(rf"{_ESCAPE}|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# MXP elements a client would act on (SEND, A and their kin), with or without the escape; a tag
+# ends at the first `>` and cannot span another `<`.
+_MXP_NAME = r"(?:send|a|expire|version|support|image|sound|music|frame|dest)\b"
+_MXP_TAG = re.compile(rf"</?{_MXP_NAME}[^<>]*+>", re.IGNORECASE)
+# What removing text can join into a tag's opening (`<se<a>nd>`, `<|send>`, an unclosed
+# `<a href`): the run of `<` and `/` before an MXP name, taken as one run so none is left.
+_MXP_OPENING = re.compile(rf"(?<![</])/*+<[</]*+(?={_MXP_NAME})", re.IGNORECASE)
 MARKUP_MODES = ("strip", "colour")
+
+
+def _unlink(text: str) -> str:
+    """
+    One pass of `\\|l[cu](.*?)\\|lt(.*?)\\|le` replaced by its text, made linear: each marker is
+    found by `str.find` from the last one, and a missing marker ends the pass (no later link
+    could complete either), where the regex would rescan to the end from every `|lc`.
+    """
+    out, position = [], 0
+    while opening := _LINK_OPEN.search(text, position):
+        middle = text.find("|lt", opening.end())
+        end = text.find("|le", middle + 3) if middle >= 0 else -1
+        if end < 0:
+            break
+        out += [text[position : opening.start()], text[middle + 3 : end]]
+        position = end + 3
+    out.append(text[position:])
+    return "".join(out)
 
 
 def neutralize_markup(text: str, mode: str = "strip") -> str:
@@ -314,17 +542,15 @@ def neutralize_markup(text: str, mode: str = "strip") -> str:
     their visible text, control characters removed, layout codes made a space, colour codes
     removed (`mode="strip"`, the default) or kept (`mode="colour"`), and every other `|`
     dropped. Evennia turns `||` into `|` before it looks for links, so an escaped pipe could
-    rebuild `|lc...|le`: no pipe survives but a kept colour code's. Idempotent.
+    rebuild `|lc...|le`: no pipe survives but a kept colour code's. Linear and idempotent.
     """
     if not text:
         return text or ""
-    text = _CONTROL.sub("", text)
-    text = _MXP_TAG.sub("", text)
-    while True:  # a link's text may hold another link
-        linked = _LINK.sub(lambda m: m.group(2), text)
-        if linked == text:
+    text = _MXP_TAG.sub("", _CONTROL.sub("", text))
+    for _ in range(_LINK_PASSES):
+        if "|l" not in text:
             break
-        text = linked
+        text = _unlink(text)
     keep_colour = mode == "colour"
 
     def token(match: re.Match) -> str:
@@ -334,7 +560,8 @@ def neutralize_markup(text: str, mode: str = "strip") -> str:
             return match.group(0)
         return ""
 
-    return _TOKEN.sub(token, text)
+    # Last, as removing pipes can join `<` to an MXP name; removing `<` joins no pipe.
+    return _MXP_OPENING.sub("", _TOKEN.sub(token, text))
 
 
 # The one choke point before any prompt leaves: the LLM client redacts every message with

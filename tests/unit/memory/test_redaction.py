@@ -1,10 +1,15 @@
 """
-Redaction of personal data, table-driven (issue #17, point 3): phone numbers in international
-and national forms (libphonenumber), e-mails, card numbers (Luhn), IBANs (either case, checksum),
-SSNs, street addresses in English, German, Dutch, French, Spanish, Italian and Portuguese forms,
-postcodes; and ordinary game talk (counts, prices, rooms, years, dates, times) left alone.
-What the patterns cannot catch is in docs/security.md.
+Redaction of personal data, table-driven (issue #17, point 3; issue #26, point 13): phone numbers
+in international and national forms (libphonenumber), e-mails (plain and obfuscated), card
+numbers (Luhn), IBANs (either case, checksum), SSNs, UK National Insurance numbers, dates of
+birth, street addresses in English, German, Dutch, French, Spanish, Italian and Portuguese forms,
+PO boxes, postcodes; and ordinary game talk (counts, prices, scores, dice, rooms, years, dates,
+times) left alone. The labelled set of bench/redaction_eval.py is checked here too, so it and
+the code cannot drift apart. What the patterns cannot catch is in docs/security.md.
 """
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -80,6 +85,22 @@ POSITIVE = [
     ("12 rue de la Paix, 75002 Paris", "75002", "[postcode]"),
     ("PLZ 80331", "80331", "[postcode]"),
     ("zip code 90210", "90210", "[postcode]"),
+    # issue #26: obfuscated e-mails, NI numbers, dates of birth, PO boxes
+    ("write to ada(at)example.com", "ada(at)", "[email]"),
+    ("ada [at] example [dot] com", "example", "[email]"),
+    ("mail ada at example dot com", "ada at", "[email]"),
+    ("my NI number is QQ 12 34 56 C", "QQ 12", "[id number]"),
+    ("AB123456C is on my payslip", "AB123456C", "[id number]"),
+    ("I was born on 12/03/1985", "12/03/1985", "[date of birth]"),
+    ("my birthday is 3 March 1985", "March 1985", "[date of birth]"),
+    ("DOB 1985-03-12", "1985-03-12", "[date of birth]"),
+    ("date of birth: 03.12.1985", "03.12.1985", "[date of birth]"),
+    ("PO Box 1234", "1234", "[address]"),
+    ("P.O. Box 12, Springfield", "Box 12", "[address]"),
+    ("Postfach 1234", "1234", "[address]"),
+    # phone lists and a phone word before a number no region writes so
+    ("call 555-1234 or 555-2345", "555-2345", "[phone]"),
+    ("tel 912 345 678", "912 345 678", "[phone]"),
 ]
 
 NEGATIVE = [
@@ -114,7 +135,20 @@ NEGATIVE = [
     "between 9 and 5 each day",
     "he was born in 1999 and died in 2075",
     "Forgive me, I was away for 2 days.",
+    # issue #26: game talk the phone patterns took for numbers to dial
+    "I paid 1200 1500 and 2000 gold",
+    "score 100-200-300-400",
+    "rolled 3 4 5 6 2 1 6",
+    "the year 1350 1351 and 1352",
+    "room 101-102",
+    # a date without a birth cue is an event's
+    "on 12/03 we march",
+    "the festival on 3 March",
+    "the queen's birthday feast is on 3 March",
+    "look at the map dot",
 ]
+
+LABELLED = Path(__file__).resolve().parents[3] / "bench" / "data" / "pii_labelled.json"
 
 
 @pytest.mark.parametrize("text,secret,placeholder", POSITIVE)
@@ -132,7 +166,47 @@ def test_game_talk_is_left_alone(text):
 def test_the_table_is_as_large_as_the_issue_asks():
     assert len(POSITIVE) >= 40 and len(NEGATIVE) >= 20
     kinds = {placeholder for _, _, placeholder in POSITIVE}
-    assert kinds == {"[phone]", "[email]", "[id number]", "[address]", "[postcode]"}
+    assert kinds == {
+        "[phone]",
+        "[email]",
+        "[id number]",
+        "[address]",
+        "[postcode]",
+        "[date of birth]",
+    }
+
+
+def labelled() -> dict:
+    return json.loads(LABELLED.read_text())
+
+
+def test_the_labelled_set_is_redacted_and_its_game_talk_left_alone():
+    data = labelled()
+    missed = [
+        (case["text"], redact_pii(case["text"])[0])
+        for case in data["positives"]
+        if any(secret in redact_pii(case["text"])[0] for secret in case["secrets"])
+    ]
+    changed = [(text, redact_pii(text)) for text in data["negatives"] if redact_pii(text)[1]]
+    assert missed == [] and changed == []
+
+
+def test_the_labelled_set_covers_every_kind():
+    data = labelled()
+    assert len(data["positives"]) >= 60 and len(data["negatives"]) >= 40
+    kinds = {case["kind"] for case in data["positives"]}
+    assert kinds == {
+        "email",
+        "phone",
+        "card",
+        "iban",
+        "ssn",
+        "ni",
+        "dob",
+        "address",
+        "po_box",
+        "postcode",
+    }
 
 
 def test_checksums():
