@@ -26,6 +26,22 @@ OPEN_TAG = re.compile(
     r'|\b(REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:(?=\s*[{"])'
 )
 
+_BRACKET_RUN = re.compile(r"[\[\]]{2,}")
+_TAG_NAME_COLON = re.compile(r"(?i)(REMEMBER|OPINION|CONCERN|COMMITMENT)[\s:]*:")
+
+
+def defang_tags(text: str) -> str:
+    """
+    `text` with no tag syntax left in any form `OPEN_TAG` reads: runs of two or more brackets
+    removed whole (so no new pair forms where one was cut) and a tag name's colon dropped.
+    Linear and idempotent. Not a parser (`conversation.tags.parse_reply` is the one that reads
+    tags): the write policy's guarantee that no text it keeps can be read as a tag.
+    """
+    if "[[" not in text and "]]" not in text and not OPEN_TAG.search(text):
+        return text
+    return _TAG_NAME_COLON.sub(r"\1", _BRACKET_RUN.sub("", text))
+
+
 FEELINGS = ("joy", "anger", "fear", "trust", "contempt", "sorrow", "surprise")
 VALUE_MAX_CHARS = 500
 KEY_MAX_CHARS = 64

@@ -17,7 +17,7 @@ from omniira_evennia.conversation.prompts import quote
 from omniira_evennia.conversation.tags import Importance, clean_text
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
-from omniira_evennia.memory.safety import neutralize_markup
+from omniira_evennia.memory.policy import police
 
 ENTRY_MAX_CHARS = 600
 # The prompt's bound (issue #17, point 8): at most this many items per section, each cut to
@@ -34,8 +34,9 @@ class DiaryReply(BaseModel):
     @field_validator("entry", mode="before")
     @classmethod
     def _entry(cls, v):
-        v = neutralize_markup(clean_text(v if isinstance(v, str) else ""))  # no links, MXP
-        v = " ".join(v.split())[:ENTRY_MAX_CHARS]
+        # Tags read out, then the one text policy (markup, personal data, the length), here
+        # in the worker so the vector is made of what is kept.
+        v = police(clean_text(v if isinstance(v, str) else ""), "diary", limit=ENTRY_MAX_CHARS)
         if not v:
             raise ValueError("empty entry")
         return v

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field, field_validator
 
 from omniira_evennia.conversation.prompts import quote
-from omniira_evennia.conversation.tags import Importance, clean_text, cut_value
+from omniira_evennia.conversation.tags import Importance, clean_text
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
-from omniira_evennia.memory.safety import neutralize_markup
+from omniira_evennia.memory.policy import police
 
 MAX_BELIEFS = 2
 RECENT_MEMORIES = 25
@@ -34,7 +34,7 @@ class Belief(BaseModel):
     @field_validator("belief", mode="before")
     @classmethod
     def _belief(cls, v):
-        v = cut_value(neutralize_markup(clean_text(v if isinstance(v, str) else "")))
+        v = police(clean_text(v if isinstance(v, str) else ""), "belief")  # the text policy
         if not v:
             raise ValueError("empty belief")
         return v
