@@ -170,6 +170,9 @@ class Concern(models.Model):
     # shown to the model. Concerns expire CONCERN_DAYS game days after `game_day`.
     suspect = models.BooleanField(default=False)
     game_day = models.IntegerField(default=0)
+    # Raised by someone in talk (a player, or another NPC): shown only in conversations with
+    # `source`. Decided when written, never from whether the source is logged in.
+    private = models.BooleanField(default=False)
 
     class Meta:
         indexes = [models.Index(fields=["npc", "resolved", "created_at"], name="omniira_concern")]
@@ -200,6 +203,13 @@ class Plan(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
     game_day = models.IntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
+    # Whose turn the promise came from: what the NPC remembers of keeping it is about them,
+    # from their words (capped, erased with them), never about someone the tag named.
+    origin = models.ForeignKey(
+        "objects.ObjectDB", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Made during a flagged turn or reading like an instruction (its memory is suspect too).
+    suspect = models.BooleanField(default=False)
 
     class Meta:
         indexes = [models.Index(fields=["npc", "status"], name="omniira_plan_status")]

@@ -29,8 +29,8 @@ from omniira_evennia.llm.usage import record_usage
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
 from omniira_evennia.memory.lateness import job_started, late_write
-from omniira_evennia.memory.safety import detect_manipulation, redact_pii
-from omniira_evennia.memory.write import said_text, write_reply
+from omniira_evennia.memory.safety import detect_manipulation
+from omniira_evennia.memory.write import player_line, said_text, write_reply
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked
@@ -187,17 +187,10 @@ def start_turn(npc, speaker, message: str):
     the NPC's queue full or the player over their rate: `turn_refusal`).
     """
     conf = get_settings()
-    # Safety first: flag instruction-like text (tags typed by a player included), then strip
-    # tags and redact personal data, so nothing downstream ever sees either.
-    labels = detect_manipulation(message)
-    message = clean_text(message)[: conf.MAX_MESSAGE_CHARS]
-    message, redacted = redact_pii(message)
-    if redacted:
-        health.incr("pii_redacted", redacted)
-    if labels:
-        store.audit("player_text", labels, npc=npc, speaker=speaker, excerpt=message)
-        health.incr("manipulation_flagged")
-    if not message:
+    # The line is cut to MAX_MESSAGE_CHARS before anything reads it, and a refused turn costs
+    # nothing more: whatever a player types, one line costs bounded time on the reactor.
+    message = str(message or "")[: conf.MAX_MESSAGE_CHARS]
+    if not message.strip():
         return None
     pair = (npc.id, speaker.id)
     if pair in _in_flight:
@@ -206,6 +199,15 @@ def start_turn(npc, speaker, message: str):
     refusal = turn_refusal(npc, speaker, conf)
     if refusal:
         speaker.msg(refusal)  # to that player only, before any LLM call or stored row
+        return None
+    # Safety first: flag instruction-like text (tags typed by a player included), then strip
+    # tags, controls and personal data (the text policy), so nothing downstream sees them.
+    labels = detect_manipulation(message)
+    message = player_line(clean_text(message), conf.MAX_MESSAGE_CHARS)
+    if labels:
+        store.audit("player_text", labels, npc=npc, speaker=speaker, excerpt=message)
+        health.incr("manipulation_flagged")
+    if not message:
         return None
 
     game_day = clock.current_game_day()
@@ -267,7 +269,13 @@ def _turn_in_worker(turn_input: TurnInput, conf, client, embedder) -> TurnResult
     # A matrix that is not cached yet is read here, not on the reactor (0.1 s at 10k rows).
     if turn_input.index is None:
         turn_input.index = store.read_index(turn_input.npc_id)
-    return run_turn(turn_input, conf, client, embedder)
+    result = run_turn(turn_input, conf, client, embedder)
+    if result.ok:
+        # The reply through the text policy here, off the reactor: links, MXP, colour codes
+        # (as the builder chose), controls and personal data never reach the room or the
+        # store, and the line is cut at a sentence (memory/policy.py, "line").
+        result.parsed.text = said_text(result.parsed.text) or "..."
+    return result
 
 
 def _then(result, func, *args):
@@ -305,10 +313,7 @@ def apply_turn(
         _emote(npc, line)
         return line
 
-    parsed = result.parsed
-    # Links, MXP, colour codes (as the builder chose) and personal data never reach the room
-    # or the store.
-    parsed.text = said_text(parsed.text) or "..."
+    parsed = result.parsed  # its text went through the text policy in the worker
     # A reply begun before the player's data was erased writes and says nothing of it: it
     # was made from what was erased (memory/write.py, late_write). The turn began when its
     # line was taken (the conversation's last_turn_at).

@@ -51,7 +51,7 @@ from omniira_evennia.life.schedule import (
 )
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none, embedder_name, to_blob
-from omniira_evennia.memory.write import Note, write_note
+from omniira_evennia.memory.write import Note, is_player, write_note
 from omniira_evennia.models import Conversation, Memory, Plan, Source
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.runtime.runner import defer_background
@@ -220,6 +220,10 @@ def _leader_of(npc, plan):
     if plan.to_id:
         return plan.to
     leader = find_person(npc, plan.to_name)
+    if leader is not None and plan.to_kind == "npc" and not getattr(leader, "is_omniira_npc", 0):
+        # A promise to go with an NPC is never taken for one to go with another player: the
+        # tag came from someone else's turn (issue #26, point 3).
+        leader = None
     if leader is not None:  # remember whom the name meant, for following as they leave
         Plan.objects.filter(id=plan.id).update(to=leader)
         plan.to = leader
@@ -297,16 +301,24 @@ def close_plan(npc, plan, outcome: PlanOutcome) -> bool:
         value = (
             f'{reason[:1].upper()}{reason[1:]}, so I could not keep my promise: "{plan.summary}"'
         )
+    # About whom the promise was made to (its origin: the speaker of the turn it came from),
+    # as that player's words: capped, marked suspect with the plan, erased with them.
+    made_to = plan.origin if plan.origin_id else None
+    from_player = made_to is not None and is_player(made_to)
     memory = write_note(
         npc,
         Note(
-            plan.to if plan.to_id else npc,
+            made_to if made_to is not None else npc,
             value,
             key=f"plan_{plan.id}_{outcome.status}",
             importance=5 if kept else 6,
             source=Source.SELF_COMMITTED,
             kind="commitment",
             game_day=clock.current_game_day(),
+            suspect=plan.suspect,
+            from_player=from_player,
+            speaker=made_to,
+            origin=made_to if from_player else None,
         ),
     )
     if memory is not None:

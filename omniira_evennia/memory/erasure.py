@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable
 
+from django.contrib.admin.models import LogEntry
+from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet, TextField
 from django.db.models.functions import Cast
@@ -127,7 +129,37 @@ def _about(player) -> Q:
     return Q(subject=player) | Q(origin=player)
 
 
+# Our tables whose rows are about a player, by the field naming them: a Django admin log entry
+# of an edit to one of these rows carries its text (`object_repr`, the row's str()).
+_ROWS_ABOUT = (
+    (Memory, ("subject", "origin")),
+    (Opinion, ("target",)),
+    (Reflection, ("target",)),
+    (Concern, ("source",)),
+    (Plan, ("to", "origin")),
+    (ConversationTurn, ("speaker",)),
+    (Relationship, ("subject",)),
+)
+
+
+def _admin_log_about(player) -> QuerySet:
+    """Django admin log entries of edits to rows about `player` (before those rows go)."""
+    wanted = Q(pk__in=[])
+    for model, fields in _ROWS_ABOUT:
+        about = Q()
+        for name in fields:
+            about |= Q(**{name: player})
+        ids = [str(pk) for pk in model.objects.filter(about).values_list("pk", flat=True)]
+        if ids:
+            kind = ContentType.objects.get_for_model(model)
+            wanted |= Q(content_type=kind, object_id__in=ids)
+    return LogEntry.objects.filter(wanted)
+
+
 REGISTRY: list[PlayerData] = [
+    # First, while the rows they point at still exist: the admin log keeps each edited row's
+    # text in `object_repr` (issue #26, point 11).
+    PlayerData("admin log entries about them", _admin_log_about),
     PlayerData("memories", lambda p: Memory.objects.filter(subject=p)),
     # What NPCs learned from the player's words about others (and passed on as gossip).
     PlayerData("memories from their words", lambda p: Memory.objects.filter(origin=p)),
@@ -136,7 +168,7 @@ REGISTRY: list[PlayerData] = [
     PlayerData("relationships", lambda p: Relationship.objects.filter(subject=p)),
     PlayerData("beliefs", lambda p: Reflection.objects.filter(target=p)),
     PlayerData("concerns", lambda p: Concern.objects.filter(source=p)),
-    PlayerData("plans", lambda p: Plan.objects.filter(to=p)),
+    PlayerData("plans", lambda p: Plan.objects.filter(Q(to=p) | Q(origin=p))),
     PlayerData("audit entries", lambda p: AuditLog.objects.filter(speaker=p)),
     # Text about something else that names the player. Deleted where the row is one fact or
     # one utterance, which without the player's name would misquote or mean nothing: a memory
@@ -163,8 +195,13 @@ REGISTRY: list[PlayerData] = [
     ),
     PlayerData(
         "plans naming them",
-        lambda p: Plan.objects.exclude(to=p),
+        lambda p: Plan.objects.exclude(Q(to=p) | Q(origin=p)),
         text=("summary", "to_name", "target", "by"),
+    ),
+    PlayerData(
+        "admin log entries naming them",
+        lambda p: LogEntry.objects.all(),
+        text=("object_repr", "change_message"),
     ),
     # Rewritten: a diary day is many sentences of the NPC's own life, an audit row is the
     # record of someone else's manipulation attempt, a world event is game code's; each keeps

@@ -594,7 +594,13 @@ def opinion_of(npc, target) -> str | None:
 
 
 def add_concern(
-    npc, topic: str, intensity: int = 2, source=None, suspect=False, game_day: int = 0
+    npc,
+    topic: str,
+    intensity: int = 2,
+    source=None,
+    suspect=False,
+    game_day: int = 0,
+    private: bool = False,
 ) -> Concern:
     """The row only: every caller goes through `memory.write.write_concern` (the policy)."""
     return Concern.objects.create(
@@ -604,6 +610,7 @@ def add_concern(
         source=source,
         suspect=suspect,
         game_day=game_day,
+        private=private,
     )
 
 
@@ -620,15 +627,16 @@ def cap_concerns(npc, keep: int) -> int:
 def current_concerns(npc, speaker=None, limit: int = 3) -> list[tuple[str, int]]:
     """
     What is on the NPC's mind in a conversation with `speaker`: concerns that speaker raised and
-    those no player raised (a player's worry never reaches another player's conversation).
+    the NPC's own (a worry someone raised in talk never reaches another's conversation).
     Suspect concerns are never shown.
     """
     rows = Concern.objects.filter(npc=npc, resolved=False, suspect=False)
-    from_players = Q(source__db_account__isnull=False)
+    # Whether a concern is private was decided when it was written (write.write_concern), not
+    # from its source's account now: Evennia clears that link when a player logs out.
     if speaker is not None:
-        rows = rows.filter(~from_players | Q(source=speaker))
+        rows = rows.filter(Q(private=False) | Q(source=speaker))
     else:
-        rows = rows.exclude(from_players)
+        rows = rows.filter(private=False)
     rows = rows.order_by("-intensity", "-created_at")
     return [(c.topic, c.intensity) for c in rows[:limit]]
 
@@ -638,7 +646,10 @@ def expire_concerns(today: int, days: int) -> int:
     return Concern.objects.filter(game_day__lte=today - days).delete()[0]
 
 
-def add_plan(npc, commitment, to_obj=None, game_day: int = 0) -> Plan:
+def add_plan(
+    npc, commitment, to_obj=None, game_day: int = 0, origin=None, suspect: bool = False
+) -> Plan:
+    """The row only: every caller goes through `memory.write.write_plan` (the policy)."""
     return Plan.objects.create(
         npc=npc,
         to=to_obj,
@@ -649,7 +660,22 @@ def add_plan(npc, commitment, to_obj=None, game_day: int = 0) -> Plan:
         by=commitment.by,
         summary=commitment.summary,
         game_day=game_day,
+        origin=origin,
+        suspect=suspect,
     )
+
+
+def add_belief(npc, target, belief: str, **fields) -> Reflection:
+    """The row only: every caller goes through `memory.write.write_belief` (the policy)."""
+    return Reflection.objects.create(npc=npc, target=target, belief=belief, **fields)
+
+
+def set_diary(npc, game_day: int, entry: str, **fields) -> DiaryEntry:
+    """The row only: every caller goes through `memory.write.write_diary` (the policy)."""
+    diary, _ = DiaryEntry.objects.update_or_create(
+        npc=npc, game_day=game_day, defaults={"entry": entry, **fields}
+    )
+    return diary
 
 
 def reflection_records(npc, target) -> list[TextRecord]:

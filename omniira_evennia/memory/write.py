@@ -39,7 +39,8 @@ from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import to_blob
 from omniira_evennia.memory.lateness import late_write
-from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup, redact_pii
+from omniira_evennia.memory.policy import police
+from omniira_evennia.memory.safety import detect_manipulation
 from omniira_evennia.models import Memory, Source
 from omniira_evennia.runtime import health
 from omniira_evennia.vocabulary import clamp_int, cut_value, normalize_feeling, slug_key
@@ -80,23 +81,26 @@ class Note:
     origin: Any = None
 
 
-def _cleaned(text, redact: bool = True) -> str:
-    """Markup neutralised (as LLM_MARKUP says) and, unless a builder wrote it, personal data
-    redacted (counted as `pii_redacted`)."""
-    text = neutralize_markup(str(text), get_settings().LLM_MARKUP)
-    if redact:
-        text, redacted = redact_pii(text)
-        if redacted:
-            health.incr("pii_redacted", redacted)
-    return text
+def _cleaned(text, kind: str, redact: bool = True) -> str:
+    """`text` through the one text policy (memory/policy.police) as a `kind`, with the
+    builder's markup mode; a builder's own words (`redact=False`) keep their personal data."""
+    return police(text, kind, redact=redact, markup=get_settings().LLM_MARKUP)
 
 
 def said_text(text: str) -> str:
     """
     An LLM-written line that is said in a room and kept as a conversation turn, through the
-    same policy as everything else stored: markup neutralised, personal data redacted.
+    same policy as everything else stored (`police(..., "line")`): capped, controls removed,
+    markup neutralised, personal data redacted, cut at a sentence.
     """
-    return _cleaned(text)
+    return _cleaned(text, "line")
+
+
+def _labels(raw, cleaned: str) -> list[str]:
+    """Instruction-like text in what was written or in what is kept of it (markup can hide
+    words from one and tag syntax is gone from the other)."""
+    raw = str(raw or "")[: len(cleaned) * 4 + 200]
+    return sorted(set(detect_manipulation(raw)) | set(detect_manipulation(cleaned)))
 
 
 def write_note(npc, note: Note) -> Memory | None:
@@ -110,10 +114,12 @@ def write_note(npc, note: Note) -> Memory | None:
     admin = note.source == Source.ADMIN
     if not admin and late_write((note.subject, note.origin, note.speaker), str(note.value)):
         return None
-    value = _cleaned(note.value, redact=not admin)
-    labels = detect_manipulation(value)
+    value = _cleaned(note.value, "memory", redact=not admin)
+    labels = _labels(note.value, value) if not admin else detect_manipulation(value)
     importance = clamp_int(note.importance, 1, 10, 5)
-    if note.from_player:
+    if note.from_player or (not admin and _about_a_player(note)):
+        # What a player said, and anything not the builder's about a player (gossip, an NPC's
+        # talk, a promise), is capped: nobody's words make a player matter more than that.
         importance = min(importance, get_settings().PLAYER_IMPORTANCE_CAP)
     key = slug_key(note.key or "") or slug_key(value)[:40] or "note"
     fields = dict(
@@ -198,19 +204,33 @@ def superseded(memory: Memory) -> list[dict]:
     return [entry, *(memory.history or [])][:HISTORY_KEPT]
 
 
+def _about_a_player(note: Note) -> bool:
+    subject = note.subject
+    return subject is not None and getattr(subject, "id", None) is not None and is_player(subject)
+
+
 def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=False):
     """
     Something on the NPC's mind, through the same policy as a memory: redact, flag (suspect
     concerns are kept for builders and never shown to the model), cut, audit, and keep at most
-    CONCERNS_PER_NPC per NPC (the oldest go). Returns the row (None: a late result for an
-    erased player, dropped).
+    CONCERNS_PER_NPC per NPC (the oldest go). A concern someone raised in talk (a player, or
+    another NPC in NPC talk, which is built from players' claims) is private to conversations
+    with them, decided here once: whether its source is logged in later changes nothing.
+    Returns the row (None: a late result for an erased player, dropped).
     """
     if late_write((source,), str(topic)):
         return None
-    topic = _cleaned(topic)
-    labels = detect_manipulation(topic)
+    raw, topic = topic, _cleaned(topic, "concern")
+    labels = _labels(raw, topic)
+    private = source is not None and getattr(source, "id", None) != npc.id
     concern = store.add_concern(
-        npc, topic, intensity, source=source, suspect=bool(suspect or labels), game_day=game_day
+        npc,
+        topic,
+        intensity,
+        source=source,
+        suspect=bool(suspect or labels),
+        game_day=game_day,
+        private=private,
     )
     if concern.suspect:
         store.audit(
@@ -222,6 +242,62 @@ def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=Fal
         )
     store.cap_concerns(npc, get_settings().CONCERNS_PER_NPC)
     return concern
+
+
+def write_opinion(npc, target, text: str):
+    """The NPC's opinion of `target`, through the text policy. None: a late result, dropped."""
+    if late_write((target,), str(text)):
+        return None
+    text = _cleaned(text, "opinion")
+    return store.set_opinion(npc, target, text) if text else None
+
+
+def write_plan(npc, speaker, tag, game_day: int, suspect=False):
+    """
+    A promise the NPC made to `speaker` (a COMMITMENT tag), through the text policy. It is
+    recorded as made to the speaker whose turn it came from (`origin`), whatever the tag names:
+    "to_kind" "player" means that speaker; "npc" names an NPC to go with, and only one of our
+    NPCs is ever taken for it (life.service), never another player. Returns the Plan, or None
+    (a late result for an erased player).
+    """
+    fields = {name: _cleaned(getattr(tag, name), "plan_field") for name in ("to", "target", "by")}
+    fields["summary"] = _cleaned(tag.summary, "plan") or "a promise"
+    if late_write((speaker,), f"{fields['summary']}. {fields['to']}. {fields['target']}"):
+        return None
+    labels = _labels(tag.summary, fields["summary"])
+    return store.add_plan(
+        npc,
+        tag.model_copy(update=fields),
+        to_obj=speaker if tag.to_kind == "player" else None,
+        game_day=game_day,
+        origin=speaker,
+        suspect=bool(suspect or labels),
+    )
+
+
+def write_belief(npc, target, text: str, **fields):
+    """
+    A belief drawn by the nightly reflection, through the text policy (None: nothing left).
+    A late one about an erased player is dropped when saved (lateness.drop_late_rollover_rows).
+    """
+    text = _cleaned(text, "belief")
+    return store.add_belief(npc, target, text, **fields) if text else None
+
+
+def write_diary(npc, game_day: int, text: str, **fields):
+    """
+    The NPC's diary entry for `game_day`, through the text policy (None: nothing left). A late
+    one loses its sentences naming an erased player when saved (lateness.drop_late_rollover_rows).
+    """
+    text = _cleaned(text, "diary")
+    return store.set_diary(npc, game_day, text, **fields) if text else None
+
+
+def player_line(text: str, limit: int) -> str:
+    """A player's line as it is kept and sent on (`police(..., "player_line")`): capped to
+    `limit` (MAX_MESSAGE_CHARS), controls removed, markup neutralised, personal data redacted.
+    Its tags have been taken out by `conversation.tags.clean_text` before this."""
+    return police(text, "player_line", limit=limit, markup="strip")
 
 
 def is_player(obj) -> bool:
@@ -265,25 +341,21 @@ def write_reply(
         )
         health.incr("tags_remember")
     for tag in parsed.opinions:
-        if late_write((), tag.text):
-            continue
-        store.set_opinion(npc, subject, neutralize_markup(tag.text, get_settings().LLM_MARKUP))
+        write_opinion(npc, subject, tag.text)
         health.incr("tags_opinion")
     for tag in parsed.concerns:
         write_concern(npc, tag.topic, tag.intensity, subject, game_day, suspect=suspect)
         health.incr("tags_concern")
     for tag, vector in zip(parsed.commitments, commitment_vectors):
-        if late_write((), f"{tag.summary}. {tag.to}. {tag.target}"):
+        plan = write_plan(npc, subject, tag, game_day, suspect=suspect)
+        if plan is None:
             continue
-        store.add_plan(
-            npc, tag, to_obj=subject if tag.to_kind == "player" else None, game_day=game_day
-        )
         write_note(
             npc,
             Note(
                 subject,
-                tag.summary,
-                key=f"commitment_{tag.action}_{tag.target or tag.to}",
+                plan.summary,
+                key=f"commitment_{tag.action}_{plan.target or plan.to_name}",
                 importance=8,
                 feeling="trust",
                 source=Source.SELF_COMMITTED,

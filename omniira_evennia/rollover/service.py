@@ -27,6 +27,7 @@ from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import get_embedder, to_blob
 from omniira_evennia.memory.retrieval import importance_multiplier
+from omniira_evennia.memory.write import write_belief, write_diary
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -259,10 +260,10 @@ def reflection_job(npc, target, count, game_day, report: dict | None = None):
             notes.append(f"about {target.key}: failed ({result.error})")
             return 0
         for belief, vector in zip(result.beliefs, result.vectors):
-            Reflection.objects.create(
-                npc=npc,
-                target=target,
-                belief=belief.belief,
+            write_belief(
+                npc,
+                target,
+                belief.belief,
                 importance=belief.importance,
                 memories_count=count,
                 embedding=to_blob(vector),
@@ -318,14 +319,12 @@ def diary_job(npc, game_day, events=None, report: dict | None = None):
             _mark("diary", npc, game_day, "failed")
             _note(report, "diary", f"failed ({result.error or 'no usable entry'})")
             return 0
-        DiaryEntry.objects.update_or_create(
-            npc=npc,
-            game_day=game_day,
-            defaults={
-                "entry": result.entry.entry,
-                "importance": result.entry.importance,
-                "embedding": to_blob(result.vector),
-            },
+        write_diary(
+            npc,
+            game_day,
+            result.entry.entry,
+            importance=result.entry.importance,
+            embedding=to_blob(result.vector),
         )
         _mark("diary", npc, game_day, "done")
         health.incr("diaries")

@@ -396,15 +396,16 @@ class TestRelationships(SocialTestBase):
         assert "cold, even hostile" in prompt
 
     def test_hearsay_moves_relationships_half_as_much(self):
+        # Importance 7: gossip about a player is capped at PLAYER_IMPORTANCE_CAP (issue #26).
         omniira.remember(
-            self.lyra, self.char1, "Ada helped me.", key="a", importance=10, feeling="trust"
+            self.lyra, self.char1, "Ada helped me.", key="a", importance=7, feeling="trust"
         )
         omniira.remember(
             self.maren,
             self.char1,
             "Ada helped Lyra.",
             key="a",
-            importance=10,
+            importance=7,
             feeling="trust",
             provenance=self.lyra,
             source="gossip",
