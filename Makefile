@@ -133,6 +133,8 @@ clean-demo: demo-stop
 # LLM (about 15 minutes together); dialogue_eval.py talks to the offline model through 32
 # player scenarios (30-60 minutes on two idle cores).
 bench: $(STAMP) $(STAMP_TORCH)
+	$(PY) bench/text_functions.py
+	$(PY) bench/redaction_eval.py
 	$(PY) bench/local_model_turns.py
 	$(PY) bench/retrieval.py
 	$(PY) bench/retrieval.py --backend postgres --no-turns --sizes 1000 10000
@@ -140,6 +142,7 @@ bench: $(STAMP) $(STAMP_TORCH)
 	$(PY) bench/retrieval_eval.py
 	$(PY_TORCH) bench/embedders.py
 	$(PY) bench/busy_server.py
+	$(PY) bench/hostile_server.py
 	$(PY) bench/rollover.py
 	$(PY) bench/dialogue_eval.py
 	$(PY) bench/report.py
