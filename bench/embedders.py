@@ -21,6 +21,16 @@ Needs both embedders, so it runs in the torch virtualenv (`make bench-embedders`
 bench/results/embedders.json; `bench/report.py` renders it into docs/benchmarks.md.
 
     .venv-torch/bin/python bench/embedders.py [--parts micro turns quality] [--burners 1]
+
+`--cpu` (issue #27) measures on this CPU alone, in this process, and prints JSON (writes
+nothing): each configuration of the ONNX embedder and, with `--candidates`, the dynamic-int8
+models considered (they need the `onnx` package): lowest and mean cosine with the packaged
+fp32 reference, load with the self-check, query p50 / p95 for one short line, two lines in two
+calls and in one, a batch of 8. For an AVX2-only CPU, run it under user-mode emulation
+(Debian's qemu-user: timings are the emulator's, only the cosines carry over):
+
+    .venv/bin/python bench/embedders.py --cpu --candidates
+    qemu-x86_64 -cpu Haswell .venv/bin/python bench/embedders.py --cpu --candidates --runs 10
 """
 
 from __future__ import annotations
@@ -175,6 +185,131 @@ def work_quality(which: str) -> dict:
     }
 
 
+# ---------------------------------------------------------------- one CPU (issue #27)
+
+SHORT = "How much money does Ada owe?"
+SECOND = "Ada owes Maren five silver coins."
+EIGHT = [
+    "Ada owes Maren five silver coins.",
+    "How much money does Ada owe?",
+    "The blacksmith's daughter went missing near Harrowmere.",
+    "Did I tell you I'm looking for a relative who vanished?",
+    "Maren pours a cup of plum wine for the traveller.",
+    "A storm is coming over the grey hills tonight.",
+    "Maren nods.",
+    "Where is the ring?",
+]
+
+
+def cpu_features() -> dict:
+    """numpy's own CPU detection (cpuid): what an emulator offers, unlike /proc/cpuinfo."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__ as found
+    except ImportError:  # numpy < 2
+        from numpy.core._multiarray_umath import __cpu_features__ as found
+    return {flag: bool(found.get(flag)) for flag in ("AVX2", "FMA3", "AVX512F", "AVX512VNNI")}
+
+
+def int8_candidates(folder: Path) -> dict:
+    """
+    The dynamic-int8 derivations considered in issue #27, from the packaged weights (needs the
+    `onnx` package): the model before it (QInt8 weights, per channel), the same with 7-bit
+    weights (reduce_range: no u8s8 product can saturate) and with uint8 weights (u8u8 kernels).
+    """
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from omniira_evennia.memory import minilm
+
+    folded = folder / "folded.onnx"  # as build.py folds it, in one file (quantize_dynamic's input)
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(folded)
+    options.log_severity_level = 3
+    ort.InferenceSession(str(minilm.source_path()), sess_options=options)
+    variants = {
+        "int8 (before #27)": dict(weight_type=QuantType.QInt8),
+        "int8, 7-bit weights": dict(weight_type=QuantType.QInt8, reduce_range=True),
+        "int8, uint8 weights": dict(weight_type=QuantType.QUInt8),
+    }
+    paths = {}
+    for label, options in variants.items():
+        paths[label] = folder / f"{len(paths)}.onnx"
+        quantize_dynamic(folded, paths[label], per_channel=True, **options)
+    return paths
+
+
+def timed(fn, runs: int) -> dict:
+    fn()
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append((time.perf_counter() - start) * 1000)
+    return {
+        "p50_ms": round(statistics.median(samples), 3),
+        "p95_ms": round(percentile(samples, 95), 3),
+    }
+
+
+def measure_embedder(embedder, runs: int) -> dict:
+    """Agreement with the packaged fp32 reference, then the latencies a turn sees."""
+    from omniira_evennia.memory import minilm
+
+    start = time.perf_counter()
+    embedder.embed(["warming up"])  # loads and runs the self-check
+    load_s = time.perf_counter() - start
+    sentences, reference = minilm.reference()
+    cosines = (embedder.embed(list(sentences)) * reference).sum(axis=1)
+    return {
+        "load_s": round(load_s, 3),
+        "min_cosine": round(float(cosines.min()), 5),
+        "mean_cosine": round(float(cosines.mean()), 5),
+        "query": timed(lambda: embedder.embed([SHORT]), runs),
+        "two_calls": timed(lambda: (embedder.embed([SHORT]), embedder.embed([SECOND])), runs),
+        "two_in_one_call": timed(lambda: embedder.embed([SHORT, SECOND]), runs),
+        "batch_of_8": timed(lambda: embedder.embed(EIGHT), max(5, runs // 5)),
+    }
+
+
+def work_cpu(runs: int, candidates: bool) -> dict:
+    """Every configuration of the ONNX embedder (and the int8 candidates) on this CPU."""
+    import logging
+
+    from omniira_evennia.memory import minilm
+    from omniira_evennia.memory.embeddings import (
+        CONFIGURATIONS,
+        OnnxConfiguration,
+        OnnxMiniLMEmbedder,
+    )
+
+    logging.getLogger("omniira.embeddings").setLevel(logging.CRITICAL)  # int8 fails its check
+    configurations = {c.name: c for c in CONFIGURATIONS}
+    for level in ("EXTENDED", "ALL"):
+        configurations[level.lower()] = OnnxConfiguration(level.lower(), f"ORT_ENABLE_{level}")
+    found = {}
+    for name, configuration in configurations.items():
+        embedder = OnnxMiniLMEmbedder(configurations=[configuration])
+        found[f"float32, {name}"] = measure_embedder(embedder, runs)
+    if candidates:
+        with tempfile.TemporaryDirectory(prefix="omniira-int8-") as folder:
+            for label, path in int8_candidates(Path(folder)).items():
+                embedder = OnnxMiniLMEmbedder(
+                    model_path=path,
+                    sha256=minilm.sha256_of(path.read_bytes()),
+                    configurations=[OnnxConfiguration("all", "ORT_ENABLE_ALL")],
+                )
+                embedder.batch_size = 1  # int8 activations are quantised per run
+                found[label] = {"sha256": embedder.expected_sha256[:8]}
+                found[label].update(measure_embedder(embedder, runs))
+    return {
+        "cpu": minilm.cpu_description(),
+        "cpu_features_seen_by_numpy": cpu_features(),
+        "runs": runs,
+        "candidates": found,
+    }
+
+
 WORKERS = {"micro": work_micro, "turns": work_turns, "quality": work_quality}
 
 
@@ -254,11 +389,17 @@ def main() -> None:
     parser.add_argument("--embedders", nargs="+", default=list(EMBEDDERS))
     parser.add_argument("--burners", type=int, default=1, help="CPU spinners for 'under load'")
     parser.add_argument("--rescore", action="store_true", help="recompute the verdicts only")
+    parser.add_argument("--cpu", action="store_true", help="this CPU's agreement and latency")
+    parser.add_argument("--candidates", action="store_true", help="with --cpu: the int8 models")
+    parser.add_argument("--runs", type=int, default=300, help="with --cpu: timed runs each")
     parser.add_argument("--worker", choices=list(WORKERS), help=argparse.SUPPRESS)
     parser.add_argument("--embedder", choices=list(EMBEDDERS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(WORKERS[args.worker](args.embedder)))
+        return
+    if args.cpu:
+        print(json.dumps(work_cpu(args.runs, args.candidates), indent=1))
         return
 
     out_path = ROOT / "bench" / "results" / "embedders.json"
