@@ -49,7 +49,7 @@ USAGE = {
     "search": "@memory search <npc> = <text>",
     "whoknows": "@memory whoknows <text>",
     "erase": "@memory erase <player>",
-    "why": "@memory why <npc> = <question> [about <player>]",
+    "why": "@memory why <npc> = <question> [about <player> [not <memory id or words>]]",
     "reembed": "@memory reembed [status|stop]",
     "concerns": "@memory concerns <npc>",
     "reviews": "@memory reviews <npc>",
@@ -122,7 +122,7 @@ class CmdMemory(MuxCommand):
       @memory search <npc> = <text>
       @memory whoknows <text>
       @memory erase <player>
-      @memory why <npc> = <question> [about <player>]
+      @memory why <npc> = <question> [about <player> [not <memory id or words>]]
       @memory reembed [status|stop]
       @memory concerns <npc>
       @memory reviews <npc>
@@ -136,6 +136,7 @@ class CmdMemory(MuxCommand):
       @memory search Maren = the blue glass bottles
       @memory whoknows sickness on the river barges
       @memory why Maren = who am I looking for? about Ada
+      @memory why Maren = what is my horse called? about Ada not Quinny
       @memory reviews Maren
       @memory rollover
 
@@ -151,6 +152,11 @@ class CmdMemory(MuxCommand):
     said the question now, and why: each memory's lane ranks (recency,
     embedding, full text), fused score and multipliers, the player's own
     earlier words, and the best memories left out. It runs the real retrieval.
+    With "not <memory>" (its id, or words of it) it also says where that
+    memory fell: within neither lane's depth (its ranks), under the similarity
+    floor, outranked at fusion (its score against the last one taken), outside
+    the recency window, excluded as suspect, another of its key taken, or cut
+    by the prompt's budget.
     concerns lists what is on an NPC's mind, who raised it, and suspect ones
     (never shown to the model); clear also removes concerns (those the subject
     raised, with = <subject>). reembed re-embeds, in the background, every
@@ -320,16 +326,18 @@ class CmdMemory(MuxCommand):
         npc = self.target_npc("why")
         if npc is None:
             return
-        question, speaker = (self.rhs or "").strip(), self.caller
+        question, speaker, missed = (self.rhs or "").strip(), self.caller, None
         if " about " in question:
             question, _, name = question.rpartition(" about ")
-            speaker = self.find_object(name)
+            if " not " in name:
+                name, _, missed = name.partition(" not ")
+            speaker = self.find_object(name.strip())
             if speaker is None:
                 return
         if not question.strip():
             self.usage("why")
             return
-        self.caller.msg(why_text(npc, question.strip(), speaker))
+        self.caller.msg(why_text(npc, question.strip(), speaker, missed))
 
     def do_inspect(self):
         npc = self.target_npc("inspect")

@@ -109,6 +109,9 @@ class OmniiraSettings(BaseModel):
     # always the RECENCY_SLOTS newest, whenever learned, as in the paper.
     RECENCY_WINDOW_HOURS: float = Field(6.0, ge=0)
     DIARY_SLOTS: int = Field(2, ge=0)
+    # Characters of memory text a prompt may carry (0: every memory retrieval chose): the
+    # recency lane first, then the best by score while they fit, shown oldest first.
+    MEMORY_PROMPT_CHARS: int = Field(0, ge=0)
 
     # Conversation.
     HISTORY_TURNS: int = Field(8, ge=0)

@@ -13,9 +13,9 @@ from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.service import turn_input_for
-from omniira_evennia.conversation.turn import retrieve_context
+from omniira_evennia.conversation.turn import retrieve_context, turn_vectors
 from omniira_evennia.memory import store
-from omniira_evennia.memory.embeddings import embed_or_none
+from omniira_evennia.memory.selection import why_not
 from omniira_evennia.models import (
     ConversationTurn,
     LLMUsage,
@@ -112,22 +112,41 @@ class Recall:
     beliefs: list[str]
     searched: str | None = None  # the full-text query's words (pair-aware), None: no lexical lane
     embedded: str | None = None  # the text embedded for memories, if not the line as said
+    missed: Memory | None = None  # the memory asked about with "not", when found
+    why_not: dict | None = None  # where it fell (memory.selection.why_not), when asked
 
 
-def why(npc, question: str, speaker) -> Recall:
+def find_memory(npc, speaker, wanted: str) -> Memory | None:
+    """The memory `wanted` names: "#12" or "12" (its id), or words in its value (about the
+    speaker first, then about anyone; the newest that holds them all)."""
+    wanted = (wanted or "").strip()
+    digits = wanted.lstrip("#")
+    if digits.isdigit():
+        return Memory.objects.filter(npc=npc, id=int(digits)).first()
+    rows = Memory.objects.filter(npc=npc)
+    for word in wanted.split()[:8]:
+        rows = rows.filter(value__icontains=word)
+    return (
+        rows.filter(subject=speaker).order_by("-learned_at").first()
+        or rows.order_by("-learned_at").first()
+    )
+
+
+def why(npc, question: str, speaker, not_: str | None = None) -> Recall:
     """
     What `npc` would recall if `speaker` said `question` now: the real turn's gathering
-    (`turn_input_for`) and retrieval (`retrieve_context`), with the retrieval's explanation.
-    Nothing is stored and no LLM is called.
+    (`turn_input_for`) and retrieval (`retrieve_context`), with the retrieval's explanation;
+    with `not_` (a memory id or words of it), also where that memory fell if it was not
+    chosen (`memory.selection.why_not`). Nothing is stored and no LLM is called.
     """
     conf = get_settings()
     conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
     turn_input = turn_input_for(npc, speaker, question, conversation_id, current_game_day())
     if turn_input.index is None:
         turn_input.index = store.load_index(npc.id)
-    [vector] = embed_or_none([question])
+    vectors = turn_vectors(turn_input.context, conf)
     explain: dict = {}
-    ctx = retrieve_context(turn_input, conf, vector, explain=explain)
+    ctx = retrieve_context(turn_input, conf, vectors, explain=explain)
     chosen = explain.pop("chosen", [])
     embedded = explain.pop("embedded", None)
     rows = Memory.objects.select_related("provenance", "subject").in_bulk(list(explain))
@@ -135,6 +154,23 @@ def why(npc, question: str, speaker) -> Recall:
         (mid for mid in explain if mid not in chosen and mid in rows),
         key=lambda mid: -explain[mid].get("score", 0.0),
     )
+    missed, fell = None, None
+    if not_:
+        missed = find_memory(npc, speaker, not_)
+        if missed is not None:
+            fell = why_not(
+                turn_input.index,
+                missed.id,
+                vectors.query,
+                turn_input.lexical,
+                speaker.id,
+                conf,
+                now=turn_input.now,
+                explain=explain,
+                chosen=chosen,
+            )
+        else:
+            fell = {"stage": "not_found"}
     return Recall(
         memories=[rows[mid] for mid in chosen if mid in rows],
         explain=explain,
@@ -143,13 +179,60 @@ def why(npc, question: str, speaker) -> Recall:
         beliefs=list(ctx.beliefs),
         searched=turn_input.lexical.query if turn_input.lexical is not None else None,
         embedded=embedded,
+        missed=missed,
+        why_not=fell,
     )
 
 
-def why_text(npc, question: str, speaker) -> str:
+def why_not_reason(fell: dict) -> str:
+    """Where a memory fell, in words (`@memory why ... not ...` and the inspector's why page)."""
+    stage = fell.get("stage")
+    ranks = []
+    if "dense_rank" in fell:
+        ranks.append(f"meaning #{fell['dense_rank']} (cos {fell.get('cosine', 0):.2f})")
+    if fell.get("no_vector"):
+        ranks.append("no vector (re-embed it)")
+    if "lexical_rank" in fell:
+        searched = fell.get("lexical_searched") or ""
+        found = f"#{fell['lexical_rank']}" if fell["lexical_rank"] else "not in its hits"
+        ranks.append(f"full text {found} for {searched!r}")
+    ranked = "; ".join(ranks)
+    depth, floor = fell.get("depth"), fell.get("floor")
+    return {
+        "chosen": f"it was chosen after all ({ranked})",
+        "not_found": "no such memory: forgotten, erased, or the words match none",
+        "other_subject": "it is about someone else, and a turn recalls only the speaker's",
+        "expired": "it has expired",
+        "suspect_excluded": "it is marked suspect, and SUSPECT_MEMORIES is 'exclude'",
+        "outside_recency_window": (
+            f"it is among the newest (#{fell.get('recency_rank')}), but was learned more than "
+            f"{fell.get('window_hours')} h ago, outside the recency window, and neither lane "
+            f"ranked it within {depth} ({ranked})"
+        ),
+        "not_in_lanes": f"within neither lane's depth of {depth}: {ranked}",
+        "under_similarity_floor": (
+            f"its meaning is too far from the line (cos {fell.get('cosine', 0):.2f} at or "
+            f"below the floor {floor}) and the full text did not find it ({ranked})"
+        ),
+        "outranked": (
+            f"outranked at fusion: its score {fell.get('score', 0):.4f} is below the last one "
+            f"taken, {fell.get('last_taken') or 0:.4f} ({ranked})"
+        ),
+        "same_key": "another memory with the same key about them was taken instead",
+        "cut_by_budget": (
+            f"chosen, then cut: the prompt's budget for memories ({fell.get('cut_by_budget')} "
+            "characters, MEMORY_PROMPT_CHARS) was spent"
+        ),
+    }.get(stage, str(stage))
+
+
+def why_text(npc, question: str, speaker, not_: str | None = None) -> str:
     """`why` as `@memory why` shows it."""
-    recall = why(npc, question, speaker)
+    recall = why(npc, question, speaker, not_)
     out = [f"|w{npc.key}|n, asked by {speaker.key}: {question!r}"]
+    if recall.why_not is not None:
+        named = f"#{recall.missed.id} {recall.missed.value}" if recall.missed else repr(not_)
+        out.append(f"Why not {named}?\n  {why_not_reason(recall.why_not)}")
     if recall.searched is not None:
         out.append(f"Full-text query: {recall.searched or '(no words left)'}")
     if recall.embedded:

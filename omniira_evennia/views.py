@@ -396,18 +396,30 @@ def why_page(request, npc_id: int):
     )
     question = request.GET.get("q", "").strip()[: get_settings().MAX_MESSAGE_CHARS]
     about = request.GET.get("about", "")
-    context = {"npc": npc, "subjects": subjects, "question": question, "about": about}
+    missed = request.GET.get("not", "").strip()[:200]
+    context = {
+        "npc": npc,
+        "subjects": subjects,
+        "question": question,
+        "about": about,
+        "missed_query": missed,
+    }
     if question and about.isdigit():
         speaker = ObjectDB.objects.filter(id=int(about)).first()
         if speaker is None:
             raise Http404("No such character")
-        recall = operations.why(npc, question, speaker)
+        recall = operations.why(npc, question, speaker, missed or None)
         context.update(
             speaker=speaker,
             recall=recall,
             chosen=why_rows(recall.memories, recall.explain),
             considered=why_rows(recall.considered, recall.explain),
         )
+        if recall.why_not is not None:
+            context.update(
+                why_not_stage=recall.why_not["stage"].replace("_", " "),
+                why_not_reason=operations.why_not_reason(recall.why_not),
+            )
     crumbs = [
         (npc.db_key, reverse("omniira:npc", args=[npc.id])),
         ("Why was this recalled?", None),

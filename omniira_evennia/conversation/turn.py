@@ -44,17 +44,13 @@ from omniira_evennia.llm.client import (
     schema_of,
 )
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
-from omniira_evennia.memory.fusion import (
-    LexicalHits,
-    select_by_mode,
-    select_newest_plus_fused,
-    without_names,
-)
+from omniira_evennia.memory.fusion import LexicalHits, select_newest_plus_fused
 from omniira_evennia.memory.retrieval import (
     MemoryMatrix,
     TextRecord,
     select_newest_plus_similar,
 )
+from omniira_evennia.memory.selection import LineVectors, line_vectors, name_free, select_for_line
 from omniira_evennia.memory.verbatim import SaidLine, select_said, when, words
 from omniira_evennia.runtime import health
 
@@ -111,23 +107,21 @@ def memory_lines(records) -> list[MemoryLine]:
 
 
 def retrieve_context(
-    inp: TurnInput, conf: OmniiraSettings, query_vector, explain: dict | None = None
+    inp: TurnInput, conf: OmniiraSettings, vectors, explain: dict | None = None
 ) -> PromptContext:
     """
-    Fill the prompt context's memory block for this turn. `explain` (a dict) is filled with why
-    each memory was considered, and `explain["chosen"]` with the ids in the prompt, in order.
+    Fill the prompt context's memory block for this turn, by the one retrieval path
+    (`memory.selection`, shared with `npc.memory.recall` and `@memory why`). `vectors` is the
+    line's `LineVectors` (or the line's own vector, and the name-free one is made here).
+    `explain` (a dict) is filled with why each memory was considered, `explain["chosen"]` with
+    the ids in the prompt, in order, and `explain["embedded"]` with the name-free text.
     """
-    said_vector = query_vector
-    query_vector = pair_vector(inp.context, conf, query_vector, explain)
-    records = select_by_mode(
-        inp.index,
-        query_vector,
-        inp.lexical,
-        inp.speaker_id,
-        conf,
-        now=inp.now,
-        include_suspect=conf.SUSPECT_MEMORIES != "exclude",
-        explain=explain,
+    if not isinstance(vectors, LineVectors):
+        vectors = pair_vectors(inp.context, conf, vectors)
+    if explain is not None and vectors.embedded:
+        explain["embedded"] = vectors.embedded
+    records = select_for_line(
+        inp.index, vectors.query, inp.lexical, inp.speaker_id, conf, now=inp.now, explain=explain
     )
     if explain is not None:
         explain["chosen"] = [r.id for r in records]
@@ -136,7 +130,7 @@ def retrieve_context(
     if conf.RETRIEVAL_MODE == "fused" and inp.lexical is not None:
         beliefs = select_newest_plus_fused(
             inp.reflections,
-            query_vector,
+            vectors.query,
             inp.lexical.beliefs,
             conf.REFLECTION_SLOTS,
             conf.SIMILARITY_FLOOR,
@@ -144,31 +138,30 @@ def retrieve_context(
         )
     else:
         beliefs = select_newest_plus_similar(
-            inp.reflections, query_vector, conf.REFLECTION_SLOTS, conf.SIMILARITY_FLOOR
+            inp.reflections, vectors.query, conf.REFLECTION_SLOTS, conf.SIMILARITY_FLOOR
         )
     ctx.beliefs = [r.text for r in beliefs]
-    ctx.said = verbatim_lines(inp, conf, said_vector, ctx)
+    ctx.said = verbatim_lines(inp, conf, vectors.said, ctx)
     return ctx
 
 
-def pair_vector(ctx: PromptContext, conf: OmniiraSettings, vector, explain=None):
+def pair_vectors(ctx: PromptContext, conf: OmniiraSettings, vector) -> LineVectors:
     """
-    The query embedding for memories and beliefs in fused mode with PAIR_QUERY: the line
-    embedded without the NPC's and the speaker's names (issue #18: every memory of the pair
-    names them, so a name pulls short name-only turns close). `vector` is the line as said
-    (kept for the verbatim lane); it stays if the line names neither or embedding fails.
+    `LineVectors` from the line's own vector: the name-free form (`selection.name_free`) is
+    embedded here. `vector` stays the query if the line names neither, or embedding fails.
     """
-    if vector is None or not conf.PAIR_QUERY or conf.RETRIEVAL_MODE != "fused":
-        return vector
-    text = without_names(ctx.message, {ctx.identity.name, ctx.speaker_name})
-    if not text or text == " ".join(ctx.message.split()):
-        return vector
-    [stripped] = embed_or_none([text])
-    if stripped is None:
-        return vector
-    if explain is not None:
-        explain["embedded"] = text
-    return stripped
+    stripped = name_free(ctx.message, {ctx.identity.name, ctx.speaker_name}, conf)
+    if vector is None or stripped is None:
+        return LineVectors(said=vector, query=vector)
+    [query] = embed_or_none([stripped])
+    if query is None:
+        return LineVectors(said=vector, query=vector)
+    return LineVectors(said=vector, query=query, embedded=stripped)
+
+
+def turn_vectors(ctx: PromptContext, conf: OmniiraSettings, embedder=None) -> LineVectors:
+    """The line's vectors for a turn: as said and name-free, in one embedder call."""
+    return line_vectors(ctx.message, {ctx.identity.name, ctx.speaker_name}, conf, embedder)
 
 
 def verbatim_lines(inp: TurnInput, conf: OmniiraSettings, query_vector, ctx) -> list:
@@ -366,8 +359,9 @@ def run_turn(
     the first reply are kept. A sentence in which the NPC claims the speaker's own facts ("I am
     looking for my sister Odile") is said back to the speaker ("You are looking for ...").
     """
-    [query_vector] = embed_or_none([inp.context.message], embedder)
-    ctx = retrieve_context(inp, conf, query_vector)
+    vectors = turn_vectors(inp.context, conf, embedder)
+    query_vector = vectors.said
+    ctx = retrieve_context(inp, conf, vectors)
     turn_format = turn_format_of(conf, inp.tier)
     schema = structured_turn_schema() if turn_format == "json" else None
     messages = build_messages(ctx, turn_format, inp.pinned)

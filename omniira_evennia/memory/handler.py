@@ -25,7 +25,8 @@ from django.db.models import QuerySet
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import embed_or_none
-from omniira_evennia.memory.fusion import LexicalHits, select_by_mode
+from omniira_evennia.memory.fusion import LexicalHits
+from omniira_evennia.memory.selection import line_vectors, select_for_line, why_not
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import DiaryEntry, Memory, Reflection, Source
 from omniira_evennia.runtime.clock import current_game_day
@@ -111,27 +112,69 @@ class MemoryHandler:
 
     def recall(self, query: str, about=None) -> list[Memory]:
         """
-        What the NPC would bring to mind for `query`: the same retrieval as a conversation
-        turn (RETRIEVAL_MODE), in chronological order.
+        What the NPC would bring to mind if `about` said `query` to it now: a conversation
+        turn's own retrieval (`memory/selection.py`, the same function a turn and `@memory why`
+        call): the pair-aware full-text query, the line embedded without the two names, the
+        recency window, the same lanes, slots, suspect rule and prompt budget. A turn also
+        shows beliefs and the speaker's own earlier words, which are not memories (`@memory
+        why` lists them).
 
         Args:
-            query: the words to recall by.
-            about: only memories about this subject (default: about anyone).
+            query: the line, as the speaker would say it.
+            about: the speaker (only memories about them). Without it, memories about anyone,
+                searched by the words of `query` as they are: there is no pair to leave out.
 
         Returns:
-            Memory rows, oldest first.
+            Memory rows, oldest first (the order of the prompt).
         """
         conf = get_settings()
         subject_id = object_id(about) if about is not None else None
-        [vector] = embed_or_none([query])
-        lexical = None
-        if conf.RETRIEVAL_MODE == "fused":
-            ids = fulltext.search_memories(self.npc_id, query, subject_id, conf.LEXICAL_DEPTH)
+        names = {getattr(self.obj, "key", ""), getattr(about, "key", "")} - {""}
+        vectors = line_vectors(query, names if about is not None else set(), conf)
+        if about is not None:
+            lexical = fulltext.lexical_hits(self.npc_id, subject_id, query, conf)
+        elif conf.RETRIEVAL_MODE == "fused":
+            ids = fulltext.search_memories(self.npc_id, query, None, conf.LEXICAL_DEPTH)
             lexical = LexicalHits(memories=ids) if ids is not None else None
+        else:
+            lexical = None
         index = store.load_index(self.npc_id)
-        records = select_by_mode(index, vector, lexical, subject_id, conf, now=time.time())
+        records = select_for_line(index, vectors.query, lexical, subject_id, conf, now=time.time())
         by_id = Memory.objects.in_bulk([r.id for r in records])
         return [by_id[r.id] for r in records if r.id in by_id]
+
+    def why_not(self, query: str, about, memory) -> dict:
+        """
+        Where `memory` (a Memory, or its id) fell when `about` says `query`: the stage (see
+        `memory.selection.STAGES`: not within either lane's depth, under the similarity floor,
+        outranked at fusion, outside the recency window, excluded as suspect, another of its
+        key taken, cut by the prompt budget, or chosen after all) and its ranks and scores.
+        """
+        conf = get_settings()
+        memory_id = object_id(memory)
+        subject_id = object_id(about)
+        names = {getattr(self.obj, "key", ""), getattr(about, "key", "")} - {""}
+        vectors = line_vectors(query, names, conf)
+        lexical = fulltext.lexical_hits(self.npc_id, subject_id, query, conf)
+        index = store.load_index(self.npc_id)
+        now, explain = time.time(), {}
+        chosen = [
+            r.id
+            for r in select_for_line(
+                index, vectors.query, lexical, subject_id, conf, now=now, explain=explain
+            )
+        ]
+        return why_not(
+            index,
+            memory_id,
+            vectors.query,
+            lexical,
+            subject_id,
+            conf,
+            now=now,
+            explain=explain,
+            chosen=chosen,
+        )
 
     def search(self, query: str, limit: int = 10, about=None) -> list[tuple[Memory, float]]:
         """

@@ -392,3 +392,13 @@ class TestWhyPage(InspectorTestBase):
         assert "Write a line and choose who says it." in text and "Ada" in text
         response = self.client_for(self.player).get(f"{url}?q=sister&about={self.char1.id}")
         assert response.status_code == 403 and "Odile" not in response.content.decode()
+
+    def test_the_page_says_why_a_memory_was_not_recalled(self):
+        question = "Maren, where is Ada's sister Odile?"
+        rain = self.maren.memory.about(self.char1).get(key="rain0")
+        with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}):
+            url = f"/omniira/npc/{self.maren.id}/why/"
+            html = self.get(f"{url}?q={question}&about={self.char1.id}&not={rain.id}")
+        section = visible(html.split('id="why-not"')[1].split("</section>")[0])
+        assert f"#{rain.id} Ada talked about the rain, day 0." in section
+        assert any(stage in section for stage in ("outranked", "not in lanes", "under similarity"))

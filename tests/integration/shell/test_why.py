@@ -91,3 +91,66 @@ class TestWhy(EvenniaCommandTest):
         assert recall.searched == "sister odile" and recall.embedded == "who is sister Odile?"
         assert "Full-text query: sister odile" in out
         assert "Embedded as: 'who is sister Odile?'" in out
+
+
+class TestOneRetrievalPath(TestWhy):
+    """`npc.memory.recall(line, about=X)` is the turn's own retrieval (issue #27, point 2)."""
+
+    LINES = [
+        "who is my sister Odile?",
+        "Maren, who is Ada's sister Odile?",
+        "what do I do for a living, Maren?",
+        "do you remember my cat?",
+        "anything about honey?",
+    ]
+
+    def test_recall_returns_what_the_next_prompt_contains_for_every_line(self):
+        settings = {"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}
+        for line in self.LINES:
+            with override_settings(OMNIIRA=settings):
+                recalled = [m.value for m in self.maren.memory.recall(line, about=self.char1)]
+                shown = [m.value for m in why(self.maren, line, self.char1).memories]
+            with (
+                ScriptedLLM(["Aye."]) as llm,
+                override_settings(OMNIIRA={**tiers(llm.base_url), **settings}),
+            ):
+                self.call(CmdTalk(), f"Maren = {line}")
+            prompt = llm.system_prompts()[-1]
+            in_prompt = [
+                v for v in re.findall(r'^- "([^"]+)"', prompt, re.M) if v.startswith("Ada")
+            ]
+            assert recalled == shown == in_prompt, line
+
+    def test_the_prompt_budget_applies_to_recall_as_to_a_turn(self):
+        settings = {"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 4, "MEMORY_PROMPT_CHARS": 90}
+        with override_settings(OMNIIRA=settings):
+            recalled = self.maren.memory.recall("my sister Odile by the mill", about=self.char1)
+        assert 0 < sum(len(m.value) for m in recalled) <= 90
+
+
+class TestWhyNot(TestWhy):
+    """Where a memory that was not chosen fell (issue #27, point 4), as builders see it."""
+
+    def test_the_command_says_where_a_memory_fell(self):
+        with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 1}):
+            out = self.call(
+                CmdMemory(), "why Maren = where is my sister Odile? about Ada not honey"
+            )
+        assert "Why not #" in out and "Ada cannot eat honey." in out
+        assert any(
+            words in out
+            for words in ("outranked at fusion", "within neither lane", "too far from the line")
+        ), out
+
+    def test_the_handler_gives_the_stage_and_ranks(self):
+        honey = self.maren.memory.about(self.char1).get(key="tea")
+        with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 1}):
+            fell = self.maren.memory.why_not("where is my sister Odile?", self.char1, honey)
+            chosen = self.maren.memory.why_not("can I eat honey?", self.char1, honey)
+        assert fell["stage"] in ("outranked", "not_in_lanes", "under_similarity_floor")
+        assert "dense_rank" in fell and "lexical_rank" in fell
+        assert chosen["stage"] == "chosen"
+
+    def test_an_unknown_memory_is_not_found(self):
+        out = why_text(self.maren, "hello", self.char1, "#999999")
+        assert "no such memory" in out

@@ -7,14 +7,11 @@ from hypothesis import strategies as st
 
 from omniira_evennia.conf import build_settings
 from omniira_evennia.conversation.prompts import Identity, PromptContext
-from omniira_evennia.conversation.turn import (
-    TurnInput,
-    retrieve_context,
-    select_by_mode,
-)
+from omniira_evennia.conversation.turn import TurnInput, retrieve_context
 from omniira_evennia.memory.fusion import (
     LexicalHits,
     rrf_scores,
+    select_by_mode,
     select_memories_fused,
     select_newest_plus_fused,
 )
