@@ -12,7 +12,7 @@ Two inputs, both pinned by SHA-256 and never downloaded:
 The model we run is derived from those weights once per machine (`build.py`, in a
 subprocess, about 1 s): onnxruntime folds the casts into float32 weights and writes the graph
 and its weights as two files (the weights apart so that onnxruntime maps them from disk rather
-than copying them: about 40 MB less resident). Everything is computed in float32, so its
+than copying them: about 35 MB less resident). Everything is computed in float32, so its
 vectors do not depend on the CPU's instruction set (the earlier dynamic-int8 model's did,
 issue #27). Both files are deterministic for the pinned onnxruntime version and are checked
 against `DERIVED_SHA256` / `DERIVED_WEIGHTS_SHA256` before every load.

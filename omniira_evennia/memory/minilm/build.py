@@ -59,6 +59,17 @@ def _fold(source: Path, graph: Path) -> None:
     ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
 
 
+def _check_pins(found: dict[str, str]) -> None:
+    """ModelFileError unless the derived files' SHA-256s are the pinned ones."""
+    pins = {"weights": minilm.DERIVED_WEIGHTS_SHA256, "graph": minilm.DERIVED_SHA256}
+    for what, expected in pins.items():
+        if found[what] != expected:
+            raise minilm.ModelFileError(
+                f"the derived MiniLM {what} file has SHA-256 {found[what]}, expected {expected}: "
+                "onnxruntime differs from the version pinned in pyproject.toml"
+            )
+
+
 def derive(out: Path, verify: bool = True) -> tuple[str, str]:
     """Write the derived graph to `out` and its weights beside it; return both SHA-256s."""
     source = minilm.check_file(minilm.source_path(), minilm.SOURCE_SHA256, "MiniLM weights")
@@ -68,24 +79,12 @@ def derive(out: Path, verify: bool = True) -> tuple[str, str]:
         graph = Path(tmp) / out.name
         weights = minilm.weights_path(graph)
         _fold(source, graph)
-        found = {
-            "weights": (weights, minilm.sha256_of_file(weights)),
-            "graph": (graph, minilm.sha256_of_file(graph)),
-        }
+        found = {"graph": minilm.sha256_of_file(graph), "weights": minilm.sha256_of_file(weights)}
         if verify:
-            for what, expected in (
-                ("weights", minilm.DERIVED_WEIGHTS_SHA256),
-                ("graph", minilm.DERIVED_SHA256),
-            ):
-                if found[what][1] != expected:
-                    raise minilm.ModelFileError(
-                        f"the derived MiniLM {what} have SHA-256 {found[what][1]}, expected "
-                        f"{expected}: onnxruntime differs from the version pinned in "
-                        "pyproject.toml"
-                    )
+            _check_pins(found)
         os.replace(weights, minilm.weights_path(out))
         os.replace(graph, out)
-    return found["graph"][1], found["weights"][1]
+    return found["graph"], found["weights"]
 
 
 def is_in_place(out: Path) -> bool:
