@@ -48,6 +48,114 @@ SHARES = (0.0, 0.05, 0.1, 0.2)
 WINDOWS_H = (0.0, 6.0, 24.0)
 
 
+class CachedEmbedder:
+    """The eval's embedder (`embedder`, or the configured one) behind its vectors: a text
+    embedded before is looked up, a new one (a candidate's query text) embedded and kept."""
+
+    def __init__(self, vectors: dict, embedder=None):
+        self.vectors, self.embedder = vectors, embedder
+
+    def embed(self, texts):
+        import numpy as np
+
+        from omniira_evennia.memory.embeddings import get_embedder
+
+        missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
+        if missing:
+            made = (self.embedder or get_embedder()).embed(missing)
+            self.vectors.update(zip(missing, made))
+        return np.stack([self.vectors[t] for t in texts])
+
+
+# Issue #27: candidates through the turn's own path (`real_path`), each step's options on top
+# of the previous step's choice, chosen on the tuning pairs by mean recall (ties: the option
+# listed first), reported on the held-out pairs. BEFORE_27: the path as it was before.
+BEFORE_27 = {"CENTRED_DENSE": False, "DUPLICATE_COSINE": 0.0}
+STEPS_27 = [
+    (
+        "components",
+        {
+            "before": {},
+            "duplicates collapsed": {"DUPLICATE_COSINE": 0.95},
+            "floor 0 (no centring)": {"SIMILARITY_FLOOR": 0.0},
+            "duplicates + floor 0": {"DUPLICATE_COSINE": 0.95, "SIMILARITY_FLOOR": 0.0},
+            "centred lane": {"CENTRED_DENSE": True},
+            "centred lane + duplicates": {"CENTRED_DENSE": True, "DUPLICATE_COSINE": 0.95},
+        },
+    ),
+    ("centre share", {f"share {a}": {"CENTRE_SHARE": a} for a in (1.0, 0.5, 0.8)}),
+    (
+        "centred floor",
+        {f"floor {f}": {"CENTRED_FLOOR": f} for f in (0.25, 0.2, 0.15, 0.1, 0.05, 0.0)},
+    ),
+    (
+        "duplicate cosine",
+        {f"cosine {c}": {"DUPLICATE_COSINE": c} for c in (0.999, 0.98, 0.95, 0.9)},
+    ),
+    (
+        "fusion",
+        {
+            f"k={k} w={w} depth={d}": {"RRF_K": float(k), "LEXICAL_WEIGHT": w, "LEXICAL_DEPTH": d}
+            for d in (50, 20)
+            for k in (60, 10, 30, 120)
+            for w in (1.0, 0.5, 2.0)
+        },
+    ),
+    ("pair share", {f"share {x}": {"PAIR_COMMON_SHARE": x} for x in (0.05, 0.0, 0.1)}),
+    (
+        "neighbours",
+        {"off": {"NEIGHBOUR_TOP": 0}}
+        | {f"next of top {n}": {"NEIGHBOUR_TOP": n} for n in (1, 2, 3, 5)}
+        | {
+            f"both sides of top {n}": {"NEIGHBOUR_TOP": n, "NEIGHBOUR_SIDES": "both"}
+            for n in (1, 2, 3)
+        },
+    ),
+    (
+        "window score",
+        {"off": {"WINDOW_WEIGHT": 0.0}}
+        | {f"neighbour weight {w}": {"WINDOW_WEIGHT": w} for w in (0.1, 0.25, 0.5)},
+    ),
+    (
+        "time lane",
+        {"off": {"TIME_WEIGHT": 0.0}}
+        | {f"weight {w}": {"TIME_WEIGHT": w} for w in (0.5, 1.0, 2.0)},
+    ),
+    ("content words", {"off": {"QUERY_CONTENT_WORDS": False}, "on": {"QUERY_CONTENT_WORDS": True}}),
+]
+
+
+def candidates_27(evaluate, defaults, steps=STEPS_27):
+    """
+    Run `steps` (name, {option: settings}); `evaluate(settings)` gives {split: recall}. Each
+    step's choice is made on the tuning pairs; ties go to the option that is the configured
+    default (`defaults`), then to the one listed first. A step whose first option is "off" is a
+    feature: it is taken on only if it also finds more on the held-out pairs than "off" (on by
+    default only if it wins there). Returns every trial (the log) and the settings chosen.
+    """
+    chosen, log = dict(BEFORE_27), []
+    for step, options in steps:
+        tuned, held = {}, {}
+        for name, extra in options.items():
+            settings = {**chosen, **extra}
+            result = evaluate(settings)
+            tuned[name], held[name] = result["tuning"]["all"], result["held-out"]["all"]
+            log.append({"step": step, "option": name, "settings": settings, **result})
+            print(f"{step:18} {name:28} tuning {tuned[name]:.3f} held-out {result['held-out']}")
+
+        def rank(name):
+            is_default = all(defaults.get(k) == v for k, v in options[name].items())
+            return (tuned[name], is_default, -list(tuned).index(name))
+
+        best = max(tuned, key=rank)
+        gated = "off" in options and best != "off" and held[best] <= held["off"]
+        if gated:
+            best = "off"
+        chosen = {**chosen, **options[best]}
+        log.append({"step": step, "chosen": best, "held_out_gate": gated, "settings": dict(chosen)})
+    return log, chosen
+
+
 def store_pairs(pairs, vectors, objects):
     """Every turn as a memory about the player (speaker name first, as a transcript)."""
     from datetime import datetime
@@ -112,11 +220,10 @@ def main() -> None:
 
     from bench.retrieval_eval import embed_all
     from omniira_evennia.conf import build_settings
-    from omniira_evennia.conversation.prompts import Identity, PromptContext
-    from omniira_evennia.conversation.turn import TurnInput, retrieve_context
     from omniira_evennia.memory import fulltext, store
     from omniira_evennia.memory.fusion import select_memories_fused, without_names
     from omniira_evennia.memory.retrieval import select_memories
+    from omniira_evennia.memory.selection import line_vectors, select_for_line
 
     conf = build_settings({}, {})
     room = create.create_object("evennia.objects.objects.DefaultRoom", key="Eval Room")
@@ -140,6 +247,7 @@ def main() -> None:
         texts + [q.text for q in questions] + list(stripped.values()), args.cache, embedder
     )
     embed_s = time.monotonic() - started
+    cached = CachedEmbedder(vectors, embedder)
     ids = store_pairs(pairs, vectors, objects)
     fulltext.optimize()
     print(
@@ -204,36 +312,37 @@ def main() -> None:
         relevant = {ids[(objects[pair.npc].id, subject, f"t{i}")] for i in q.relevant}
         return len(relevant & {r.id for r in picked}) / len(relevant)
 
-    def real_path(qn):
-        """The turn's own retrieval with the default settings: `fulltext.lexical_hits` on the
-        reactor side, `retrieve_context` (which embeds the line without the pair's names)."""
+    def real_path(qn, conf=conf):
+        """The turn's own retrieval (`conf`: the defaults unless a candidate's): the full-text
+        hits as the reactor reads them (`fulltext.lexical_hits`), the line's vectors as the
+        worker makes them (`selection.line_vectors`, one embedder call) and
+        `selection.select_for_line`, the one path of a turn, `recall` and `@memory why`."""
         q = questions[qn]
         pair = pairs[q.pair]
         npc, player = objects[pair.npc], objects[pair.player]
-        ctx = PromptContext(
-            identity=Identity(pair.npc, "villager"), speaker_name=pair.player, message=q.text
+        lexical = fulltext.lexical_hits(npc.id, player.id, q.text, conf)
+        line = line_vectors(q.text, {pair.npc, pair.player}, conf, cached)
+        picked = select_for_line(
+            indexes[q.pair], line.query, lexical, player.id, conf, now=q.asked_at
         )
-        inp = TurnInput(
-            npc_id=npc.id,
-            speaker_id=player.id,
-            context=ctx,
-            index=indexes[q.pair],
-            now=q.asked_at,
-            lexical=fulltext.lexical_hits(npc.id, player.id, q.text, conf),
-        )
-        explain: dict = {}
-        retrieve_context(inp, conf, vectors[q.text], explain=explain)
         relevant = {ids[(npc.id, player.id, f"t{i}")] for i in q.relevant}
-        return len(relevant & set(explain["chosen"])) / len(relevant)
+        return len(relevant & {r.id for r in picked}) / len(relevant), len(picked)
 
     def recall(config, split=None):
-        """Mean recall overall and per category, on a split ('tuning', 'held-out', None)."""
+        """Mean recall overall and per category, on a split ('tuning', 'held-out', None).
+        `config`: a `run` configuration, or the settings of the turn's own path."""
         chosen = [
             n
             for n, q in enumerate(questions)
             if split is None or ((q.pair in TUNING) == (split == "tuning"))
         ]
-        scores = {n: real_path(n) if config == "real" else run(n, **config) for n in chosen}
+        returned = {}
+        if isinstance(config, dict):
+            scores = {n: run(n, **config) for n in chosen}
+        else:
+            scores, returned = {}, {}
+            for n in chosen:
+                scores[n], returned[n] = real_path(n, config)
         out = {"all": round(statistics.mean(scores.values()), 3)}
         for when, later in (("same_day", False), ("later_visit", True)):
             values = [
@@ -246,6 +355,8 @@ def main() -> None:
             values = [s for n, s in scores.items() if questions[n].category == c]
             if values:
                 out[c] = round(statistics.mean(values), 3)
+        if returned:
+            out["returned"] = round(statistics.mean(returned.values()), 1)
         return out
 
     today = dict(mode="fused", pair_query=False)
@@ -300,11 +411,28 @@ def main() -> None:
         "pair_query+fusion+recency_window": dict(best2, window_h=best_w or 6.0),
         "final": final,
         "final_raw_embedding": dict(final, embed="raw"),
-        "real_path_defaults": "real",
+        "real_path_defaults": conf,
     }.items():
         report[name] = {split: recall(config, split) for split in ("tuning", "held-out")}
         report[name]["all"] = recall(config)
         print(f"{name:34} held-out {report[name]['held-out']}", flush=True)
+
+    def evaluate_27(settings):
+        conf_27 = build_settings(settings, {})
+        return {split: recall(conf_27, split) for split in ("tuning", "held-out")}
+
+    every = {k for _, options in STEPS_27 for o in options.values() for k in o} | set(BEFORE_27)
+    defaults = {k: getattr(conf, k) for k in sorted(every)}
+    log_27, chosen_27 = candidates_27(evaluate_27, defaults)
+    defaults = {k: defaults[k] for k in chosen_27}
+    report["issue27_before"] = {
+        **evaluate_27(BEFORE_27),
+        "all": recall(build_settings(BEFORE_27, {})),
+    }
+    report["issue27_chosen"] = {
+        **evaluate_27(chosen_27),
+        "all": recall(build_settings(chosen_27, {})),
+    }
 
     out = {
         "benchmark": "conversation_eval",
@@ -341,6 +469,12 @@ def main() -> None:
         },
         "rrf_k_curve": k_curve,
         "recall": report,
+        "issue27": {
+            "candidates": log_27,
+            "chosen": chosen_27,
+            "chosen_are_the_defaults": chosen_27 == defaults,
+            "defaults": defaults,
+        },
     }
     path = ROOT / "bench" / "results" / args.out
     path.write_text(json.dumps(out, indent=2))

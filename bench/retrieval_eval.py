@@ -606,6 +606,7 @@ def _teller(npc):
 MODES = (
     "paper",
     "fused_before",
+    "fused_before_27",
     "fused",
     "paper_no_floor",
     "fused_no_floor",
@@ -614,16 +615,36 @@ MODES = (
 )
 
 
-def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
-    """One retrieval in `mode` (the two real modes and the ablations)."""
-    from omniira_evennia.memory.fusion import select_memories_fused
-    from omniira_evennia.memory.retrieval import Weights, select_memories
+_PATH_CONFS: dict = {}
 
+
+def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
+    """One retrieval in `mode` (the two real modes and the ablations). `fused` is the turn's
+    own path (`selection.select_for_line`) with the settings, `similarity_slots` and `rrf_k`
+    overrides applied to them; `fused_before_27` the same path as it was before issue #27."""
+    from omniira_evennia.memory.fusion import LexicalHits, dense_floor, select_memories_fused
+    from omniira_evennia.memory.retrieval import Weights, select_memories
+    from omniira_evennia.memory.selection import select_for_line
+
+    if mode in ("fused", "fused_before_27"):
+        update = {"SIMILARITY_SLOTS": overrides.pop("similarity_slots", conf.SIMILARITY_SLOTS)}
+        update["RRF_K"] = overrides.pop("rrf_k", conf.RRF_K)
+        if mode == "fused_before_27":
+            update.update(CENTRED_DENSE=False, DUPLICATE_COSINE=0.0)
+        hits = LexicalHits(memories=list(lexical or ()))
+        key = (id(conf), tuple(sorted(update.items())))
+        if key not in _PATH_CONFS:  # made once: a copy per call would count in the timings
+            same = all(getattr(conf, k) == v for k, v in update.items())
+            _PATH_CONFS[key] = conf if same else conf.model_copy(update=update)
+        path_conf = _PATH_CONFS[key]
+        return select_for_line(index, vector, hits, subject_id, path_conf, now=now)
     fusion = dict(
         rrf_k=overrides.pop("rrf_k", conf.RRF_K),
         depth=conf.LEXICAL_DEPTH,
         dense_weight=conf.DENSE_WEIGHT,
         lexical_weight=conf.LEXICAL_WEIGHT,
+        centre=conf.CENTRED_DENSE,
+        duplicate_cosine=conf.DUPLICATE_COSINE,
     )
     options = dict(
         now=now,
@@ -644,12 +665,11 @@ def retrieve(mode, index, vector, lexical, subject_id, now, conf, **overrides):
     options["recency_window"] = conf.RECENCY_WINDOW_HOURS * 3600.0
     if mode == "paper_no_floor":
         return select_memories(index, vector, subject_id, **{**options, "floor": -1.0})
-    if mode == "fused":
-        return select_memories_fused(index, vector, lexical, subject_id, **options, **fusion)
     if mode == "fused_no_floor":
         return select_memories_fused(
             index, vector, lexical, subject_id, **{**options, "floor": -1.0}, **fusion
         )
+    options["floor"] = dense_floor(conf)
     if mode == "fused_dense_only":
         return select_memories_fused(index, vector, [], subject_id, **options, **fusion)
     if mode == "fused_lexical_only":
@@ -807,7 +827,7 @@ def latency(histories, vectors_by_text, queries, qvectors, objects, conf, now, r
     fulltext.optimize()
     index = store.load_index(big.id)
     assert len(index) == 10000, len(index)
-    parts = ("paper", "fused", "fts_query", "fused_scorer")
+    parts = ("paper", "fused", "fts_query", "fused_scorer", "fused_scorer_before_27")
     wall = {name: [] for name in parts}
     cpu = {name: [] for name in parts}  # this thread's CPU time: what preemption cannot inflate
     load_before = os.getloadavg()[0]
@@ -832,6 +852,11 @@ def latency(histories, vectors_by_text, queries, qvectors, objects, conf, now, r
         t2, c2 = time.perf_counter(), time.thread_time()
         retrieve("fused", index, vector, lexical, subject_id, now, conf)
         t3, c3 = time.perf_counter(), time.thread_time()
+        # The same call as before issue #27 (no centring, no duplicate collapse), side by side.
+        retrieve("fused_before_27", index, vector, lexical, subject_id, now, conf)
+        t4, c4 = time.perf_counter(), time.thread_time()
+        wall["fused_scorer_before_27"].append((t4 - t3) * 1000)
+        cpu["fused_scorer_before_27"].append((c4 - c3) * 1000)
         for samples, (b, c, d) in ((wall, (t1, t2, t3)), (cpu, (c1, c2, c3))):
             samples["fts_query"].append((c - b) * 1000)
             samples["fused_scorer"].append((d - c) * 1000)
@@ -953,6 +978,9 @@ def main() -> None:
             "pair_query": conf.PAIR_QUERY,
             "pair_common_share": conf.PAIR_COMMON_SHARE,
             "recency_window_hours": conf.RECENCY_WINDOW_HOURS,
+            "centred_dense": conf.CENTRED_DENSE,
+            "centred_floor": conf.CENTRED_FLOOR,
+            "duplicate_cosine": conf.DUPLICATE_COSINE,
         },
         "world": {
             "npcs": len(NPCS),

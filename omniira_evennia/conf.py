@@ -108,6 +108,21 @@ class OmniiraSettings(BaseModel):
     # RECENCY_WINDOW_HOURS (wall-clock) only, and slots it leaves free go to the question; 0:
     # always the RECENCY_SLOTS newest, whenever learned, as in the paper.
     RECENCY_WINDOW_HOURS: float = Field(6.0, ge=0)
+    # Issue #27 (docs/benchmarks.md, "Long conversations"), fused mode only. CENTRED_DENSE: the
+    # embedding lane ranks by cosine after moving the line and the memories by the mean of the
+    # speaker's memories (what the pair always says is taken out), with CENTRED_FLOOR as its
+    # floor on that cosine (SIMILARITY_FLOOR stays the paper scorer's). DUPLICATE_COSINE: a
+    # memory at least this close to one already in the prompt takes no slot (0: off).
+    CENTRED_DENSE: bool = True
+    CENTRED_FLOOR: float = Field(0.1, ge=-1, le=1)
+    DUPLICATE_COSINE: float = Field(0.95, ge=0, le=1)
+    NEIGHBOUR_TOP: int = Field(0, ge=0)  # candidate
+    NEIGHBOUR_SECONDS: float = Field(300.0, ge=0)  # candidate
+    NEIGHBOUR_SIDES: str = "next"  # candidate
+    WINDOW_WEIGHT: float = Field(0.0, ge=0)  # candidate
+    CENTRE_SHARE: float = Field(1.0, ge=0, le=1)  # candidate
+    TIME_WEIGHT: float = Field(0.0, ge=0)  # candidate
+    QUERY_CONTENT_WORDS: bool = False  # candidate
     DIARY_SLOTS: int = Field(2, ge=0)
     # Characters of memory text a prompt may carry (0: every memory retrieval chose): the
     # recency lane first, then the best by score while they fit, shown oldest first.

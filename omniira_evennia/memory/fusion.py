@@ -16,6 +16,13 @@ then the paper's multipliers apply (importance, 0.8 hearsay, 1.1 feeling) and th
 memories always ride along, dedup by (subject, key) with the recency lane winning, and the
 result is chronological.
 
+Long conversations (issue #27, docs/benchmarks.md): with `centre`, the embedding lane ranks by
+the cosine of query and memory after both are moved by the mean of the candidate memories (the
+speaker's): what every memory of the pair shares (the two names, their chatter, their usual
+topic) is taken out, as the pair-aware full-text query leaves out the pair's common words, and
+its floor is on that centred cosine. With `duplicate_cosine`, a memory that close to one already
+taken (the recency lane's included) fills no slot: the same greeting said thirty times is one.
+
 Plain numpy, no Django. The candidate mask, the recency lane and the similarity computation
 are the paper scorer's own (`retrieval.py`), so both modes see the same rows.
 """
@@ -48,6 +55,9 @@ from omniira_evennia.memory.retrieval import (
 
 RRF_K = 60  # the usual constant of reciprocal rank fusion (Cormack et al. 2009)
 FUSION_DEPTH = 50  # ranks taken from each lane
+# A mean of n memories counts n / (n + CENTRE_PRIOR): a speaker with a handful of memories is
+# barely centred (their mean is mostly the memories themselves), one with hundreds fully.
+CENTRE_PRIOR = 20.0
 _NAME_WORD = re.compile(r"[^\W_]+")
 
 
@@ -58,6 +68,8 @@ class LexicalHits:
     memories: list[int] = field(default_factory=list)
     beliefs: list[int] = field(default_factory=list)
     query: str | None = None  # the words searched for (the pair-aware query), when known
+    # A time the line names ("yesterday"), as (from, to) seconds before now (`expansion.py`).
+    ago: tuple[float, float] | None = None
 
 
 def without_names(text: str, names) -> str:
@@ -73,6 +85,48 @@ def without_names(text: str, names) -> str:
     return " ".join(re.sub(pattern, " ", text, flags=re.IGNORECASE).split()).strip(" ,;:")
 
 
+def lane_centre(
+    index: MemoryMatrix, candidates: np.ndarray, subject_id: int | None
+) -> np.ndarray | None:
+    """
+    What the centred embedding lane subtracts: the mean vector of the candidate rows with a
+    vector (the speaker's memories), shrunk by n / (n + CENTRE_PRIOR); None without vectors.
+    One pass over the candidates (`MemoryMatrix.centroid`).
+    """
+    rows = candidates[index.has_vector[candidates]]
+    if not len(rows):
+        return None
+    return index.centroid(rows, subject_id) * np.float32(len(rows) / (len(rows) + CENTRE_PRIOR))
+
+
+def centred_similarities(
+    index: MemoryMatrix,
+    rows: np.ndarray,
+    query: np.ndarray,
+    centre: np.ndarray | None,
+    subject_id: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """
+    (cosine, centred cosine) of `query` to each of `rows`: the centred one is the cosine of
+    `query - centre` and `row - centre`, from two passes over the rows (rows are unit vectors,
+    so |row - centre|^2 = 1 - 2 row.centre + |centre|^2; two matrix-vector products are
+    cheaper here than one with two columns). Without a centre, or a query at the centre
+    itself, both are the plain cosine.
+    """
+    query = np.asarray(query, dtype=np.float32)
+    raw = index.similarities(query, rows, subject_id)
+    if centre is None:
+        return raw, raw
+    shifted = float(np.linalg.norm(query - centre))
+    if shifted < 1e-6:
+        return raw, raw
+    along = index.similarities(centre, rows, subject_id)
+    square = float(centre @ centre)
+    norms = np.sqrt(np.maximum(1.0 - 2.0 * along + square, 1e-12))
+    centred = (raw - along - float(query @ centre) + square) / (norms * shifted)
+    return raw, centred.astype(np.float32)
+
+
 def dense_ranking(
     index: MemoryMatrix,
     rows: np.ndarray,
@@ -80,12 +134,19 @@ def dense_ranking(
     floor: float,
     depth: int,
     subject_id: int | None = None,
+    centre: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Rows (of `rows`, with a vector) above `floor`, best cosine similarity first, at most depth."""
+    """
+    Rows (of `rows`, with a vector) above `floor`, best first, at most depth: by cosine, or by
+    centred cosine (`centred_similarities`, floor included) when a `centre` is given.
+    """
     rows = rows[index.has_vector[rows]]
     if not len(rows) or depth <= 0:
         return rows[:0]
-    sims = index.similarities(query, rows, subject_id)
+    if centre is None:
+        sims = index.similarities(query, rows, subject_id)
+    else:
+        sims = centred_similarities(index, rows, query, centre, subject_id)[1]
     above = sims > floor
     rows, sims = rows[above], sims[above]
     if len(rows) > depth:
@@ -139,6 +200,15 @@ def select_memories_fused(
     dense_weight: float = 1.0,
     lexical_weight: float = 1.0,
     recency_window: float = 0.0,
+    centre: bool = False,
+    duplicate_cosine: float = 0.0,
+    neighbours: int = 0,
+    neighbour_seconds: float = 300.0,
+    neighbour_sides: str = "next",
+    window_weight: float = 0.0,
+    centre_share: float = 1.0,
+    ago: tuple[float, float] | None = None,
+    time_weight: float = 0.0,
     explain: dict | None = None,
 ) -> list[MemoryRecord]:
     """
@@ -146,7 +216,8 @@ def select_memories_fused(
     scaled by the paper's multipliers; deduplicated by key, chronological. `explain`, a dict,
     is filled with each considered memory's lane ranks, fused score and multipliers.
     `recency_window` (seconds, 0: off): see `retrieval.recency_lane`; free recency slots go to
-    the fused lane.
+    the fused lane. `centre`: the embedding lane by centred cosine, `floor` on it (see the
+    module); `duplicate_cosine` (0: off): near-duplicates of a taken memory are skipped.
     """
     start = recency_lane(index, subject_id, now, include_suspect, recency_slots, recency_window)
     if start is None:
@@ -157,28 +228,174 @@ def select_memories_fused(
         explain_recent(index, explain, recent_rows)
 
     if similarity_slots > 0:
+        middle = lane_centre(index, np.flatnonzero(mask), subject_id) if centre else None
+        if middle is not None:
+            middle = middle * np.float32(centre_share)
         mask[recent_rows] = False
         rest = np.flatnonzero(mask)
         lanes = []
         if query is not None:
-            lanes.append(
-                (dense_ranking(index, rest, query, floor, depth, subject_id), dense_weight)
-            )
+            if window_weight > 0:
+                dense = window_ranking(
+                    index,
+                    rest,
+                    query,
+                    floor,
+                    depth,
+                    subject_id,
+                    middle,
+                    window_weight,
+                    neighbour_seconds,
+                )
+            else:
+                dense = dense_ranking(index, rest, query, floor, depth, subject_id, middle)
+            lanes.append((dense, dense_weight))
         lanes.append((lexical_ranking(index, mask, lexical_ids or (), depth), lexical_weight))
+        if ago is not None and time_weight > 0 and now is not None:
+            lanes.append((time_ranking(index, rest, query, ago, now, depth, middle), time_weight))
         rows, scores = rrf_scores(lanes, rrf_k)
         if len(rows):
             fused = scores
             scores = weighted(index, rows, scores, weights)
             if explain is not None:
-                named = {"dense": lanes[0][0]} if query is not None else {}
-                named["lexical"] = lanes[-1][0]
-                cosines = index.similarities(query, rows, None) if query is not None else None
-                explain_rows(index, explain, rows, scores, weights, named, cosines)
-                for row, value in zip(rows, fused):
-                    explain[int(index.ids[row])]["fused"] = round(float(value), 5)
-            top = np.lexsort((-index.ids[rows], -scores))[:similarity_slots]
-            add_by_key(index, chosen, rows[top])
+                explain_fused(index, explain, rows, fused, scores, weights, lanes, query, middle)
+            order = rows[np.lexsort((-index.ids[rows], -scores))]
+            if neighbours > 0:
+                order = with_neighbours(
+                    index, order, mask, neighbours, neighbour_seconds, neighbour_sides
+                )
+            if duplicate_cosine > 0:
+                pick_distinct(
+                    index, order, recent_rows, similarity_slots, duplicate_cosine, chosen, explain
+                )
+            else:
+                add_by_key(index, chosen, order[:similarity_slots])
     return chronological(index, chosen)
+
+
+def time_ranking(index, rows, query, ago, now, depth, middle) -> np.ndarray:
+    """Rows of `rows` learned within `ago` (seconds before `now`), by the embedding lane's
+    order (newest first without a query), at most `depth`."""
+    start, end = now - ago[0], now - ago[1]
+    learned = index.learned_at[rows]
+    inside = rows[(learned >= start) & (learned <= end)]
+    if query is None or not len(inside):
+        return inside[np.lexsort((-index.ids[inside], -index.learned_at[inside]))][:depth]
+    return dense_ranking(index, inside, query, -2.0, depth, None, middle)
+
+
+def window_ranking(index, rows, query, floor, depth, subject_id, middle, weight, seconds):
+    """Candidate: each row scored by its own (centred) cosine plus `weight` x the better of its
+    neighbours' in the same conversation."""
+    rows = rows[index.has_vector[rows]]
+    if not len(rows):
+        return rows
+    sims = centred_similarities(index, rows, query, middle, subject_id)[1]
+    order = np.lexsort((index.ids[rows], index.learned_at[rows], index.subject_ids[rows]))
+    by_time, learned = sims[order], index.learned_at[rows][order]
+    same = (np.diff(learned) <= seconds) & (np.diff(index.subject_ids[rows][order]) == 0)
+    best = np.full(len(rows), -1.0, dtype=np.float32)
+    best[:-1] = np.where(same, np.maximum(best[:-1], by_time[1:]), best[:-1])
+    best[1:] = np.where(same, np.maximum(best[1:], by_time[:-1]), best[1:])
+    scores = np.empty_like(sims)
+    scores[order] = by_time + weight * np.maximum(best, 0.0)
+    above = scores > floor
+    rows, scores = rows[above], scores[above]
+    return rows[np.lexsort((-index.ids[rows], -scores))][:depth]
+
+
+def with_neighbours(index, order, allowed, top, seconds, sides="next") -> np.ndarray:
+    """
+    `order` with, right after each of its first `top` rows, the memory about the same subject
+    learned next within `seconds` (the same conversation), if `allowed`. Bounded: `top` scans
+    of the allowed rows.
+    """
+    candidates = np.flatnonzero(allowed)
+    learned = index.learned_at[candidates]
+    out, seen = [], set()
+    for position, row in enumerate(order):
+        if int(row) not in seen:
+            out.append(int(row))
+            seen.add(int(row))
+        if position >= top:
+            continue
+        at = index.learned_at[row]
+        later = candidates[
+            (learned > at)
+            & (learned <= at + seconds)
+            & (index.subject_ids[candidates] == index.subject_ids[row])
+        ]
+        if len(later):
+            following = int(later[np.lexsort((index.ids[later], index.learned_at[later]))[0]])
+            if following not in seen:
+                out.append(following)
+                seen.add(following)
+        if sides == "both":
+            earlier = candidates[
+                (learned < at)
+                & (learned >= at - seconds)
+                & (index.subject_ids[candidates] == index.subject_ids[row])
+            ]
+            if len(earlier):
+                ordered = np.lexsort((index.ids[earlier], index.learned_at[earlier]))
+                before = int(earlier[ordered[-1]])
+                if before not in seen:
+                    out.append(before)
+                    seen.add(before)
+    return np.asarray(out, dtype=np.int64)
+
+
+def explain_fused(index, explain, rows, fused, scores, weights, lanes, query, middle) -> None:
+    """`explain_rows` for the fused lane, plus each row's fused score (and centred cosine)."""
+    named = {"dense": lanes[0][0]} if query is not None else {}
+    named["lexical"] = lanes[-1][0]
+    cosines = centred = None
+    if query is not None:
+        cosines, centred = centred_similarities(index, rows, query, middle)
+    explain_rows(index, explain, rows, scores, weights, named, cosines)
+    for i, (row, value) in enumerate(zip(rows, fused)):
+        entry = explain[int(index.ids[row])]
+        entry["fused"] = round(float(value), 5)
+        if middle is not None and centred is not None:
+            entry["centred"] = round(float(centred[i]), 3)
+
+
+def pick_distinct(
+    index: MemoryMatrix,
+    ranked: np.ndarray,
+    taken: np.ndarray,
+    slots: int,
+    threshold: float,
+    chosen: dict,
+    explain: dict | None = None,
+) -> None:
+    """
+    Add to `chosen` (by (subject, key), as `add_by_key`) up to `slots` of `ranked` (best
+    first), skipping a row whose key is taken or whose vector has a cosine of at least
+    `threshold` with a row already taken, `taken` (the recency lane) included. Bounded: each
+    of `ranked` (at most both lanes' depth) is compared with at most len(taken) + slots rows.
+    """
+    kept = np.zeros((len(taken) + slots, index.dim), dtype=np.float32)
+    kept_ids = [int(index.ids[row]) for row in taken]
+    kept[: len(taken)] = index.matrix[taken]
+    added = 0
+    for row in ranked:
+        if added == slots:
+            break
+        record = index.records[row]
+        if (record.subject_id, record.key) in chosen:
+            continue
+        if kept_ids and index.has_vector[row]:
+            sims = kept[: len(kept_ids)] @ index.matrix[row]
+            best = int(np.argmax(sims))
+            if sims[best] >= threshold:
+                if explain is not None:
+                    explain.setdefault(record.id, {})["duplicate_of"] = kept_ids[best]
+                continue
+        chosen[(record.subject_id, record.key)] = int(row)
+        kept[len(kept_ids)] = index.matrix[row]
+        kept_ids.append(record.id)
+        added += 1
 
 
 def select_newest_plus_fused(
@@ -252,6 +469,20 @@ def select_by_mode(
             depth=conf.LEXICAL_DEPTH,
             dense_weight=conf.DENSE_WEIGHT,
             lexical_weight=conf.LEXICAL_WEIGHT,
-            **options,
+            centre=conf.CENTRED_DENSE,
+            duplicate_cosine=conf.DUPLICATE_COSINE,
+            neighbours=conf.NEIGHBOUR_TOP,
+            neighbour_seconds=conf.NEIGHBOUR_SECONDS,
+            neighbour_sides=conf.NEIGHBOUR_SIDES,
+            window_weight=conf.WINDOW_WEIGHT,
+            centre_share=conf.CENTRE_SHARE,
+            ago=lexical.ago,
+            time_weight=conf.TIME_WEIGHT,
+            **{**options, "floor": dense_floor(conf)},
         )
     return select_memories(index, query_vector, subject_id, **options)
+
+
+def dense_floor(conf) -> float:
+    """The floor of the fused embedding lane: on the centred cosine when it is centred."""
+    return conf.CENTRED_FLOOR if conf.CENTRED_DENSE else conf.SIMILARITY_FLOOR

@@ -285,6 +285,25 @@ class MemoryMatrix:
             return (self.matrix @ query)[rows]
         return self.matrix[rows] @ query
 
+    def centroid(self, rows: np.ndarray, subject_id: int | None) -> np.ndarray:
+        """
+        The mean vector of `rows` (ascending row numbers): one pass over them, the subject's
+        base rows read as one slice (a weighted sum, no copy) as in `similarities`.
+        """
+        if not len(rows):
+            return np.zeros(self.dim, dtype=np.float32)
+        span = self.spans.get(subject_id) if subject_id is not None else None
+        if span is None and len(rows) * 3 <= len(self):
+            return self.matrix[rows].mean(axis=0)
+        lo, hi = span if span is not None else (0, len(self))
+        inside = (rows >= lo) & (rows < hi)
+        weights = np.zeros(hi - lo, dtype=np.float32)
+        weights[rows[inside] - lo] = 1.0
+        total = weights @ self.matrix[lo:hi]
+        if not inside.all():
+            total = total + self.matrix[rows[~inside]].sum(axis=0)
+        return total / np.float32(len(rows))
+
 
 def select_memories(
     index: MemoryMatrix,

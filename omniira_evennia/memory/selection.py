@@ -22,7 +22,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
-from omniira_evennia.memory.fusion import LexicalHits, select_by_mode, without_names
+from omniira_evennia.memory.fusion import (
+    LexicalHits,
+    centred_similarities,
+    dense_floor,
+    lane_centre,
+    select_by_mode,
+    without_names,
+)
 from omniira_evennia.memory.retrieval import (
     MemoryMatrix,
     MemoryRecord,
@@ -45,6 +52,10 @@ def name_free(message: str, names, conf) -> str | None:
     if not conf.PAIR_QUERY or conf.RETRIEVAL_MODE != "fused":
         return None
     text = without_names(message, names)
+    if conf.QUERY_CONTENT_WORDS and text:
+        from omniira_evennia.memory.fulltext import query_terms
+
+        text = " ".join(query_terms(text)) or text
     if not text or text == " ".join(message.split()):
         return None
     return text
@@ -116,9 +127,10 @@ STAGES = (
     "suspect_excluded",  # SUSPECT_MEMORIES = "exclude"
     "outside_recency_window",  # among the newest, but learned before the window
     "not_in_lanes",  # within neither lane's depth (its ranks say where it was)
-    "under_similarity_floor",  # its cosine is at or below SIMILARITY_FLOOR, no full-text hit
+    "under_similarity_floor",  # its (centred) cosine is at or below the floor, no full-text hit
     "outranked",  # in a lane, but its fused score is below the last one taken
     "same_key",  # another memory with its (subject, key) was taken instead
+    "near_duplicate",  # its vector is DUPLICATE_COSINE close to a memory taken before it
     "cut_by_budget",  # chosen, but the prompt's budget for memories was spent
     "chosen",  # it was in the prompt after all
 )
@@ -160,13 +172,15 @@ def why_not(
     details = _ranks(index, row, query_vector, lexical, subject_id, conf, now)
     if _taken_key(index, record, chosen):
         return {"stage": "same_key", **details, **why}
+    if "duplicate_of" in why:
+        return {"stage": "near_duplicate", **details, **why}
     if "score" in why:
         taken = [explain[m]["score"] for m in chosen if "score" in explain.get(m, {})]
         return {"stage": "outranked", **details, **why, "last_taken": min(taken, default=None)}
     if details.get("recency_rank") is not None and details.get("window_hours"):
         return {"stage": "outside_recency_window", **details}
     if details.get("lexical_rank") is None and details.get("cosine") is not None:
-        if details["cosine"] <= conf.SIMILARITY_FLOOR:
+        if details.get("centred", details["cosine"]) <= details["floor"]:
             return {"stage": "under_similarity_floor", **details}
     return {"stage": "not_in_lanes", **details}
 
@@ -185,12 +199,16 @@ def _ranks(index, row, query_vector, lexical, subject_id, conf, now) -> dict:
     """
     The memory's place in each lane, over every candidate (not only the lanes' depth): its
     rank among all by age, and its rank by meaning among the rows the meaning lane ranks (the
-    candidates the recency lane did not take), as the lanes count them.
+    candidates the recency lane did not take), as the lanes count them (by centred cosine when
+    the fused lane is centred, which is then reported with the plain one).
     """
     include_suspect = conf.SUSPECT_MEMORIES != "exclude"
+    fused = conf.RETRIEVAL_MODE == "fused" and lexical is not None
     mask = candidate_mask(index, subject_id, now, include_suspect)
     candidates = np.flatnonzero(mask)
-    details: dict = {"depth": conf.LEXICAL_DEPTH, "floor": conf.SIMILARITY_FLOOR}
+    floor = dense_floor(conf) if fused else conf.SIMILARITY_FLOOR
+    details: dict = {"depth": conf.LEXICAL_DEPTH, "floor": floor}
+    centre = lane_centre(index, candidates, subject_id) if fused and conf.CENTRED_DENSE else None
     learned = index.learned_at[candidates]
     newer = int(np.sum(learned > index.learned_at[row]))
     if newer < conf.RECENCY_SLOTS:
@@ -211,11 +229,15 @@ def _ranks(index, row, query_vector, lexical, subject_id, conf, now) -> dict:
         mask[lane[1]] = False
         candidates = np.flatnonzero(mask)
     if query_vector is not None and index.has_vector[row]:
-        with_vectors = candidates[index.has_vector[candidates]]
-        sims = index.similarities(query_vector, with_vectors, None)
-        own = float(index.similarities(query_vector, np.asarray([row]), None)[0])
-        details["cosine"] = round(own, 3)
-        details["dense_rank"] = int(np.sum(sims > own)) + 1
+        # The row among the lane's rows in one computation, so it is never ranked against a
+        # value of its own computed another way.
+        rows = np.union1d(candidates[index.has_vector[candidates]], [row])
+        cosines, sims = centred_similarities(index, rows, query_vector, centre)
+        own = rows == row
+        details["cosine"] = round(float(cosines[own][0]), 3)
+        if centre is not None:
+            details["centred"] = round(float(sims[own][0]), 3)
+        details["dense_rank"] = int(np.sum(sims[~own] > sims[own][0])) + 1
     elif not index.has_vector[row]:
         details["no_vector"] = True
     if lexical is not None:

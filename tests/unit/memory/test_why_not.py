@@ -39,6 +39,13 @@ def crowd(world, count=30, sim=0.9):
         world.add(f"close_{i}", sim=sim, learned_at=i)
 
 
+def background(world, count=100):
+    """Older memories about nothing the line says: the bulk of a pair's memories, which the
+    centred embedding lane measures everything against (issue #27)."""
+    for i in range(count):
+        world.add(f"chatter_{i}", sim=0.0, learned_at=-1000 + i)
+
+
 def test_a_chosen_memory_says_so():
     world = World()
     target = world.add("blue_glass", sim=0.9, learned_at=NOW - 10)
@@ -84,8 +91,9 @@ def test_outside_the_recency_window():
 
 def test_within_neither_lanes_depth():
     world = World()
+    background(world)
     crowd(world, 60, sim=0.95)
-    target = world.add("faint", sim=0.5, learned_at=1.5)  # above the floor, below 60 others
+    target = world.add("faint", sim=0.9, learned_at=1.5)  # above the floor, below 60 others
     result = fall(world, target, conf=settings(LEXICAL_DEPTH=50))
     assert result["stage"] == "not_in_lanes"
     # 60 close ones, 8 of them the newest (the recency lane): 52 ahead of it in its lane.
@@ -103,6 +111,7 @@ def test_under_the_similarity_floor():
 
 def test_outranked_at_fusion():
     world = World()
+    background(world)
     crowd(world, 30, sim=0.9)
     target = world.add("weaker", sim=0.6, learned_at=1.5)
     result = fall(world, target)
@@ -116,6 +125,26 @@ def test_the_same_key_taken_instead():
     world.add("trade", sim=0.9, learned_at=NOW - 5)
     target = world.add("trade", sim=0.8, learned_at=NOW - 10)
     assert fall(world, target)["stage"] == "same_key"
+
+
+def test_a_near_duplicate_of_a_chosen_memory():
+    world = World()
+    background(world, 40)
+    target = world.add("greeting", sim=0.8, learned_at=-5000)
+    again = world.add("greeting_again", sim=0.8, learned_at=-5001)
+    world.vectors[again - 1] = world.vectors[target - 1]  # the same words, said again
+    result = fall(world, target)
+    # Equal scores go to the higher id, so the copy is taken and the target is its duplicate.
+    assert result["stage"] == "near_duplicate" and result["duplicate_of"] == again
+
+
+def test_the_floor_is_on_the_centred_cosine_when_the_lane_is_centred():
+    world = World()
+    crowd(world, 25)
+    target = world.add("like_the_rest", sim=0.5, learned_at=1.5)  # close, but less than most
+    result = fall(world, target)
+    assert result["stage"] == "under_similarity_floor"
+    assert result["cosine"] > result["floor"] >= result["centred"]
 
 
 def test_cut_by_the_prompt_budget():
@@ -148,6 +177,7 @@ def test_every_stage_is_tested_here():
         "under_similarity_floor",
         "outranked",
         "same_key",
+        "near_duplicate",
         "cut_by_budget",
         "chosen",
     }
