@@ -116,13 +116,6 @@ class OmniiraSettings(BaseModel):
     CENTRED_DENSE: bool = True
     CENTRED_FLOOR: float = Field(0.1, ge=-1, le=1)
     DUPLICATE_COSINE: float = Field(0.95, ge=0, le=1)
-    NEIGHBOUR_TOP: int = Field(0, ge=0)  # candidate
-    NEIGHBOUR_SECONDS: float = Field(300.0, ge=0)  # candidate
-    NEIGHBOUR_SIDES: str = "next"  # candidate
-    WINDOW_WEIGHT: float = Field(0.0, ge=0)  # candidate
-    CENTRE_SHARE: float = Field(1.0, ge=0, le=1)  # candidate
-    TIME_WEIGHT: float = Field(0.0, ge=0)  # candidate
-    QUERY_CONTENT_WORDS: bool = False  # candidate
     DIARY_SLOTS: int = Field(2, ge=0)
     # Characters of memory text a prompt may carry (0: every memory retrieval chose): the
     # recency lane first, then the best by score while they fit, shown oldest first.

@@ -39,7 +39,6 @@ import re
 from dataclasses import dataclass
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.memory.expansion import named_span
 from omniira_evennia.memory.fusion import LexicalHits, without_names
 from omniira_evennia.runtime import health
 
@@ -230,17 +229,13 @@ def lexical_hits(npc_id: int, subject_id: int, text: str, conf=None) -> LexicalH
         conf = get_settings()
     if conf.RETRIEVAL_MODE != "fused":
         return None
-    said = text
     if conf.PAIR_QUERY:
         text = pair_query(npc_id, subject_id, text, conf.PAIR_COMMON_SHARE)
     memories = search_memories(npc_id, text, subject_id, conf.LEXICAL_DEPTH)
     if memories is None:
         return None
     beliefs = search_beliefs(npc_id, text, subject_id, conf.LEXICAL_DEPTH) or []
-    ago = named_span(said) if conf.TIME_WEIGHT > 0 else None
-    return LexicalHits(
-        memories=memories, beliefs=beliefs, query=" ".join(query_terms(text)), ago=ago
-    )
+    return LexicalHits(memories=memories, beliefs=beliefs, query=" ".join(query_terms(text)))
 
 
 # ---------------------------------------------------------------- the pair-aware query

@@ -68,8 +68,6 @@ class LexicalHits:
     memories: list[int] = field(default_factory=list)
     beliefs: list[int] = field(default_factory=list)
     query: str | None = None  # the words searched for (the pair-aware query), when known
-    # A time the line names ("yesterday"), as (from, to) seconds before now (`expansion.py`).
-    ago: tuple[float, float] | None = None
 
 
 def without_names(text: str, names) -> str:
@@ -202,13 +200,6 @@ def select_memories_fused(
     recency_window: float = 0.0,
     centre: bool = False,
     duplicate_cosine: float = 0.0,
-    neighbours: int = 0,
-    neighbour_seconds: float = 300.0,
-    neighbour_sides: str = "next",
-    window_weight: float = 0.0,
-    centre_share: float = 1.0,
-    ago: tuple[float, float] | None = None,
-    time_weight: float = 0.0,
     explain: dict | None = None,
 ) -> list[MemoryRecord]:
     """
@@ -228,42 +219,21 @@ def select_memories_fused(
         explain_recent(index, explain, recent_rows)
 
     if similarity_slots > 0:
-        middle = lane_centre(index, np.flatnonzero(mask), subject_id) if centre else None
-        if middle is not None:
-            middle = middle * np.float32(centre_share)
+        mean = lane_centre(index, np.flatnonzero(mask), subject_id) if centre else None
         mask[recent_rows] = False
         rest = np.flatnonzero(mask)
         lanes = []
         if query is not None:
-            if window_weight > 0:
-                dense = window_ranking(
-                    index,
-                    rest,
-                    query,
-                    floor,
-                    depth,
-                    subject_id,
-                    middle,
-                    window_weight,
-                    neighbour_seconds,
-                )
-            else:
-                dense = dense_ranking(index, rest, query, floor, depth, subject_id, middle)
+            dense = dense_ranking(index, rest, query, floor, depth, subject_id, mean)
             lanes.append((dense, dense_weight))
         lanes.append((lexical_ranking(index, mask, lexical_ids or (), depth), lexical_weight))
-        if ago is not None and time_weight > 0 and now is not None:
-            lanes.append((time_ranking(index, rest, query, ago, now, depth, middle), time_weight))
         rows, scores = rrf_scores(lanes, rrf_k)
         if len(rows):
             fused = scores
             scores = weighted(index, rows, scores, weights)
             if explain is not None:
-                explain_fused(index, explain, rows, fused, scores, weights, lanes, query, middle)
+                explain_fused(index, explain, rows, fused, scores, weights, lanes, query, mean)
             order = rows[np.lexsort((-index.ids[rows], -scores))]
-            if neighbours > 0:
-                order = with_neighbours(
-                    index, order, mask, neighbours, neighbour_seconds, neighbour_sides
-                )
             if duplicate_cosine > 0:
                 pick_distinct(
                     index, order, recent_rows, similarity_slots, duplicate_cosine, chosen, explain
@@ -273,90 +243,18 @@ def select_memories_fused(
     return chronological(index, chosen)
 
 
-def time_ranking(index, rows, query, ago, now, depth, middle) -> np.ndarray:
-    """Rows of `rows` learned within `ago` (seconds before `now`), by the embedding lane's
-    order (newest first without a query), at most `depth`."""
-    start, end = now - ago[0], now - ago[1]
-    learned = index.learned_at[rows]
-    inside = rows[(learned >= start) & (learned <= end)]
-    if query is None or not len(inside):
-        return inside[np.lexsort((-index.ids[inside], -index.learned_at[inside]))][:depth]
-    return dense_ranking(index, inside, query, -2.0, depth, None, middle)
-
-
-def window_ranking(index, rows, query, floor, depth, subject_id, middle, weight, seconds):
-    """Candidate: each row scored by its own (centred) cosine plus `weight` x the better of its
-    neighbours' in the same conversation."""
-    rows = rows[index.has_vector[rows]]
-    if not len(rows):
-        return rows
-    sims = centred_similarities(index, rows, query, middle, subject_id)[1]
-    order = np.lexsort((index.ids[rows], index.learned_at[rows], index.subject_ids[rows]))
-    by_time, learned = sims[order], index.learned_at[rows][order]
-    same = (np.diff(learned) <= seconds) & (np.diff(index.subject_ids[rows][order]) == 0)
-    best = np.full(len(rows), -1.0, dtype=np.float32)
-    best[:-1] = np.where(same, np.maximum(best[:-1], by_time[1:]), best[:-1])
-    best[1:] = np.where(same, np.maximum(best[1:], by_time[:-1]), best[1:])
-    scores = np.empty_like(sims)
-    scores[order] = by_time + weight * np.maximum(best, 0.0)
-    above = scores > floor
-    rows, scores = rows[above], scores[above]
-    return rows[np.lexsort((-index.ids[rows], -scores))][:depth]
-
-
-def with_neighbours(index, order, allowed, top, seconds, sides="next") -> np.ndarray:
-    """
-    `order` with, right after each of its first `top` rows, the memory about the same subject
-    learned next within `seconds` (the same conversation), if `allowed`. Bounded: `top` scans
-    of the allowed rows.
-    """
-    candidates = np.flatnonzero(allowed)
-    learned = index.learned_at[candidates]
-    out, seen = [], set()
-    for position, row in enumerate(order):
-        if int(row) not in seen:
-            out.append(int(row))
-            seen.add(int(row))
-        if position >= top:
-            continue
-        at = index.learned_at[row]
-        later = candidates[
-            (learned > at)
-            & (learned <= at + seconds)
-            & (index.subject_ids[candidates] == index.subject_ids[row])
-        ]
-        if len(later):
-            following = int(later[np.lexsort((index.ids[later], index.learned_at[later]))[0]])
-            if following not in seen:
-                out.append(following)
-                seen.add(following)
-        if sides == "both":
-            earlier = candidates[
-                (learned < at)
-                & (learned >= at - seconds)
-                & (index.subject_ids[candidates] == index.subject_ids[row])
-            ]
-            if len(earlier):
-                ordered = np.lexsort((index.ids[earlier], index.learned_at[earlier]))
-                before = int(earlier[ordered[-1]])
-                if before not in seen:
-                    out.append(before)
-                    seen.add(before)
-    return np.asarray(out, dtype=np.int64)
-
-
-def explain_fused(index, explain, rows, fused, scores, weights, lanes, query, middle) -> None:
+def explain_fused(index, explain, rows, fused, scores, weights, lanes, query, mean) -> None:
     """`explain_rows` for the fused lane, plus each row's fused score (and centred cosine)."""
     named = {"dense": lanes[0][0]} if query is not None else {}
     named["lexical"] = lanes[-1][0]
     cosines = centred = None
     if query is not None:
-        cosines, centred = centred_similarities(index, rows, query, middle)
+        cosines, centred = centred_similarities(index, rows, query, mean)
     explain_rows(index, explain, rows, scores, weights, named, cosines)
     for i, (row, value) in enumerate(zip(rows, fused)):
         entry = explain[int(index.ids[row])]
         entry["fused"] = round(float(value), 5)
-        if middle is not None and centred is not None:
+        if mean is not None and centred is not None:
             entry["centred"] = round(float(centred[i]), 3)
 
 
@@ -471,13 +369,6 @@ def select_by_mode(
             lexical_weight=conf.LEXICAL_WEIGHT,
             centre=conf.CENTRED_DENSE,
             duplicate_cosine=conf.DUPLICATE_COSINE,
-            neighbours=conf.NEIGHBOUR_TOP,
-            neighbour_seconds=conf.NEIGHBOUR_SECONDS,
-            neighbour_sides=conf.NEIGHBOUR_SIDES,
-            window_weight=conf.WINDOW_WEIGHT,
-            centre_share=conf.CENTRE_SHARE,
-            ago=lexical.ago,
-            time_weight=conf.TIME_WEIGHT,
             **{**options, "floor": dense_floor(conf)},
         )
     return select_memories(index, query_vector, subject_id, **options)

@@ -52,10 +52,6 @@ def name_free(message: str, names, conf) -> str | None:
     if not conf.PAIR_QUERY or conf.RETRIEVAL_MODE != "fused":
         return None
     text = without_names(message, names)
-    if conf.QUERY_CONTENT_WORDS and text:
-        from omniira_evennia.memory.fulltext import query_terms
-
-        text = " ".join(query_terms(text)) or text
     if not text or text == " ".join(message.split()):
         return None
     return text
