@@ -87,7 +87,11 @@ def _unpin_on_change():
         Reflection,
     )
 
-    def unpin(sender, instance, created=False, **kwargs):
+    vectors_only = frozenset({"embedding", "embedder"})
+
+    def unpin(sender, instance, created=False, update_fields=None, **kwargs):
+        if update_fields and frozenset(update_fields) <= vectors_only:
+            return  # a vector made later (write.embed_later) changes nothing a prompt shows
         if not created:  # imported when called: the service brings in Twisted's reactor
             from omniira_evennia.conversation.service import unpin
 

@@ -30,7 +30,8 @@ from omniira_evennia.memory import fulltext, store
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
 from omniira_evennia.memory.lateness import job_started, late_write
 from omniira_evennia.memory.safety import detect_manipulation
-from omniira_evennia.memory.write import player_line, said_text, write_reply
+from omniira_evennia.memory.selection import line_vectors
+from omniira_evennia.memory.write import embed_later, player_line, said_text, write_reply
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked
@@ -83,6 +84,7 @@ def build_context(npc, speaker, message: str, conversation_id: str | None) -> Pr
             if obj not in (npc, speaker)
             and (obj.has_account or getattr(obj, "is_omniira_npc", False))
         ]
+    stable = store.conversation_context(npc, speaker, conversation_id, conf)
     return PromptContext(
         identity=identity_of(npc),
         speaker_name=speaker.key,
@@ -91,10 +93,10 @@ def build_context(npc, speaker, message: str, conversation_id: str | None) -> Pr
         place_description=(location.db.desc or "") if location else "",
         game_time=clock.game_time_phrase(),
         others_present=others[:8],
-        opinion=store.opinion_of(npc, speaker),
-        reputation=store.reputation_of(npc, speaker),
-        concerns=store.current_concerns(npc, speaker),
-        diary=store.recent_diary(npc, conf.DIARY_SLOTS),
+        opinion=stable["opinion"],
+        reputation=stable["reputation"],
+        concerns=list(stable["concerns"]),
+        diary=list(stable["diary"]),
         history=history,
         speaker_is_npc=not speaker.has_account,
     )
@@ -117,14 +119,10 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
         speaker_id=speaker.id,
         context=build_context(npc, speaker, message, conversation_id),
         index=store.cached_index(npc.id),
-        reflections=store.reflection_records(npc, speaker),
+        reflections=store.conversation_context(npc, speaker, conversation_id, conf)["reflections"],
         now=time.time(),
         lexical=fulltext.lexical_hits(npc.id, speaker.id, message, conf),
-        said_lines=(
-            store.said_lines(npc, speaker, exclude_conversation=conversation_id)
-            if conf.VERBATIM_SLOTS
-            else []
-        ),
+        said_lines=store.conversation_context(npc, speaker, conversation_id, conf)["said_lines"],
         today=game_day,
         pinned=_pinned_for(conversation_id, conf),
     )
@@ -210,6 +208,10 @@ def start_turn(npc, speaker, message: str):
     if not message:
         return None
 
+    # The line's embedding starts now, in the worker pool, while the reactor gathers the
+    # context below (onnxruntime and SQLite both release the GIL): the two overlap.
+    embedder = get_embedder()
+    vectors = defer_interactive(line_vectors, message, {npc.key, speaker.key}, conf, embedder)
     game_day = clock.current_game_day()
     conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
     # Gathered before the line is stored, so the history holds only the earlier lines.
@@ -230,19 +232,21 @@ def start_turn(npc, speaker, message: str):
             conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
         )
 
-    deferred = defer_interactive(_turn_in_worker, turn_input, conf, get_client(), get_embedder())
+    client = get_client()
+    deferred = vectors.addCallback(
+        lambda line: defer_interactive(_turn_in_worker, turn_input, conf, client, embedder, line)
+    )
 
     def _finish(result: TurnResult):
         if thinking is not None and thinking.active():
             thinking.cancel()
         if index_token is not None:
             store.install_index(npc.id, turn_input.index, index_token)
+        _keep_pinned(conversation_id, conf, result.pinned)
+        line = apply_turn(npc, speaker, conversation_id, game_day, result, suspect=bool(labels))
         # The line's vector was computed as the retrieval query: keep it (the verbatim lane).
         store.keep_line_vector(said.id, result.query_vector, embedder_name())
-        _keep_pinned(conversation_id, conf, result.pinned)
-        return retry_if_locked(
-            apply_turn, npc, speaker, conversation_id, game_day, result, suspect=bool(labels)
-        )
+        return line
 
     def _crash(failure):
         log.error(
@@ -265,11 +269,13 @@ def start_turn(npc, speaker, message: str):
     return deferred
 
 
-def _turn_in_worker(turn_input: TurnInput, conf, client, embedder) -> TurnResult:
+def _turn_in_worker(turn_input: TurnInput, conf, client, embedder, vectors=None) -> TurnResult:
     # A matrix that is not cached yet is read here, not on the reactor (0.1 s at 10k rows).
     if turn_input.index is None:
         turn_input.index = store.read_index(turn_input.npc_id)
-    result = run_turn(turn_input, conf, client, embedder)
+    # The notes' vectors are made after the reply is said (write.embed_later): a player does
+    # not wait for them.
+    result = run_turn(turn_input, conf, client, embedder, vectors=vectors, embed_notes=False)
     if result.ok:
         # The reply through the text policy here, off the reactor: links, MXP, colour codes
         # (as the builder chose), controls and personal data never reach the room or the
@@ -302,8 +308,10 @@ def apply_turn(
     npc, speaker, conversation_id: str, game_day: int, result: TurnResult, suspect=False
 ) -> str:
     """
-    Write the turn's effects on the reactor and say the reply. Returns what the room saw.
-    Memories written during a turn whose player text was flagged are marked suspect.
+    Say the reply, then write the turn's effects on the reactor. Returns what the room saw.
+    The line is said first so the player does not wait for the writes; the writes are all or
+    nothing and retried when SQLite is locked, the line never said twice. Memories written
+    during a turn whose player text was flagged are marked suspect.
     """
     if not result.ok:
         record_usage(result.usage, npc=npc)
@@ -317,27 +325,37 @@ def apply_turn(
     # A reply begun before the player's data was erased writes and says nothing of it: it
     # was made from what was erased (memory/write.py, late_write). The turn began when its
     # line was taken (the conversation's last_turn_at).
-    with job_started(store.turn_started(conversation_id)):
-        if late_write((speaker,)):
-            record_usage(result.usage, npc=npc)
-            line = fallback_line(npc)
-            _emote(npc, line)
-            return line
-        # All or nothing, so a retry after "database is locked" never writes a tag (or the
-        # usage record) twice.
-        with transaction.atomic():
-            record_usage(result.usage, npc=npc)
-            write_reply(
-                npc,
-                speaker,
-                parsed,
-                result.remember_vectors,
-                result.commitment_vectors,
-                game_day,
-                suspect=suspect,
-            )
-            store.add_turn(
-                npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day
-            )
+    started = store.turn_started(conversation_id)
+    with job_started(started):
+        late = late_write((speaker,))
+    if late:
+        record_usage(result.usage, npc=npc)
+        line = fallback_line(npc)
+        _emote(npc, line)
+        return line
     npc.at_say(parsed.text, msg_self=False)
+    retry_if_locked(
+        _write_turn, npc, speaker, conversation_id, game_day, result, started, suspect=suspect
+    )
     return parsed.text
+
+
+def _write_turn(npc, speaker, conversation_id, game_day, result, started, suspect=False):
+    """The turn's writes, in one transaction (a retry after "database is locked" never writes
+    a tag, or the usage record, twice); then the notes' vectors, made in the background."""
+    parsed = result.parsed
+    with job_started(started), transaction.atomic():
+        record_usage(result.usage, npc=npc)
+        written = write_reply(
+            npc,
+            speaker,
+            parsed,
+            result.remember_vectors or [None] * len(parsed.remember),
+            result.commitment_vectors or [None] * len(parsed.commitments),
+            game_day,
+            suspect=suspect,
+        )
+        store.add_turn(
+            npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day
+        )
+    embed_later([m for m in written if m is not None and m.embedding is None])

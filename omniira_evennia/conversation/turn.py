@@ -349,7 +349,13 @@ def _call(client, tier, conf, inp, messages, schema):
 
 
 def run_turn(
-    inp: TurnInput, conf: OmniiraSettings, client: LLMClient, embedder: Embedder | None = None
+    inp: TurnInput,
+    conf: OmniiraSettings,
+    client: LLMClient,
+    embedder: Embedder | None = None,
+    *,
+    vectors: LineVectors | None = None,
+    embed_notes: bool = True,
 ) -> TurnResult:
     """
     Retrieve, prompt, call the LLM, parse. Never raises for an LLM failure.
@@ -359,7 +365,8 @@ def run_turn(
     the first reply are kept. A sentence in which the NPC claims the speaker's own facts ("I am
     looking for my sister Odile") is said back to the speaker ("You are looking for ...").
     """
-    vectors = turn_vectors(inp.context, conf, embedder)
+    if vectors is None:
+        vectors = turn_vectors(inp.context, conf, embedder)
     query_vector = vectors.said
     ctx = retrieve_context(inp, conf, vectors)
     turn_format = turn_format_of(conf, inp.tier)
@@ -422,8 +429,10 @@ def run_turn(
             error="empty reply after tags",
             query_vector=query_vector,
         )
-    remember_vectors = embed_or_none([t.value for t in parsed.remember], embedder)
-    commitment_vectors = embed_or_none([t.summary for t in parsed.commitments], embedder)
+    remember_vectors, commitment_vectors = [], []
+    if embed_notes:  # else the caller embeds them after the reply is said
+        remember_vectors = embed_or_none([t.value for t in parsed.remember], embedder)
+        commitment_vectors = embed_or_none([t.summary for t in parsed.commitments], embedder)
     return TurnResult(
         parsed=parsed,
         usage=usage,

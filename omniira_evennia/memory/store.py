@@ -247,7 +247,68 @@ def _on_memory_deleted(sender, instance, **kwargs):
     _patch(instance.npc_id, lambda index: index.without(instance.id))
 
 
+# ---------------------------------------------------------------- a conversation's context
+
+# What a turn's prompt shows that does not change from one line of a conversation to the next
+# unless something is written (issue #27, point 5: a turn read it all again on the reactor,
+# eight queries a line): read on a conversation's first line, kept until any write to those
+# tables (`_forget_context_on`, `update_relationship`). In process only, least recently used
+# conversations dropped past CONTEXT_CONVERSATIONS.
+CONTEXT_CONVERSATIONS = 256
+_context: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def conversation_context(npc, speaker, conversation_id: str | None, conf) -> dict:
+    """
+    The stable parts of a turn's context for this conversation: opinion, reputation,
+    concerns, diary, beliefs (records) and the speaker's lines from earlier conversations.
+    Callers must not change what they are given.
+    """
+    key = (npc.id, speaker.id, conversation_id or "")
+    found = _context.get(key)
+    if found is not None:
+        _context.move_to_end(key)
+        return found
+    found = {
+        "opinion": opinion_of(npc, speaker),
+        "reputation": reputation_of(npc, speaker),
+        "concerns": current_concerns(npc, speaker),
+        "diary": recent_diary(npc, conf.DIARY_SLOTS),
+        "reflections": reflection_records(npc, speaker),
+        "said_lines": (
+            said_lines(npc, speaker, exclude_conversation=conversation_id)
+            if conf.VERBATIM_SLOTS
+            else []
+        ),
+    }
+    _context[key] = found
+    while len(_context) > CONTEXT_CONVERSATIONS:
+        _context.popitem(last=False)
+    return found
+
+
+def forget_context(*args, **kwargs) -> None:
+    """Drop every conversation's cached context (something it shows was written)."""
+    _context.clear()
+
+
+def _forget_context_on_change(sender, instance, created=False, **kwargs):
+    # A new line of a conversation is not in its context (the history is read each turn);
+    # an earlier line changed or deleted (erasure, retention) may be.
+    if sender is ConversationTurn and created:
+        return
+    forget_context()
+
+
+def _forget_context_on():
+    for model in (Opinion, Concern, Reflection, DiaryEntry, Relationship, ConversationTurn):
+        uid = f"omniira_context_{model.__name__}"
+        post_save.connect(_forget_context_on_change, sender=model, dispatch_uid=uid + "_save")
+        post_delete.connect(_forget_context_on_change, sender=model, dispatch_uid=uid + "_del")
+
+
 def connect_signals() -> None:
+    _forget_context_on()
     post_save.connect(_on_memory_saved, sender=Memory, dispatch_uid="omniira_mem_save")
     post_delete.connect(_on_memory_deleted, sender=Memory, dispatch_uid="omniira_mem_delete")
     # Every vector saved records the embedder that made it (issue #19).
@@ -825,6 +886,7 @@ def update_relationship(npc, subject, feeling, importance, hearsay=False, attemp
             version=rel.version + 1, updated_at=timezone.now(), **new
         )
         if written:
+            forget_context()  # update() sends no signal: the reputation line changed
             rel.refresh_from_db()
             for dimension, threshold, direction in relationships.crossings(old, new):
                 # Sent once the write is committed, so a rolled-back (retried) turn sends none.

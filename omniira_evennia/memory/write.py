@@ -25,6 +25,8 @@ Reactor thread only (ORM writes). `write_reply` applies a parsed reply's tags th
 
 from __future__ import annotations
 
+import logging
+
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -37,13 +39,16 @@ from django.utils import timezone
 from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
-from omniira_evennia.memory.embeddings import to_blob
+from omniira_evennia.memory.embeddings import embed_or_none, to_blob
 from omniira_evennia.memory.lateness import late_write
 from omniira_evennia.memory.policy import police
 from omniira_evennia.memory.safety import detect_manipulation
 from omniira_evennia.models import Memory, Source
 from omniira_evennia.runtime import health
+from omniira_evennia.runtime.runner import defer_background
 from omniira_evennia.vocabulary import clamp_int, cut_value, normalize_feeling, slug_key
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -311,19 +316,21 @@ def write_reply(
     """
     Write what a reply's tags asked for (paper 4.2): memories through `write_note`, the
     opinion, concerns, and commitments (a plan plus a memory of the promise, so retrieval
-    brings it back up). Nothing when SELF_TAGGING is off (an ablation).
+    brings it back up). Nothing when SELF_TAGGING is off (an ablation). Returns the memories
+    written (a None where a locked row refused one).
     """
+    written: list = []
     if not get_settings().SELF_TAGGING:
         ignored = len(parsed.remember) + len(parsed.opinions) + len(parsed.concerns)
         health.incr("tags_ignored", ignored + len(parsed.commitments))
         health.incr("conversation_turns")
-        return
+        return written
     if late_write((subject,)):  # about a player erased since the work began: none of it
         health.incr("conversation_turns")
-        return
+        return written
     from_player = is_player(subject)
     for tag, vector in zip(parsed.remember, remember_vectors):
-        write_note(
+        memory = write_note(
             npc,
             Note(
                 subject,
@@ -339,6 +346,7 @@ def write_reply(
                 speaker=subject,
             ),
         )
+        written.append(memory)
         health.incr("tags_remember")
     for tag in parsed.opinions:
         write_opinion(npc, subject, tag.text)
@@ -350,7 +358,7 @@ def write_reply(
         plan = write_plan(npc, subject, tag, game_day, suspect=suspect)
         if plan is None:
             continue
-        write_note(
+        memory = write_note(
             npc,
             Note(
                 subject,
@@ -367,7 +375,34 @@ def write_reply(
                 speaker=subject,
             ),
         )
+        written.append(memory)
         health.incr("tags_commitment")
     if parsed.errors:
         health.incr("tags_invalid", len(parsed.errors))
     health.incr("conversation_turns")
+    return written
+
+
+def embed_later(memories) -> None:
+    """
+    Give `memories` (written without a vector) their embeddings off the reactor, in the
+    background pool; until then retrieval finds them by recency and full text. A memory whose
+    value changed meanwhile keeps waiting for the next write's vector.
+    """
+    wanted = [(m.id, m.value) for m in memories if m is not None]
+    if not wanted:
+        return
+
+    def _store(vectors):
+        rows = Memory.objects.in_bulk([memory_id for memory_id, _ in wanted])
+        for (memory_id, value), vector in zip(wanted, vectors):
+            row = rows.get(memory_id)
+            if vector is None or row is None or row.value != value:
+                continue
+            row.embedding = to_blob(vector)
+            # save(), not update(): the cached matrix is patched and the embedder stamped.
+            row.save(update_fields=["embedding", "embedder"])
+
+    defer_background(embed_or_none, [value for _, value in wanted]).addCallback(_store).addErrback(
+        lambda failure: log.error(f"omniira: embedding new memories failed: {failure}")
+    )
