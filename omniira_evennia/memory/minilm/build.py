@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from omniira_evennia.memory import minilm
+from omniira_evennia.memory.embeddings import SentenceTransformerEmbedder
 
 #: The sentences of the self-check (reference.json): short lines like a player's, a question
 #: and the statement it is about, a name, a place.
@@ -99,8 +100,6 @@ def is_in_place(out: Path) -> bool:
 def write_reference(path: Path | None = None) -> Path:
     """reference.json from the fp32 model on sentence-transformers (the torch virtualenv)."""
     import sentence_transformers
-
-    from omniira_evennia.memory.embeddings import SentenceTransformerEmbedder
 
     vectors = SentenceTransformerEmbedder().embed(list(REFERENCE_SENTENCES))
     about = (
