@@ -1,30 +1,41 @@
 """
-Evaluation: does an NPC remember what a player told it, with the packaged offline model (#16)?
+Evaluation: what an NPC says and stores when players talk to it, with the packaged offline
+model (issues #16 and #24) - built so that it cannot be tuned to.
 
-Player scenarios over the demo's four NPCs (bench/dialogue_scenarios.json), end to end through
-the real turn path (`conversation.service.start_turn`, the conversation-end review, the nightly
-rollover) with Evennia objects in a throwaway SQLite database and the real embedder, against the
-offline model served by llama.cpp on 127.0.0.1:
+Scenarios are generated per run (bench/dialogue_world.py): facts drawn from pools with a seed
+(`--seed`), several phrasings per fact and per question, player names drawn too, split by
+scenario into a tuning half and a held-out half (`--split`, held-out by default; the report
+says which). Each runs end to end through the product's real paths, in a throwaway SQLite
+database with the demo's world (game_template/world/build.py), the real embedder and the
+offline model served by llama.cpp on 127.0.0.1. Every line goes through the game's command
+handler as a player types it: `say <line>` when it opens with the NPC's name (or is a
+mid-conversation line), else `talk <npc> = <line>`.
 
-1. Day 1, evening: each player tells an NPC two to four facts about themselves, one line at a
-   time, and says goodbye (the goodbye ends the conversation and the review runs).
-2. The night's rollover runs (reflections, diaries), then a "restart": every in-process cache
-   is dropped (memory matrices, settings, the LLM client, Evennia's object cache).
-3. Day 2: each player comes back and asks one question per fact, in a new conversation.
-4. Newcomers the NPC has never met ask the same kinds of questions ("who am I searching
-   for?"): another player's fact given to them as theirs is a cross-player mix-up.
+1. Day 1, evening: each player tells two or three facts about themselves, asks the NPC about
+   itself ("What do you do here?") and about its trade or the town, says two lines
+   mid-conversation through `say` (one without the NPC's name, one with the name at the end:
+   answered or ignored), sometimes passes on news about a third party, and says goodbye (the
+   conversation-end review runs).
+2. Gossip rounds: the NPCs are paired in turn in rooms with no player (`gossip_round`).
+3. The night's rollover (reflections, diaries), then a restart: every in-process cache is
+   dropped (memory matrices, settings, the LLM client, Evennia's object cache).
+4. Day 2: each player asks each fact back and one never told, then leaves (the review runs,
+   as the ticker would run it); then a newcomer the NPC never met asks a never-told question.
 
-Scored automatically (see `score_*`): facts stored as distilled memories about the player,
-facts brought back in the answer (keyword sets with synonyms), invented or trivial memories
-(placeholder keys, a name stored as a fact, the NPC's own traits under the player, anything
-that matches none of the player's facts), narration-only replies, role confusions (the
-player's fact claimed in the first person), echoed lines, fallback lines, reply latency.
+Scored per reply by the named rules below (`is_*`, `*_slip`, each with its rule in its
+docstring, unit-tested in tests/unit/test_dialogue_scoring.py); per memory and per belief
+about a player: grounded in a fact that player stated about themselves, or not (decided by
+the facts' keyword sets, independently of the product's own checks); for gossip: news passed
+on against talk passed on. The report (printed table and JSON) shows at least 30 raw
+(line, reply) pairs, chosen to include the worst of each category.
 
-Writes bench/results/dialogue_eval.json (or dialogue_eval_<label>.json with --label).
+Writes bench/results/dialogue_eval.json (held-out, idle, every scenario of the half; other
+runs get a suffix: _tuning, _all, _busy, _subset, or --label's).
 
-    .venv/bin/python bench/dialogue_eval.py                 # all scenarios (20-40 min)
-    .venv/bin/python bench/dialogue_eval.py --per-npc 2     # a quick subset
-    .venv/bin/python bench/dialogue_eval.py --base-url http://127.0.0.1:8181/v1  # a running server
+    .venv/bin/python bench/dialogue_eval.py                      # the held-out half (~40 min)
+    .venv/bin/python bench/dialogue_eval.py --split tuning --limit 4   # a quick tuning subset
+    .venv/bin/python bench/dialogue_eval.py --busy               # with a CPU-bound competitor
+    .venv/bin/python bench/dialogue_eval.py --rescore bench/results/dialogue_eval.json
 """
 
 from __future__ import annotations
@@ -33,8 +44,10 @@ import argparse
 import contextlib
 import difflib
 import json
+import logging
 import os
 import platform
+import random
 import re
 import statistics
 import subprocess
@@ -42,7 +55,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from unittest import mock
 
@@ -50,212 +63,509 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
+from bench import dialogue_world as world  # noqa: E402
+from bench.dialogue_world import Scenario, Step, matches  # noqa: E402
 from omniira_evennia.llm.local_model import TIER_SAMPLING  # noqa: E402
 
 IDLE_PROMPT_TPS = 90.0
 IDLE_GEN_TPS = 32.0
-SCENARIOS = ROOT / "bench" / "dialogue_scenarios.json"
 RESULTS = ROOT / "bench" / "results"
+DEFAULT_COUNT = 40  # scenarios generated; the held-out half is 20
 
 # The demo's sampling (local_model.TIER_SAMPLING, held equal to the demo's settings by a test),
 # so the evaluation sees what a player of `make demo` sees; timeouts generous, so that a machine
 # shared with other work turns slow calls into slow numbers, not into failures.
 DEMO_TIERS = {name: {**sampling, "timeout": 900} for name, sampling in TIER_SAMPLING.items()}
 
-# Keys a small model copies from a prompt's example instead of writing its own.
-PLACEHOLDER_KEYS = re.compile(
-    r"^(short_snake_case|snake_case|short_key|key|example|example_key|fact|fact_key|"
-    r"descriptive_key|your_key|key_name|some_key|name_of_fact|topic)(_\d+)?$|snake_case"
-)
-# The NPCs' own trades and haunts, for "the NPC's traits filed under the player".
+# The NPCs' own trades and haunts (their role and duty in world/build.py), for "the NPC's own
+# trade given as the player's" and "what do you do" answered in role.
 NPC_TRAITS = {
-    "Maren": r"tavern|cider|plum wine|\bale\b|inn ?keep|barkeep|rents? rooms",
-    "Lyra": r"\bbard|lute|minstrel|\bsongs?\b|sings? for coins",
-    "Voss": r"blacksmith|\bsmith|forge|anvil|blades?\b",
-    "Wren": r"herbalist|\bherbs?\b|remed",
+    "Maren": r"tavern|cider|plum wine|\bale\b|inn ?keep|barkeep|rents? rooms|\bstew\b|\bbar\b",
+    "Lyra": r"\bbard|lute|minstrel|\bsongs?\b|sings?\b|singing|music",
+    "Voss": r"blacksmith|\bsmith|forge|anvil|blades?\b|mending tools",
+    "Wren": r"herbalist|\bherbs?\b|remed|tend(s|ing)? (the )?(sick|ill)",
 }
+NPC_ROLES = {"Maren": "tavern keeper", "Lyra": "bard", "Voss": "blacksmith", "Wren": "herbalist"}
+
+SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
-SECOND_PERSON = re.compile(r"\b(you|you're|you've|you'll|your|yours|yourself)\b", re.IGNORECASE)
-PERSONAL = re.compile(
-    r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself|we|us|our|you|you're|you've|you'll|your|yours|"
-    r"yourself|love)\b",
+SECOND_PERSON = re.compile(r"\b(you|you're|you've|you'll|you'd|your|yours|yourself)\b", re.I)
+# "I remember (that)", "I think": what follows is about someone else, not the NPC.
+KNOWING = re.compile(
+    r"^\W*(?:\w+,\s+|(?:yes|no|well|oh|ah|aye|hm+)[,!.]?\s+)*i\s+(?:do\s+)?(?:remember|recall|think|"
+    r"believe|know|heard|hear|guess|suppose|see)(?:\s+that)?\b",
     re.IGNORECASE,
 )
-SENTENCE = re.compile(r"[^.!?]+[.!?]*")
+ADMITS = re.compile(
+    r"(?:\bnever|\bnot|n't)\s+(?:\w+\s+)?(?:told|tell|mentioned|mention|said|say|shared|share)\b"
+    r"[^.!?]*\b(?:me|us)\b"
+    r"|\bI\s+(?:do not|don't|didn't|did not|can't|cannot|couldn't|could not)\s+(?:\w+\s+)?"
+    r"(?:know|recall|remember|say|tell)"
+    r"|\bI\s+(?:have|'ve)\s+no\s+(?:idea|notion|memory|recollection)|\bno idea\b|\bnot sure\b"
+    r"|\bI\s+haven't\s+(?:heard|been told)|\bnot that I\s+(?:know|recall|remember)"
+    r"|\bwe(?:'ve| have)\s+(?:never|not|only just)\s+met|\bfirst time (?:I've|I have)\s+(?:seen|met)"
+    r"|\bhaven't\s+(?:met|seen)\s+you\b|\byou tell me\b|\bdon't know (?:you|each other)"
+    r"|\bnew face|\bnever (?:met|seen) you",
+    re.IGNORECASE,
+)
+ASSISTANT = re.compile(
+    r"how (?:can|may) i (?:help|assist)|(?:provide|give me|share|tell me) (?:some |a bit |a little )?"
+    r"more (?:context|details|information)|\banything else\b|\bany tips\b|\btips (?:for|on)\b"
+    r"|\bas an ai\b|language model|\bassist(?:ance)?\b|\bi(?:'m| am) (?:here|happy|glad) to help"
+    r"|\bfeel free to\b|\blet me know if\b|\bdo you need (?:help|anything)|\bhelp you with\b"
+    r"|apologi[sz]e for (?:any|the) confusion|\bhow can i be of\b",
+    re.IGNORECASE,
+)
 STOPWORDS = set(
-    "a an the is was are were be been has have had of to in on at for and or but with by as "
-    "named called name s their his her its this that who which person player someone "
-    "customer visitor traveller traveler stranger".split()
+    "a an the is was are were be been being has have had do does did of to in on at for and or "
+    "but with by as it its this that these those there here what who whom which when where why "
+    "how so if then than not no yes oh ah well aye i me my mine you your yours we us our he him "
+    "his she her they them their s t d ll ve re m am can could will would shall should must may "
+    "might just very too also any some all one ever never really still always about from into "
+    "out up down over again once only own same now today tonight love it's i'm you're that's "
+    "there's i've i'll i'd you've don't can't won't isn't aren't wasn't he's she's we're "
+    "they're let's what's here's".split()
+)
+PRONOUN_SWAP = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "am": "are",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "i'd": "you'd",
+    "you": "i",
+    "your": "my",
+    "yours": "mine",
+}
+
+# Specific things an answer may assert. Words from the generator's pools (another player's
+# fact shows as one) and common ones a small model reaches for.
+GENERIC_TRADES = """baker butcher farmer merchant sailor soldier guard hunter storyteller scholar
+healer priest miner fisherman cook carpenter smith blacksmith innkeeper trader weaver tailor
+painter musician minstrel bard herbalist apothecary physician doctor mason builder brewer vintner
+gardener servant maid knight thief woodcutter carter porter clerk teacher farmhand""".split()
+ANIMALS = """dog cat horse pony bird owl hound rabbit pig cow sheep hen chicken mouse rat snake
+lizard fox wolf goat ferret raven tortoise donkey parrot puppy kitten""".split()
+FOOD_WORDS = """sugar salt vinegar spice bread meat fish beef pork chicken fruit apples wine beer
+mead butter cream gravy gluten dairy peanuts sweeteners artificial colours colors lamb venison
+potatoes carrots beans""".split()
+PLACE_WORDS = """museum gallery library temple church chapel shrine cathedral castle tower bakery
+mill smithy docks harbour harbor port pier wharf bridge river lake fountain park garden inn shop
+store guild hall school academy bank theatre theater arena barracks jail prison gate statue
+monument lighthouse farm orchard vineyard brewery stable stables apothecary bathhouse baths
+bookshop street alley quarter district moor forest woods hill mountain""".split()
+GOODS_WORDS = """bread pastries pastry pies cake cakes cheese meat fish fruit vegetables apples
+beer mead whisky rum tea coffee soup sausages clothes jewelry jewellery rings pottery candles
+soap books maps weapons swords axes armour armor horseshoes nails potions salves tinctures spices
+silk wool leather cloth furs shields helmets daggers knives ploughs""".split()
+KIN_WORDS = [r for r, _ in world.RELATIONS] + ["wife", "husband", "twin", "children", "child"]
+
+
+def _pool_words() -> list[str]:
+    words = set()
+    for noun, _, _ in world.TRADES:
+        words.update(noun.split())
+    words.update(f for f, _ in world.FOODS)
+    words.update(w.split()[-1] for w, _, _ in world.FEARS)
+    for _, keys in world.ITEMS:
+        words.update(re.sub(r"\\b|[^a-z ]", "", k) for group in keys for k in group)
+    return sorted(w for w in words if w and w not in {"maker", "sweep", "dark", "keys"})
+
+
+SPECIFIC_WORDS = sorted(
+    set(GENERIC_TRADES + ANIMALS + FOOD_WORDS + PLACE_WORDS + GOODS_WORDS + KIN_WORDS)
+    | set(_pool_words())
+)
+# Capitalised words that name no one.
+NOT_NAMES = set("""sir madam miss lord lady mister master mistress god gods monday tuesday wednesday
+    thursday friday saturday sunday""".split())
+PROPER_NAMES = set(
+    world.PLAYER_NAMES
+    + world.KIN_NAMES["she"]
+    + world.KIN_NAMES["he"]
+    + world.PET_NAMES
+    + world.TOWNS
+    + [name for name, _, _ in world.TOWNSFOLK]
 )
 
 
-# ---------------------------------------------------------------- data
+# ---------------------------------------------------------------- text helpers
 
 
-@dataclass
-class Fact:
-    category: str
-    keys: list[list[str]]
-    claim: list[str]
-    question: str
+def plain(text: str) -> str:
+    """Curly quotes straightened, so the rules see one apostrophe."""
+    return (text or "").replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", '"')
 
 
-@dataclass
-class Scenario:
-    id: str
-    npc: str
-    player: str
-    lines: list[str]
-    facts: list[Fact]
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in SENTENCE.findall(plain(text).replace('"', " ")) if s.strip()]
 
 
-@dataclass
-class Reply:
-    scenario: str
-    phase: str  # tell | goodbye | ask | newcomer
-    npc: str
-    speaker: str
-    said: str
-    reply: str
-    seconds: float
-    fallback: bool
-    tokens_out: int = 0
-    raw: str = ""  # what the model wrote, before tags and character breaks were taken out
-    tokens_in: int = 0
-    # llama.cpp's own timings of the call: tokens evaluated (after its prompt cache) and written
-    prompt_n: int = 0
-    predicted_n: int = 0
-    flags: list[str] = field(default_factory=list)
+def _stem(word: str) -> str:
+    for suffix in ("ing", "es", "ed", "s"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
 
 
-def load_scenarios(path: Path = SCENARIOS) -> tuple[list[Scenario], dict]:
-    data = json.loads(path.read_text())
-    scenarios = [
-        Scenario(s["id"], s["npc"], s["player"], s["lines"], [Fact(**f) for f in s["facts"]])
-        for s in data["scenarios"]
-    ]
-    return scenarios, data
+def content_words(text: str, skip=()) -> set[str]:
+    skipped = {s.lower() for s in skip}
+    return {
+        _stem(w)
+        for w in re.findall(r"[a-z']+", plain(text).lower())
+        if w not in STOPWORDS and w not in skipped and len(w) > 2
+    }
 
 
-def subset(scenarios: list[Scenario], per_npc: int | None, only: list[str] | None = None):
-    if only:
-        return [s for s in scenarios if s.id in only]
-    if not per_npc:
-        return scenarios
-    counts: dict[str, int] = {}
-    chosen = []
-    for s in scenarios:
-        if counts.get(s.npc, 0) < per_npc:
-            counts[s.npc] = counts.get(s.npc, 0) + 1
-            chosen.append(s)
-    return chosen
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?")
 
 
-# ---------------------------------------------------------------- scoring
+def _names_pattern(name: str) -> re.Pattern:
+    return re.compile(rf"\b{re.escape(name)}\b", re.IGNORECASE)
 
 
-def _word(pattern: str) -> re.Pattern:
-    # A word prefix: "clock" matches "clockmaker" and "clocks", not "oclock".
-    return re.compile(r"(?<![a-z])" + pattern, re.IGNORECASE)
+# ---------------------------------------------------------------- the scorers (pure)
 
 
-def matches(text: str, keys: list[list[str]]) -> bool:
-    """Every group of `keys` has a word (prefix, regex allowed) found in `text`."""
-    return all(any(_word(word).search(text or "") for word in group) for group in keys)
-
-
-def is_placeholder_key(key: str) -> bool:
-    return bool(PLACEHOLDER_KEYS.search(key or ""))
-
-
-def is_name_only(value: str, player: str) -> bool:
-    """A memory that says no more than who the player is ("Tamsin is Tamsin")."""
-    words = re.findall(r"[a-z']+", (value or "").lower())
-    rest = [w for w in words if w not in STOPWORDS and w != player.lower() and w != "s"]
-    return len(rest) <= 1
-
-
-def classify_memory(value: str, key: str, player: str, npc: str, facts: list[Fact]) -> str:
-    """fact | placeholder | name_only | npc_traits | unmatched."""
-    if is_placeholder_key(key):
-        return "placeholder"
-    if any(matches(value, f.keys) for f in facts):
-        return "fact"
-    if is_name_only(value, player):
-        return "name_only"
-    if re.search(NPC_TRAITS.get(npc, r"$^"), value or "", re.IGNORECASE):
-        return "npc_traits"
-    return "unmatched"
-
-
-def is_narration(reply: str, npc: str) -> bool:
-    """A reply that describes the NPC instead of speaking ("Maren smiles, feeling grateful.")."""
-    text = (reply or "").strip()
-    if not text:
+def is_restated(reply: str, line: str, npc: str = "", player: str = "") -> bool:
+    """
+    The reply hands the player's words back and adds at most two content words of its own
+    (none, if the line was a question: "What do I do here?" for "What do you do here?"): the
+    line with its pronouns turned round at a similarity of 0.75 or more ("You are a
+    cartographer; you draw maps of the marshes." for "Maren, I am a cartographer; I draw maps
+    of the marshes."), or four fifths or more of its content words (three at least), or, adding
+    nothing, half of them ("Tiberius lives alone out past the marsh road, Honora." for "You
+    should know about my brother, Tiberius: he lives alone out past the marsh road."). Names
+    are left out on both sides.
+    """
+    names = [n for n in (npc, player) if n]
+    strip = "|".join(rf"\b{re.escape(n)}\b" for n in names) or "$^"
+    said = re.sub(strip, " ", plain(line))
+    answer = " ".join(re.findall(r"[a-z']+", re.sub(strip, " ", plain(reply)).lower()))
+    if not answer:
         return False
-    if re.fullmatch(r"[*_(].*[*_)]", text, re.DOTALL):
-        return True  # *wipes the bar*
-    outside_quotes = re.sub(r'["\u201c][^"\u201d]*["\u201d]', "", text)
-    starts_as_narrator = re.match(
-        rf"^\s*(\*|{re.escape(npc)}\b|she\b|he\b|they\b|the (tavern|bard|smith|herbalist))",
-        text,
-        re.IGNORECASE,
-    )
-    return bool(starts_as_narrator) and not PERSONAL.search(outside_quotes)
+    swapped = " ".join(PRONOUN_SWAP.get(w, w) for w in re.findall(r"[a-z']+", said.lower()))
+    line_words, reply_words = content_words(said), content_words(reply, skip=names)
+    added = len(reply_words - line_words)
+    if added > (0 if said.rstrip().endswith("?") else 2):
+        return False
+    if difflib.SequenceMatcher(None, swapped, answer).ratio() >= 0.75:
+        return True
+    if len(line_words) < 3:
+        return False
+    covered = len(line_words & reply_words) / len(line_words)
+    return covered >= 0.8 or (added == 0 and covered >= 0.5)
 
 
-def role_confusions(reply: str, facts: list[Fact]) -> list[str]:
-    """Sentences claiming one of the player's facts in the first person, to no one."""
+def first_person_claim(reply: str, claim: list[str], player: str = "") -> list[str]:
+    """
+    Role slip: sentences of the NPC's claiming the player's fact (or the topic of the player's
+    question) in the NPC's own first person: a sentence with I/me/my and a claim word, without
+    "you" or the player's name, that is not an admission ("I'm afraid I don't know"); a leading
+    "I remember (that)" / "I think" is set aside first, since what follows is about someone else
+    ("I remember that Quill works as a baker" claims nothing).
+    """
     found = []
-    for sentence in SENTENCE.findall(reply or ""):
-        if not FIRST_PERSON.search(sentence) or SECOND_PERSON.search(sentence):
+    for sentence in sentences(reply):
+        rest = KNOWING.sub("", sentence)
+        if not FIRST_PERSON.search(rest) or SECOND_PERSON.search(rest) or ADMITS.search(rest):
             continue
-        for fact in facts:
-            if any(_word(re.escape(w)).search(sentence) for w in fact.claim):
-                found.append(sentence.strip())
-                break
+        if player and _names_pattern(player).search(rest):
+            continue
+        if any(world._word(w).search(rest) for w in claim):
+            found.append(sentence)
     return found
 
 
-def is_echo(reply: str, lines_said: list[str], player: str) -> bool:
-    """The reply repeats the player's words or the history's format ("Ada says: ...")."""
-    text = (reply or "").strip().lower()
-    if re.search(rf"\b{re.escape(player.lower())} says\s*:", text) or re.match(
-        r"^\w+ says\s*:", text
-    ):
+SAYS_FRAME = re.compile(r"\b[A-Z][\w']* says(?: to (?:you|[A-Z]\w*))?\s*[:,]|\bsays to you\b")
+CUES = r"(?:yes|no|well|oh|ah|aye|sorry|thanks|thank you|right|okay|ok|hello|hi|indeed)"
+
+
+def speaks_as_player(reply: str, npc: str, player: str) -> bool:
+    """
+    Role slip: the NPC speaks as the player, or as if the player were talking to it: the
+    chat frame of a line ("Bram says to you: ...", "Ada says: ..."), the player's name as
+    its own ("I am Tobiah", "my name is Tobiah"), or the NPC addressing itself by its own name
+    ("No, Voss. You are a blacksmith", "Yes, Lyra. I work as a storyteller", "I don't know who
+    Thorne is searching for, Wren.").
+    """
+    text = plain(reply)
+    if SAYS_FRAME.search(text) or re.match(rf"^\s*{re.escape(player)}\s*:", text):
         return True
-    for line in lines_said:
-        said = line.strip().lower()
-        if len(said) >= 20 and said in text:
+    if re.search(rf"\b(?:i am|i'm|my name is|call me)\s+{re.escape(player)}\b", text, re.I):
+        return True
+    name = re.escape(npc)
+    if re.search(rf"\b{CUES},?\s+{name}\s*[,.!?]", text, re.IGNORECASE):
+        return True
+    for sentence in sentences(text):
+        if re.search(rf",\s*{name}\s*[.!?]*$", sentence):
             return True
-        # Said back to the player ("You are allergic to lavender") is an answer, if a plain one
-        # (see `is_restatement`); the same words in the player's own voice are an echo.
-        if SECOND_PERSON.search(text):
-            continue
-        if difflib.SequenceMatcher(None, said, text).ratio() >= 0.75:
+        if re.match(rf"^{name},\s+(?:i|you|do|did|what|can|could|would|will|have)\b", sentence):
             return True
     return False
 
 
-def is_restatement(reply: str, lines_said: list[str]) -> bool:
-    """The reply only says the player's line back to them, pronouns turned round."""
-    text = (reply or "").strip().lower()
-    return any(
-        difflib.SequenceMatcher(None, line.strip().lower(), text).ratio() >= 0.75
-        for line in lines_said
+def denies_being_itself(reply: str, npc: str, role: str = "") -> bool:
+    """
+    Role slip: the NPC speaks of itself as someone else: "I am not Lyra, so I cannot answer",
+    "my name isn't Lyra", someone "named"/"called" Voss, "who Maren is", "ask Wren", "Wren would
+    know", "looking for Voss", or "I'm not a/the <its role>".
+    """
+    name = re.escape(npc)
+    patterns = [
+        rf"\bI(?:'m| am)\s+not\s+{name}\b",
+        rf"\bmy name (?:is not|isn't)\s+{name}\b",
+        rf"\b(?:named|called)\s+{name}\b",
+        rf"\bwho\s+{name}\s+is\b",
+        rf"\bask\s+{name}\b",
+        rf"\b{name}\s+(?:would|might|could|may|will)\s+know\b",
+        rf"\b(?:looking|searching)\s+for\s+{name}\b",
+        rf"\bwhere\s+{name}\s+is\b",
+    ]
+    if role:
+        patterns.append(rf"\bI(?:'m| am)\s+not\s+(?:a|an|the)\s+{re.escape(role)}")
+    return any(re.search(p, plain(reply), re.IGNORECASE) for p in patterns)
+
+
+def third_person_self(reply: str, npc: str) -> bool:
+    """
+    Role slip: the NPC describes itself in the third person: a sentence whose subject is its
+    own name ("Maren is a tavern keeper.", "Maren smiles, feeling grateful.", "Voss's forge is
+    hot.") said by that NPC; its name as a vocative ("Maren, ...") is not this slip.
+    """
+    name = re.escape(npc)
+    return any(re.match(rf"^\W*{name}(?:'s)?\s+[a-z]", s) for s in sentences(reply))
+
+
+AUX = r"(?:do|does|did|can|could|will|would|have|has|had|are|were|is|should|must)"
+ADVERBS = r"(?:(?:really|still|ever|even|always|also|please|perhaps|truly)\s+)?"
+LIGHT_VERBS = {"do", "have", "be", "are", "get", "got", "is", "make"}
+
+
+def asked_of_npc(question: str) -> tuple[str, str] | None:
+    """(verb, object) of a question put to the NPC: "Do you have family here?" -> (have,
+    family); "How long have you kept this place?" -> (kept, place); None if it asks no "you"."""
+    m = re.search(
+        rf"\b{AUX}\s+you\s+{ADVERBS}([a-z']+)((?:\s+[a-z']+){{0,4}})", plain(question), re.I
     )
+    if not m:
+        return None
+    verb = m.group(1).lower()
+    rest = [w for w in m.group(2).lower().split() if w not in STOPWORDS]
+    return verb, (rest[0] if rest else "")
+
+
+def answered_as_player(reply: str, question: str, npc: str, npc_directed: bool = True) -> bool:
+    """
+    Role slip: the player's question to the NPC answered as if the player had been asked: its
+    verb said back with "you" as the subject in a statement ("Do you have family?" -> "Yes, you
+    do have family."; "Do you remember what Hesketh does?" -> "No, you don't remember what
+    Hesketh does"), the NPC's own feelings put on the player ("You're sorry, but you don't have
+    up-to-date news"), or, to a question about the NPC, the NPC's own trade given to "you"
+    ("What do you do here?" -> "You are a blacksmith").
+    """
+    text = plain(reply)
+    asked = asked_of_npc(question)
+    for sentence in sentences(text):
+        if _is_question(sentence):
+            continue
+        if asked:
+            verb, obj = asked
+            fillers = r"(?:(?:do|don't|do not|does|did|didn't|have|haven't|had|are|aren't|were|"
+            fillers += r"can|can't|cannot|will|won't|would|really|still|also|never|always|not)\s+)"
+            pattern = rf"\byou(?:'re|'ve|'d|'ll)?\s+{fillers}{{0,3}}{re.escape(verb)}\b"
+            if verb in LIGHT_VERBS and obj:
+                pattern += rf"(?:\s+[\w']+){{0,3}}?\s+{re.escape(obj)}"
+            if re.search(pattern, sentence, re.IGNORECASE):
+                return True
+        if not npc_directed:
+            continue
+        if re.match(
+            r"^\W*(?:(?:yes|no|well|oh|ah|aye)[,!.]?\s+)?you(?:'re| are)\s+(?:sorry|not sure|afraid)",
+            sentence,
+            re.IGNORECASE,
+        ):
+            return True
+        subject = r"\byou(?:'re| are| run| keep| sell| work| make| mend| pour| play| sing| tend)\b"
+        if re.search(subject + r"[^.!?]*(?:" + NPC_TRAITS.get(npc, "$^") + ")", sentence, re.I):
+            return True
+    return False
+
+
+SCAFFOLD = re.compile(
+    r"(?i:^\W*that is\s*:|\bwhat do you remember about\b|\byour notes about\b|private notes)"
+    r"|\[\[|\]\]|\b(?:REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:|\"(?:say|remember)\"\s*:"
+)
+
+
+def leaks_prompt(reply: str) -> bool:
+    """A broken reply: the prompt's scaffolding said aloud ("That is: What do you remember
+    about Linnea?", a tag, the JSON keys of a structured turn, "your notes about")."""
+    return bool(SCAFFOLD.search(plain(reply)))
 
 
 def is_repeat(reply: str, earlier: list[str]) -> bool:
-    """The reply says a sentence again that the NPC already said in this conversation."""
-    said = {
-        " ".join(re.findall(r"[a-z']+", x.lower())) for e in earlier for x in SENTENCE.findall(e)
-    }
-    said.discard("")
-    return any(
-        len(norm.split()) >= 3 and norm in said
-        for norm in (" ".join(re.findall(r"[a-z']+", x.lower())) for x in SENTENCE.findall(reply))
+    """A broken reply: the same words as an earlier reply of the NPC's to this speaker that day
+    (similarity 0.9 or more), whatever was said to it."""
+    text = " ".join(re.findall(r"[a-z']+", plain(reply).lower()))
+    return bool(text) and any(
+        difflib.SequenceMatcher(None, text, " ".join(re.findall(r"[a-z']+", e.lower()))).ratio()
+        >= 0.9
+        for e in earlier
     )
+
+
+def assistant_voice(reply: str) -> bool:
+    """Role slip: an assistant's voice instead of the character's: "How can I help", "provide
+    more context", "anything else", "tips", "as an AI", "assistance", "feel free to", "let me
+    know if", "I'm here to help", "help you with"."""
+    return bool(ASSISTANT.search(plain(reply)))
+
+
+def admits_not_knowing(reply: str) -> bool:
+    """The reply says the NPC does not know or was never told ("You never told me about a dog,
+    Bryn.", "I don't know who Thorne is searching for", "we've never met")."""
+    return bool(ADMITS.search(plain(reply)))
+
+
+def npc_trade_as_players(reply: str, npc: str, player: str) -> bool:
+    """The NPC's own trade given as the player's: a sentence whose subject is "you" or the
+    player's name, with a verb of being, working or having (not "you're in the tavern"), and
+    the NPC's trade words ("No, Voss. You are a blacksmith", "Thorne sells remedies at a market
+    stall" said by Wren to Thorne, "You have a collection of antique tools and blades");
+    "I remember/heard that" before it is set aside."""
+    traits = NPC_TRAITS.get(npc, "$^")
+    verbs = r"(?:'re|'s| are| is| were| was| work(?:s|ed)?| sell(?:s)?| run(?:s)?| keep(?:s)?"
+    verbs += r"| make(?:s)?| mend(?:s)?| pour(?:s)?| play(?:s)?| sing(?:s)?| tend(?:s)?"
+    verbs += r"|'ve| have| has| own(?:s)?| carr(?:y|ies)| treasure(?:s)?)"
+    cue = r"^\W*(?:(?:yes|no|well|oh|ah|aye)[,!.]?\s+)*"
+    subject = rf"{cue}(?:{re.escape(player)}|you){verbs}\b(?!\s+(?:in|at|to|by|near|here)\b)"
+    for sentence in sentences(reply):
+        rest = KNOWING.sub("", sentence).strip()
+        if FIRST_PERSON.search(rest) or not re.search(traits, rest, re.IGNORECASE):
+            continue
+        if re.search(subject, rest, re.IGNORECASE):
+            return True
+    return False
+
+
+def specific_mentions(reply: str, question: str, allowed_names, world_words=()) -> list[str]:
+    """
+    What specific things the reply names: capitalised names not among `allowed_names` (a word
+    opening a sentence only if it is one of the generator's names or the sentence has two
+    words at most), and words for trades,
+    animals, foods, places, goods or kin that are not in the question and not in `world_words`
+    (what the demo world holds). "The name of Quill's animal is Max." -> [Max]; "Never put salt
+    or vinegar in Sable's food" -> [salt, vinegar].
+    """
+    found = []
+    allowed = {n.lower() for n in allowed_names}
+    asked = {_stem(w) for w in re.findall(r"[a-z]+", plain(question).lower())}
+    in_world = {_stem(w) for w in world_words}
+    for sentence in sentences(reply):
+        tokens = re.findall(r"[A-Za-z][A-Za-z']*", sentence)
+        for i, token in enumerate(tokens):
+            bare = token.split("'")[0]
+            if not bare[:1].isupper() or bare.lower() in allowed | NOT_NAMES or bare == "I":
+                continue
+            # A sentence's first word is a name if the generator's, or if it is all the
+            # sentence says ("Mara." asked what the horse is called).
+            if i == 0 and bare not in PROPER_NAMES and len(tokens) > 2:
+                continue
+            if bare.lower() in STOPWORDS or bare.lower() in asked:
+                continue
+            found.append(bare)
+    for word in SPECIFIC_WORDS:
+        stem = _stem(word)
+        if stem in asked or stem in in_world:
+            continue
+        if re.search(rf"\b{re.escape(word)}\b", plain(reply), re.IGNORECASE):
+            found.append(word)
+    return sorted(set(found), key=found.index)
+
+
+def is_invented_answer(
+    reply: str, question: str, npc: str, player: str, allowed_names, world_words=()
+) -> bool:
+    """
+    An invented answer to a never-told question: the reply does not admit not knowing
+    (`admits_not_knowing`) and names or asserts something specific (`specific_mentions`: a
+    name, an item, a place, a trade, an animal, a food), or gives the NPC's own trade as the
+    player's (`npc_trade_as_players`).
+    """
+    if admits_not_knowing(reply):
+        return False
+    if npc_trade_as_players(reply, npc, player):
+        return True
+    return bool(specific_mentions(reply, question, [*allowed_names, player], world_words))
+
+
+def classify_memory(value: str, scenario: Scenario | None) -> str:
+    """
+    Where a memory about a player comes from: "fact" when it matches a fact that player stated
+    about themselves in the scenario (by the fact's keyword sets), "smalltalk" when it matches
+    their small talk, "news" when it matches the news they passed on, else "ungrounded" (from
+    their question, the NPC's reply, someone else, or nowhere). A newcomer stated nothing.
+    """
+    if scenario is None:
+        return "ungrounded"
+    if any(matches(value, f.keys) for f in scenario.facts):
+        return "fact"
+    if any(matches(value, keys) for keys in scenario.smalltalk):
+        return "smalltalk"
+    if scenario.news and matches(value, scenario.news.keys):
+        return "news"
+    return "ungrounded"
+
+
+def is_recalled(reply: str, scenario: Scenario, fact_index: int) -> bool:
+    """The fact brought back as the player's: its keywords in the reply, not claimed by the NPC
+    in the first person."""
+    fact = scenario.facts[fact_index]
+    return matches(plain(reply), fact.keys) and not first_person_claim(
+        reply, fact.claim, scenario.player
+    )
+
+
+def world_inventions(reply: str, question: str, npc: str, player: str, world_info: dict):
+    """Specific places, goods, trades or names a reply about the trade or the town asserts that
+    the demo world does not hold (`specific_mentions` against the world's words)."""
+    return specific_mentions(
+        reply, question, [*world_info["names"], player, npc], world_info["words"]
+    )
+
+
+def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list[str]:
+    """The role slips of one reply, by form."""
+    claims = [c for f in scenario.facts for c in f.claim] if speaker == scenario.player else []
+    claims = claims + list(step.claim)
+    npc_directed = step.kind in ("self", "trade", "town", "mid_named", "mid_plain")
+    forms = {
+        "first_person_claim": bool(first_person_claim(reply, claims, speaker)),
+        "speaks_as_player": speaks_as_player(reply, scenario.npc, speaker),
+        "denies_being_itself": denies_being_itself(
+            reply, scenario.npc, NPC_ROLES.get(scenario.npc, "")
+        ),
+        "third_person_self": third_person_self(reply, scenario.npc),
+        "answered_as_player": answered_as_player(reply, step.line, scenario.npc, npc_directed),
+        "assistant_voice": assistant_voice(reply),
+    }
+    return [form for form, hit in forms.items() if hit]
+
+
+SLIP_FORMS = (
+    "first_person_claim",
+    "speaks_as_player",
+    "denies_being_itself",
+    "third_person_self",
+    "answered_as_player",
+    "assistant_voice",
+)
 
 
 def percentile(values, pct):
@@ -269,23 +579,77 @@ def _pct(part: int, whole: int) -> float | None:
     return round(100.0 * part / whole, 1) if whole else None
 
 
-# ---------------------------------------------------------------- the run
+# ---------------------------------------------------------------- the run: replies
+
+
+@dataclass
+class Reply:
+    scenario: str
+    phase: str  # the step's kind (dialogue_world.STEP_KINDS)
+    step: int  # its index in the day's steps
+    day: int
+    npc: str
+    speaker: str
+    said: str
+    via: str  # say | talk
+    reply: str = ""
+    answered: bool = False  # the NPC's turn ran and said something
+    refused: bool = False  # the turn was refused (rate, queue, share)
+    fallback: bool = False
+    first: bool = False  # the first line of a conversation
+    seconds: float = 0.0
+    tokens_out: int = 0
+    tokens_in: int = 0
+    raw: str = ""  # what the model wrote, before tags and character breaks were taken out
+    prompt_n: int = 0  # llama.cpp's own timings: tokens evaluated (after its prompt cache)
+    predicted_n: int = 0
+    also_answered: list[str] = field(default_factory=list)  # other NPCs who took the line
+    errors: list[str] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+
+
+ERROR_TEXT = re.compile(r"traceback|untrapped error|an error occurred|exception", re.IGNORECASE)
+
+
+class ErrorLog(logging.Handler):
+    """Errors the product logs while the evaluation runs (a crashed turn, a failed job)."""
+
+    def __init__(self):
+        super().__init__(level=logging.ERROR)
+        self.records: list[str] = []
+
+    def emit(self, record):
+        self.records.append(f"{record.name}: {record.getMessage()}"[:500])
 
 
 class Driver:
-    """Talk to NPCs through `service.start_turn` and keep what was said, timed."""
+    """Say lines as a player types them (the game's command handler) and keep what came back."""
 
-    def __init__(self, fallbacks: set[str]):
+    def __init__(self, fallbacks: set[str], errors: ErrorLog):
         self.fallbacks = fallbacks
+        self.errors = errors
         self.replies: list[Reply] = []
         self.review_seconds: list[float] = []
 
-    def say(self, npc, player, line: str, scenario: str, phase: str) -> Reply:
+    @staticmethod
+    def command_for(step: Step, npc: str) -> tuple[str, str]:
+        """`say` for a line that opens with the NPC's name and for the mid-conversation probes
+        (their addressing is what is measured), `talk` for the rest (always addressed)."""
+        from omniira_evennia.conversation.addressing import addressed_name
+
+        if step.probe or addressed_name(step.line, [npc]):
+            return "say", f"say {step.line}"
+        return "talk", f"talk {npc} = {step.line}"
+
+    def say(self, npc, player, step: Step, scenario: str, day: int, index: int, first=False):
+        from evennia.commands.cmdhandler import cmdhandler
+
+        from omniira_evennia import commands as omniira_commands
         from omniira_evennia.conversation import lifecycle, service
-        from omniira_evennia.conversation.service import start_turn
         from omniira_evennia.llm.client import LLMClient
         from omniira_evennia.models import LLMUsage
 
+        via, command = self.command_for(step, npc.key)
         review = [0.0]
         real_close = lifecycle.close_conversation
 
@@ -296,10 +660,8 @@ class Driver:
             finally:
                 review[0] += time.monotonic() - t0
 
-        raw, timings = [], []
+        raw, timings, voice_timings = [], [], []
         real_chat, real_post = LLMClient.chat, LLMClient._post
-
-        voice_timings = []
 
         def recording_chat(client, tier_name, messages, **kwargs):
             start = len(timings)
@@ -314,76 +676,148 @@ class Driver:
             timings.append(data.get("timings") or {})
             return data
 
-        last_usage = LLMUsage.objects.order_by("-id").values_list("id", flat=True).first() or 0
-        said = []
-        started = time.monotonic()
-        with (
+        turns = []  # every turn the command started, whoever it went to
+        real_start = service.start_turn
+
+        def recording_start(npc_, speaker, message):
+            entry = {"npc": npc_.key, "text": None, "refused": False}
+            turns.append(entry)
+            deferred = real_start(npc_, speaker, message)
+            if deferred is None:
+                entry["refused"] = True
+            else:
+                deferred.addCallback(lambda text: entry.update(text=text) or text)
+            return deferred
+
+        heard = []
+
+        def inbox(text=None, *args, **kwargs):
+            heard.append(text[0] if isinstance(text, tuple) else text)
+
+        patches = [
             mock.patch.object(lifecycle, "close_conversation", timed_close),
             mock.patch.object(service, "close_conversation", timed_close, create=True),
             mock.patch.object(LLMClient, "chat", recording_chat),
             mock.patch.object(LLMClient, "_post", recording_post),
-        ):
-            deferred = start_turn(npc, player, line)
-            if deferred is not None:
-                deferred.addCallback(lambda text: said.append(text) or text)
+            mock.patch.object(service, "start_turn", recording_start),
+            mock.patch.object(player, "msg", inbox),
+        ]
+        if hasattr(omniira_commands, "start_turn"):  # a command that calls the turn directly
+            patches.append(mock.patch.object(omniira_commands, "start_turn", recording_start))
+        last_usage = LLMUsage.objects.order_by("-id").values_list("id", flat=True).first() or 0
+        logged = len(self.errors.records)
+        started = time.monotonic()
+        with contextlib.ExitStack() as stack:
+            for patch in patches:
+                stack.enter_context(patch)
+            cmdhandler(player, command, callertype="object")
         seconds = time.monotonic() - started - review[0]
         if review[0]:
             self.review_seconds.append(review[0])
-        text = said[0] if said else ""
+        mine = [t for t in turns if t["npc"] == npc.key]
+        text = (mine[0]["text"] or "") if mine else ""
         usage = (
             LLMUsage.objects.filter(id__gt=last_usage, feature="conversation")
             .order_by("id")
             .first()
         )
+        errors = [str(h) for h in heard if h and ERROR_TEXT.search(str(h))]
+        errors += self.errors.records[logged:]
         reply = Reply(
             scenario=scenario,
-            phase=phase,
+            phase=step.kind,
+            step=index,
+            day=day,
             npc=npc.key,
             speaker=player.key,
-            said=line,
+            said=step.line,
+            via=via,
             reply=text,
+            answered=bool(text.strip()),
+            refused=bool(mine) and mine[0]["refused"],
+            fallback=text in self.fallbacks,
+            first=first,
             seconds=round(seconds, 2),
-            fallback=text in self.fallbacks or not text,
             tokens_out=usage.tokens_out if usage else 0,
             raw=raw[0] if raw else "",
             tokens_in=usage.tokens_in if usage else 0,
             prompt_n=sum(int(t.get("prompt_n") or 0) for t in voice_timings),
             predicted_n=sum(int(t.get("predicted_n") or 0) for t in voice_timings),
+            also_answered=[t["npc"] for t in turns if t["npc"] != npc.key],
+            errors=errors,
         )
         self.replies.append(reply)
         return reply
 
 
-def build_world():
-    """The demo's rooms and NPCs (game_template/world/build.py), in the current database."""
-    from evennia.utils import create
-    from world.build import MARKET, NPCS, TAVERN
+# ---------------------------------------------------------------- the run: the world
 
-    rooms = {}
-    for name, spec in (("tavern", TAVERN), ("market", MARKET)):
-        room = create.create_object("typeclasses.rooms.Room", key=spec["key"])
-        room.db.desc = spec["desc"]
-        rooms[name] = room
+
+def build_world():
+    """The demo's world as `make demo` builds it (world/build.py), NPCs kept at their posts,
+    and a side room where players wait between their turns (so NPCs can gossip alone)."""
+    from evennia.utils import create
+    from world import build
+
+    rooms = build.build_world()
     npcs = {}
-    for spec in NPCS:
-        room = rooms[spec["room"]]
-        npc = create.create_object(
-            "typeclasses.npcs.NPC", key=spec["key"], location=room, home=room
-        )
-        npc.db.desc = spec["desc"]
-        npc.db.npc_role = spec["role"]
-        npc.db.npc_personality = spec["personality"]
-        npc.db.npc_duty = spec["duty"]
-        npc.db.npc_headline = spec.get("headline", False)
+    for spec in build.NPCS:
+        npc = [o for o in rooms[spec["room"]].contents if o.key == spec["key"]][0]
         npc.db.npc_autonomous = False  # nobody walks off during the evaluation
         npcs[spec["key"]] = npc
+    rooms["waiting"] = create.create_object("typeclasses.rooms.Room", key="A Quiet Lane")
     return rooms, npcs
 
 
+def _strings(value, found: list[str]) -> None:
+    if isinstance(value, str):
+        found.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, found)
+    elif isinstance(value, (list, tuple, set)):
+        for item in value:
+            _strings(item, found)
+
+
+def world_vocabulary(npcs, rooms) -> dict:
+    """
+    What the demo world holds, from world/build.py's tables (every upper-case table, so
+    knowledge the project adds there counts) and every text Attribute of its NPCs and rooms:
+    its words, and its names (capitalised words).
+    """
+    from world import build
+
+    texts, sources = [], []
+    for name, value in vars(build).items():
+        if name.isupper() and isinstance(value, (dict, list, tuple, str)):
+            _strings(value, texts)
+            sources.append(f"build.{name}")
+    for obj in [*npcs.values(), rooms["tavern"], rooms["market"]]:
+        texts.append(obj.key)
+        for attr in obj.attributes.all():
+            before = len(texts)
+            _strings(attr.value, texts)
+            if len(texts) > before:
+                sources.append(f"{obj.key}.{attr.key}")
+    joined = " ".join(texts)
+    words = sorted({w for w in re.findall(r"[a-z]+", joined.lower()) if len(w) > 2})
+    names = sorted(set(re.findall(r"\b[A-Z][a-z]+\b", joined)) - {"The", "You", "Say"})
+    return {"words": words, "names": names, "sources": sorted(set(sources))}
+
+
 def make_player(name: str, room):
+    """A player character with an account, as a logged-in player has (commands such as
+    `talk` look up the account's nicks); no session, so `EvalPlayer` counts it as played."""
     from evennia.utils import create
 
-    return create.create_object("bench.eval_player.EvalPlayer", key=name, location=room)
+    account = create.create_account(
+        f"{name}-{time.monotonic_ns()}", None, "not-a-real-password-7413"
+    )
+    player = create.create_object("bench.eval_player.EvalPlayer", key=name, location=room)
+    player.db_account = account
+    player.save(update_fields=["db_account"])
+    return player
 
 
 def restart():
@@ -406,23 +840,120 @@ def _refetch(obj):
     return ObjectDB.objects.get(id=obj.id)
 
 
+def _visit(player, room):
+    player.move_to(room, quiet=True, move_type="teleport")
+
+
+def _memories(npc, subject) -> list[dict]:
+    from omniira_evennia.models import Memory
+
+    rows = Memory.objects.filter(npc=npc, subject=subject).exclude(kind="commitment")
+    return [
+        {"key": m.key, "value": m.value, "source": m.source, "kind": m.kind, "suspect": m.suspect}
+        for m in rows.order_by("id")
+    ]
+
+
+def _beliefs(subject) -> list[dict]:
+    from omniira_evennia.models import Reflection
+
+    rows = Reflection.objects.filter(target=subject).select_related("npc").order_by("id")
+    return [{"npc": r.npc.key, "belief": r.belief, "importance": r.importance} for r in rows]
+
+
+def _gossip_memories() -> list[dict]:
+    from omniira_evennia.models import Memory, Source
+
+    rows = Memory.objects.filter(source=Source.GOSSIP).select_related(
+        "npc", "subject", "provenance"
+    )
+    return [
+        {
+            "npc": m.npc.key,
+            "subject": m.subject.key if m.subject else "",
+            "teller": m.provenance.key if m.provenance else "",
+            "value": m.value,
+            "chain": m.chain,
+        }
+        for m in rows.order_by("id")
+    ]
+
+
+def _npc_memories(npcs) -> dict[str, list[str]]:
+    from omniira_evennia.models import Memory
+
+    return {
+        name: list(Memory.objects.filter(npc=npc).values_list("value", flat=True))
+        for name, npc in npcs.items()
+    }
+
+
+GOSSIP_LAYOUTS = [
+    {"tavern": ["Maren", "Lyra"], "market": ["Voss", "Wren"]},
+    {"tavern": ["Maren", "Voss"], "market": ["Lyra", "Wren"]},
+    {"tavern": ["Maren", "Wren"], "market": ["Lyra", "Voss"]},
+]
+
+
+def gossip_rounds(npcs, rooms, rounds: int, log) -> list[dict]:
+    """The NPCs paired in turn in the two rooms (no player there) and each pair let talk
+    (`omniira_evennia.api.gossip_round`); returns what each exchange said and kept."""
+    from omniira_evennia import api
+
+    homes = {name: npc.location for name, npc in npcs.items()}
+    exchanges = []
+    for number in range(rounds):
+        layout = GOSSIP_LAYOUTS[number % len(GOSSIP_LAYOUTS)]
+        for room, names in layout.items():
+            for name in names:
+                npcs[name].move_to(rooms[room], quiet=True, move_type="teleport")
+        for room in (rooms["tavern"], rooms["market"]):
+            results = []
+            started = time.monotonic()
+            for deferred in api.gossip_round(room=room, budget=1):
+                deferred.addBoth(results.append)
+            for result in results:
+                exchanges.append(_exchange_record(result, npcs, time.monotonic() - started))
+                log(f"  gossip in {room.key}: {exchanges[-1]['lines']}")
+    for name, npc in npcs.items():
+        npc.move_to(homes[name], quiet=True, move_type="teleport")
+    return exchanges
+
+
+def _exchange_record(result, npcs, seconds) -> dict:
+    names = {npc.id: name for name, npc in npcs.items()}
+    if not hasattr(result, "lines"):
+        return {"lines": [], "accepted": [], "error": str(result)[:300], "seconds": seconds}
+    return {
+        "lines": [[names.get(who, str(who)), text] for who, text in result.lines],
+        "accepted": [item.fact for item in result.accepted],
+        "rejected": [reason for _, reason in result.rejected],
+        "error": result.error,
+        "seconds": round(seconds, 2),
+    }
+
+
+# ---------------------------------------------------------------- the run
+
+
 def run_eval(
     scenarios: list[Scenario],
-    data: dict,
     tiers: dict,
     extra_settings: dict | None = None,
     rollover: bool = True,
-    newcomers: bool = True,
+    gossip: int = 2,
+    seed: int = 0,
     log=print,
 ) -> dict:
-    """Run the scenarios in the current (migrated, empty enough) database; return the report."""
+    """Run the scenarios in the current (migrated, empty enough) database; return the record
+    of everything said and stored (`score` turns it into the report)."""
     from django.conf import settings
     from django.test import override_settings
 
     from omniira_evennia import conf
+    from omniira_evennia.conversation import lifecycle
     from omniira_evennia.llm import client as llm
     from omniira_evennia.memory import store
-    from omniira_evennia.models import Memory
     from omniira_evennia.rollover import service as daily
     from omniira_evennia.runtime import health, runner
     from omniira_evennia.testing.testbed.simulate import game_clock
@@ -437,258 +968,559 @@ def run_eval(
         }
     )
     omniira.update(extra_settings or {})
+    random.seed(seed)  # the product's own draws (gossip pairs, fallback lines)
     runner.run_inline(True)
+    errors = ErrorLog()
+    logging.getLogger().addHandler(errors)
     started = time.monotonic()
-    with override_settings(OMNIIRA=omniira), game_clock() as clock:
+    try:
+        with override_settings(OMNIIRA=omniira), game_clock() as clock:
+            conf.reset_settings()
+            llm.reset_client()
+            store.invalidate()
+            health.reset()
+            fallbacks = {
+                line.format(name=n)
+                for line in conf.get_settings().FALLBACK_LINES
+                for n in world.NPC_NAMES
+            }
+            driver = Driver(fallbacks, errors)
+            rooms, npcs = build_world()
+            world_info = world_vocabulary(npcs, rooms)
+            waiting = rooms["waiting"]
+            players = {s.id: make_player(s.player, waiting) for s in scenarios}
+
+            def talk(s, player, steps, day):
+                npc = npcs[s.npc]
+                _visit(player, npc.location)
+                for index, step in enumerate(steps):
+                    r = driver.say(npc, player, step, s.id, day, index, first=index == 0)
+                    note = "" if r.answered else (" (refused)" if r.refused else " (no reply)")
+                    log(
+                        f"  [{s.id} {step.kind}] {player.key}: {step.line}\n      {s.npc}: {r.reply}"
+                        f" ({r.seconds}s){note}"
+                    )
+                _visit(player, waiting)
+
+            # 1. Day 1, evening: tell, ask, small talk, news, goodbye (the review runs).
+            clock.set(1, 18)
+            for number, s in enumerate(scenarios, 1):
+                talk(s, players[s.id], s.day1, 1)
+                log(f"day 1: {number}/{len(scenarios)}, {time.monotonic() - started:.0f}s")
+            memories_day1 = {s.id: _memories(npcs[s.npc], players[s.id]) for s in scenarios}
+            counters_tell = health.snapshot()
+
+            # 2. Gossip, with every player out of the rooms.
+            clock.set(1, 21)
+            exchanges = gossip_rounds(npcs, rooms, gossip, log) if gossip else []
+
+            # 3. The night: rollover, then a restart.
+            rollover_summary = None
+            if rollover:
+                clock.set(1, 23)
+                got = []
+                daily.run_rollover(1, npcs=list(npcs.values())).addBoth(got.append)
+                rollover_summary = got[0] if got and isinstance(got[0], dict) else str(got[:1])
+                log(f"rollover: {rollover_summary}")
+            restart()
+            npcs = {k: _refetch(v) for k, v in npcs.items()}
+            players = {k: _refetch(v) for k, v in players.items()}
+            waiting = _refetch(waiting)
+
+            # 4. Day 2: each player asks back, leaves (the ticker's review); then newcomers.
+            clock.set(2, 10)
+            for number, s in enumerate(scenarios, 1):
+                talk(s, players[s.id], s.day2, 2)
+                _review_left(lifecycle, driver)
+                log(f"day 2: {number}/{len(scenarios)}, {time.monotonic() - started:.0f}s")
+            newcomers = {}
+            for s in scenarios:
+                newcomers[s.id] = make_player(s.newcomer, waiting)
+                talk(s, newcomers[s.id], s.newcomer_steps, 2)
+                _review_left(lifecycle, driver)
+            record = {
+                "scenarios": [s.to_dict() for s in scenarios],
+                "replies": [asdict(r) for r in driver.replies],
+                "memories_day1": memories_day1,
+                "memories": {
+                    s.id: {
+                        "player": _memories(npcs[s.npc], players[s.id]),
+                        "newcomer": _memories(npcs[s.npc], newcomers[s.id]),
+                    }
+                    for s in scenarios
+                },
+                "beliefs": {
+                    s.id: {"player": _beliefs(players[s.id]), "newcomer": _beliefs(newcomers[s.id])}
+                    for s in scenarios
+                },
+                "gossip_memories": _gossip_memories(),
+                "npc_memories": _npc_memories(npcs),
+                "exchanges": exchanges,
+                "world": world_info,
+                "counters": health.snapshot(),
+                "counters_after_tell": counters_tell,
+                "rollover": rollover_summary,
+                "review_seconds": driver.review_seconds,
+                "errors": errors.records,
+                "total_seconds": time.monotonic() - started,
+            }
+    finally:
+        logging.getLogger().removeHandler(errors)
         conf.reset_settings()
         llm.reset_client()
-        store.invalidate()
-        health.reset()
-        fallbacks = {
-            line.format(name=n)
-            for line in conf.get_settings().FALLBACK_LINES
-            for n in ("Maren", "Lyra", "Voss", "Wren")
-        }
-        driver = Driver(fallbacks)
-        rooms, npcs = build_world()
-        players = {s.id: make_player(s.player, npcs[s.npc].location) for s in scenarios}
-        goodbye = data.get("goodbye", "Goodbye!")
+    return record
 
-        # 1. Day 1, evening: tell, then goodbye (the review runs).
-        clock.set(1, 18)
-        for number, s in enumerate(scenarios, 1):
-            npc, player = npcs[s.npc], players[s.id]
-            player.move_to(npc.location, quiet=True, move_type="teleport")
-            for line in s.lines:
-                r = driver.say(npc, player, line, s.id, "tell")
-                raw = f" [raw: {r.raw!r}]" if r.fallback else ""
-                log(f"  [{s.id}] {s.player}: {line}\n      {s.npc}: {r.reply} ({r.seconds}s){raw}")
-            r = driver.say(npc, player, goodbye.format(npc=s.npc), s.id, "goodbye")
-            log(f"  [{s.id}] goodbye -> {r.reply} ({r.seconds}s)")
-            log(f"tell {number}/{len(scenarios)} done, {time.monotonic() - started:.0f}s")
 
-        stored = {}
-        for s in scenarios:
-            rows = Memory.objects.filter(npc=npcs[s.npc], subject=players[s.id]).order_by("id")
-            stored[s.id] = [
-                {"key": m.key, "value": m.value, "source": m.source, "kind": m.kind} for m in rows
-            ]
-            for m in stored[s.id]:
-                log(f"  [{s.id}] memory {m['source']} {m['key']}: {m['value']}")
-        counters_tell = health.snapshot()
+def _review_left(lifecycle, driver) -> None:
+    """What the ticker does once a player has left: end the conversation, review it."""
+    t0 = time.monotonic()
+    if lifecycle.reap_conversations():
+        lifecycle.process_ended(limit=100)
+        driver.review_seconds.append(time.monotonic() - t0)
 
-        # 2. The night: rollover, then a restart.
-        rollover_summary = None
-        if rollover:
-            clock.set(1, 23)
-            got = []
-            daily.run_rollover(1, npcs=list(npcs.values())).addBoth(got.append)
-            rollover_summary = got[0] if got and isinstance(got[0], dict) else str(got[:1])
-            log(f"rollover: {rollover_summary}")
-        restart()
-        npcs = {k: _refetch(v) for k, v in npcs.items()}
-        players = {k: _refetch(v) for k, v in players.items()}
 
-        # 3. Day 2: each player asks, one question per fact.
-        clock.set(2, 10)
-        recalled = {}
-        for number, s in enumerate(scenarios, 1):
-            npc, player = npcs[s.npc], players[s.id]
-            player.move_to(npc.location, quiet=True, move_type="teleport")
-            recalled[s.id] = []
-            for fact in s.facts:
-                r = driver.say(npc, player, fact.question, s.id, "ask")
-                # Brought back as the player's: claimed by the NPC as its own does not count.
-                hit = matches(r.reply, fact.keys) and not role_confusions(r.reply, [fact])
-                recalled[s.id].append(hit)
-                log(
-                    f"  [{s.id}] {s.player}: {fact.question}\n      {s.npc}: {r.reply} "
-                    f"({r.seconds}s) {'RECALLED' if hit else 'missed'}"
+# ---------------------------------------------------------------- scoring the record
+
+
+def flag_reply(
+    r: dict,
+    step: Step,
+    scenario: Scenario,
+    others: list[Scenario],
+    world_info,
+    earlier=(),
+    said_before=(),
+):
+    """The flags of one reply (each a rule above), by what its line was for; `earlier`: the
+    NPC's earlier replies to this speaker that day; `said_before`: the speaker's earlier lines
+    to the NPC (a reply handing one of them back is restated too, but not the asked fact's own
+    line when it is asked back)."""
+    flags = []
+    if step.probe:
+        flags.append("answered" if r["answered"] else "ignored")
+    if r["errors"]:
+        flags.append("error")
+    if not r["answered"]:
+        if not step.probe:
+            flags.append("lost")
+        return flags
+    if r["fallback"]:
+        return flags + ["fallback"]
+    reply, speaker = r["reply"], r["speaker"]
+    if leaks_prompt(reply):
+        flags.append("prompt_leak")
+    if is_repeat(reply, list(earlier)):
+        flags.append("repeat")
+    asked = {t.line for t in scenario.day1 if step.kind == "ask" and t.fact == step.fact}
+    lines = [step.line] + [line for line in said_before if line not in asked]
+    if step.kind != "goodbye" and any(
+        is_restated(reply, line, scenario.npc, speaker) for line in lines
+    ):
+        flags.append("restated")
+    flags += [f"slip:{form}" for form in role_slips(reply, step, scenario, speaker)]
+    if step.kind == "ask":
+        flags.append("recalled" if is_recalled(reply, scenario, step.fact) else "missed")
+    if step.kind in ("never_told", "newcomer"):
+        allowed = world_info["names"] + list(world.NPC_NAMES)
+        if admits_not_knowing(reply):
+            flags.append("admits")
+        if is_invented_answer(
+            reply, step.line, scenario.npc, speaker, allowed, world_info["words"]
+        ):
+            flags.append("invented")
+        if any(matches(reply, f.keys) for o in others for f in o.facts if o.npc == scenario.npc):
+            flags.append("mixup")
+    if step.kind in ("self", "trade", "town"):
+        invented = world_inventions(reply, step.line, scenario.npc, speaker, world_info)
+        if invented:
+            flags.append("world_invented:" + ",".join(invented))
+    if step.kind == "self" and step.category == "role":
+        in_role = re.search(NPC_TRAITS.get(scenario.npc, "$^"), reply, re.IGNORECASE)
+        flags.append("in_role" if in_role else "off_role")
+    return flags
+
+
+def _steps_of(scenario: Scenario, r: dict) -> Step:
+    if r["speaker"] == scenario.newcomer and r["speaker"] != scenario.player:
+        return scenario.newcomer_steps[r["step"]]
+    return (scenario.day1 if r["day"] == 1 else scenario.day2)[r["step"]]
+
+
+def score(record: dict, meta: dict | None = None) -> dict:
+    """The report: every reply flagged, memories and beliefs classified, gossip counted, the
+    summary, and the raw pairs a person should read."""
+    scenarios = [Scenario.from_dict(s) for s in record["scenarios"]]
+    by_id = {s.id: s for s in scenarios}
+    world_info = record["world"]
+    replies = record["replies"]
+    answers: dict[tuple, list[str]] = {}
+    lines: dict[tuple, list[str]] = {}
+    for r in replies:
+        s = by_id[r["scenario"]]
+        earlier = answers.setdefault((r["scenario"], r["speaker"], r["day"]), [])
+        before = lines.setdefault((r["scenario"], r["speaker"]), [])
+        others = [o for o in scenarios if o is not s]
+        step = _steps_of(s, r)
+        r["flags"] = flag_reply(r, step, s, others, world_info, earlier, before)
+        if r["answered"] and not r["fallback"]:
+            earlier.append(r["reply"])
+        if step.kind != "goodbye":
+            before.append(r["said"])
+    memories = classify_memories(record, by_id)
+    beliefs = classify_beliefs(record, by_id)
+    gossip = score_gossip(record, scenarios)
+    summary = summarise(scenarios, record, replies, memories, beliefs, gossip)
+    summary.update(meta or {})
+    return {
+        "summary": summary,
+        "table": table_rows(summary),
+        "raw_pairs": raw_pairs(replies, seed=len(replies)),
+        "memories": memories,
+        "beliefs": beliefs,
+        "gossip": gossip,
+        "flagged_replies": [r for r in replies if _bad(r["flags"])],
+    }
+
+
+def classify_memories(record: dict, by_id: dict) -> list[dict]:
+    rows = []
+    for sid, who in record["memories"].items():
+        s = by_id[sid]
+        for role, subject in (("player", s.player), ("newcomer", s.newcomer)):
+            for m in who[role]:
+                cls = classify_memory(m["value"], s if role == "player" else None)
+                rows.append(
+                    {
+                        "scenario": sid,
+                        "npc": s.npc,
+                        "about": subject,
+                        "role": role,
+                        "class": cls,
+                        **m,
+                    }
                 )
-            player.move_to(rooms["tavern"], quiet=True, move_type="teleport")
-            log(f"ask {number}/{len(scenarios)} done, {time.monotonic() - started:.0f}s")
+    return rows
 
-        # 4. Newcomers ask about "their" facts: another player's must not come back as theirs.
-        mixups = []
-        if newcomers:
-            names = data.get("newcomers", ["Quill"])
-            questions = data.get("newcomer_questions", {})
-            for number, (npc_name, npc) in enumerate(npcs.items()):
-                told = [s for s in scenarios if s.npc == npc_name]
-                categories = [
-                    c for c in questions if any(f.category == c for s in told for f in s.facts)
-                ]
-                if not categories:
-                    continue
-                newcomer = make_player(names[number % len(names)], npc.location)
-                for category in categories:
-                    question = questions[category].format(npc=npc_name)
-                    r = driver.say(npc, newcomer, question, f"newcomer-{npc_name}", "newcomer")
-                    for s in told:
-                        for fact in s.facts:
-                            if fact.category != category or not matches(r.reply, fact.keys):
-                                continue
-                            if re.search(rf"\b{re.escape(s.player)}\b", r.reply, re.IGNORECASE):
-                                continue  # told as someone else's news: gossip, not a mix-up
-                            mixups.append(
-                                {
-                                    "npc": npc_name,
-                                    "asker": newcomer.key,
-                                    "question": question,
-                                    "reply": r.reply,
-                                    "fact_of": s.player,
-                                    "scenario": s.id,
-                                }
-                            )
-                            r.flags.append("mixup")
-                    log(f"  [newcomer {newcomer.key}] {question}\n      {npc_name}: {r.reply}")
-                newcomer.delete()
-        counters = health.snapshot()
-        total_seconds = time.monotonic() - started
-    conf.reset_settings()
-    llm.reset_client()
-    return score(
-        scenarios,
-        driver,
-        stored,
-        recalled,
-        mixups,
-        counters,
-        counters_tell,
-        rollover_summary,
-        total_seconds,
+
+def classify_beliefs(record: dict, by_id: dict) -> list[dict]:
+    rows = []
+    for sid, who in record["beliefs"].items():
+        s = by_id[sid]
+        for role, subject in (("player", s.player), ("newcomer", s.newcomer)):
+            for b in who[role]:
+                cls = classify_memory(b["belief"], s if role == "player" else None)
+                rows.append({"scenario": sid, "about": subject, "role": role, "class": cls, **b})
+    return rows
+
+
+def score_gossip(record: dict, scenarios: list[Scenario]) -> dict:
+    """
+    News passed on against talk passed on: a planted news item is passed on when a memory on
+    an NPC other than the one told matches its keys; any gossip memory matching no planted
+    news is talk passed on (who knows what, greetings, lines said to the listener).
+    """
+    planted = [s for s in scenarios if s.news]
+    passed, kept = [], []
+    for s in planted:
+        reached = sorted(
+            name
+            for name, values in record["npc_memories"].items()
+            if name != s.npc and any(matches(v, s.news.keys) for v in values)
+        )
+        if reached:
+            passed.append(
+                {"scenario": s.id, "news": s.news.line, "told": s.npc, "reached": reached}
+            )
+        if any(matches(v, s.news.keys) for v in record["npc_memories"].get(s.npc, [])):
+            kept.append(s.id)
+    facts = [f for s in scenarios for f in s.facts]
+    news, told, talk = [], [], []
+    for g in record["gossip_memories"]:
+        if any(matches(g["value"], s.news.keys) for s in planted):
+            news.append(g)
+        elif any(matches(g["value"], f.keys) for f in facts):
+            told.append(g)  # a player's own fact passed on: news about the player, not planted
+        else:
+            talk.append(g)
+    return {
+        "planted": [{"scenario": s.id, "told": s.npc, "line": s.news.line} for s in planted],
+        "kept_by_the_told": kept,
+        "passed": passed,
+        "news_memories": len(news),
+        "player_facts": told,
+        "talk": talk,
+        "exchanges": record.get("exchanges", []),
+    }
+
+
+def _count(replies, flag, phases=None) -> int:
+    return sum(
+        any(f == flag or f.startswith(flag + ":") for f in r["flags"])
+        for r in replies
+        if phases is None or r["phase"] in phases
     )
 
 
-def score(
-    scenarios,
-    driver,
-    stored,
-    recalled,
-    mixups,
-    counters,
-    counters_tell,
-    rollover_summary,
-    total_seconds,
-) -> dict:
-    by_id = {s.id: s for s in scenarios}
-    facts_total = sum(len(s.facts) for s in scenarios)
-    facts_stored = 0
-    per_scenario = []
-    memory_classes: dict[str, int] = {}
-    bad_memories = []
-    placeholder_keys = []
-    for s in scenarios:
-        memories = [m for m in stored[s.id] if m["kind"] != "commitment"]
-        stored_hits = [any(matches(m["value"], f.keys) for m in memories) for f in s.facts]
-        facts_stored += sum(stored_hits)
-        for m in memories:
-            cls = classify_memory(m["value"], m["key"], s.player, s.npc, s.facts)
-            memory_classes[cls] = memory_classes.get(cls, 0) + 1
-            if cls != "fact":
-                bad_memories.append({"scenario": s.id, "class": cls, **m})
-            if is_placeholder_key(m["key"]):
-                placeholder_keys.append(m["key"])
-        per_scenario.append(
-            {
-                "id": s.id,
-                "npc": s.npc,
-                "player": s.player,
-                "facts": len(s.facts),
-                "stored": stored_hits,
-                "recalled": recalled.get(s.id, []),
-                "memories": stored[s.id],
-            }
-        )
-    facts_recalled = sum(sum(v) for v in recalled.values())
-
-    replies = driver.replies
-    for r in replies:
-        s = by_id.get(r.scenario)
-        facts = s.facts if s else [f for x in scenarios if x.npc == r.npc for f in x.facts]
-        if r.fallback:
-            r.flags.append("fallback")
-            continue
-        if is_narration(r.reply, r.npc):
-            r.flags.append("narration")
-        confused = role_confusions(r.reply, facts)
-        if confused:
-            r.flags.append("role_confusion")
-        lines_said = [x.said for x in replies if x.scenario == r.scenario and x.phase == r.phase]
-        if is_echo(r.reply, lines_said, r.speaker):
-            r.flags.append("echo")
-        elif r.phase != "goodbye" and is_restatement(r.reply, [r.said]):
-            r.flags.append("restated")
-        earlier = []
-        for x in replies:
-            if x is r:
-                break
-            if x.scenario == r.scenario and x.speaker == r.speaker and x.phase == r.phase:
-                earlier.append(x.reply)
-        if is_repeat(r.reply, earlier):
-            r.flags.append("repeat")
-    n = len(replies)
-    count = {
-        flag: sum(flag in r.flags for r in replies)
-        for flag in ("fallback", "narration", "role_confusion", "echo", "repeat", "restated")
-    }
-    seconds = [r.seconds for r in replies if not r.fallback]
-    # The machine is shared: wall times move with other load. llama.cpp's own token counts
-    # give a load-free estimate at this machine's idle speeds (FACTS.md: ~90 prompt tokens/s,
-    # ~32 generated tokens/s on 2 cores).
+def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
+    facts = sum(len(s.facts) for s in scenarios)
+    stored = sum(
+        any(matches(m["value"], f.keys) for m in record["memories_day1"][s.id])
+        for s in scenarios
+        for f in s.facts
+    )
+    answered = [r for r in replies if r["answered"] and not r["fallback"]]
+    asks = [r for r in replies if r["phase"] == "ask"]
+    history = [r for r in replies if r["phase"] == "never_told"]
+    newcomers = [r for r in replies if r["phase"] == "newcomer"]
+    towns = [r for r in answered if r["phase"] in ("trade", "town")]
+    selfq = [r for r in answered if r["phase"] == "self"]
+    slips = [r for r in answered if any(f.startswith("slip:") for f in r["flags"])]
+    ungrounded = [m for m in memories if m["class"] == "ungrounded"]
+    first = [r["seconds"] for r in replies if r["first"] and r["answered"]]
+    seconds = [r["seconds"] for r in answered]
     idle = [
-        r.prompt_n / IDLE_PROMPT_TPS + r.predicted_n / IDLE_GEN_TPS
-        for r in replies
-        if not r.fallback and (r.prompt_n or r.predicted_n)
+        r["prompt_n"] / IDLE_PROMPT_TPS + r["predicted_n"] / IDLE_GEN_TPS
+        for r in answered
+        if r["prompt_n"] or r["predicted_n"]
     ]
-    stored_total = sum(memory_classes.values())
-    invented = stored_total - memory_classes.get("fact", 0)
-    summary = {
-        "scenarios": len(scenarios),
-        "facts": facts_total,
-        "facts_stored": facts_stored,
-        "facts_stored_pct": _pct(facts_stored, facts_total),
-        "facts_recalled": facts_recalled,
-        "facts_recalled_pct": _pct(facts_recalled, facts_total),
-        "replies": n,
-        "narration_pct": _pct(count["narration"], n),
-        "role_confusion_pct": _pct(count["role_confusion"], n),
-        "echoes": count["echo"],
-        "repeated_pct": _pct(count["repeat"], n),
-        "restated_pct": _pct(count["restated"], n),
-        "fallback_pct": _pct(count["fallback"], n),
-        "cross_player_mixups": len(mixups),
-        "memories_stored": stored_total,
-        "invented_or_trivial": invented,
-        "invented_or_trivial_pct": _pct(invented, stored_total),
-        "memory_classes": memory_classes,
-        "placeholder_keys": len(placeholder_keys),
-        "reply_median_s": round(statistics.median(seconds), 2) if seconds else None,
-        "reply_p95_s": round(percentile(seconds, 95), 2) if seconds else None,
-        "reply_idle_median_s": round(statistics.median(idle), 2) if idle else None,
-        "reply_idle_p95_s": round(percentile(idle, 95), 2) if idle else None,
-        "reply_prompt_tokens_median": (
-            statistics.median([r.tokens_in for r in replies if r.tokens_in]) if n else None
-        ),
-        "review_median_s": (
-            round(statistics.median(driver.review_seconds), 2) if driver.review_seconds else None
-        ),
-        "reply_tokens_median": (
-            statistics.median([r.tokens_out for r in replies if r.tokens_out]) if n else None
-        ),
-        "total_minutes": round(total_seconds / 60, 1),
-    }
+    mid = {kind: [r for r in replies if r["phase"] == kind] for kind in ("mid_plain", "mid_named")}
+    classes = {}
+    for m in memories:
+        classes[m["class"]] = classes.get(m["class"], 0) + 1
+    lost = [r for r in replies if "lost" in r["flags"]]
     return {
-        "summary": summary,
-        "counters": counters,
-        "counters_after_tell": counters_tell,
-        "rollover": rollover_summary,
-        "scenarios": per_scenario,
-        "bad_memories": bad_memories,
-        "mixups": mixups,
-        "flagged_replies": [r.__dict__ for r in replies if r.flags],
-        "replies": [r.__dict__ for r in replies],
+        "scenarios": len(scenarios),
+        "facts": facts,
+        "replies": len(answered),
+        "lines": len(replies),
+        "facts_stored": stored,
+        "facts_stored_pct": _pct(stored, facts),
+        "facts_recalled": _count(asks, "recalled"),
+        "facts_recalled_pct": _pct(_count(asks, "recalled"), len(asks)),
+        "memories_stored": len(memories),
+        "memories_ungrounded": len(ungrounded),
+        "memories_ungrounded_pct": _pct(len(ungrounded), len(memories)),
+        "memory_classes": classes,
+        "memories_about_newcomers": sum(m["role"] == "newcomer" for m in memories),
+        "beliefs": len(beliefs),
+        "beliefs_ungrounded": sum(b["class"] == "ungrounded" for b in beliefs),
+        "invented_newcomers": _count(newcomers, "invented"),
+        "newcomer_questions": len(newcomers),
+        "invented_newcomers_pct": _pct(_count(newcomers, "invented"), len(newcomers)),
+        "invented_history": _count(history, "invented"),
+        "history_questions": len(history),
+        "invented_history_pct": _pct(_count(history, "invented"), len(history)),
+        "admitted_not_knowing_pct": _pct(
+            _count(history + newcomers, "admits"), len(history + newcomers)
+        ),
+        "cross_player_mixups": _count(history + newcomers, "mixup"),
+        "town_questions": len(towns),
+        "town_invented": _count(towns, "world_invented"),
+        "town_invented_pct": _pct(_count(towns, "world_invented"), len(towns)),
+        "self_questions": len(selfq),
+        "self_role_questions": _count(selfq, "in_role") + _count(selfq, "off_role"),
+        "self_role_in_role": _count(selfq, "in_role"),
+        "prompt_leaks": _count(answered, "prompt_leak"),
+        "repeated": _count(answered, "repeat"),
+        "repeated_pct": _pct(_count(answered, "repeat"), len(answered)),
+        "restated": _count(answered, "restated"),
+        "restated_pct": _pct(_count(answered, "restated"), len(answered)),
+        "role_slips": len(slips),
+        "role_slips_pct": _pct(len(slips), len(answered)),
+        "role_slips_by_form": {form: _count(answered, f"slip:{form}") for form in SLIP_FORMS},
+        "role_confusion_pct": _pct(len(slips), len(answered)),  # the old name (bench/report.py)
+        "mid_plain_lines": len(mid["mid_plain"]),
+        "mid_plain_answered_pct": _pct(_count(mid["mid_plain"], "answered"), len(mid["mid_plain"])),
+        "mid_named_lines": len(mid["mid_named"]),
+        "mid_named_answered_pct": _pct(_count(mid["mid_named"], "answered"), len(mid["mid_named"])),
+        "news_planted": len(gossip["planted"]),
+        "news_kept_by_the_told": len(gossip["kept_by_the_told"]),
+        "news_passed": len(gossip["passed"]),
+        "gossip_news_memories": gossip["news_memories"],
+        "gossip_player_facts_passed": len(gossip["player_facts"]),
+        "gossip_talk_passed": len(gossip["talk"]),
+        "gossip_exchanges": len(gossip["exchanges"]),
+        "fallbacks": sum(r["fallback"] for r in replies),
+        "fallback_pct": _pct(sum(r["fallback"] for r in replies), len(replies)),
+        "lost": len(lost),
+        "refused": sum(r["refused"] for r in replies),
+        "errors": len(record.get("errors", [])) + sum(bool(r["errors"]) for r in replies),
+        "first_reply_p50_s": _round(percentile(first, 50)),
+        "first_reply_p95_s": _round(percentile(first, 95)),
+        "reply_median_s": _round(statistics.median(seconds)) if seconds else None,
+        "reply_p95_s": _round(percentile(seconds, 95)),
+        "reply_idle_median_s": _round(statistics.median(idle)) if idle else None,
+        "reply_idle_p95_s": _round(percentile(idle, 95)),
+        "review_median_s": (
+            _round(statistics.median(record["review_seconds"]))
+            if record.get("review_seconds")
+            else None
+        ),
+        "total_minutes": round(record.get("total_seconds", 0) / 60, 1),
     }
+
+
+def _round(value):
+    return None if value is None else round(value, 2)
+
+
+def _of(part: str, whole: str):
+    return lambda s: f"{s[part]} of {s[whole]}"
+
+
+def _pair(a: str, b: str):
+    return lambda s: f"{s[a]} / {s[b]}"
+
+
+def _form(form: str):
+    return lambda s: s["role_slips_by_form"][form]
+
+
+# (label, a summary key or a function of the summary, target)
+TABLE = [
+    ("facts stored as memories, %", "facts_stored_pct", ">= 70"),
+    ("facts brought back after a restart, %", "facts_recalled_pct", ">= 80"),
+    ("ungrounded memories, % of stored", "memories_ungrounded_pct", "<= 5"),
+    ("ungrounded beliefs (of all beliefs)", _of("beliefs_ungrounded", "beliefs"), "0"),
+    ("invented answers, newcomers", _of("invented_newcomers", "newcomer_questions"), "0"),
+    ("invented answers, players with history", _of("invented_history", "history_questions"), "0"),
+    ("  of them another player's fact (mix-ups)", "cross_player_mixups", "0"),
+    ("never-told questions admitted, %", "admitted_not_knowing_pct", ">= 90"),
+    ("trade/town answers with invented specifics", _of("town_invented", "town_questions"), "0"),
+    ("'what do you do' answered in role", _of("self_role_in_role", "self_role_questions"), "all"),
+    ("restated replies, %", "restated_pct", "<= 5"),
+    ("replies repeating an earlier one that day, %", "repeated_pct", "<= 5"),
+    ("replies saying the prompt's scaffolding", "prompt_leaks", "0"),
+    ("role slips, % of replies", "role_slips_pct", "<= 5"),
+    *[(f"  {form.replace('_', ' ')}", _form(form), "0") for form in SLIP_FORMS],
+    ("mid-conversation lines answered, no name, %", "mid_plain_answered_pct", ">= 90"),
+    ("mid-conversation lines answered, name at the end, %", "mid_named_answered_pct", ">= 90"),
+    ("gossip: planted news passed on to another NPC", _of("news_passed", "news_planted"), "most"),
+    (
+        "gossip memories: planted news / players' facts / talk",
+        lambda s: (
+            f"{s['gossip_news_memories']} / {s['gossip_player_facts_passed']} / "
+            f"{s['gossip_talk_passed']}"
+        ),
+        "talk 0",
+    ),
+    ("fallback lines / lost replies", _pair("fallbacks", "lost"), "0 / 0"),
+    ("first reply, p50 / p95 s (wall)", _pair("first_reply_p50_s", "first_reply_p95_s"), ""),
+    ("reply time, median s (wall)", "reply_median_s", ""),
+    (
+        "reply time at idle speed, median / p95 s",
+        _pair("reply_idle_median_s", "reply_idle_p95_s"),
+        "",
+    ),
+    ("conversation-end review, median s", "review_median_s", ""),
+]
+
+
+def table_rows(summary: dict) -> list[list[str]]:
+    rows = []
+    for label, key, target in TABLE:
+        value = key(summary) if callable(key) else summary.get(key)
+        rows.append([label, "-" if value is None else str(value), target])
+    return rows
+
+
+def print_table(report: dict) -> None:
+    s = report["summary"]
+    print(
+        f"\n{s.get('split', '?')} half, seed {s.get('seed')}, {s['scenarios']} scenarios, "
+        f"{s['facts']} facts, {s['lines']} lines ({'busy' if s.get('busy') else 'idle'}), "
+        f"{s['total_minutes']} min"
+    )
+    width = max(len(r[0]) for r in report["table"])
+    for label, value, target in report["table"]:
+        print(f"  {label:<{width}}  {value:>14}  {target}")
+
+
+SEVERITY = [
+    "prompt_leak",
+    "mixup",
+    "invented",
+    "slip:speaks_as_player",
+    "slip:denies_being_itself",
+    "slip:answered_as_player",
+    "slip:first_person_claim",
+    "slip:assistant_voice",
+    "world_invented",
+    "slip:third_person_self",
+    "restated",
+    "repeat",
+    "missed",
+    "off_role",
+    "fallback",
+    "lost",
+    "error",
+]
+
+
+def _bad(flags: list[str]) -> list[str]:
+    return [f for f in flags if any(f == s or f.startswith(s + ":") for s in SEVERITY)]
+
+
+def _badness(r: dict) -> tuple:
+    ranks = [
+        len(SEVERITY) - i
+        for i, s in enumerate(SEVERITY)
+        if any(f == s or f.startswith(s + ":") for f in r["flags"])
+    ]
+    return (len(ranks), max(ranks, default=0))
+
+
+def raw_pairs(replies: list[dict], seed: int = 0, count: int = 30, per_flag: int = 3) -> list:
+    """At least `count` (line, reply) pairs for a person to read: the worst `per_flag` of each
+    category first (most flags, then the gravest), then others drawn at random for contrast."""
+    chosen = []
+    for flag in SEVERITY:
+        hits = [
+            r for r in replies if any(f == flag or f.startswith(flag + ":") for f in r["flags"])
+        ]
+        for r in sorted(hits, key=_badness, reverse=True)[:per_flag]:
+            if r not in chosen:
+                chosen.append(r)
+    rest = [r for r in replies if r not in chosen and r["answered"]]
+    random.Random(seed).shuffle(rest)
+    chosen += rest[: max(0, count - len(chosen))]
+    return [
+        {
+            "scenario": r["scenario"],
+            "phase": r["phase"],
+            "npc": r["npc"],
+            "speaker": r["speaker"],
+            "line": r["said"],
+            "reply": r["reply"],
+            "flags": r["flags"],
+        }
+        for r in chosen
+    ]
+
+
+def print_raw(report: dict, limit: int | None = None) -> None:
+    print("\nRaw pairs (the worst of each category first):")
+    for p in report["raw_pairs"][:limit]:
+        flags = ", ".join(p["flags"]) or "-"
+        print(
+            f"  [{p['phase']}] {p['speaker']} -> {p['npc']}: {p['line']}\n      "
+            f"{p['npc']}: {p['reply'] or '(nothing)'}   [{flags}]"
+        )
+    bad = [m for m in report["memories"] if m["class"] == "ungrounded"]
+    if bad:
+        print("\nUngrounded memories (first 12):")
+        for m in bad[:12]:
+            print(f"  {m['npc']} about {m['about']} ({m['role']}, {m['source']}): {m['value']}")
+    beliefs = [b for b in report["beliefs"] if b["class"] == "ungrounded"]
+    if beliefs:
+        print("\nUngrounded beliefs (first 8):")
+        for b in beliefs[:8]:
+            print(f"  {b['npc']} about {b['about']} (importance {b['importance']}): {b['belief']}")
+    talk = report["gossip"]["talk"]
+    if talk:
+        print("\nTalk passed on as gossip (first 8):")
+        for g in talk[:8]:
+            print(f"  {g['npc']} heard from {g['teller']} about {g['subject']}: {g['value']}")
 
 
 # ---------------------------------------------------------------- the model server
@@ -741,6 +1573,20 @@ def local_model(threads: int = 2, ctx: int = 4096, base_url: str | None = None):
         server.wait(timeout=30)
 
 
+@contextlib.contextmanager
+def competitor(enabled: bool):
+    """One CPU-bound process for the run's duration (`--busy`), killed at the end."""
+    if not enabled:
+        yield None
+        return
+    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        yield proc.pid
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def tiers_for(base_url: str, overrides: dict | None = None) -> dict:
     tiers = {}
     for name, tier in DEMO_TIERS.items():
@@ -749,46 +1595,53 @@ def tiers_for(base_url: str, overrides: dict | None = None) -> dict:
     return tiers
 
 
+def choose(seed: int, count: int, split: str, limit: int | None = None, only=None):
+    """The run's scenarios: the seed's `count`, the chosen half, optionally a covering subset."""
+    scenarios = world.select(world.generate(seed, count), split)
+    if only:
+        return [s for s in scenarios if s.id in only]
+    if limit:
+        return world.covering(scenarios, limit)
+    return scenarios
+
+
 def rescore(path: Path) -> dict:
-    """Score a stored run again with today's scoring (e.g. after a new measure was added)."""
+    """Score a stored run again with today's scoring (e.g. after a rule was changed)."""
     report = json.loads(path.read_text())
-    scenarios, _ = load_scenarios()
-    by_id = {s.id: s for s in scenarios}
-    chosen = [by_id[s["id"]] for s in report["scenarios"]]
-    driver = Driver(set())
-    for raw in report["replies"]:
-        fields = {k: v for k, v in raw.items() if k in Reply.__dataclass_fields__}
-        fields["flags"] = [f for f in raw.get("flags", []) if f == "mixup"]
-        driver.replies.append(Reply(**fields))
-    stored = {s["id"]: s["memories"] for s in report["scenarios"]}
-    recalled = {s["id"]: s["recalled"] for s in report["scenarios"]}
-    old = report["summary"]
-    again = score(
-        chosen,
-        driver,
-        stored,
-        recalled,
-        report["mixups"],
-        report["counters"],
-        report["counters_after_tell"],
-        report["rollover"],
-        old["total_minutes"] * 60,
-    )
-    again["summary"]["review_median_s"] = old.get("review_median_s")
-    report.update({k: again[k] for k in ("summary", "bad_memories", "flagged_replies", "replies")})
+    meta = {k: report["summary"].get(k) for k in ("split", "seed", "busy", "subset")}
+    again = score(report["record"], meta)
+    report.update(again)
     path.write_text(json.dumps(report, indent=2))
-    return report["summary"]
+    return report
+
+
+def result_name(args) -> str:
+    if args.label:
+        return f"dialogue_eval_{args.label}.json"
+    parts = ["dialogue_eval"]
+    if args.split != "heldout":
+        parts.append(args.split)
+    if args.limit or args.only:
+        parts.append("subset")
+    if args.busy:
+        parts.append("busy")
+    return "_".join(parts) + ".json"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--per-npc", type=int, default=None, help="scenarios per NPC (subset)")
+    parser.add_argument("--seed", type=int, default=None, help="the draw (default: a new one)")
+    parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help="scenarios generated")
+    parser.add_argument("--split", choices=("tuning", "heldout", "all"), default="heldout")
+    parser.add_argument("--limit", type=int, default=None, help="a covering subset of N")
     parser.add_argument("--only", default="", help="comma-separated scenario ids")
+    parser.add_argument("--busy", action="store_true", help="with a CPU-bound competitor")
+    parser.add_argument("--gossip-rounds", type=int, default=2)
+    parser.add_argument("--no-rollover", action="store_true")
     parser.add_argument("--base-url", default=None, help="use a model server already running")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--label", default="", help="results go to dialogue_eval_<label>.json")
-    parser.add_argument("--no-rollover", action="store_true")
     parser.add_argument(
         "--set", action="append", default=[], help="an OMNIIRA setting, KEY=JSON (repeatable)"
     )
@@ -801,7 +1654,9 @@ def main() -> None:
     args = parser.parse_args()
 
     if args.rescore:
-        print(json.dumps(rescore(Path(args.rescore)), indent=2))
+        report = rescore(Path(args.rescore))
+        print_table(report)
+        print_raw(report)
         return
     extra = {}
     for item in args.set:
@@ -813,24 +1668,35 @@ def main() -> None:
         tier, _, key = path.partition(".")
         tier_overrides.setdefault(tier, {})[key] = json.loads(value)
 
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(3), "big")
     commit = _git_commit()  # the code the run starts with (later commits do not change it)
-    scenarios, data = load_scenarios()
-    scenarios = subset(scenarios, args.per_npc, [x for x in args.only.split(",") if x])
+    scenarios = choose(
+        seed, args.count, args.split, args.limit, [x for x in args.only.split(",") if x]
+    )
     tmp = tempfile.mkdtemp(prefix="omniira-dialogue-eval-")
     from bench.retrieval import setup_django
 
     setup_django("sqlite", tmp, "dialogue.db3")
     ensure_default_homes()
-    print(f"{len(scenarios)} scenarios, database in {tmp}", flush=True)
-    with local_model(args.threads, args.ctx, args.base_url) as url:
-        report = run_eval(
+    print(
+        f"seed {seed}, {args.split} half: {len(scenarios)} scenarios, database in {tmp}", flush=True
+    )
+    with competitor(args.busy), local_model(args.threads, args.ctx, args.base_url) as url:
+        record = run_eval(
             scenarios,
-            data,
             tiers_for(url, tier_overrides),
             extra,
             rollover=not args.no_rollover,
+            gossip=args.gossip_rounds,
+            seed=seed,
             log=(lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True)),
         )
+    meta = {
+        "split": args.split,
+        "seed": seed,
+        "busy": args.busy,
+        "subset": bool(args.limit or args.only),
+    }
     report = {
         "benchmark": "dialogue_eval",
         "label": args.label or "current",
@@ -839,16 +1705,17 @@ def main() -> None:
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
         "model": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (llama.cpp via xllamacpp)",
         "threads": args.threads,
-        "subset": bool(args.per_npc or args.only),
         "settings": extra,
         "tier_overrides": tier_overrides,
-        **report,
+        **score(record, meta),
+        "record": record,
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
-    name = f"dialogue_eval_{args.label}.json" if args.label else "dialogue_eval.json"
-    (RESULTS / name).write_text(json.dumps(report, indent=2))
+    (RESULTS / result_name(args)).write_text(json.dumps(report, indent=2))
     append_to_log(report, args.note)
-    print(json.dumps(report["summary"], indent=2))
+    print_table(report)
+    print_raw(report)
+    print(f"\nwrote {RESULTS / result_name(args)}")
 
 
 LOG = RESULTS / "dialogue_eval_log.json"
@@ -858,10 +1725,7 @@ def append_to_log(report: dict, note: str = "") -> None:
     """Every run's summary, in order, so docs/benchmarks.md can show what each change did."""
     runs = json.loads(LOG.read_text()) if LOG.exists() else []
     runs.append(
-        {
-            key: report[key]
-            for key in ("label", "date", "commit", "subset", "settings", "tier_overrides")
-        }
+        {key: report[key] for key in ("label", "date", "commit", "settings", "tier_overrides")}
         | {"note": note, "summary": report["summary"]}
     )
     LOG.write_text(json.dumps(runs, indent=2))

@@ -1,0 +1,525 @@
+"""
+The dialogue evaluation's scorers and its scenario generator (bench/dialogue_eval.py,
+bench/dialogue_world.py), on real replies of the offline model quoted in issue #24 and on
+lines it should leave alone. No model, no database.
+"""
+
+import pytest
+
+from bench import dialogue_eval as ev
+from bench import dialogue_world as world
+from bench.dialogue_world import Fact, News, Scenario, Step
+from omniira_evennia.conversation.addressing import addressed_name, is_goodbye
+
+WORLD_WORDS = "tavern cider ale plum wine stew rooms upstairs bar lantern lane market square "
+WORLD_WORDS += "stalls forge blades tools remedies herbs songs lute coins fire"
+WORLD = {"words": WORLD_WORDS.split(), "names": ["Lantern", "Lane", "Market", "Square"]}
+ALLOWED = WORLD["names"] + list(world.NPC_NAMES)
+
+
+def scenario(npc="Maren", player="Hesketh", facts=(), news=None, smalltalk=()):
+    return Scenario(
+        id="t-00",
+        npc=npc,
+        player=player,
+        split="heldout",
+        facts=list(facts),
+        day1=[],
+        day2=[],
+        newcomer="Quill",
+        newcomer_steps=[],
+        news=news,
+        smalltalk=list(smalltalk),
+    )
+
+
+DEEP_WATER = Fact(
+    "fear",
+    "deep water",
+    "I am deathly afraid of deep water.",
+    "What am I afraid of?",
+    [["deep water", "water", "drown"]],
+    ["deep water", "water", "drown"],
+)
+CLOCKS = Fact(
+    "trade",
+    "clockmaker",
+    "Maren, I mend clocks for a living; I am a clockmaker.",
+    "Maren, do you remember what I do for a living?",
+    [["clock", "watch", "timepiece"]],
+    ["clockmaker", "clock"],
+)
+
+
+# ---------------------------------------------------------------- invented answers
+
+
+@pytest.mark.parametrize(
+    "reply, question, npc, player",
+    [
+        (
+            "The name of Quill's animal is Max.",
+            "Maren, what is the name of my animal?",
+            "Maren",
+            "Quill",
+        ),
+        (
+            "I remember that Quill works as a baker, making delicious breads and pastries.",
+            "Maren, do you remember what I do for a living?",
+            "Maren",
+            "Quill",
+        ),
+        (
+            "Yes, Wren, I remember Thorne sells remedies at a market stall.",
+            "Wren, do you remember what I do for a living?",
+            "Wren",
+            "Thorne",
+        ),
+        (
+            "No, Voss. You are a blacksmith, working at the forge in Market Square.",
+            "Voss, do you remember what I do for a living?",
+            "Voss",
+            "Sable",
+        ),
+        (
+            "Never put salt or vinegar in Sable's food or drink.",
+            "Voss, what must you never put in my food?",
+            "Voss",
+            "Sable",
+        ),
+        (
+            "Thorne's animal is a dog, Wren.",
+            "Wren, what is the name of my animal?",
+            "Wren",
+            "Thorne",
+        ),
+        ("Your horse is called Biscuit, love.", "What's my horse called?", "Maren", "Tobiah"),
+        ("Your horse is named Molly, Voss.", "What's the name of my horse?", "Voss", "Corwin"),
+        ('Mara".', "Maren, what is my horse called?", "Maren", "Lorcan"),
+        ("Oh no, Edda, you're allergic to eggs.", "Lyra, what am I allergic to?", "Lyra", "Edda"),
+        (
+            "You have a collection of antique tools and blades, Ysolde.",
+            "Voss, what is my most precious possession?",
+            "Voss",
+            "Ysolde",
+        ),
+    ],
+)
+def test_a_never_told_answer_that_names_something_is_invented(reply, question, npc, player):
+    assert ev.is_invented_answer(reply, question, npc, player, ALLOWED, WORLD["words"])
+
+
+@pytest.mark.parametrize(
+    "reply, question, npc, player",
+    [
+        ("You never told me about a dog, Bryn.", "And what is my dog called?", "Maren", "Bryn"),
+        (
+            "I don't know who Thorne is searching for, Wren.",
+            "Wren, who am I searching for?",
+            "Wren",
+            "Thorne",
+        ),
+        ("We've never met, love. What do you do?", "Maren, what is my trade?", "Maren", "Quill"),
+        (
+            "You haven't told me your horse's name yet.",
+            "What's my horse called?",
+            "Maren",
+            "Tobiah",
+        ),
+        # Vague: asserts nothing specific (the rule needs a name, item, place, trade ...).
+        (
+            "You must never put anything that can cause harm to Rowan.",
+            "Lyra, what must you never put in my food?",
+            "Lyra",
+            "Rowan",
+        ),
+    ],
+)
+def test_admitting_or_asserting_nothing_specific_is_not_invented(reply, question, npc, player):
+    assert not ev.is_invented_answer(reply, question, npc, player, ALLOWED, WORLD["words"])
+
+
+def test_the_npcs_own_trade_given_as_the_players():
+    assert ev.npc_trade_as_players("Thorne sells remedies at a market stall.", "Wren", "Thorne")
+    assert ev.npc_trade_as_players("No, Voss. You are a blacksmith.", "Voss", "Sable")
+    assert not ev.npc_trade_as_players("I sell remedies, Thorne.", "Wren", "Thorne")
+    assert not ev.npc_trade_as_players("You're in the tavern, love.", "Maren", "Quill")
+
+
+def test_specific_mentions_name_what_was_asserted():
+    found = ev.specific_mentions(
+        "The name of Quill's animal is Max.", "what is my animal?", ["Quill"]
+    )
+    assert found == ["Max"]
+    found = ev.specific_mentions(
+        "You must never add artificial colors, sugar, or artificial sweeteners.", "food?", []
+    )
+    assert "sugar" in found
+
+
+# ---------------------------------------------------------------- restated
+
+
+@pytest.mark.parametrize(
+    "reply, line, npc, player",
+    [
+        (
+            "You are a cartographer; you draw maps of the marshes.",
+            "Maren, I am a cartographer; I draw maps of the marshes.",
+            "Maren",
+            "Ada",
+        ),
+        (
+            "You play the fiddle at weddings for a living.",
+            "Lyra, I play the fiddle at weddings for a living.",
+            "Lyra",
+            "Ada",
+        ),
+        (
+            "That is Odette. You stole the silver chalice from the temple at Greywick.",
+            "Lyra, I once stole a silver chalice from the temple at Greywick.",
+            "Lyra",
+            "Odette",
+        ),
+        ("What do I do here?", "What do you do here?", "Maren", "Ada"),
+        (
+            "You are from Saltmere, Marisol, in the hill country.",
+            "Maren, I'm from Saltmere, in the hill country; it's a long way from here.",
+            "Maren",
+            "Marisol",
+        ),
+        (
+            "Tiberius lives alone out past the marsh road, Honora.",
+            "You should know about my brother, Tiberius: he lives alone out past the marsh road.",
+            "Wren",
+            "Honora",
+        ),
+        (
+            "Turnip is getting old and slow, Honora.",
+            "Wren, I keep a lazy cat called Turnip; he is getting old and slow.",
+            "Wren",
+            "Honora",
+        ),
+    ],
+)
+def test_the_players_words_handed_back_are_restated(reply, line, npc, player):
+    assert ev.is_restated(reply, line, npc, player)
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        (
+            "I see, playing the harp is a nice skill. I can help you with that.",
+            "I want to learn to play the harp.",
+        ),
+        (
+            "A clockmaker, Tobiah? Then mend the one over my bar; it's been slow all winter.",
+            "Maren, I mend clocks for a living; I am a clockmaker.",
+        ),
+        ("Do I have family here? Aye, a sister up the coast.", "Do you have family here?"),
+        ("You mend clocks, Tobiah.", "Maren, do you remember what I do for a living?"),
+    ],
+)
+def test_an_answer_is_not_restated(reply, line):
+    assert not ev.is_restated(reply, line, "Maren", "Tobiah")
+
+
+# ---------------------------------------------------------------- role slips
+
+
+def test_speaking_as_the_player():
+    assert ev.speaks_as_player("Bram says to you: I need a room.", "Maren", "Bram")
+    assert ev.speaks_as_player("No, Voss. You are a blacksmith.", "Voss", "Sable")
+    assert ev.speaks_as_player("Yes, Lyra. I work as a storyteller.", "Lyra", "Rowan")
+    assert ev.speaks_as_player("I don't know who Thorne is searching for, Wren.", "Wren", "Thorne")
+    assert ev.speaks_as_player("I am Tobiah, and I mend clocks.", "Maren", "Tobiah")
+    assert not ev.speaks_as_player("Welcome back, Tobiah. Cider?", "Maren", "Tobiah")
+    assert not ev.speaks_as_player("Maren's the name, love.", "Maren", "Tobiah")
+
+
+def test_denying_being_itself():
+    assert ev.denies_being_itself("I am not Lyra, so I cannot answer your question.", "Lyra")
+    assert ev.denies_being_itself("I am looking for someone named Voss.", "Voss")
+    assert ev.denies_being_itself("I'm not the herbalist, love.", "Wren", "herbalist")
+    assert not ev.denies_being_itself("I'm Lyra, and I sing for coins.", "Lyra", "bard")
+
+
+def test_describing_itself_in_the_third_person():
+    assert ev.third_person_self("Maren is a tavern keeper.", "Maren")
+    assert ev.third_person_self("Maren smiles, feeling grateful.", "Maren")
+    assert ev.third_person_self('Voss grunts. "Blades, mostly."', "Voss")
+    assert not ev.third_person_self("Maren, they call me. Cider?", "Maren")
+    assert not ev.third_person_self("Ask Lyra, she sings.", "Maren")
+
+
+@pytest.mark.parametrize(
+    "reply, question, npc",
+    [
+        ("Yes, you do have family. Who are they?", "Do you have family here?", "Maren"),
+        (
+            "No, you don't remember what Hesketh does for a living.",
+            "Maren, do you remember what Hesketh does for a living?",
+            "Maren",
+        ),
+        (
+            "You're sorry, but you don't have up-to-date news around town.",
+            "Any news around town?",
+            "Maren",
+        ),
+        ("You are a blacksmith, and a fine one.", "What do you do here?", "Voss"),
+        (
+            "You have kept this place for twenty years.",
+            "How long have you kept this place, Maren?",
+            "Maren",
+        ),
+    ],
+)
+def test_the_npcs_question_answered_as_if_asked_of_the_player(reply, question, npc):
+    assert ev.answered_as_player(reply, question, npc)
+
+
+@pytest.mark.parametrize(
+    "reply, question, npc",
+    [
+        ("I do, love: a sister in Ashford.", "Do you have family here?", "Maren"),
+        ("You mend clocks, Tobiah.", "Maren, do you remember what I do for a living?", "Maren"),
+        (
+            "Twenty years I've kept it. Do you have family yourself?",
+            "How long have you kept this place, Maren?",
+            "Maren",
+        ),
+        ("I keep the forge and make blades.", "What do you do here?", "Voss"),
+        ("You're afraid of deep water, Hesketh.", "What am I afraid of?", "Maren"),
+    ],
+)
+def test_a_proper_answer_is_not_answered_as_the_player(reply, question, npc):
+    directed = "you" in question.lower() and "I " not in question
+    assert not ev.answered_as_player(reply, question, npc, directed)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Can you please provide more context?",
+        "Do you need help with anything else?",
+        "Do you have any tips for handling the workload?",
+        "How can I help you today?",
+        "As an AI, I don't have a family.",
+        "Is there something you need assistance with?",
+    ],
+)
+def test_an_assistants_voice(reply):
+    assert ev.assistant_voice(reply)
+
+
+def test_a_characters_voice_is_not_an_assistants():
+    assert not ev.assistant_voice("Cider, ale or plum wine, love?")
+    assert not ev.assistant_voice("I sing for coins at the market; the tips are thin.")
+
+
+def test_the_players_fact_claimed_in_the_first_person():
+    assert ev.first_person_claim("I mend clocks myself, day and night.", CLOCKS.claim)
+    assert ev.first_person_claim(
+        "I work as a storyteller at The Lantern & Lane.", world.CATEGORY_CLAIMS["trade"]
+    )
+    # About someone else after "I remember", said to the player, or an admission: no claim.
+    assert not ev.first_person_claim("I remember that Quill works as a baker.", ["baker"])
+    assert not ev.first_person_claim("You mend clocks, Tobiah.", CLOCKS.claim)
+    assert not ev.first_person_claim(
+        "I'm afraid I don't know what scares you.", DEEP_WATER.claim + ["afraid"]
+    )
+
+
+def test_role_slips_are_listed_by_form():
+    s = scenario(npc="Wren", player="Thorne", facts=[CLOCKS])
+    step = Step(
+        "newcomer",
+        "Wren, do you remember what I do for a living?",
+        category="trade",
+        claim=world.CATEGORY_CLAIMS["trade"],
+    )
+    slips = ev.role_slips(
+        "Yes, Wren, I remember Thorne sells remedies at a market stall.", step, s, "Thorne"
+    )
+    assert "speaks_as_player" in slips
+    assert ev.role_slips("Aye, love. What'll it be?", step, s, "Thorne") == []
+
+
+# ---------------------------------------------------------------- memories, beliefs, gossip
+
+
+def test_a_memory_is_grounded_only_in_what_the_player_said_of_themselves():
+    s = scenario(player="Hesketh", facts=[DEEP_WATER], smalltalk=[[["rain"]]])
+    assert ev.classify_memory("Hesketh is terrified of deep water.", s) == "fact"
+    assert ev.classify_memory("Hesketh is afraid of spiders.", s) == "ungrounded"
+    assert ev.classify_memory("Hesketh says it has rained all day.", s) == "smalltalk"
+    corvina = scenario(player="Corvina", facts=[CLOCKS])
+    assert ev.classify_memory("Corvina has family here.", corvina) == "ungrounded"
+    assert ev.classify_memory("Quill is a baker.", None) == "ungrounded"  # a newcomer
+
+
+def test_gossip_news_against_talk():
+    news = News("Harlan", "Harlan the miller fell off his roof.", [["Harlan"], ["roof", "leg"]])
+    told = scenario(npc="Maren", player="Corvina", facts=[CLOCKS], news=news)
+    record = {
+        "npc_memories": {
+            "Maren": ["Harlan the miller fell off his roof and broke his leg."],
+            "Lyra": ["Harlan the miller broke his leg falling off the roof."],
+            "Voss": [],
+            "Wren": [],
+        },
+        "gossip_memories": [
+            {
+                "npc": "Lyra",
+                "subject": "Corvina",
+                "teller": "Maren",
+                "value": "Harlan broke his leg.",
+            },
+            {
+                "npc": "Lyra",
+                "subject": "Corvina",
+                "teller": "Maren",
+                "value": "Maren doesn't know anything about Corvina.",
+            },
+            {
+                "npc": "Wren",
+                "subject": "Corvina",
+                "teller": "Lyra",
+                "value": "Corvina mends clocks.",
+            },
+        ],
+    }
+    gossip = ev.score_gossip(record, [told])
+    assert [p["reached"] for p in gossip["passed"]] == [["Lyra"]]
+    assert gossip["kept_by_the_told"] == ["t-00"]
+    assert gossip["news_memories"] == 1
+    assert [g["value"] for g in gossip["talk"]] == ["Maren doesn't know anything about Corvina."]
+    assert len(gossip["player_facts"]) == 1
+
+
+def test_world_inventions_against_the_demo_world():
+    invented = ev.world_inventions(
+        "You can visit the museum, go to the art gallery.",
+        "What is there to see in this town?",
+        "Maren",
+        "Ada",
+        WORLD,
+    )
+    assert invented == ["gallery", "museum"] or set(invented) == {"museum", "gallery"}
+    assert (
+        ev.world_inventions(
+            "Cider, ale and plum wine, and a stew if you're hungry.",
+            "What do you pour here?",
+            "Maren",
+            "Ada",
+            WORLD,
+        )
+        == []
+    )
+
+
+def test_broken_replies():
+    assert ev.leaks_prompt("That is: What do you remember about Linnea?")
+    assert ev.leaks_prompt('{"say": "Hello"}')
+    assert not ev.leaks_prompt("That is a fine compass, Dorian.")
+    assert ev.is_repeat(
+        "That is: What do you remember about Linnea?",
+        ["That is: what do you remember about Linnea?"],
+    )
+    assert not ev.is_repeat("Cider?", ["A windmill! Bold plan, love."])
+
+
+# ---------------------------------------------------------------- the generator
+
+
+def test_the_same_seed_gives_the_same_scenarios_and_halves():
+    a, b = world.generate(5, 16), world.generate(5, 16)
+    assert [s.to_dict() for s in a] == [s.to_dict() for s in b]
+    assert [s.to_dict() for s in world.generate(6, 16)] != [s.to_dict() for s in a]
+
+
+def test_the_split_is_by_scenario_and_even_per_npc():
+    scenarios = world.generate(3, 40)
+    held = world.select(scenarios, "heldout")
+    tuning = world.select(scenarios, "tuning")
+    assert len(held) == len(tuning) == 20
+    assert not {s.id for s in held} & {s.id for s in tuning}
+    for npc in world.NPC_NAMES:
+        assert sum(s.npc == npc for s in held) == sum(s.npc == npc for s in tuning)
+
+
+def test_facts_phrasings_and_names_vary():
+    scenarios = world.generate(9, 40)
+    lines = {f.line for s in scenarios for f in s.facts}
+    questions = {f.question for s in scenarios for f in s.facts}
+    assert len(lines) >= 0.9 * sum(len(s.facts) for s in scenarios)  # hardly a line twice
+    assert len(questions) > 20
+    names = [s.player for s in scenarios] + [s.newcomer for s in scenarios]
+    assert len(set(names)) == len(names) == 80  # no two players of a run share a name
+    assert {f.category for s in scenarios for f in s.facts} == set(world.CATEGORIES)
+
+
+def test_each_fact_line_matches_its_own_keys_and_no_other_items():
+    for seed in range(6):
+        for s in world.generate(seed, 40):
+            for f in s.facts:
+                assert world.matches(f.line, f.keys), f.line
+                assert not any(world.matches(f.line, o.keys) for o in s.facts if o is not f)
+            if s.news:
+                assert world.matches(s.news.line, s.news.keys)
+
+
+def test_every_scenario_has_the_phases_and_lines_go_where_meant():
+    for s in world.generate(2, 40):
+        assert {
+            "tell",
+            "self",
+            "mid_plain",
+            "mid_named",
+            "goodbye",
+            "ask",
+            "never_told",
+        } <= s.kinds()
+        assert s.kinds() & {"trade", "town"}
+        assert [st.kind for st in s.newcomer_steps] == ["newcomer"]
+        for step in s.day1 + s.day2 + s.newcomer_steps:
+            assert is_goodbye(step.line) == (step.kind == "goodbye"), step.line
+        assert addressed_name(s.day1[0].line, [s.npc]) == s.npc  # the opener names the NPC
+        assert addressed_name(s.day2[0].line, [s.npc]) == s.npc
+        assert addressed_name(s.newcomer_steps[0].line, [s.npc]) == s.npc
+        plain = [st for st in s.day1 if st.kind == "mid_plain"][0]
+        assert addressed_name(plain.line, list(world.NPC_NAMES)) is None
+        named = [st for st in s.day1 if st.kind == "mid_named"][0]
+        assert (
+            named.line.rstrip("?.!").endswith(s.npc) and addressed_name(named.line, [s.npc]) is None
+        )
+
+
+def test_a_never_told_question_asks_of_something_not_told():
+    for s in world.generate(4, 40):
+        step = [st for st in s.day2 if st.kind == "never_told"][0]
+        assert step.category not in {f.category for f in s.facts}
+
+
+def test_the_generators_names_are_disjoint_from_each_other_and_the_npcs():
+    pools = [
+        world.PLAYER_NAMES,
+        world.KIN_NAMES["she"] + world.KIN_NAMES["he"],
+        world.PET_NAMES,
+        world.TOWNS,
+        [n for n, _, _ in world.TOWNSFOLK],
+        list(world.NPC_NAMES),
+    ]
+    seen = set()
+    for pool in pools:
+        assert len(set(pool)) == len(pool)
+        assert not seen & set(pool)
+        seen |= set(pool)
+
+
+def test_a_covering_subset_has_every_kind_of_step():
+    chosen = world.covering(world.select(world.generate(7, 40), "tuning"), 3)
+    kinds = set().union(*(s.kinds() for s in chosen))
+    assert len({s.npc for s in chosen}) == 3
+    assert {"news", "trade", "town"} <= kinds
