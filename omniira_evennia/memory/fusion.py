@@ -83,18 +83,16 @@ def without_names(text: str, names) -> str:
     return " ".join(re.sub(pattern, " ", text, flags=re.IGNORECASE).split()).strip(" ,;:")
 
 
-def lane_centre(
-    index: MemoryMatrix, candidates: np.ndarray, subject_id: int | None
-) -> np.ndarray | None:
+def lane_centre(index: MemoryMatrix, subject_id: int | None) -> np.ndarray | None:
     """
-    What the centred embedding lane subtracts: the mean vector of the candidate rows with a
-    vector (the speaker's memories), shrunk by n / (n + CENTRE_PRIOR); None without vectors.
-    One pass over the candidates (`MemoryMatrix.centroid`).
+    What the centred embedding lane subtracts: the mean vector of the speaker's live memories
+    (every subject's when None), shrunk by n / (n + CENTRE_PRIOR); None without vectors. Kept
+    per snapshot (`MemoryMatrix.mean_vector`), so a query costs no pass for it.
     """
-    rows = candidates[index.has_vector[candidates]]
-    if not len(rows):
+    mean, count = index.mean_vector(subject_id)
+    if not count:
         return None
-    return index.centroid(rows, subject_id) * np.float32(len(rows) / (len(rows) + CENTRE_PRIOR))
+    return mean * np.float32(count / (count + CENTRE_PRIOR))
 
 
 def centred_similarities(
@@ -219,7 +217,7 @@ def select_memories_fused(
         explain_recent(index, explain, recent_rows)
 
     if similarity_slots > 0:
-        mean = lane_centre(index, np.flatnonzero(mask), subject_id) if centre else None
+        mean = lane_centre(index, subject_id) if centre else None
         mask[recent_rows] = False
         rest = np.flatnonzero(mask)
         lanes = []
@@ -270,27 +268,26 @@ def pick_distinct(
     """
     Add to `chosen` (by (subject, key), as `add_by_key`) up to `slots` of `ranked` (best
     first), skipping a row whose key is taken or whose vector has a cosine of at least
-    `threshold` with a row already taken, `taken` (the recency lane) included. Bounded: each
-    of `ranked` (at most both lanes' depth) is compared with at most len(taken) + slots rows.
+    `threshold` (> 0) with a row already taken, `taken` (the recency lane) included. Bounded:
+    each row of `ranked` (at most both lanes' depth) costs one product with len(taken) + slots
+    rows.
     """
     kept = np.zeros((len(taken) + slots, index.dim), dtype=np.float32)
-    kept_ids = [int(index.ids[row]) for row in taken]
     kept[: len(taken)] = index.matrix[taken]
+    kept_ids = [int(index.ids[row]) for row in taken]
     added = 0
-    for row in ranked:
+    for row in ranked.tolist():
         if added == slots:
             break
         record = index.records[row]
         if (record.subject_id, record.key) in chosen:
             continue
-        if kept_ids and index.has_vector[row]:
-            sims = kept[: len(kept_ids)] @ index.matrix[row]
-            if sims.max() >= threshold:
-                if explain is not None:
-                    best = kept_ids[int(np.argmax(sims))]
-                    explain.setdefault(record.id, {})["duplicate_of"] = best
-                continue
-        chosen[(record.subject_id, record.key)] = int(row)
+        sims = (kept @ index.matrix[row]).tolist()  # unfilled rows are zeros: never close
+        if max(sims) >= threshold:
+            if explain is not None:
+                explain.setdefault(record.id, {})["duplicate_of"] = kept_ids[sims.index(max(sims))]
+            continue
+        chosen[(record.subject_id, record.key)] = row
         kept[len(kept_ids)] = index.matrix[row]
         kept_ids.append(record.id)
         added += 1

@@ -134,6 +134,7 @@ class MemoryMatrix:
         self.alive = np.ones(n, dtype=bool)
         self.dead = 0
         self._row_of = {r.id: row for row, r in enumerate(rec)}
+        self._sums: dict = {}  # subject (None: all) -> (sum of its live vectors, count)
         self.spans: dict[int, tuple[int, int]] = {}
         self.base_rows = 0  # rows [0, base_rows) are grouped by subject into `spans`
         if subject_sorted and n:
@@ -212,6 +213,12 @@ class MemoryMatrix:
             buffer[:n] = self.matrix
             clone._buffer, clone._used = buffer, [n]
         has_vector = vector is not None
+        changes = (
+            [(np.asarray(vector, dtype=np.float32), record.subject_id, 1)] if has_vector else []
+        )
+        if old_row is not None and self.has_vector[old_row]:
+            changes.append((self.matrix[old_row], int(self.subject_ids[old_row]), -1))
+        clone._sums = self._carried_sums(changes)
         buffer[n] = vector if has_vector else 0.0
         clone._used[0] = n + 1
         clone.matrix = buffer[: n + 1]
@@ -249,6 +256,8 @@ class MemoryMatrix:
         clone.alive = self.alive.copy()
         clone.alive[row] = False
         clone.dead = self.dead + 1
+        gone = [(self.matrix[row], int(self.subject_ids[row]), -1)] if self.has_vector[row] else []
+        clone._sums = self._carried_sums(gone)
         return clone
 
     def compacted(self) -> "MemoryMatrix":
@@ -285,16 +294,29 @@ class MemoryMatrix:
             return (self.matrix @ query)[rows]
         return self.matrix[rows] @ query
 
-    def centroid(self, rows: np.ndarray, subject_id: int | None) -> np.ndarray:
+    def mean_vector(self, subject_id: int | None) -> tuple[np.ndarray, int]:
         """
-        The mean vector of `rows` (ascending row numbers): one pass over them, the subject's
-        base rows read as one slice (a weighted sum, no copy) as in `similarities`.
+        The mean of the live rows with a vector about `subject_id` (None: every subject), and
+        how many there are. Kept per snapshot: computed once (one pass over those rows, the
+        subject's base rows read as one slice), then carried to the snapshots `with_row` and
+        `without` make by adding or taking away one row (O(dim) each).
         """
-        if not len(rows):
-            return np.zeros(self.dim, dtype=np.float32)
+        entry = self._sums.get(subject_id)
+        if entry is None:
+            live = self.alive & self.has_vector
+            if subject_id is not None:
+                live &= self.subject_ids == subject_id
+            rows = np.flatnonzero(live)
+            entry = (self._row_sum(rows, subject_id).astype(np.float64), len(rows))
+            self._sums[subject_id] = entry
+        total, count = entry
+        return (total / max(count, 1)).astype(np.float32), count
+
+    def _row_sum(self, rows: np.ndarray, subject_id: int | None) -> np.ndarray:
+        """The sum of `rows` (ascending): a weighted sum over the subject's span, no copy."""
         span = self.spans.get(subject_id) if subject_id is not None else None
         if span is None and len(rows) * 3 <= len(self):
-            return self.matrix[rows].mean(axis=0)
+            return self.matrix[rows].sum(axis=0)
         lo, hi = span if span is not None else (0, len(self))
         inside = (rows >= lo) & (rows < hi)
         weights = np.zeros(hi - lo, dtype=np.float32)
@@ -302,7 +324,17 @@ class MemoryMatrix:
         total = weights @ self.matrix[lo:hi]
         if not inside.all():
             total = total + self.matrix[rows[~inside]].sum(axis=0)
-        return total / np.float32(len(rows))
+        return total
+
+    def _carried_sums(self, changes) -> dict:
+        """The kept sums (`mean_vector`) with `changes` applied: (vector, subject, +1 or -1)."""
+        sums = {}
+        for key, (total, count) in list(self._sums.items()):  # a copy: workers may add keys
+            for vector, subject, sign in changes:
+                if key is None or key == subject:
+                    total, count = total + sign * vector.astype(np.float64), count + sign
+            sums[key] = (total, count)
+        return sums
 
 
 def select_memories(

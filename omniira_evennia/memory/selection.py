@@ -204,7 +204,7 @@ def _ranks(index, row, query_vector, lexical, subject_id, conf, now) -> dict:
     candidates = np.flatnonzero(mask)
     floor = dense_floor(conf) if fused else conf.SIMILARITY_FLOOR
     details: dict = {"depth": conf.LEXICAL_DEPTH, "floor": floor}
-    centre = lane_centre(index, candidates, subject_id) if fused and conf.CENTRED_DENSE else None
+    centre = lane_centre(index, subject_id) if fused and conf.CENTRED_DENSE else None
     learned = index.learned_at[candidates]
     newer = int(np.sum(learned > index.learned_at[row]))
     if newer < conf.RECENCY_SLOTS:

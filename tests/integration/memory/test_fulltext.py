@@ -420,3 +420,15 @@ class TestPairAwareQuery(FullTextBase):
         assert hits.memories == [bakery]
         with override_settings(OMNIIRA={"PAIR_QUERY": False}):
             assert fulltext.lexical_hits(self.maren.id, self.char1.id, question).memories == raw
+
+    def test_the_pairs_names_need_no_query_once_loaded_and_follow_renames(self):
+        from django.test.utils import CaptureQueriesContext
+
+        self.char1.aliases.add("Addy")
+        fulltext.pair_names(self.maren.id, self.char1.id)  # loads them, as a turn has
+        with CaptureQueriesContext(connection) as queries:
+            names = fulltext.pair_names(self.maren.id, self.char1.id, None)
+        assert names == {"maren", "ada", "addy"} and not queries.captured_queries
+        assert fulltext.pair_names(self.maren.id, 10**9) == {"maren"}  # a deleted one: skipped
+        self.char1.key = "Adelaide"
+        assert "adelaide" in fulltext.pair_names(self.char1.id)

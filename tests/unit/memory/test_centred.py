@@ -41,17 +41,42 @@ def random_index(rng, counts=(30, 40), subject_sorted=True):
 
 
 @pytest.mark.parametrize("subject_sorted", [True, False])
-def test_the_centroid_is_the_mean_of_the_rows(subject_sorted):
+def test_the_mean_vector_is_the_mean_of_the_live_rows(subject_sorted):
     rng = np.random.default_rng(1)
     index = random_index(rng, subject_sorted=subject_sorted)
     index = index.with_row(
         MemoryRecord(id=999, subject_id=PLAYER, key="tail", value="t"), unit(rng)
     )
     rows = np.flatnonzero(index.subject_ids == PLAYER)  # the span and the tail row
-    assert np.allclose(index.centroid(rows, PLAYER), index.matrix[rows].mean(axis=0), atol=1e-6)
-    few = rows[:3]
-    assert np.allclose(index.centroid(few, None), index.matrix[few].mean(axis=0), atol=1e-6)
-    assert not index.centroid(rows[:0], PLAYER).any()
+    mean, count = index.mean_vector(PLAYER)
+    assert count == len(rows) == 31
+    assert np.allclose(mean, index.matrix[rows].mean(axis=0), atol=1e-6)
+    everyone, total = index.mean_vector(None)
+    assert total == len(index) and np.allclose(everyone, index.matrix.mean(axis=0), atol=1e-6)
+    assert index.mean_vector(12345)[1] == 0
+
+
+def test_the_mean_vector_follows_every_snapshot():
+    """Kept sums are carried to new snapshots; the old snapshot keeps its own."""
+    rng = np.random.default_rng(9)
+    index = random_index(rng)
+    first, _ = index.mean_vector(PLAYER)  # computed and kept on this snapshot
+    index.mean_vector(None)
+    added = index.with_row(MemoryRecord(id=500, subject_id=PLAYER, key="new", value="n"), unit(rng))
+    replaced = added.with_row(
+        MemoryRecord(id=1, subject_id=PLAYER + 1, key="m0", value="moved"), unit(rng)
+    )
+    gone = replaced.without(2)
+    blank = gone.with_row(MemoryRecord(id=501, subject_id=PLAYER, key="blank", value="b"), None)
+    for snapshot in (added, replaced, gone, blank):
+        for subject in (PLAYER, PLAYER + 1, None):
+            live = snapshot.alive & snapshot.has_vector
+            if subject is not None:
+                live &= snapshot.subject_ids == subject
+            mean, count = snapshot.mean_vector(subject)
+            assert count == int(live.sum())
+            assert np.allclose(mean, snapshot.matrix[live].mean(axis=0), atol=1e-5)
+    assert np.array_equal(index.mean_vector(PLAYER)[0], first)
 
 
 def test_the_centre_counts_a_few_memories_less():
@@ -59,8 +84,8 @@ def test_the_centre_counts_a_few_memories_less():
     index = random_index(rng, counts=(5, 5))
     rows = np.flatnonzero(index.subject_ids == PLAYER)
     mean = index.matrix[rows].mean(axis=0)
-    assert np.allclose(lane_centre(index, rows, PLAYER), mean * 5 / (5 + CENTRE_PRIOR))
-    assert lane_centre(index, rows[:0], PLAYER) is None
+    assert np.allclose(lane_centre(index, PLAYER), mean * 5 / (5 + CENTRE_PRIOR), atol=1e-6)
+    assert lane_centre(index, 12345) is None
 
 
 def test_centred_cosines_are_the_cosines_of_the_moved_vectors():
