@@ -68,7 +68,7 @@ def functions():
 
     django.setup()
     from omniira_evennia.conversation import addressing, extraction, prompts, tags, turn
-    from omniira_evennia.memory import policy, safety, verbatim
+    from omniira_evennia.memory import grounding, policy, safety, verbatim
     from omniira_evennia.social import gossip
     from omniira_evennia.vocabulary import defang_tags
 
@@ -108,9 +108,9 @@ def functions():
         ),
         ("extraction.third_person", value, lambda t: extraction.third_person(t, "Ada")),
         (
-            "extraction.is_grounded",
+            "grounding.ground",
             value,
-            lambda t: extraction.is_grounded(t, [t[::-1]] * 8, "Ada", "Maren"),
+            lambda t: grounding.ground(t, [t[::-1]] * 40, subject="Ada", npc="Maren"),
         ),
         ("extraction.names_in", player, lambda t: extraction.names_in("Ada", t)),
         ("verbatim.words", player, verbatim.words),

@@ -294,6 +294,8 @@ class CmdMemory(MuxCommand):
             out.append(
                 f"  with {who}: ended {_ago(conv.ended_at, now)} ({conv.end_reason}), {state}"
             )
+            for refused in (conv.rejected or [])[:5]:
+                out.append(f"      refused {refused['value']!r}: {refused['reason']}")
         self.caller.msg("\n".join(out))
 
     def do_rollover(self):

@@ -68,6 +68,10 @@ class Memory(models.Model):
     # Earlier values of this key, newest first: [{"value", "until" (ISO time), "source"}], at
     # most HISTORY_KEPT. A fact remembered again with a new value is updated, not erased.
     history = models.JSONField(default=list, blank=True)
+    # What the memory rests on (issue #24, memory/grounding.py): {"line", "words"} of what was
+    # said, or {"source": ...} for a builder's, game code's or the NPC's own; null: nothing
+    # checked it (a belief is drawn only from memories that have it).
+    grounding = models.JSONField(null=True, blank=True, default=None)
 
     class Meta:
         constraints = [
@@ -307,6 +311,13 @@ class Conversation(models.Model):
         max_length=8, choices=Extraction.choices, default=Extraction.PENDING
     )
     extracted_count = models.IntegerField(default=0)
+    # What the review proposed and the write policy refused: [{"value", "reason"}] (issue #24).
+    rejected = models.JSONField(default=list, blank=True)
+    # A failed review is tried again (RETRY_ATTEMPTS times, backing off): how often it was
+    # tried, when it may run next, and why it last failed.
+    attempts = models.SmallIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=200, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["ended_at", "extraction"], name="omniira_conv_open")]
@@ -379,8 +390,12 @@ class DailyWork(models.Model):
     npc = models.ForeignKey("objects.ObjectDB", on_delete=models.CASCADE, related_name="+")
     target_id = models.IntegerField(default=0)  # 0 for work without a target
     game_day = models.IntegerField()
-    status = models.CharField(max_length=8, default="running")  # running|done|empty|failed
+    status = models.CharField(max_length=8, default="running")  # running|done|empty|retry|failed
     created_at = models.DateTimeField(default=timezone.now)
+    # Failed work is tried again ("retry" until `retry_at`), RETRY_ATTEMPTS times in all.
+    attempts = models.SmallIntegerField(default=1)
+    retry_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=200, blank=True)
 
     class Meta:
         constraints = [

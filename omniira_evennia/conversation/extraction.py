@@ -9,9 +9,10 @@ speaker's. A long conversation is read in windows of bounded size, one call each
 carries a worked example (small models follow one far better than a description).
 
 Every proposed fact is validated exactly like a tag (`tags.RememberTag`: a key copied from a
-prompt's placeholder is replaced by one derived from the value) and then checked against the
-speaker's words: a fact that only restates their name, or shares no word with what they said,
-is dropped as invented. Kept facts are written with source `extracted`. Plain data in and out;
+prompt's placeholder is replaced by one derived from the value). Whether it rests on the
+speaker's own statements is the write policy's check (memory/grounding.py), which records what
+it refuses on the conversation (`@memory reviews`). Kept facts are written with source
+`extracted`. Plain data in and out;
 runs in a worker thread.
 """
 
@@ -36,15 +37,6 @@ MAX_EXTRACTED = 24  # facts one review may keep in all
 WINDOW_CHARS = 1600  # of the speaker's lines per call (about 400 tokens)
 LINE_CHARS = 400  # one line is cut to this
 KNOWN_SHOWN = 20  # what the NPC already remembers, shown so it is not listed again
-
-_STOPWORDS = set(
-    "a an the and or but of to in on at for from with by as is are was were be been being has "
-    "have had do does did not no never this that these those it its he she they them his her "
-    "their theirs him hers who whom which what when where why how very so too also just only "
-    "about into over under than then there here some any all each every one two three said "
-    "says told tells person named called name wants would could should will shall can may must "
-    "own".split()
-)
 
 
 class Review(BaseModel):
@@ -163,22 +155,6 @@ def build_messages(
     ]
 
 
-def _content_words(text: str, skip: set[str]) -> set[str]:
-    words = re.findall(r"[a-z0-9']+", text.lower())
-    return {w.strip("'") for w in words if len(w) > 2 and w not in _STOPWORDS and w not in skip}
-
-
-def _stem(word: str) -> str:
-    return word[:5]
-
-
-_ASKING = re.compile(
-    r"\b(asks?|asked|asking|wants to know|wanted to know|wonders?|wondered|inquire[sd]?|"
-    r"question(s|ed)?|said goodbye|says goodbye|thank(s|ed|ing)?|greet(s|ed|ing)?)\b",
-    re.IGNORECASE,
-)
-
-
 _PRONOUN = re.compile(
     r"\b(i am|i'm|you are|you're|i was|you were|i have|i've|you have|you've|i|you|my|your|"
     r"mine|yours|me|myself|yourself)\b",
@@ -234,21 +210,6 @@ def names_in(name: str, text: str) -> bool:
     return bool(name) and re.search(rf"\b{re.escape(name)}\b", text, re.IGNORECASE) is not None
 
 
-def is_grounded(value: str, lines: list[str], speaker: str, npc: str = "") -> bool:
-    """
-    A fact is kept only if it says more than the speaker's name and shares a word (by its first
-    five letters) with what the speaker said: a small model's inventions rarely do.
-    """
-    if _ASKING.search(value):
-        return False  # "Ada asked what she does for a living" records a question, not a fact
-    if npc and names_in(npc, value) and not names_in(speaker, value):
-        return False  # the NPC's own doings, filed under the speaker
-    skip = {speaker.lower(), f"{speaker.lower()}'s", npc.lower(), f"{npc.lower()}'s"}
-    said = {_stem(w) for w in _content_words(" ".join(lines), skip)}
-    value_words = _content_words(value, skip)
-    return bool(value_words) and any(_stem(w) in said for w in value_words)
-
-
 def _normal(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
@@ -283,9 +244,8 @@ def run_extraction(
             tag = tag.model_copy(update={"value": third_person(tag.value, inp.speaker_name)})
             if _normal(tag.value) in seen_values:
                 continue
-            if not is_grounded(tag.value, window, inp.speaker_name, inp.npc_name):
-                log.info("review fact dropped, not in the speaker's words: %s", tag.value)
-                continue
+            # Whether it rests on the speaker's words is the write policy's to decide (and to
+            # record when it does not): memory/write.py, memory/grounding.py.
             key, number = tag.key, 2
             while key in keys:  # two facts under one key would overwrite each other
                 key, number = f"{tag.key}_{number}"[:64], number + 1

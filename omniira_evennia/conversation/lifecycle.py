@@ -13,11 +13,12 @@ from datetime import timedelta
 from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction
+from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction, speaker_lines
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import get_embedder
+from omniira_evennia.memory.grounding import evidence
 from omniira_evennia.memory.write import Note, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
@@ -122,10 +123,12 @@ def extract(conversation_id: str):
             log.warning(f"omniira: extraction of {conversation_id} failed: {result.error}")
             store.finish_extraction(conversation_id, Conversation.Extraction.FAILED)
             return 0
-        written = 0
+        written, rejected = 0, []
         existing = set(
             Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True)
         )
+        # Every fact must rest on the speaker's own statements (memory/grounding.py), read once.
+        grounds = evidence(speaker_lines(inp), subject=speaker.key)
         for tag, vector in zip(result.memories, result.vectors):
             if tag.key in existing:
                 continue  # the NPC's own tag (or an earlier fact) wins
@@ -140,10 +143,13 @@ def extract(conversation_id: str):
                 game_day=clock.current_game_day(),
                 speaker=speaker,
                 from_player=is_player(speaker),
+                grounds=grounds,
             )
-            if write_note(npc, note):
+            if write_note(npc, note, rejected):
                 written += 1
-        store.finish_extraction(conversation_id, Conversation.Extraction.DONE, written)
+        store.finish_extraction(
+            conversation_id, Conversation.Extraction.DONE, written, rejected=rejected
+        )
         health.incr("extractions")
         review_cue(npc, speaker)
         return written

@@ -243,7 +243,19 @@ def start_turn(npc, speaker, message: str):
         if index_token is not None:
             store.install_index(npc.id, turn_input.index, index_token)
         _keep_pinned(conversation_id, conf, result.pinned)
-        line = apply_turn(npc, speaker, conversation_id, game_day, result, suspect=bool(labels))
+        # What the speaker said in this conversation: the notes about them must rest on it.
+        their_lines = [turn_input.context.message] + [
+            t.text for t in turn_input.context.history if t.role == "user"
+        ]
+        line = apply_turn(
+            npc,
+            speaker,
+            conversation_id,
+            game_day,
+            result,
+            suspect=bool(labels),
+            grounds=their_lines,
+        )
         # The line's vector was computed as the retrieval query: keep it (the verbatim lane).
         store.keep_line_vector(said.id, result.query_vector, embedder_name())
         return line
@@ -305,7 +317,13 @@ def _emote(npc, text):
 
 
 def apply_turn(
-    npc, speaker, conversation_id: str, game_day: int, result: TurnResult, suspect=False
+    npc,
+    speaker,
+    conversation_id: str,
+    game_day: int,
+    result: TurnResult,
+    suspect=False,
+    grounds=None,
 ) -> str:
     """
     Say the reply, then write the turn's effects on the reactor. Returns what the room saw.
@@ -335,12 +353,22 @@ def apply_turn(
         return line
     npc.at_say(parsed.text, msg_self=False)
     retry_if_locked(
-        _write_turn, npc, speaker, conversation_id, game_day, result, started, suspect=suspect
+        _write_turn,
+        npc,
+        speaker,
+        conversation_id,
+        game_day,
+        result,
+        started,
+        suspect=suspect,
+        grounds=grounds,
     )
     return parsed.text
 
 
-def _write_turn(npc, speaker, conversation_id, game_day, result, started, suspect=False):
+def _write_turn(
+    npc, speaker, conversation_id, game_day, result, started, suspect=False, grounds=None
+):
     """The turn's writes, in one transaction (a retry after "database is locked" never writes
     a tag, or the usage record, twice); then the notes' vectors, made in the background."""
     parsed = result.parsed
@@ -354,6 +382,7 @@ def _write_turn(npc, speaker, conversation_id, game_day, result, started, suspec
             result.commitment_vectors or [None] * len(parsed.commitments),
             game_day,
             suspect=suspect,
+            grounds=grounds,
         )
         store.add_turn(
             npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation.extraction import is_grounded, third_person
+from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
     PinnedPrompt,
@@ -285,28 +285,22 @@ def _merge_notes(into: ParsedReply, first: ParsedReply) -> None:
     into.errors = first.errors + into.errors
 
 
-def _drop_ungrounded(parsed: ParsedReply, ctx: PromptContext) -> None:
+def _notes_about_the_speaker(parsed: ParsedReply, ctx: PromptContext) -> None:
     """
-    Notes about the speaker must come from the speaker's words (this line and the earlier ones
-    of the conversation): a small model's structured notes otherwise file its own trade, or a
-    guess, under the player. A note in the speaker's own voice ("I cannot eat honey") is said
-    about them by name first, as memories are shown; a fragment that names nobody ("midwife")
-    is dropped (the conversation-end review writes the fact properly).
+    A structured turn's notes in the form a memory takes: one in the speaker's own voice ("I
+    cannot eat honey") is said about them by name, as memories are shown; a fragment that
+    names nobody ("midwife") is dropped (the conversation-end review writes the fact
+    properly). Whether a note rests on what the speaker said is the write policy's check
+    (memory/grounding.py), made when it is written.
     """
-    said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     notes = [
         t.model_copy(update={"value": third_person(t.value, ctx.speaker_name)})
         for t in parsed.remember
     ]
     name = re.compile(rf"\b{re.escape(ctx.speaker_name)}\b", re.IGNORECASE)
-    kept = [
-        t
-        for t in notes
-        # "midwife", "villages": a fragment that does not say whose it is is no note.
-        if name.search(t.value) and is_grounded(t.value, said, ctx.speaker_name, ctx.identity.name)
-    ]
+    kept = [t for t in notes if name.search(t.value)]
     if len(kept) < len(notes):
-        health.incr("notes_ungrounded", len(notes) - len(kept))
+        health.incr("notes_unnamed", len(notes) - len(kept))
     parsed.remember = kept
 
 
@@ -419,7 +413,7 @@ def run_turn(
         health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
     if turn_format == "json":
-        _drop_ungrounded(parsed, ctx)
+        _notes_about_the_speaker(parsed, ctx)
     if not parsed.text:
         # The model said nothing a player could hear (only tags, or only junk), twice.
         return TurnResult(

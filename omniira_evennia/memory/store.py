@@ -951,9 +951,11 @@ def claim_extraction(conversation_id: str) -> bool:
     )
 
 
-def finish_extraction(conversation_id: str, state: str, count: int = 0) -> None:
+def finish_extraction(
+    conversation_id: str, state: str, count: int = 0, rejected: list | None = None
+) -> None:
     Conversation.objects.filter(conversation_id=conversation_id).update(
-        extraction=state, extracted_count=count
+        extraction=state, extracted_count=count, rejected=(rejected or [])[:24]
     )
 
 

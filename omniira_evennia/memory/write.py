@@ -26,7 +26,6 @@ Reactor thread only (ORM writes). `write_reply` applies a parsed reply's tags th
 from __future__ import annotations
 
 import logging
-
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
@@ -40,6 +39,7 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none, to_blob
+from omniira_evennia.memory.grounding import Grounding, evidence, ground
 from omniira_evennia.memory.lateness import late_write
 from omniira_evennia.memory.policy import police
 from omniira_evennia.memory.safety import detect_manipulation
@@ -84,6 +84,11 @@ class Note:
     from_player: bool = False
     speaker: Any = None
     origin: Any = None
+    # What it must rest on (memory/grounding.py): the lines it came from (the subject's own,
+    # or with `told` a teller's about them). None: no check (a builder, game code, the NPC's
+    # own life); every source that learns from talk passes its lines.
+    grounds: tuple[str, ...] | None = None
+    told: bool = False
 
 
 def _cleaned(text, kind: str, redact: bool = True) -> str:
@@ -108,18 +113,46 @@ def _labels(raw, cleaned: str) -> list[str]:
     return sorted(set(detect_manipulation(raw)) | set(detect_manipulation(cleaned)))
 
 
-def write_note(npc, note: Note) -> Memory | None:
+def grounding_of(npc, note: Note, value: str) -> Grounding | None:
+    """Whether `note` rests on its lines (None: it brings none to check, see Note.grounds)."""
+    if note.grounds is None or note.source == Source.ADMIN:
+        return None
+    subject = getattr(note.subject, "key", "") or ""
+    return ground(value, note.grounds, subject=subject, npc=npc.key, told=note.told)
+
+
+def reject(npc, note: Note, value: str, reason: str, rejected: list | None = None) -> None:
+    """A note the policy refused: counted, audited for builders (`@memory audit`), and added
+    to `rejected` (a review's list) with its reason."""
+    health.incr("notes_ungrounded")
+    store.audit(
+        "ungrounded",
+        [reason[:100]],
+        npc=npc,
+        speaker=note.subject if is_player(note.subject) else note.speaker,
+        excerpt=value,
+    )
+    if rejected is not None:
+        rejected.append({"value": value[:200], "reason": reason[:100]})
+
+
+def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
     """
-    Write `note` as one of `npc`'s memories through the policy above.
+    Write `note` as one of `npc`'s memories through the policy above. A note that brings its
+    lines (`grounds`) is kept only if it rests on them; a refused one is recorded (`reject`).
 
     Returns:
-        The Memory row, or None when a locked row refused the write or it was a late result
-        for an erased player.
+        The Memory row, or None when it was ungrounded, a locked row refused the write, or it
+        was a late result for an erased player.
     """
     admin = note.source == Source.ADMIN
     if not admin and late_write((note.subject, note.origin, note.speaker), str(note.value)):
         return None
     value = _cleaned(note.value, "memory", redact=not admin)
+    grounded = grounding_of(npc, note, value)
+    if grounded is not None and not grounded.ok:
+        reject(npc, note, value, grounded.reason, rejected)
+        return None
     labels = _labels(note.value, value) if not admin else detect_manipulation(value)
     importance = clamp_int(note.importance, 1, 10, 5)
     if note.from_player or (not admin and _about_a_player(note)):
@@ -142,6 +175,7 @@ def write_note(npc, note: Note) -> Memory | None:
         chain=list(note.chain),
         suspect=bool(note.suspect or labels),
         origin=note.origin or (note.speaker if note.from_player else None),
+        grounding=_grounding_record(npc, note, grounded),
     )
     memory, created = _upsert(npc, note.subject, key, fields, admin)
     if memory is None:
@@ -170,6 +204,16 @@ def write_note(npc, note: Note) -> Memory | None:
         )
     )
     return memory
+
+
+def _grounding_record(npc, note: Note, grounded: Grounding | None) -> dict:
+    if grounded is not None:
+        return {**grounded.as_record(), "told": note.told}
+    if note.source == Source.ADMIN:
+        return {"source": "builder or game code"}
+    if getattr(note.subject, "id", None) == npc.id:
+        return {"source": "its own life"}
+    return {"source": note.source}
 
 
 def _upsert(npc, subject, key, fields, admin: bool) -> tuple[Memory | None, bool]:
@@ -280,13 +324,31 @@ def write_plan(npc, speaker, tag, game_day: int, suspect=False):
     )
 
 
-def write_belief(npc, target, text: str, **fields):
+def write_belief(npc, target, text: str, grounds=None, **fields):
     """
-    A belief drawn by the nightly reflection, through the text policy (None: nothing left).
+    A belief drawn by the nightly reflection, through the text policy (None: nothing left,
+    or refused). With `grounds` (the memories it was drawn from) it must rest on them, and a
+    belief about a player weighs no more than that player's own words (PLAYER_IMPORTANCE_CAP).
     A late one about an erased player is dropped when saved (lateness.drop_late_rollover_rows).
     """
     text = _cleaned(text, "belief")
-    return store.add_belief(npc, target, text, **fields) if text else None
+    if not text:
+        return None
+    if grounds is not None:
+        found = ground(
+            text,
+            evidence(grounds, subject=target.key, told=True, pooled=True),
+            subject=target.key,
+            npc=npc.key,
+            told=True,
+        )
+        if not found.ok:
+            reject(npc, Note(target, text, source=Source.SELF), text, f"belief {found.reason}")
+            return None
+    if is_player(target) and "importance" in fields:
+        cap = get_settings().PLAYER_IMPORTANCE_CAP
+        fields["importance"] = min(clamp_int(fields["importance"], 1, 10, 5), cap)
+    return store.add_belief(npc, target, text, **fields)
 
 
 def write_diary(npc, game_day: int, text: str, **fields):
@@ -311,13 +373,22 @@ def is_player(obj) -> bool:
 
 
 def write_reply(
-    npc, subject, parsed, remember_vectors, commitment_vectors, game_day: int, suspect=False
-) -> None:
+    npc,
+    subject,
+    parsed,
+    remember_vectors,
+    commitment_vectors,
+    game_day: int,
+    suspect=False,
+    grounds=None,
+) -> list:
     """
     Write what a reply's tags asked for (paper 4.2): memories through `write_note`, the
     opinion, concerns, and commitments (a plan plus a memory of the promise, so retrieval
-    brings it back up). Nothing when SELF_TAGGING is off (an ablation). Returns the memories
-    written (a None where a locked row refused one).
+    brings it back up). Nothing when SELF_TAGGING is off (an ablation). `grounds`: what
+    `subject` said in this conversation (their lines): each note about them must rest on it
+    (None: not checked, for callers with no talk behind them). Returns the memories written (a
+    None where one was refused).
     """
     written: list = []
     if not get_settings().SELF_TAGGING:
@@ -344,6 +415,7 @@ def write_reply(
                 suspect=suspect,
                 from_player=from_player,
                 speaker=subject,
+                grounds=tuple(grounds) if grounds is not None else None,
             ),
         )
         written.append(memory)

@@ -60,6 +60,7 @@ class ReflectionInput:
     existing_beliefs: list[str] = field(default_factory=list)  # newest first
     memories_count: int = 0
     tier: str = "reasoning"
+    memory_values: list[str] = field(default_factory=list)  # what a belief must rest on
 
 
 @dataclass

@@ -157,7 +157,7 @@ def reflection_targets(npc, threshold: int) -> list[tuple[int, int]]:
             .values_list("created_at", flat=True)
             .first()
         )
-        new = Memory.objects.filter(npc=npc, subject_id=subject_id)
+        new = grounded_memories(npc, subject_id)
         if last is not None:
             new = new.filter(learned_at__gt=last)
         count = new.count()
@@ -166,9 +166,17 @@ def reflection_targets(npc, threshold: int) -> list[tuple[int, int]]:
     return targets
 
 
+def grounded_memories(npc, subject_id):
+    """The memories a belief may be drawn from: those resting on what was said or written by
+    a builder or the NPC itself (memory/grounding.py), never a suspect one."""
+    return Memory.objects.filter(
+        npc=npc, subject_id=subject_id, grounding__isnull=False, suspect=False
+    )
+
+
 def reflection_input(npc, target, count) -> ReflectionInput:
     rows = list(
-        Memory.objects.filter(npc=npc, subject=target)
+        grounded_memories(npc, target.id)
         .select_related("provenance")
         .order_by("-learned_at")[:RECENT_MEMORIES]
     )
@@ -181,7 +189,9 @@ def reflection_input(npc, target, count) -> ReflectionInput:
         .order_by("-created_at")
         .values_list("belief", flat=True)[:10]
     )
-    return ReflectionInput(npc.id, target.id, npc.key, target.key, lines, beliefs, count)
+    inp = ReflectionInput(npc.id, target.id, npc.key, target.key, lines, beliefs, count)
+    inp.memory_values = [m.value for m in reversed(rows)]
+    return inp
 
 
 def world_events_by_npc(game_day: int) -> dict[int, list[str]]:
@@ -264,6 +274,7 @@ def reflection_job(npc, target, count, game_day, report: dict | None = None):
                 npc,
                 target,
                 belief.belief,
+                grounds=inp.memory_values,
                 importance=belief.importance,
                 memories_count=count,
                 embedding=to_blob(vector),

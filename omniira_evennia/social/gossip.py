@@ -116,6 +116,7 @@ class GossipItem:
     chain: list[int]
     vector: np.ndarray | None = None
     origin_id: int | None = None  # a player whose claim this is: kept at the chain's start
+    held: str = ""  # the teller's own memory it was told from, when one matched
 
     @property
     def key(self) -> str:
@@ -183,6 +184,34 @@ def in_the_others_words(fact: str, speaker_said: str, other_said: str, subject: 
     return len(words & _content_words(other_said)) > len(words & _content_words(speaker_said))
 
 
+# Talk, not news (issue #24, point 2): what a reader files as gossip though nobody told any.
+_WHO_KNOWS = re.compile(
+    r"\b(?:doesn't|does not|didn't|did not|don't|do not|hasn't|has not|haven't|have not|"
+    r"never|no longer)\s+(?:\w+\s+)?(?:know|knew|heard|hear|met|seen|remember|mentioned)\b"
+    r"|\b(?:knows?|knew|heard|hears?)\s+(?:nothing|anything|something|little|much|of|about)\b"
+    r"|\b(?:told|asked|asks|said|says|mentioned|wondered|wonders|wants? to know|greeted)\b",
+    re.IGNORECASE,
+)
+_GREETING = re.compile(
+    r"\b(?:hello|hi|hey|good (?:morning|afternoon|evening|day|night)|welcome|farewell|"
+    r"goodbye|good ?bye|nice to (?:meet|see)|how are you|cheers)\b",
+    re.IGNORECASE,
+)
+_TO_THE_LISTENER = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll)\b", re.I)
+
+
+def talk_not_news(fact: str) -> str | None:
+    """Why `fact` is talk rather than news about its subject, or None if it is news: who
+    knows or said what, a greeting, or a line addressed to the listener."""
+    if _WHO_KNOWS.search(fact):
+        return "talk about who knows or said what"
+    if _GREETING.search(fact):
+        return "a greeting, not news"
+    if _TO_THE_LISTENER.search(fact):
+        return "addressed to the listener"
+    return None
+
+
 def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str], said=None):
     """
     (speaker, subject, fact, importance, feeling) or a reason for rejecting the item.
@@ -207,6 +236,9 @@ def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str], said=N
     fact = clean_value(raw.get("fact") or "")
     if not fact:
         return None, "empty fact"
+    talk = talk_not_news(fact)
+    if talk is not None:
+        return None, talk
     if said is not None:
         listener = b_id if speaker == a_id else a_id
         if in_the_others_words(fact, said.get(speaker, ""), said.get(listener, ""), known[subject]):
@@ -281,7 +313,16 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None, lines
             importance = min(importance, source.importance, inp.player_cap)
         accepted.append(
             GossipItem(
-                speaker, listener.id, subject, fact, importance, feeling, chain, vector, origin
+                speaker,
+                listener.id,
+                subject,
+                fact,
+                importance,
+                feeling,
+                chain,
+                vector,
+                origin,
+                held=source.text if source is not None else "",
             )
         )
     return accepted, rejected

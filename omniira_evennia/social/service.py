@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import time
 from datetime import timedelta
 
@@ -187,7 +188,17 @@ def apply_exchange(result, a, b):
     for speaker_id, parsed, vectors in result.parsed:
         npc = people[speaker_id]
         other = b if npc is a else a
-        write_reply(npc, other, parsed, vectors, [None] * len(parsed.commitments), game_day)
+        # What the other said in this talk: the notes about them must rest on it.
+        their_lines = [text for who, text in result.lines if who == other.id]
+        write_reply(
+            npc,
+            other,
+            parsed,
+            vectors,
+            [None] * len(parsed.commitments),
+            game_day,
+            grounds=their_lines,
+        )
     subjects = ObjectDB.objects.in_bulk(
         [item.subject_id for item in result.accepted]
         + [item.origin_id for item in result.accepted if item.origin_id]
@@ -196,6 +207,9 @@ def apply_exchange(result, a, b):
         subject = subjects.get(item.subject_id)
         if subject is None:
             continue
+        # News rests on what its teller said in so many words, or on the memory it told from.
+        told = tuple(text for who, text in result.lines if who == item.speaker_id)
+        told += (item.held,) if item.held else ()
         write_note(
             people[item.listener_id],
             Note(
@@ -211,9 +225,13 @@ def apply_exchange(result, a, b):
                 chain=tuple(item.chain),
                 from_player=item.origin_id is not None,
                 origin=subjects.get(item.origin_id) if item.origin_id else None,
+                grounds=told,
+                told=True,
             ),
         )
         health.incr("gossip_items_written")
+    for _, reason in result.rejected:
+        health.incr("gossip_rejected_" + re.sub(r"[^a-z]+", "_", reason.lower()).strip("_")[:40])
     health.incr("gossip_items_rejected", len(result.rejected))
     if result.error:
         log.warning(f"omniira: conversation {a.key}/{b.key} cut short: {result.error}")

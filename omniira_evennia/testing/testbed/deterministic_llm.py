@@ -197,13 +197,11 @@ class DeterministicLLM(ScriptedLLM):
         target = (re.search(r"Recent memories about (.+?) \(oldest first\)", user) or [0, "them"])[
             1
         ]
-        count = user.count("\n- ")
         heard = "(heard from" in user
-        belief = (
-            f"I get the sense that {target} is much talked about ({count} notes)."
-            if heard
-            else f"I have seen enough of {target} to know them a little ({count} notes)."
-        )
+        # Drawn from the newest memory, as a belief must be (memory/grounding.py).
+        quoted = re.findall(r'"([^"\n]+)"', user.split("Recent memories about", 1)[-1])
+        newest = quoted[-1].rstrip(".") if quoted else f"{target} is about"
+        belief = f"I gather that {newest}." if heard else f"I have seen it myself: {newest}."
         return json.dumps(
             {"beliefs": [{"belief": belief, "importance": 5}], "reasoning": "deterministic"}
         )

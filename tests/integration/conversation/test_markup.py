@@ -68,7 +68,7 @@ def test_diary_entries_and_beliefs_are_neutralised():
 
 LINK_REPLY = (
     "Come in, love! |lcquit|ltClick here|le for ale. "
-    '[[REMEMBER:{"key":"door","value":"Ada asked about the |lc@tel me=#2|ltsecret door|le '
+    '[[REMEMBER:{"key":"door","value":"Ada found the |lc@tel me=#2|ltsecret door|le '
     'and |luhttps://evil.example|lta map|le","importance":5}]] '
     '[[OPINION:"She is |lcquit|ltcurious|le"]] '
     '[[CONCERN:{"topic":"the |lcquit|ltback door|le","intensity":2}]]'
@@ -89,14 +89,14 @@ class TestMarkupInTheTurn(TalkTestBase):
             override_settings(OMNIIRA=tiers(llm.base_url)),
             mock.patch.object(self.maren, "at_say", side_effect=say),
         ):
-            self.call(CmdTalk(), "Maren = Is there a back way out?")
+            self.call(CmdTalk(), "Maren = I found a secret door and a map. A back way out?")
         print(f"heard: {heard!r}")
         assert heard == ["Come in, love! Click here for ale."]
         said = ConversationTurn.objects.get(role="npc").text
         assert said == "Come in, love! Click here for ale."
         memory = Memory.objects.get(key="door")
         print(f"stored: {memory.value!r}")
-        assert memory.value == "Ada asked about the secret door and a map"
+        assert memory.value == "Ada found the secret door and a map"
         assert Opinion.objects.get().opinion == "She is curious"
         assert Concern.objects.get().topic == "the back door"
 

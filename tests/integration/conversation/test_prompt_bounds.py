@@ -115,6 +115,7 @@ class TestPromptBounds(SocialTestBase):
                 value=f"Ada fact {n}: " + "f" * 480,
                 game_day=day,
                 feeling="sorrow",
+                grounding={"source": "a builder"},  # so the reflection may draw on them
             )
             for npc in (self.maren, self.lyra)
             for n in range(500)

@@ -147,7 +147,7 @@ class TestPromptCache(TalkTestBase):
         remember(self.maren, self.char1, "Ada mends clocks in Vellmoor.", key="trade")
         with ScriptedLLM([REMEMBER_REPLY, "Odile? I will ask about."]) as llm:
             with override_settings(OMNIIRA=tiers(llm.base_url)):
-                self.call(CmdTalk(), "Maren = Evening, Maren.")
+                self.call(CmdTalk(), "Maren = Evening, Maren. I collect blue glass bottles.")
                 self.call(CmdTalk(), "Maren = Have you seen my sister Odile?")
         first, second = (r["messages"] for r in llm.requests)
         assert second[: len(first)] == first

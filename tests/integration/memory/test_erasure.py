@@ -209,7 +209,7 @@ class TestLateResults(ErasureBase):
             assert health.get("erased_late_writes") == 1
 
             # The tombstone drops late work only: a new conversation is remembered.
-            self.call(CmdTalk(), "Maren = Hello again.")
+            self.call(CmdTalk(), "Maren = Hello again. I came back.")
         assert Memory.objects.get(npc=self.maren, subject=self.ada).value == "Ada came back."
 
     def test_gossip_arriving_after_erasure_writes_nothing_about_the_player(self):
@@ -230,7 +230,14 @@ class TestLateResults(ErasureBase):
                     [self.maren.id],
                 ),
                 GossipItem(
-                    self.maren.id, self.lyra.id, self.bob.id, "Bob likes plums.", 5, None, [1]
+                    self.maren.id,
+                    self.lyra.id,
+                    self.bob.id,
+                    "Bob likes plums.",
+                    5,
+                    None,
+                    [1],
+                    held="Bob likes plums.",  # told from Maren's memory (it rests on it)
                 ),
             ],
         )
@@ -244,7 +251,14 @@ class TestLateResults(ErasureBase):
         with ScriptedLLM(["Evening."]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             self.call(CmdTalk(), "Maren = I'm new in town.")
         news = GossipItem(
-            self.maren.id, self.lyra.id, self.ada.id, "Ada is new in town.", 5, None, [1]
+            self.maren.id,
+            self.lyra.id,
+            self.ada.id,
+            "Ada is new in town.",
+            5,
+            None,
+            [1],
+            held="Ada is new in town.",
         )
         social.apply_exchange(ExchangeResult(accepted=[news]), self.maren, self.lyra)
         assert Memory.objects.get(npc=self.lyra, subject=self.ada).value == "Ada is new in town."
@@ -252,7 +266,9 @@ class TestLateResults(ErasureBase):
 
     def test_work_of_unknown_start_is_late_only_within_the_window(self):
         erase_player(self.ada)
-        item = GossipItem(self.maren.id, self.lyra.id, self.ada.id, "Ada sings.", 5, None, [1])
+        item = GossipItem(
+            self.maren.id, self.lyra.id, self.ada.id, "Ada sings.", 5, None, [1], held="Ada sings."
+        )
         social.apply_exchange(ExchangeResult(accepted=[item]), self.maren, self.lyra)
         assert not Memory.objects.exists()  # within the window: taken to be from before
         long_ago = timezone.now() - UNKNOWN_START_WINDOW - timedelta(minutes=1)
@@ -262,7 +278,8 @@ class TestLateResults(ErasureBase):
 
     def test_rollover_jobs_claimed_before_erasure_write_nothing_about_the_player(self):
         for i in range(5):
-            omniira.remember(self.maren, self.ada, f"Ada fact {i}.", key=f"f{i}")
+            # What the belief below rests on (a belief must: memory/grounding.py).
+            omniira.remember(self.maren, self.ada, f"Ada grieves for Odile, day {i}.", key=f"f{i}")
         Memory.objects.update(game_day=1)
 
         def router(body):

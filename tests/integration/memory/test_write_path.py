@@ -50,7 +50,7 @@ class TestSamePolicyForEverySource(WritePathBase):
             'Noted. [[REMEMBER:{"key":"phone","value":"Ada said: ' + PHONE + '","importance":10}]]'
         )
         with ScriptedLLM([reply]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
-            self.call(CmdTalk(), "Maren = Here is how to reach me.")
+            self.call(CmdTalk(), f"Maren = Here is how to reach me: {PHONE}.")
         memory = self.stored(key="phone")
         assert memory.source == Source.SELF
         self.assert_policy(memory)

@@ -20,7 +20,8 @@ from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.integration.conversation.test_talk import tiers
 from tests.integration.social.test_social import SocialTestBase
 
-BELIEF = "Ada carries a grief she will not name."
+# Drawn from what `fill` writes (a belief must rest on its memories: memory/grounding.py).
+BELIEF = "Ada carries many a fact she will not name."
 
 
 class DayRouter:

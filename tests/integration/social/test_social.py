@@ -311,7 +311,8 @@ class TestConversationLifecycle(SocialTestBase):
         )
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             # 1. idle past the timeout
-            self.call(CmdTalk(), "Maren = A plum wine, please.")
+            # (The facts must rest on what Ada says of herself: memory/grounding.py.)
+            self.call(CmdTalk(), "Maren = I drink plum wine; a glass, please.")
             Conversation.objects.update(last_turn_at=timezone.now() - timedelta(hours=1))
             assert conversation_lifecycle.reap_conversations() == 1
             conversation_lifecycle.process_ended()
@@ -323,7 +324,7 @@ class TestConversationLifecycle(SocialTestBase):
             conversation_lifecycle.process_ended()
             # 3. a restart with a conversation open
             self.char1.move_to(self.room1, quiet=True)
-            self.call(CmdTalk(), "Maren = Another plum wine!")
+            self.call(CmdTalk(), "Maren = I'll drink another plum wine!")
             omniira_lifecycle.at_server_start()
             omniira_lifecycle.at_server_start()
             conversation_lifecycle.process_ended()

@@ -26,6 +26,7 @@ from omniira_evennia.conversation.turn import (
     structured_turn_schema,
 )
 from omniira_evennia.llm.client import ChatResult, LLMError, Usage, schema_of
+from omniira_evennia.memory.grounding import ground
 from omniira_evennia.memory.retrieval import MemoryMatrix
 
 
@@ -176,7 +177,7 @@ def test_tags_turn_sends_no_schema():
     assert "[[REMEMBER:" in client.requests[0]["messages"][0]["content"]
 
 
-def test_notes_not_grounded_in_the_speakers_words_are_dropped():
+def test_notes_that_name_nobody_are_dropped_and_the_rest_left_to_the_write_policy():
     notes = [
         {"key": "trade", "value": "Ada mends clocks.", "importance": 5, "feeling": None},
         {
@@ -189,7 +190,16 @@ def test_notes_not_grounded_in_the_speakers_words_are_dropped():
         {"key": "where", "value": "clocks", "importance": 5, "feeling": None},
     ]
     result = run_turn(turn_input(), conf(), FakeClient(turn_json("Clocks, love?", notes)))
-    assert [t.key for t in result.parsed.remember] == ["trade"]
+    # "clocks" says whose it is nowhere; the others name Ada and reach the write policy,
+    # which keeps only what rests on her words (memory/grounding.py).
+    assert [t.key for t in result.parsed.remember] == ["trade", "job", "name"]
+    said = [turn_input().context.message]
+    grounded = [
+        t.key
+        for t in result.parsed.remember
+        if ground(t.value, said, subject="Ada", npc="Maren").ok
+    ]
+    assert grounded == ["trade"]
 
 
 def test_narration_is_asked_again_once():

@@ -1,0 +1,270 @@
+"""
+Grounding: a fact about a person is kept only when it rests on what was said (issue #24).
+
+`ground(value, lines, subject=..., npc=...)` decides whether a proposed memory about `subject`
+is grounded in `lines`, deterministically, and says why: which words of which line ground it,
+or what is missing. Two kinds of evidence:
+
+- the subject's own words (`told=False`, the default: a player's or an NPC's lines in their
+  conversation): only their statements count, not their questions ("Do you have family
+  here?" is no fact about them), and only statements about themselves (in the first person:
+  "I", "my", "me", "we");
+- a teller's words about someone else (`told=True`: gossip, a belief drawn from memories):
+  statements that name the subject, or the teller's memories about them.
+
+A value is grounded in one statement when every name or number in it is in that statement,
+and at least half of its substantive words are (by their first five letters): the words left
+once names, stop words and the common words of paraphrase ("works", "lives", "afraid",
+"looking") are set aside. A small model's inventions bring new nouns ("afraid of spiders" when
+deep water was said; a horse "called Quinny" never named); its paraphrases bring common
+verbs. And a fact whose subject is the person's kin ("Hesketh's sister was looking for him")
+needs the kin in the subject's place in the statement ("my sister was looking for me"), not in
+the object's ("I am looking for my sister").
+
+Plain Python, linear in its input (capped: the newest MAX_LINES lines, each cut to LINE_CHARS;
+`evidence` reads them once for many facts).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MAX_LINES = 120
+LINE_CHARS = 500
+SHARE = 0.5  # of a value's substantive words that its statement must hold
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
+_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
+_FIRST_PERSON = re.compile(
+    r"\b(i|i'm|i’m|i've|i’ve|i'll|i’ll|i'd|i’d|me|my|mine|myself|we|we're|we've|us|our|ours)\b",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^\W*(?:(?:so|and|but|well|tell me|say|hey|oh)\W+)*(?:what|who|whom|whose|where|when|why|"
+    r"how|which|do|does|did|is|are|was|were|am|can|could|will|would|should|shall|have|has|had|"
+    r"may|might|must|any|anything|know)\b",
+    re.IGNORECASE,
+)
+_ASKING = re.compile(
+    r"\b(asks?|asked|asking|wants to know|wanted to know|wonders?|wondered|inquire[sd]?|"
+    r"question(s|ed)?|said goodbye|says goodbye|thank(s|ed|ing)?|greet(s|ed|ing)?)\b",
+    re.IGNORECASE,
+)
+STOPWORDS = frozenset(
+    "a an the and or but of to in on at for from with by as is are was were be been being has "
+    "have had do does did not no never this that these those it its he she they them his her "
+    "their theirs him hers who whom which what when where why how very so too also just only "
+    "about into over under than then there here some any all each every one said says told "
+    "tells person named called name would could should will shall can may must own i me my "
+    "mine myself we us our ours you your yours yourself am i'm i've i'll i'd it's s".split()
+)
+# The common words of paraphrase: a fact may say them though its speaker did not.
+GENERIC = frozenset(
+    "work works worked working job trade living live lives lived living home house from come "
+    "comes came born grew up family kin relative relatives like likes liked love loves loved "
+    "hate hates hated enjoy enjoys want wants wanted wish wishes hope hopes plan plans planned "
+    "fear fears feared afraid scared frightened terrified looking look looks search searches "
+    "searching seeking seek find finding lost missing cannot can't cant eat eats allergic "
+    "allergy keep keeps kept own owns owned have has get gets got make makes made go goes went "
+    "going travel travels travelling traveling stay stays staying named called name years year "
+    "long time old new good bad little big great lot lots much many way day days now today "
+    "still always usually often sometimes really well currently recently ago once".split()
+)
+KIN = frozenset(
+    "mother father mum mom dad mam ma pa sister brother son daughter wife husband cousin aunt "
+    "uncle grandmother grandfather grandma grandpa granny nephew niece twin child children "
+    "baby friend partner betrothed fiance fiancee".split()
+)
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """Whether a value is grounded, why, and in which words of which line."""
+
+    ok: bool
+    reason: str
+    line: str = ""
+    words: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_record(self) -> dict:
+        return {"line": self.line, "words": list(self.words)}
+
+
+def _stem(word: str) -> str:
+    return word.lower().replace("’", "'").strip("'")[:5]
+
+
+def _words(text: str) -> list[str]:
+    return [w.replace("’", "'") for w in _WORD.findall(text)]
+
+
+def _names(*names: str) -> set[str]:
+    found = set()
+    for name in names:
+        for word in _words(name or ""):
+            found.add(word.lower())
+            found.add(word.lower() + "'s")
+    return found
+
+
+def is_question(sentence: str) -> bool:
+    text = sentence.strip()
+    return text.endswith("?") or bool(_QUESTION_START.match(text))
+
+
+def sentences(lines, limit: int = MAX_LINES) -> list[str]:
+    """The sentences of `lines` (the newest `limit` lines, each cut to LINE_CHARS)."""
+    out = []
+    for line in list(lines)[-limit:]:
+        out += [s.strip() for s in _SENTENCE.findall(str(line)[:LINE_CHARS]) if s.strip()]
+    return out
+
+
+def statements(lines, *, about_self: bool = True) -> list[str]:
+    """The sentences of `lines` that state something: not questions; with `about_self`, only
+    those in the first person (what a speaker says about themselves)."""
+    return [
+        s
+        for s in sentences(lines)
+        if not is_question(s) and (not about_self or _FIRST_PERSON.search(s))
+    ]
+
+
+def substantive(value: str, skip: set[str]) -> list[str]:
+    """The words of `value` a statement must hold (names, stop words and paraphrase aside)."""
+    out = []
+    for word in _words(value):
+        low = word.lower()
+        if low in skip or low in STOPWORDS or low in GENERIC or len(low) < 3:
+            continue
+        out.append(low)
+    return out
+
+
+def specifics(value: str, skip: set[str]) -> list[str]:
+    """Names and numbers in `value` (a capitalised word not opening a sentence, digits)."""
+    out = []
+    for sentence in _SENTENCE.findall(value):
+        for i, word in enumerate(_words(sentence)):
+            low = word.lower()
+            if low in skip or low.rstrip("'s") in skip:
+                continue
+            if any(ch.isdigit() for ch in word) or (i > 0 and word[:1].isupper()):
+                out.append(low)
+    return out
+
+
+def _REPORTS(subject: str) -> re.Pattern:
+    """A note that reports what `subject` said ("Ada told me ...", "Ada says that ...")."""
+    name = re.escape(subject or "\0")
+    return re.compile(
+        rf"^\W*{name}\s+(?:told|tells|said|says|mentioned|mentions|claims|claimed|swears|swore)\b",
+        re.IGNORECASE,
+    )
+
+
+_POSSESSED_SUBJECT = re.compile(r"^\W*[\w'’-]+(?:'s|’s)\s+([a-z]+)", re.IGNORECASE)
+
+
+def content(value: str, skip: set[str]) -> list[str]:
+    """The words of `value` but names and stop words (paraphrase words included)."""
+    return [
+        w.lower()
+        for w in _words(value)
+        if w.lower() not in skip and w.lower() not in STOPWORDS and len(w) > 2
+    ]
+
+
+def _roles_agree(value: str, statement: str, wanted: list[str]) -> bool:
+    """
+    A fact about someone's kin ("Ada's sister was looking for her") needs the kin as the
+    statement's subject ("my sister was looking for me"): after "my <kin>" the statement must
+    go on with the fact's other words, not end there ("I am looking for my sister").
+    """
+    match = _POSSESSED_SUBJECT.match(value)
+    if not match or match.group(1).lower() not in KIN:
+        return True
+    kin = match.group(1).lower()
+    found = re.search(rf"\b(?:my|our)\s+(?:[\w'-]+\s+)?{kin}\b(.*)$", statement, re.IGNORECASE)
+    if not found:
+        return True  # the kin is named some other way: leave it to the words
+    rest = {_stem(w) for w in _words(found.group(1))}
+    others = [w for w in wanted if w != kin]
+    return not others or any(_stem(w) in rest for w in others)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """The statements of some lines, read once for many facts (a review's conversation)."""
+
+    statements: tuple[tuple[str, frozenset[str]], ...]  # (sentence or pair, its word stems)
+    told: bool
+    subject: str
+
+
+def evidence(lines, *, subject: str, told: bool = False, pooled: bool = False) -> Evidence:
+    """What `lines` state (see the module): each statement, and each two in a row (a fact may
+    join two things said one after the other), with their word stems; with `pooled`, also
+    all of them as one (a belief drawn from several memories)."""
+    said = statements(lines, about_self=not told)
+    if told:
+        naming = [s for s in said if any(w.lower() in _names(subject) for w in _words(s))]
+        said = naming or said
+    joined = said + [f"{a} {b}" for a, b in zip(said, said[1:])]
+    if pooled and len(said) > 2:
+        joined.append(" ".join(said))
+    return Evidence(
+        tuple((text, frozenset(_stem(w) for w in _words(text))) for text in joined), told, subject
+    )
+
+
+def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False) -> Grounding:
+    """
+    Whether `value`, a fact about `subject`, rests on `lines` (a list of lines, or their
+    `Evidence`; see the module). `npc` is the one who keeps the memory (its own doings are not
+    the subject's).
+    """
+    if not isinstance(lines, Evidence):
+        # "Maren told me Oskar poisoned the well": a note of what its subject said rests on
+        # any statement of theirs, not only on what they said about themselves.
+        told = told or bool(_REPORTS(subject).match(value))
+        lines = evidence(lines, subject=subject, told=told)
+    value = str(value or "")[:LINE_CHARS]
+    if _ASKING.search(value):
+        return Grounding(False, "records a question or a greeting, not a fact")
+    skip = _names(subject, npc)
+    npc_words = _names(npc) - {""}
+    if (
+        npc
+        and any(w.lower() in npc_words for w in _words(value))
+        and not (any(w.lower() in _names(subject) for w in _words(value)))
+    ):
+        return Grounding(False, f"about {npc}, not about {subject}")
+    wanted = substantive(value, skip)
+    names = specifics(value, skip)
+    words = content(value, skip)
+    if not wanted and not names:
+        # Only common words ("has family here"): then they are what must have been said.
+        wanted = words
+    if not wanted and not names:
+        return Grounding(False, "says nothing but a name")
+    if not lines.statements:
+        return Grounding(False, "no statement of theirs to rest on (questions only)")
+    best, best_found, missing = None, (), []
+    for statement, stems in lines.statements:
+        found = tuple(w for w in dict.fromkeys(wanted + names) if _stem(w) in stems)
+        lacking_names = [n for n in names if _stem(n) not in stems]
+        share = sum(1 for w in wanted if _stem(w) in stems) / len(wanted) if wanted else 1.0
+        if lacking_names or share < SHARE or not found:
+            if len(found) > len(best_found) or best is None:
+                best, best_found = statement, found
+                missing = lacking_names or [w for w in wanted if _stem(w) not in stems]
+            continue
+        if not _roles_agree(value, statement, words):
+            best, best_found, missing = statement, found, ["(said of someone else)"]
+            continue
+        return Grounding(True, "grounded", statement, found)
+    if missing == ["(said of someone else)"]:
+        return Grounding(False, "their words say it the other way round", best or "", best_found)
+    return Grounding(False, f"not in their words: {', '.join(missing[:4])}", best or "", best_found)

@@ -1,0 +1,135 @@
+"""
+Grounded memory, one check in the write policy for every source (issue #24, point 1): the
+NPC's own tag, the conversation-end review, gossip and the nightly reflection each keep only
+what rests on what was said, and record what they refuse, visibly to builders.
+"""
+
+import json
+
+from django.test import override_settings
+
+import omniira_evennia as omniira
+from omniira_evennia.admin_commands import CmdMemory
+from omniira_evennia.commands import CmdTalk
+from omniira_evennia.conversation import lifecycle
+from omniira_evennia.models import AuditLog, Conversation, Memory, Reflection
+from omniira_evennia.rollover import service as daily
+from omniira_evennia.social import service as social
+from omniira_evennia.social.gossip import ExchangeResult, GossipItem
+from omniira_evennia.testing.fakes import ScriptedLLM
+from tests.integration.conversation.test_talk import tiers
+from tests.integration.social.test_social import Router, SocialTestBase
+
+
+def tag(value, key="fact"):
+    return "[[REMEMBER:" + json.dumps({"key": key, "value": value, "importance": 6}) + "]]"
+
+
+class TestGroundedMemory(SocialTestBase):
+    def test_the_npcs_tag_from_a_question_is_refused_and_audited(self):
+        reply = "Family? " + tag("Ada has family here.", "family")
+        with ScriptedLLM([reply]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(CmdTalk(), "Maren = Do you have family here?")
+        assert not Memory.objects.filter(subject=self.char1).exists()
+        [row] = AuditLog.objects.filter(kind="ungrounded")
+        assert row.excerpt == "Ada has family here." and "questions only" in row.labels[0]
+
+    def test_the_npcs_tag_resting_on_the_players_words_is_kept_with_its_grounds(self):
+        reply = "Deep water, love? " + tag("Ada is afraid of deep water.", "fear")
+        with ScriptedLLM([reply]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(CmdTalk(), "Maren = I'm afraid of deep water, always have been.")
+        memory = Memory.objects.get(subject=self.char1)
+        assert memory.grounding["line"] == "I'm afraid of deep water, always have been."
+        assert "deep" in memory.grounding["words"] and "water" in memory.grounding["words"]
+
+    def test_the_review_keeps_what_was_said_and_shows_what_it_refused(self):
+        router = Router(
+            voice=["Aye."],
+            extraction=[
+                {"key": "fear", "value": "Ada is afraid of deep water.", "importance": 5},
+                {"key": "spiders", "value": "Ada is afraid of spiders.", "importance": 5},
+                {"key": "sister", "value": "Ada's sister was looking for her.", "importance": 5},
+            ],
+        )
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(CmdTalk(), "Maren = I'm afraid of deep water.")
+            self.call(CmdTalk(), "Maren = I'm looking for my sister.")
+            self.call(CmdTalk(), "Maren = Goodbye!")
+            lifecycle.process_ended()
+            shown = self.call(CmdMemory(), "reviews Maren")
+        kept = list(Memory.objects.filter(source="extracted").values_list("value", flat=True))
+        assert kept == ["Ada is afraid of deep water."]
+        conv = Conversation.objects.get(npc=self.maren)
+        assert [r["value"] for r in conv.rejected] == [
+            "Ada is afraid of spiders.",
+            "Ada's sister was looking for her.",
+        ]
+        assert "refused 'Ada is afraid of spiders.': not in their words: spiders" in shown
+        assert "other way round" in shown
+
+    def test_gossip_of_talk_is_refused_and_news_is_kept(self):
+        bob = self.char2
+        bob.key = "Corvina"
+        lines = [
+            (self.maren.id, "Harlan the miller fell off his roof mending the thatch."),
+            (self.lyra.id, "Poor Harlan!"),
+        ]
+        harlan = self.npc("Harlan", room=self.room2)
+        result = ExchangeResult(
+            lines=lines,
+            accepted=[
+                GossipItem(
+                    self.maren.id,
+                    self.lyra.id,
+                    harlan.id,
+                    "Harlan fell off his roof mending the thatch.",
+                    6,
+                    None,
+                    [self.maren.id],
+                ),
+                GossipItem(
+                    self.maren.id,
+                    self.lyra.id,
+                    harlan.id,
+                    "Harlan owns three boats and a mill.",  # never said
+                    6,
+                    None,
+                    [self.maren.id],
+                ),
+            ],
+        )
+        social.apply_exchange(result, self.maren, self.lyra)
+        heard = list(Memory.objects.filter(npc=self.lyra).values_list("value", flat=True))
+        assert heard == ["Harlan fell off his roof mending the thatch."]
+
+    def test_a_belief_is_drawn_only_from_grounded_memories_and_capped(self):
+        for i, value in enumerate(
+            ["Ada mends clocks in Vellmoor.", "Ada mends the mill's great clock.", "Ada is kind."]
+        ):
+            omniira.remember(self.maren, self.char1, value, key=f"f{i}")
+        Memory.objects.create(  # a row nothing grounded (made around the write path)
+            npc=self.maren, subject=self.char1, key="odd", value="Ada is a secret queen."
+        )
+        self.maren.db.npc_headline = True
+        beliefs = [
+            {"belief": "Ada is a clockmaker of real skill in Vellmoor.", "importance": 10},
+            {"belief": "Ada is secretly a queen.", "importance": 9},
+        ]
+
+        def answer(body):
+            feature = ((body.get("response_format") or {}).get("json_schema") or {}).get("name")
+            if feature == "reflection":
+                shown = body["messages"][-1]["content"]
+                assert "secret queen" not in shown  # only grounded memories are shown
+                return json.dumps({"beliefs": beliefs, "reasoning": "x"})
+            return json.dumps({"entry": "A day.", "importance": 3})
+
+        with (
+            ScriptedLLM(answer) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "REFLECTION_THRESHOLD": 3}),
+        ):
+            daily.reflection_job(self.maren, self.char1, 3, 1)
+        [kept] = Reflection.objects.filter(npc=self.maren)
+        assert kept.belief == "Ada is a clockmaker of real skill in Vellmoor."
+        assert kept.importance == 7  # capped like the player's own memories
+        assert AuditLog.objects.filter(kind="ungrounded", excerpt__contains="queen").exists()

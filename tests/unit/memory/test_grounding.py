@@ -1,0 +1,110 @@
+"""
+Grounding (issue #24, point 1): a fact about a person rests on their own statements, never on
+their questions, the NPC's replies or someone else's words. The cases are what players met.
+"""
+
+import pytest
+
+from omniira_evennia.memory.grounding import ground, is_question, statements
+
+
+def self_ground(value, *lines, subject="Hesketh", npc="Maren"):
+    return ground(value, list(lines), subject=subject, npc=npc)
+
+
+@pytest.mark.parametrize(
+    "value, lines",
+    [
+        ("Hesketh mends clocks for a living.", ["I'm a clockmaker, I mend clocks."]),
+        ("Hesketh is afraid of deep water.", ["Honestly, I'm afraid of deep water."]),
+        (
+            "Hesketh is searching for his sister Odile near the old mill.",
+            ["Maren, I'm looking for my sister Odile. She vanished near the old mill."],
+        ),
+        ("Hesketh cannot eat honey.", ["No honey for me, I cannot eat it."]),
+        ("Hesketh comes from Vellmoor.", ["Evening!", "I come from Vellmoor, up the river."]),
+        ("Hesketh's sister Odile went missing.", ["My sister Odile went missing last week."]),
+        ("Hesketh breeds goats on the high fells.", ["I breed goats on the high fells."]),
+        ("Hesketh has a horse called Bramble.", ["My horse is called Bramble."]),
+    ],
+)
+def test_what_they_said_of_themselves_is_grounded(value, lines):
+    result = self_ground(value, *lines)
+    assert result.ok, result
+    assert result.line and result.words
+
+
+@pytest.mark.parametrize(
+    "value, lines, why",
+    [
+        # He said deep water, never spiders.
+        ("Hesketh is afraid of spiders.", ["I'm afraid of deep water."], "spiders"),
+        # He was looking for her, not she for him.
+        (
+            "Hesketh's sister was looking for him.",
+            ["I'm looking for my sister."],
+            "other way round",
+        ),
+        # A question is no fact about the one who asks it.
+        ("Hesketh has family here.", ["Do you have family here?"], "questions only"),
+        # Never told.
+        ("The name of Hesketh's horse is Quinny.", ["I ride a grey horse."], "quinny"),
+        # The NPC's own trade, filed under the player.
+        ("Hesketh sells remedies at a market stall.", ["I came to buy remedies."], "stall"),
+        # Something said of the NPC, not of himself.
+        ("Hesketh is a blacksmith.", ["You are a blacksmith, aren't you."], "questions only"),
+        ("Hesketh asked what Maren pours.", ["What do you pour here?"], "question"),
+    ],
+)
+def test_what_they_never_said_of_themselves_is_not(value, lines, why):
+    result = self_ground(value, *lines)
+    assert not result.ok
+    assert why in result.reason.lower(), result.reason
+
+
+def test_gossip_rests_on_the_tellers_words_about_the_subject():
+    told = ["Have you heard? Harlan the miller fell off his roof and broke his leg."]
+    result = ground(
+        "Harlan fell off his roof mending the thatch and broke his leg.",
+        told,
+        subject="Harlan",
+        npc="Lyra",
+        told=True,
+    )
+    assert result.ok, result
+    talk = ground(
+        "Maren doesn't know anything about Corvina.",
+        ["Good evening, Lyra. What news?"],
+        subject="Corvina",
+        npc="Lyra",
+        told=True,
+    )
+    assert not talk.ok
+
+
+def test_questions_and_statements():
+    assert is_question("Do you have family here?")
+    assert is_question("How long have you kept this place, Maren")
+    assert not is_question("I keep bees.")
+    assert statements(["Do you sell ale? I keep bees. You pour well."]) == ["I keep bees."]
+
+
+def test_bounded_input():
+    result = self_ground("Hesketh keeps bees.", *(["x " * 5000] * 100 + ["I keep bees."]))
+    assert result.ok
+
+
+def test_the_reviews_old_cases_hold():
+    said = ["I mend clocks for a living.", "My cat Pebble sleeps in my boots."]
+
+    def ok(value, npc=""):
+        return ground(value, said, subject="Tobiah", npc=npc).ok
+
+    assert ok("Tobiah repairs clocks.")
+    assert ok("Tobiah's cat is called Pebble.")
+    assert not ok("Tobiah is a blacksmith.")
+    assert not ok("Tobiah is Tobiah.")
+    assert not ok("Maren likes Tobiah.", "Maren")
+    assert not ok("Maren mends clocks for a living.", "Maren")
+    assert not ok("Tobiah asked what he does for a living.", "Maren")
+    assert not ok("Tobiah thanked Maren for the clocks.", "Maren")
