@@ -10,6 +10,7 @@ from evennia.commands.default.general import CmdSay as DefaultCmdSay
 from evennia.commands.default.muxcommand import MuxCommand
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import focus
 from omniira_evennia.conversation.addressing import addressed_name
 from omniira_evennia.models import Memory
 
@@ -67,7 +68,20 @@ class CmdTalk(MuxCommand):
             msg_location='{object} says to {target}, "|n{speech}|n"',
             mapping={"target": target.key},
         )
+        focus.turn_to(caller, target)  # a plain `say` goes on to them (CmdSay)
         target.at_talked_to(speech, caller)
+
+
+def _others_here(caller, npcs) -> list[str]:
+    """Names of the other characters present (a line may address them instead)."""
+    location = caller.location
+    if not location:
+        return []
+    return [
+        obj.key
+        for obj in location.contents
+        if obj is not caller and obj not in npcs and (obj.has_account or obj.db_account_id)
+    ]
 
 
 class CmdSay(DefaultCmdSay):
@@ -80,9 +94,14 @@ class CmdSay(DefaultCmdSay):
     Examples:
       say Hello everyone.
       say Maren, what do you pour here?
+      say How long have you kept this place, Maren?
+      say The walk up from the docks was long today.
 
-    Talk to those in your current location. Open with someone's name
-    ("Maren, ...") to address them; they may answer and remember.
+    Talk to those in your current location. Name someone as people do
+    ("Maren, ...", "..., Maren?", "Tell me, Maren, ...") to address them;
+    they may answer and remember. Once you are talking with someone, your
+    next lines are for them without their name, until you address someone
+    else, leave, say goodbye, or stay quiet long enough for the talk to end.
     """
 
     def func(self):
@@ -90,14 +109,23 @@ class CmdSay(DefaultCmdSay):
         speech = (self.args or "").strip()
         if not speech:
             return
-        npcs = _memory_npcs_here(self.caller)
+        caller = self.caller
+        npcs = _memory_npcs_here(caller)
         names = {}
         for npc in npcs:
             for name in [npc.key, *npc.aliases.all()]:
                 names.setdefault(name.lower(), npc)
-        name = addressed_name(speech, list(names))
-        if name:
-            names[name.lower()].at_talked_to(speech, self.caller)
+        name = addressed_name(speech, list(names) + _others_here(caller, npcs))
+        if name and name.lower() in names:
+            target = names[name.lower()]
+        elif name:
+            focus.end(caller)  # they turned to someone else
+            return
+        else:
+            target = focus.current(caller, npcs)
+        if target is not None:
+            focus.turn_to(caller, target)
+            target.at_talked_to(speech, caller)
 
 
 class OmniiraCmdSet(CmdSet):

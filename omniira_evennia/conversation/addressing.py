@@ -14,17 +14,32 @@ _GREETING = (
 )
 
 
+# How far into a line a name is looked for: a vocative sits near an end of the line.
+ADDRESS_WINDOW = 120
+
+
 def addressed_name(message: str, names: Sequence[str]) -> str | None:
     """
-    The name in `names` that `message` opens by addressing, or None.
+    The name in `names` that `message` addresses, as people do, or None.
 
-    Matches "Maren, ...", "Maren: ...", "Maren! ...", "hey Maren, ...", "Goodbye Maren, ...",
-    "Thanks, Maren!", "Maren?" (case-insensitive, longest name first so "Old Tom" beats "Tom").
+    Matches a name that opens the line ("Maren, ...", "Maren: ...", "hey Maren, ...",
+    "Goodbye Maren, ...", "Thanks, Maren!", "Maren?"), one that closes it after a comma ("How
+    long have you kept this place, Maren?", "Good night, Maren."), and one set off by commas
+    after the first words ("Tell me, Maren, what is on tonight?"). Case-insensitive, longest
+    name first ("Old Tom" beats "Tom"); a name merely mentioned ("I saw Maren") is no address.
     """
-    text = message.strip()
+    text = " ".join(str(message)[:2000].split())
+    head, tail = text[:ADDRESS_WINDOW], text[-ADDRESS_WINDOW:]
     for name in sorted((n for n in names if n), key=len, reverse=True):
-        pattern = rf"^{_GREETING}{re.escape(name)}\s*(?:[,:!?.]|$)"
-        if re.match(pattern, text, re.IGNORECASE):
+        word = re.escape(name)
+        opens = rf"^{_GREETING}{word}\s*(?:[,:!?.]|$)"
+        closes = rf"(?:^|,)\s*{word}\s*[.!?]*\s*$"
+        set_off = rf"^(?:[\w']+\s*){{1,4}},\s*{word}\s*,"
+        if (
+            re.match(opens, head, re.IGNORECASE)
+            or re.search(closes, tail, re.IGNORECASE)
+            or re.match(set_off, head, re.IGNORECASE)
+        ):
             return name
     return None
 

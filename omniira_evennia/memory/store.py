@@ -775,6 +775,14 @@ def conversation_id_for(npc, speaker, idle_seconds: float) -> str:
     return open_id or uuid.uuid4().hex
 
 
+def has_open_conversation(npc, speaker, idle_seconds: float) -> bool:
+    """An open conversation between these two, with a line within `idle_seconds`."""
+    since = timezone.now() - timedelta(seconds=idle_seconds)
+    return Conversation.objects.filter(
+        npc=npc, speaker=speaker, ended_at__isnull=True, last_turn_at__gte=since
+    ).exists()
+
+
 def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day: int = 0):
     if role == ConversationTurn.Role.NPC or getattr(speaker, "is_omniira_npc", False):
         # An NPC's line from work that began before a player's erasure loses the sentences
