@@ -11,7 +11,9 @@ configured embedder's vectors; questions go through the real lexical path
 Tuning and reporting are split by pair: every choice (the RRF constant, the lanes' weights, the
 depth, the pair-common share, the recency window, which text is embedded) is made on the tuning
 pairs (0-4) by mean recall; the numbers reported for a choice are the held-out pairs' (5-9),
-which no choice looked at. Recall is "within the returned set": the share of a question's
+which no choice looked at. Issue #27's candidates (`STEPS_27`) run the turn's own path
+(`fulltext.lexical_hits`, `selection.line_vectors`, `selection.select_for_line`) with each
+candidate's settings; one that adds code is kept only if it also finds more held out. Recall is "within the returned set": the share of a question's
 labelled turns among the at most 20 memories returned (8 recency + 12 slots, as in a prompt).
 
 Writes bench/results/conversation_eval.json.

@@ -6,9 +6,10 @@ What a line brings to mind: the one retrieval path of a conversation turn, of
    with PAIR_QUERY, without the two speakers' names (issue #18: every memory of the pair names
    them), both in one embedder call.
 2. `select_for_line`: the configured scorer (`fusion.select_by_mode`: recency lane within
-   RECENCY_WINDOW_HOURS, the full-text and embedding lanes fused by rank, the paper's
-   multipliers), suspect memories as SUSPECT_MEMORIES says, then the prompt's budget for
-   memories (MEMORY_PROMPT_CHARS: the best by score while they fit, shown oldest first).
+   RECENCY_WINDOW_HOURS, the full-text and embedding lanes fused by rank, the embedding lane
+   centred on the speaker's memories, near-duplicates skipped, the paper's multipliers),
+   suspect memories as SUSPECT_MEMORIES says, then the prompt's budget for memories
+   (MEMORY_PROMPT_CHARS: the best by score while they fit, shown oldest first).
 3. `why_not`: for a memory that was not chosen, the stage where it fell.
 
 The full-text hits (`fulltext.lexical_hits`, the pair-aware query) are read by the caller, on
