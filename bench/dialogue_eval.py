@@ -454,20 +454,27 @@ def npc_trade_as_players(reply: str, npc: str, player: str) -> bool:
     return False
 
 
-def specific_mentions(reply: str, question: str, allowed_names, world_words=()) -> list[str]:
+NEGATION = re.compile(r"\b(?:no|not|never|none|nothing|nor|without)\b|n't\b", re.IGNORECASE)
+
+
+def specific_mentions(
+    reply: str, question: str, allowed_names, world_words=(), affirmed: bool = False
+) -> list[str]:
     """
     What specific things the reply names: capitalised names not among `allowed_names` (a word
     opening a sentence only if it is one of the generator's names or the sentence has two
-    words at most), and words for trades,
-    animals, foods, places, goods or kin that are not in the question and not in `world_words`
-    (what the demo world holds). "The name of Quill's animal is Max." -> [Max]; "Never put salt
-    or vinegar in Sable's food" -> [salt, vinegar].
+    words at most), and words for trades, animals, foods, places, goods or kin that are not in
+    `world_words` (what the demo world holds) nor in the question, unless `affirmed` and the
+    reply affirms it in a sentence without a negation ("Yes, there is a temple" to "Is there a
+    temple in town?"; "There's no temple" names none). "The name of Quill's animal is Max." ->
+    [Max]; "Never put salt or vinegar in Sable's food" -> [salt, vinegar].
     """
     found = []
     allowed = {n.lower() for n in allowed_names}
     asked = {_stem(w) for w in re.findall(r"[a-z]+", plain(question).lower())}
     in_world = {_stem(w) for w in world_words}
-    for sentence in sentences(reply):
+    said = sentences(reply)
+    for sentence in said:
         tokens = re.findall(r"[A-Za-z][A-Za-z']*", sentence)
         for i, token in enumerate(tokens):
             bare = token.split("'")[0]
@@ -482,9 +489,13 @@ def specific_mentions(reply: str, question: str, allowed_names, world_words=()) 
             found.append(bare)
     for word in SPECIFIC_WORDS:
         stem = _stem(word)
-        if stem in asked or stem in in_world:
+        if stem in in_world:
             continue
-        if re.search(rf"\b{re.escape(word)}\b", plain(reply), re.IGNORECASE):
+        pattern = re.compile(rf"\b{re.escape(word)}(?:s|es)?\b", re.IGNORECASE)
+        hits = [x for x in said if pattern.search(x)]
+        if stem in asked:
+            hits = [x for x in hits if affirmed and not NEGATION.search(x)]
+        if hits:
             found.append(word)
     return sorted(set(found), key=found.index)
 
@@ -534,16 +545,24 @@ def is_recalled(reply: str, scenario: Scenario, fact_index: int) -> bool:
 
 def world_inventions(reply: str, question: str, npc: str, player: str, world_info: dict):
     """Specific places, goods, trades or names a reply about the trade or the town asserts that
-    the demo world does not hold (`specific_mentions` against the world's words)."""
-    return specific_mentions(
-        reply, question, [*world_info["names"], player, npc], world_info["words"]
-    )
+    the demo world does not hold (`specific_mentions` against the world's words, what the
+    question asked about counting when the reply affirms it)."""
+    names = [*world_info["names"], player, npc]
+    return specific_mentions(reply, question, names, world_info["words"], affirmed=True)
 
 
 def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list[str]:
-    """The role slips of one reply, by form."""
+    """
+    The role slips of one reply, by form. A first-person claim is of the speaker's own facts
+    (or of a never-told question's topic), and, asked the player's trade, of the NPC's own
+    ("Yes, I remember. I was a herbalist." to "Do you remember my line of work?").
+    """
     claims = [c for f in scenario.facts for c in f.claim] if speaker == scenario.player else []
     claims = claims + list(step.claim)
+    category = scenario.facts[step.fact].category if step.fact is not None else step.category
+    if step.kind in ("ask", "never_told", "newcomer") and category == "trade":
+        traits = NPC_TRAITS.get(scenario.npc, "$^")
+        claims.append(rf"i(?:'m| am| was)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:{traits})")
     npc_directed = step.kind in ("self", "trade", "town", "mid_named", "mid_plain")
     forms = {
         "first_person_claim": bool(first_person_claim(reply, claims, speaker)),
@@ -1130,7 +1149,8 @@ def flag_reply(
             flags.append("invented")
         if any(matches(reply, f.keys) for o in others for f in o.facts if o.npc == scenario.npc):
             flags.append("mixup")
-    if step.kind in ("self", "trade", "town"):
+    # What the NPC says of its trade and town must be in the world; of itself it may make up.
+    if step.kind in ("trade", "town") or step.category == "likes":
         invented = world_inventions(reply, step.line, scenario.npc, speaker, world_info)
         if invented:
             flags.append("world_invented:" + ",".join(invented))
@@ -1162,6 +1182,7 @@ def score(record: dict, meta: dict | None = None) -> dict:
         others = [o for o in scenarios if o is not s]
         step = _steps_of(s, r)
         r["flags"] = flag_reply(r, step, s, others, world_info, earlier, before)
+        r["category"] = s.facts[step.fact].category if step.fact is not None else step.category
         if r["answered"] and not r["fallback"]:
             earlier.append(r["reply"])
         if step.kind != "goodbye":
@@ -1272,7 +1293,7 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
     asks = [r for r in replies if r["phase"] == "ask"]
     history = [r for r in replies if r["phase"] == "never_told"]
     newcomers = [r for r in replies if r["phase"] == "newcomer"]
-    towns = [r for r in answered if r["phase"] in ("trade", "town")]
+    towns = [r for r in answered if r["phase"] in ("trade", "town") or r.get("category") == "likes"]
     selfq = [r for r in answered if r["phase"] == "self"]
     slips = [r for r in answered if any(f.startswith("slip:") for f in r["flags"])]
     ungrounded = [m for m in memories if m["class"] == "ungrounded"]

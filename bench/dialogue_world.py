@@ -395,18 +395,42 @@ GOODBYES = [
     "Farewell for now, {npc}.",
 ]
 
-# What a first-person claim of a never-told question's topic looks like (an NPC saying "I work
-# as a storyteller" when asked what the player does).
-CATEGORY_CLAIMS = {
-    "trade": ["work (as|at)", "living", "trades?\\b", "earn"],
-    "kin": [],  # the relation word, added per question
-    "home": ["(come|came) from", "grew up", "home ?town", "born in"],
-    "pet": ["animal", "pets?\\b"],  # and the species
-    "fear": ["afraid of", "fear", "scares? me", "frighten", "terrif"],
-    "diet": ["allerg", "can'?not eat", "can't eat", "my (food|plate)"],
-    "possession": ["carry", "treasure", "precious", "possession"],
-    "goal": ["dream", "ambition", "putting money aside", "one day i"],
+# A fact claimed in the first person (an NPC saying "my sister Odile" to the player whose sister
+# she is): self-attribution patterns per category, {k} being the fact's words. Searched in
+# sentences that have "I", "me" or "my" and no "you" (bench/dialogue_eval.first_person_claim).
+ATTRIBUTION = {
+    "trade": r"(?:i(?:'m| am| was)|i work as|by trade i(?:'m| am)|my living as)\s+(?:an?\s+)?{k}"
+    r"|i\s+{does}",
+    "kin": r"my\s+(?:\w+\s+)?{k}",
+    "home": r"(?:from|grew up in|home is|born in)\s+{k}",
+    "pet": r"my\s+(?:[\w-]+\s+){{0,2}}{k}|(?:named|called)\s+{k}",
+    "fear": r"(?:afraid of|fear|terrified of|scared of|frightened of|frightens me like)\s+"
+    r"(?:the\s+)?{k}|{k}\w*\s+(?:terrify|frighten|scare)",
+    "diet": r"(?:can'?t eat|cannot eat|allergic to|can'?t touch)\s+(?:\w+\s+)?{k}|{k}\w*\s+makes? me",
+    "possession": r"(?:carry|treasure|my)\s+(?:[\w'-]+\s+){{0,4}}{k}",
+    "goal": r"(?:want to|dream|mean to|money aside to|one day)[^.!?]*{k}",
 }
+
+# The same for a never-told question's topic (an NPC saying "I work as a storyteller" when
+# asked what the player does).
+CATEGORY_CLAIMS = {
+    "trade": [r"i work as|by trade|i earn my living|my trade|my living"],
+    "kin": [],  # "my <relation>", added per question
+    "home": [r"i (?:come|came) from|i grew up|my home ?town|i was born in"],
+    "pet": [r"my (?:\w+ )?(?:animal|pet)\b"],  # and "my <species>"
+    "fear": [
+        r"i(?:'m| am) (?:afraid|scared|terrified|frightened) of|i fear\b|scares me|frightens me"
+    ],
+    "diet": [r"i(?:'m| am) allergic|i can'?(?:not|t) eat|my (?:food|plate)"],
+    "possession": [r"i (?:always )?carry|i treasure|my (?:most )?precious"],
+    "goal": [r"my dream|my (?:great )?ambition|putting money aside|one day i\b"],
+}
+
+
+def claim_of(category: str, words: list[str], does: str = "") -> list[str]:
+    """The fact's claim patterns: its category's self-attribution with the fact's words."""
+    k = "(?:" + "|".join(words) + ")"
+    return [ATTRIBUTION[category].format(k=k, does=re.escape(" ".join(does.split()[:2])) or "$^")]
 
 
 # ---------------------------------------------------------------- the scenario
@@ -537,7 +561,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             _fill(line_t, npc, **values),
             _fill(question_t, npc),
             keys,
-            _keywords_of(keys),
+            claim_of(category, [re.escape(noun)] + _keywords_of(keys), does),
         )
     if category == "kin":
         rel, pron = draw.choice(RELATIONS)
@@ -550,7 +574,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             _fill(draw.choice(KIN_LINES), npc, **values),
             _fill(draw.choice(KIN_QUESTIONS), npc, rel=rel),
             [[name]],
-            [name, f"{rel}s?\\b"],
+            claim_of(category, [name, rel]),
         )
     if category == "home":
         town = draw.name(TOWNS)
@@ -561,7 +585,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             _fill(draw.choice(HOME_LINES), npc, **values),
             _fill(draw.choice(HOME_QUESTIONS), npc),
             [[town]],
-            [town],
+            claim_of(category, [town]),
         )
     if category == "pet":
         species = draw.choice(SPECIES)
@@ -584,7 +608,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             line,
             _fill(draw.choice(PET_QUESTIONS), npc, species=species),
             [[name]],
-            [name, f"{species}s?\\b"],
+            claim_of(category, [name, species]),
         )
     if category == "fear":
         what, keys, obj = draw.choice(FEARS)
@@ -594,7 +618,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             _fill(draw.choice(FEAR_LINES), npc, what=what, obj=obj),
             _fill(draw.choice(FEAR_QUESTIONS), npc),
             keys,
-            _keywords_of(keys),
+            claim_of(category, _keywords_of(keys)),
         )
     if category == "diet":
         food, keys = draw.choice(FOODS)
@@ -604,7 +628,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             _fill(draw.choice(DIET_LINES), npc, food=food, Food=_cap(food)),
             _fill(draw.choice(DIET_QUESTIONS), npc),
             keys,
-            _keywords_of(keys),
+            claim_of(category, _keywords_of(keys)),
         )
     if category == "possession":
         item, keys = draw.choice(ITEMS)
@@ -614,7 +638,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             _fill(draw.choice(POSSESSION_LINES), npc, item=item, story=draw.choice(ITEM_STORIES)),
             _fill(draw.choice(POSSESSION_QUESTIONS), npc),
             keys,
-            _keywords_of(keys),
+            claim_of(category, _keywords_of(keys)),
         )
     if category == "goal":
         goal, keys = draw.choice(GOALS)
@@ -624,7 +648,7 @@ def draw_fact(category: str, npc: str, draw: Draw, taken: dict) -> Fact:
             _fill(draw.choice(GOAL_LINES), npc, goal=goal),
             _fill(draw.choice(GOAL_QUESTIONS), npc),
             keys,
-            _keywords_of(keys),
+            claim_of(category, _keywords_of(keys)),
         )
     raise ValueError(category)
 
@@ -636,11 +660,11 @@ def never_told(category: str, npc: str, draw: Draw, taken: dict, kind: str) -> S
     if category == "kin":
         rel = draw.choice([r for r, _ in RELATIONS if r != taken.get("relation")])
         line = _fill(draw.choice(KIN_QUESTIONS), npc, rel=rel)
-        claim.append(f"{rel}s?\\b")
+        claim.append(f"my {rel}")
     elif category == "pet":
         species = draw.choice([s for s in SPECIES if s != taken.get("species")])
         line = _fill(draw.choice(PET_QUESTIONS), npc, species=species)
-        claim.append(f"{species}s?\\b")
+        claim.append(f"my (?:\\w+ )?{species}")
     else:
         pools = {
             "trade": TRADE_QUESTIONS,

@@ -39,7 +39,7 @@ DEEP_WATER = Fact(
     "I am deathly afraid of deep water.",
     "What am I afraid of?",
     [["deep water", "water", "drown"]],
-    ["deep water", "water", "drown"],
+    world.claim_of("fear", ["deep water", "water", "drown"]),
 )
 CLOCKS = Fact(
     "trade",
@@ -47,7 +47,15 @@ CLOCKS = Fact(
     "Maren, I mend clocks for a living; I am a clockmaker.",
     "Maren, do you remember what I do for a living?",
     [["clock", "watch", "timepiece"]],
-    ["clockmaker", "clock"],
+    world.claim_of("trade", ["clockmaker", "clock", "watch"], "mend clocks and pocket watches"),
+)
+GODFREY = Fact(
+    "kin",
+    "son Godfrey",
+    "You should know about my son, Godfrey: he vanished near the old mill last winter.",
+    "Maren, do you remember what my son is called?",
+    [["Godfrey"]],
+    world.claim_of("kin", ["Godfrey", "son"]),
 )
 
 
@@ -320,15 +328,27 @@ def test_a_characters_voice_is_not_an_assistants():
 
 def test_the_players_fact_claimed_in_the_first_person():
     assert ev.first_person_claim("I mend clocks myself, day and night.", CLOCKS.claim)
-    assert ev.first_person_claim(
-        "I work as a storyteller at The Lantern & Lane.", world.CATEGORY_CLAIMS["trade"]
-    )
-    # About someone else after "I remember", said to the player, or an admission: no claim.
-    assert not ev.first_person_claim("I remember that Quill works as a baker.", ["baker"])
+    assert ev.first_person_claim("I'm a clockmaker, love.", CLOCKS.claim)
+    assert ev.first_person_claim("My son Godfrey vanished near the old mill.", GODFREY.claim)
+    assert ev.first_person_claim("I am terrified of deep water.", DEEP_WATER.claim)
+    trade = world.CATEGORY_CLAIMS["trade"]
+    assert ev.first_person_claim("I work as a storyteller at The Lantern & Lane.", trade)
+    # Naming the fact is no claim of it; nor is what follows "I remember", what is said to
+    # the player, or an admission.
+    assert not ev.first_person_claim("I am sorry to hear about Godfrey.", GODFREY.claim)
+    assert not ev.first_person_claim("I'd pour water for you, love.", DEEP_WATER.claim)
+    assert not ev.first_person_claim("I remember that Quill works as a baker.", trade)
     assert not ev.first_person_claim("You mend clocks, Tobiah.", CLOCKS.claim)
-    assert not ev.first_person_claim(
-        "I'm afraid I don't know what scares you.", DEEP_WATER.claim + ["afraid"]
-    )
+    assert not ev.first_person_claim("I'm afraid I don't know.", DEEP_WATER.claim)
+
+
+def test_asked_the_players_trade_the_npc_gives_its_own():
+    s = scenario(npc="Wren", player="Gwendolyn", facts=[CLOCKS])
+    step = Step("ask", "Do you remember my line of work?", fact=0)
+    slips = ev.role_slips("Yes, I remember. I was a herbalist.", step, s, "Gwendolyn")
+    assert slips == ["first_person_claim"]
+    self_step = Step("self", "What do you do here?", category="role")
+    assert ev.role_slips("I am a herbalist; I sell remedies.", self_step, s, "Gwendolyn") == []
 
 
 def test_role_slips_are_listed_by_form():
@@ -491,9 +511,8 @@ def test_every_scenario_has_the_phases_and_lines_go_where_meant():
         plain = [st for st in s.day1 if st.kind == "mid_plain"][0]
         assert addressed_name(plain.line, list(world.NPC_NAMES)) is None
         named = [st for st in s.day1 if st.kind == "mid_named"][0]
-        assert (
-            named.line.rstrip("?.!").endswith(s.npc) and addressed_name(named.line, [s.npc]) is None
-        )
+        assert named.line.rstrip("?.!").endswith(", " + s.npc)  # the name at the end only
+        assert s.npc not in named.line[: -len(s.npc) - 2]
 
 
 def test_a_never_told_question_asks_of_something_not_told():
