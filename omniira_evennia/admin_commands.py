@@ -15,6 +15,7 @@ from evennia.commands.default.muxcommand import MuxCommand
 from omniira_evennia.api import remember_later
 from omniira_evennia.commands import CmdRecall
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation.lifecycle import process_ended
 from omniira_evennia.memory import reembed, store
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
@@ -30,7 +31,7 @@ from omniira_evennia.models import (
     Source,
 )
 from omniira_evennia.operations import stats_text, trace_text, why_text
-from omniira_evennia.rollover.service import run_rollover
+from omniira_evennia.rollover.service import retry_due, retry_failed, run_rollover
 from omniira_evennia.runtime import clock
 from omniira_evennia.runtime.runner import defer_interactive
 from omniira_evennia.vocabulary import FEELINGS
@@ -52,8 +53,8 @@ USAGE = {
     "why": "@memory why <npc> = <question> [about <player> [not <memory id or words>]]",
     "reembed": "@memory reembed [status|stop]",
     "concerns": "@memory concerns <npc>",
-    "reviews": "@memory reviews <npc>",
-    "rollover": "@memory rollover [<game day>]",
+    "reviews": "@memory reviews <npc> [= retry]",
+    "rollover": "@memory rollover [<game day> | retry [<game day>]]",
 }
 
 
@@ -79,13 +80,17 @@ def _line(memory: Memory) -> str:
     return line
 
 
-def _ago(when, now) -> str:
-    seconds = max(0, int((now - when).total_seconds()))
+def _span(seconds: float) -> str:
+    seconds = max(0, int(seconds))
     if seconds < 60:
-        return f"{seconds} s ago"
+        return f"{seconds} s"
     if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    return f"{seconds // 3600} h ago"
+        return f"{seconds // 60} min"
+    return f"{seconds // 3600} h"
+
+
+def _ago(when, now) -> str:
+    return f"{_span((now - when).total_seconds())} ago"
 
 
 def rollover_report_text(summary: dict) -> str:
@@ -125,8 +130,8 @@ class CmdMemory(MuxCommand):
       @memory why <npc> = <question> [about <player> [not <memory id or words>]]
       @memory reembed [status|stop]
       @memory concerns <npc>
-      @memory reviews <npc>
-      @memory rollover [<game day>]
+      @memory reviews <npc> [= retry]
+      @memory rollover [<game day> | retry [<game day>]]
 
     Examples:
       @memory inspect Maren = Ada
@@ -167,11 +172,16 @@ class CmdMemory(MuxCommand):
     reviews lists an NPC's latest conversations and their review: a
     conversation ends when the player says goodbye, leaves or stays quiet
     (CONVERSATION_IDLE_SECONDS), then the NPC reads it over once for anything it
-    forgot to note (pending, running, done with the memories kept, failed,
-    skipped). rollover runs the day's rollover now (default: today's game
-    day): forgetting, headline NPCs' beliefs and every NPC's diary. It says
-    what it started, and when done, per NPC: diary written or why not, and
-    beliefs written or why none. Work already done that day is not redone.
+    forgot to note (pending, running, done with the memories kept and the facts
+    it refused as not resting on what the player said, failed, skipped). A
+    review that fails is tried again by itself (RETRY_ATTEMPTS times, waiting
+    longer each time, across restarts); "= retry" runs the failed ones again
+    now. rollover runs the day's rollover now (default: today's game day):
+    forgetting, headline NPCs' beliefs and every NPC's diary. It says what it
+    started, and when done, per NPC: diary written or why not, and beliefs
+    written or why none. Work already done that day is not redone; failed
+    work is tried again by itself, and "rollover retry [<day>]" runs what
+    failed for good again now.
     """
 
     key = "@memory"
@@ -264,6 +274,14 @@ class CmdMemory(MuxCommand):
         npc = self.target_npc("reviews")
         if npc is None:
             return
+        if (self.rhs or "").strip().lower() == "retry":
+            queued = store.requeue_reviews(npc)
+            started = [d for d in process_ended() if d is not None]
+            self.caller.msg(
+                f"{queued} review{'s' if queued != 1 else ''} of {npc.key}'s conversations "
+                f"queued again; {len(started)} started now."
+            )
+            return
         rows = list(
             Conversation.objects.filter(npc=npc)
             .exclude(extraction=Conversation.Extraction.NONE)
@@ -288,9 +306,20 @@ class CmdMemory(MuxCommand):
                 "pending": "review pending (queued for the next tick)",
                 "running": "review running (the NPC is reading it over)",
                 "done": f"reviewed: kept {conv.extracted_count} new memories",
-                "failed": "review failed (see the server log)",
+                "failed": (
+                    f"review failed {conv.attempts} times ({conv.last_error or 'see the log'}); "
+                    f"'@memory reviews {npc.key} = retry' runs it again"
+                ),
                 "skipped": "no review: the player said nothing",
             }.get(conv.extraction, conv.extraction)
+            if conv.extraction == "pending" and conv.attempts:
+                times = f"{conv.attempts} time{'s' if conv.attempts > 1 else ''}"
+                when = (
+                    f"tried again in {_span((conv.retry_at - now).total_seconds())}"
+                    if conv.retry_at and conv.retry_at > now
+                    else "tried again at the next tick"
+                )
+                state = f"review failed {times} ({conv.last_error}); {when}"
             out.append(
                 f"  with {who}: ended {_ago(conv.ended_at, now)} ({conv.end_reason}), {state}"
             )
@@ -300,6 +329,18 @@ class CmdMemory(MuxCommand):
 
     def do_rollover(self):
         day_text = self.target.strip()
+        if day_text.split()[:1] == ["retry"]:
+            rest = day_text.split()[1:]
+            if rest and not rest[0].isdigit():
+                self.usage("rollover")
+                return
+            again = retry_failed(int(rest[0]) if rest else None)
+            started = retry_due()
+            self.caller.msg(
+                f"{again} failed diar{'y' if again == 1 else 'ies'} or reflections queued "
+                f"again; {len(started)} started now (the rest follow with the ticker)."
+            )
+            return
         if day_text and not day_text.isdigit():
             self.usage("rollover")
             return

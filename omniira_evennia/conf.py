@@ -51,6 +51,11 @@ class TierSettings(BaseModel):
     timeout: float = Field(60.0, gt=0)
     deadline: float | None = Field(None, gt=0)
     max_response_bytes: int = Field(256 * 1024, gt=0)
+    # The deadline follows the endpoint's measured pace (llm/client.Pace): a call gets
+    # `pace_margin` times what a call its size has been taking when that is longer than
+    # `deadline`, never more than `pace_cap` times `deadline` (0: a fixed deadline).
+    pace_margin: float = Field(3.0, ge=0)
+    pace_cap: float = Field(4.0, ge=1)
     max_tokens: int = Field(300, gt=0)
     temperature: float = Field(0.8, ge=0, le=2)
     # USD per million tokens, for the usage records' cost column.
@@ -153,6 +158,15 @@ class OmniiraSettings(BaseModel):
     SELF_TAGGING: bool = True
     REFLECTIONS: bool = True
     DIARIES: bool = True
+
+    # Background work that fails (a review, a diary, a reflection: a deadline, invalid JSON,
+    # a dead endpoint) is tried again, RETRY_ATTEMPTS times in all, waiting RETRY_BASE_SECONDS
+    # after the first failure and twice as long after each next one (at most
+    # RETRY_MAX_SECONDS), across restarts; `@memory reviews <npc> = retry` and `@memory
+    # rollover retry` run what failed for good again.
+    RETRY_ATTEMPTS: int = Field(5, ge=1)
+    RETRY_BASE_SECONDS: float = Field(60.0, ge=0)
+    RETRY_MAX_SECONDS: float = Field(3600.0, ge=0)
 
     # Daily rhythm.
     REFLECTION_THRESHOLD: int = Field(4, ge=1)  # new memories about a target before reflecting

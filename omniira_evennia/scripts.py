@@ -19,7 +19,7 @@ from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.lifecycle import process_ended, reap_conversations
 from omniira_evennia.life.service import run_decision_tick
 from omniira_evennia.memory import fulltext
-from omniira_evennia.rollover.service import check_rollover
+from omniira_evennia.rollover.service import check_rollover, retry_due
 from omniira_evennia.social.service import gossip_round
 
 TICKER_KEY = "omniira_ticker"
@@ -46,6 +46,7 @@ class OmniiraTicker(DefaultScript):
         reap_conversations()
         process_ended()
         check_rollover()
+        retry_due()  # the rollover's failed work whose wait is over
         fulltext.maintain()  # a bounded merge step keeps full-text queries fast
         conf = get_settings()
         if conf.GOSSIP_INTERVAL_SECONDS and (

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
@@ -64,9 +65,13 @@ def reap_conversations(now=None) -> int:
 def process_ended(limit: int | None = None) -> list:
     """Start extraction for up to `limit` ended, pending conversations (bounded per tick)."""
     limit = get_settings().EXTRACTIONS_PER_TICK if limit is None else limit
-    pending = Conversation.objects.filter(
-        ended_at__isnull=False, extraction=Conversation.Extraction.PENDING
-    ).values_list("conversation_id", flat=True)[:limit]
+    due = Q(retry_at__isnull=True) | Q(retry_at__lte=timezone.now())
+    pending = (
+        Conversation.objects.filter(due, ended_at__isnull=False)
+        .filter(extraction=Conversation.Extraction.PENDING)
+        .order_by("attempts", "ended_at")
+        .values_list("conversation_id", flat=True)[:limit]
+    )
     return [extract(cid) for cid in list(pending)]
 
 
@@ -120,8 +125,10 @@ def extract(conversation_id: str):
             return 0
         if result.error is not None:
             health.incr("extraction_failures")
-            log.warning(f"omniira: extraction of {conversation_id} failed: {result.error}")
-            store.finish_extraction(conversation_id, Conversation.Extraction.FAILED)
+            state = store.extraction_failed(conversation_id, result.error)
+            log.warning(
+                f"omniira: extraction of {conversation_id} failed ({state}): {result.error}"
+            )
             return 0
         written, rejected = 0, []
         existing = set(
@@ -161,8 +168,6 @@ def extract(conversation_id: str):
             work=lambda: run_extraction(inp, client, embedder),
             apply=_apply,
             npc=npc,
-            on_failure=lambda: store.finish_extraction(
-                conversation_id, Conversation.Extraction.FAILED
-            ),
+            on_failure=lambda: store.extraction_failed(conversation_id, "the job crashed"),
         )
     )

@@ -165,6 +165,58 @@ class UnsupportedEncoding(Exception):
     """The reply is compressed in a way that cannot be inflated a bounded piece at a time."""
 
 
+class Pace:
+    """
+    How fast each endpoint has been answering (issue #24, point 5: a fixed deadline gave up
+    on a review that a busy machine was still working through): seconds per prompt token and
+    per generated token, moving averages, from the server's own timings when it reports them
+    (llama.cpp's "timings") and else from the call's time, a generated token counted as
+    PROMPT_RATIO prompt tokens. Thread-safe; in process only.
+    """
+
+    WEIGHT = 0.3  # of the newest call in each average
+    PROMPT_RATIO = 4.0  # a generated token costs this many prompt tokens, when untimed
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._rates: dict[tuple, tuple[float, float]] = {}
+
+    def observe(self, key, tokens_in: int, tokens_out: int, seconds: float, timings=None):
+        rates = _timed_rates(timings) or _untimed_rates(tokens_in, tokens_out, seconds)
+        if rates is None:
+            return
+        with self._lock:
+            old = self._rates.get(key)
+            if old is not None:
+                rates = tuple(o + self.WEIGHT * (n - o) for o, n in zip(old, rates))
+            self._rates[key] = rates
+
+    def expect(self, key, tokens_in: int, tokens_out: int) -> float | None:
+        """Seconds a call of this size is expected to take, or None before any was timed."""
+        with self._lock:
+            rates = self._rates.get(key)
+        if rates is None:
+            return None
+        return tokens_in * rates[0] + tokens_out * rates[1]
+
+
+def _timed_rates(timings) -> tuple[float, float] | None:
+    try:
+        prompt = float(timings["prompt_ms"]) / 1000 / max(1, int(timings["prompt_n"]))
+        made = float(timings["predicted_ms"]) / 1000 / max(1, int(timings["predicted_n"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (prompt, made) if prompt >= 0 and made >= 0 else None
+
+
+def _untimed_rates(tokens_in: int, tokens_out: int, seconds: float):
+    weighted = tokens_in + Pace.PROMPT_RATIO * tokens_out
+    if weighted <= 0 or seconds <= 0:
+        return None
+    per = seconds / weighted
+    return (per, per * Pace.PROMPT_RATIO)
+
+
 class LLMClient:
     """Chat completions against configured tiers. `transport` is for tests at the HTTP boundary."""
 
@@ -181,6 +233,19 @@ class LLMClient:
         self.breaker = breaker or CircuitBreaker()
         self._http: httpx.Client | None = None
         self._http_lock = threading.Lock()
+        self.pace = Pace()
+
+    def deadline_for(self, tier: TierSettings, tokens_in: int, max_tokens: int) -> float:
+        """
+        A call's total deadline: the tier's, or `pace_margin` times what the endpoint's pace
+        says a call this size takes when that is longer, never past `pace_cap` times the
+        tier's own (a hung endpoint is still cut off in bounded time).
+        """
+        base = tier.total_deadline
+        expected = self.pace.expect((tier.base_url, tier.model), tokens_in, max_tokens)
+        if expected is None or tier.pace_margin <= 0:
+            return base
+        return min(max(base, tier.pace_margin * expected), base * tier.pace_cap)
 
     def _http_client(self) -> httpx.Client:
         """
@@ -270,8 +335,10 @@ class LLMClient:
             raise LLMCircuitOpen(f"endpoint {safe_url(endpoint)} is failing; circuit open", usage)
 
         started = time.monotonic()
+        prompt_tokens = estimate - body["max_tokens"]
+        deadline = self.deadline_for(tier, prompt_tokens, body["max_tokens"])
         try:
-            data = self._post(tier, body, headers)
+            data = self._post(tier, body, headers, deadline)
             text = data["choices"][0]["message"]["content"] or ""
             if not isinstance(text, str):
                 raise TypeError("message content is not text")
@@ -303,22 +370,32 @@ class LLMClient:
         usage.latency_ms = int((time.monotonic() - started) * 1000)
         usage.tokens_in, usage.tokens_out = tokens_in, tokens_out
         usage.cost_usd = cost_of(tier, usage.tokens_in, usage.tokens_out)
+        self.pace.observe(
+            (tier.base_url, tier.model),
+            tokens_in,
+            tokens_out,
+            usage.latency_ms / 1000,
+            data.get("timings"),
+        )
         self.breaker.success(endpoint)
         self.budget.settle(reservation, usage.tokens_in + usage.tokens_out)
         health.incr("llm_calls")
         return ChatResult(text=text, usage=usage)
 
-    def _post(self, tier: TierSettings, body: dict, headers: dict) -> dict:
+    def _post(
+        self, tier: TierSettings, body: dict, headers: dict, deadline: float | None = None
+    ) -> dict:
         url = _chat_url(tier.base_url)
         client = self._http_client()
-        with _CallDeadline(time.monotonic() + tier.total_deadline) as call:
+        seconds = tier.total_deadline if deadline is None else deadline
+        with _CallDeadline(time.monotonic() + seconds, seconds) as call:
             for attempt in (1, 2):
                 try:
                     status, raw, response = self._fetch(client, url, body, headers, tier, call)
                 except httpx.TransportError as err:
                     if call.left() <= 0.05:
                         raise TotalTimeout(
-                            f"no complete reply within the {tier.total_deadline:g} s deadline"
+                            f"no complete reply within the {call.seconds:g} s deadline"
                         ) from err
                     if attempt == 2 or not isinstance(err, _RETRIED):
                         raise
@@ -425,8 +502,9 @@ _current = threading.local()  # .call: the `_CallDeadline` of this thread's call
 class _CallDeadline:
     """The deadline of one call (connect, request, headers and body, the retry included)."""
 
-    def __init__(self, deadline: float):
+    def __init__(self, deadline: float, seconds: float = 0.0):
         self.deadline = deadline
+        self.seconds = seconds  # how long it was given (for messages)
         self._outer = None
 
     def __enter__(self) -> "_CallDeadline":

@@ -959,6 +959,42 @@ def claim_extraction(conversation_id: str) -> bool:
     )
 
 
+def retry_delay(attempts: int, conf) -> float:
+    """Seconds to wait after the `attempts`-th failure: doubling, within RETRY_MAX_SECONDS."""
+    return min(conf.RETRY_MAX_SECONDS, conf.RETRY_BASE_SECONDS * 2 ** max(0, attempts - 1))
+
+
+def extraction_failed(conversation_id: str, error: str) -> str:
+    """
+    A review that failed is queued again (pending, after `retry_delay`) until it has been
+    tried RETRY_ATTEMPTS times, then left failed (`requeue_reviews` runs it again). Returns
+    the state it is left in.
+    """
+    conf = get_settings()
+    attempts = (
+        Conversation.objects.filter(conversation_id=conversation_id)
+        .values_list("attempts", flat=True)
+        .first()
+    )
+    tried = (attempts or 0) + 1
+    again = tried < conf.RETRY_ATTEMPTS
+    state = Conversation.Extraction.PENDING if again else Conversation.Extraction.FAILED
+    retry_at = timezone.now() + timedelta(seconds=retry_delay(tried, conf)) if again else None
+    Conversation.objects.filter(conversation_id=conversation_id).update(
+        extraction=state, attempts=tried, retry_at=retry_at, last_error=str(error)[:200]
+    )
+    return state
+
+
+def requeue_reviews(npc) -> int:
+    """Queue `npc`'s failed reviews (and those waiting to be retried) to run now, afresh."""
+    return Conversation.objects.filter(
+        npc=npc,
+        extraction__in=[Conversation.Extraction.FAILED, Conversation.Extraction.PENDING],
+        ended_at__isnull=False,
+    ).update(extraction=Conversation.Extraction.PENDING, attempts=0, retry_at=None)
+
+
 def finish_extraction(
     conversation_id: str, state: str, count: int = 0, rejected: list | None = None
 ) -> None:

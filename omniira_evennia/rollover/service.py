@@ -17,7 +17,7 @@ import time
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 from twisted.internet import defer, task
 
@@ -59,22 +59,87 @@ LAST_DAY_KEY = "omniira_last_rollover_day"
 # ---------------------------------------------------------------- claims
 
 
+ROLLOVER_RETRIES_PER_TICK = 4  # failed pieces of work tried again per tick
+
+
 def claim(kind: str, npc, game_day: int, target_id: int = 0) -> bool:
-    """Own one piece of the day's work. False if it ran (or is running) already."""
+    """
+    Own one piece of the day's work. False if it ran (or is running) already, or failed and
+    waits for its next try (`retry_due`).
+    """
     try:
         with transaction.atomic():
             DailyWork.objects.create(kind=kind, npc=npc, target_id=target_id, game_day=game_day)
         return True
     except IntegrityError:
-        # A check that found nothing to do made no call; it may be looked at again.
         same = DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day)
-        return claim_once(same, "status", ["empty"], "running")
+        # A check that found nothing to do made no call; it may be looked at again. Failed
+        # work whose wait is over is tried again.
+        if claim_once(same, "status", ["empty"], "running"):
+            return True
+        due = same.filter(Q(retry_at__isnull=True) | Q(retry_at__lte=timezone.now()))
+        if claim_once(due, "status", ["retry"], "running"):
+            DailyWork.objects.filter(pk__in=same.values("pk")).update(attempts=F("attempts") + 1)
+            return True
+        return False
 
 
 def _mark(kind, npc, game_day, status, target_id=0):
     DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day).update(
         status=status
     )
+
+
+def _failed(kind, npc, game_day, error: str, target_id=0) -> str:
+    """
+    Work that failed waits to be tried again ("retry", after `store.retry_delay`) until it
+    was tried RETRY_ATTEMPTS times, then stays "failed" (`retry_failed` runs it again).
+    Returns the status it is left in.
+    """
+    conf = get_settings()
+    rows = DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day)
+    tried = rows.values_list("attempts", flat=True).first() or 1
+    again = tried < conf.RETRY_ATTEMPTS
+    delay = timedelta(seconds=store.retry_delay(tried, conf))
+    rows.update(
+        status="retry" if again else "failed",
+        retry_at=timezone.now() + delay if again else None,
+        last_error=str(error)[:200],
+    )
+    return "retry" if again else "failed"
+
+
+def retry_due(now=None) -> list:
+    """Run the day's failed work whose wait is over (the ticker calls this). Returns its
+    Deferreds."""
+    from evennia.objects.models import ObjectDB
+
+    now = now or timezone.now()
+    rows = list(
+        DailyWork.objects.filter(status="retry")
+        .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now))
+        .values_list("kind", "npc_id", "target_id", "game_day")[:ROLLOVER_RETRIES_PER_TICK]
+    )
+    objects = ObjectDB.objects.in_bulk({r[1] for r in rows} | {r[2] for r in rows if r[2]})
+    deferreds = []
+    for kind, npc_id, target_id, game_day in rows:
+        npc = objects.get(npc_id)
+        if npc is None:
+            continue
+        if kind == "diary":
+            deferreds.append(diary_job(npc, game_day))
+        elif kind == "reflection" and objects.get(target_id) is not None:
+            count = grounded_memories(npc, target_id).count()
+            deferreds.append(reflection_job(npc, objects[target_id], count, game_day))
+    return deferreds
+
+
+def retry_failed(game_day: int | None = None) -> int:
+    """Let work that failed for good (on `game_day`, or any day) be tried again now."""
+    rows = DailyWork.objects.filter(status__in=["failed", "retry"])
+    if game_day is not None:
+        rows = rows.filter(game_day=game_day)
+    return rows.update(status="retry", attempts=0, retry_at=None)
 
 
 def reset_unfinished_claims() -> int:
@@ -266,8 +331,8 @@ def reflection_job(npc, target, count, game_day, report: dict | None = None):
     def _apply(result) -> int:
         if result.error:
             health.incr("reflection_failures")
-            _mark("reflection", npc, game_day, "failed", target.id)
-            notes.append(f"about {target.key}: failed ({result.error})")
+            state = _failed("reflection", npc, game_day, result.error, target.id)
+            notes.append(f"about {target.key}: failed ({result.error}); {_next(state)}")
             return 0
         for belief, vector in zip(result.beliefs, result.vectors):
             write_belief(
@@ -295,9 +360,9 @@ def reflection_job(npc, target, count, game_day, report: dict | None = None):
             work=lambda: run_reflection(inp, client, embedder),
             apply=_apply,
             npc=npc,
-            on_failure=lambda: (
-                _mark("reflection", npc, game_day, "failed", target.id),
-                notes.append(f"about {target.key}: failed"),
+            on_failure=lambda: notes.append(
+                f"about {target.key}: failed; "
+                + _next(_failed("reflection", npc, game_day, "the job crashed", target.id))
             ),
         )
     )
@@ -327,8 +392,9 @@ def diary_job(npc, game_day, events=None, report: dict | None = None):
     def _apply(result) -> int:
         if result.entry is None:
             health.incr("diary_failures")
-            _mark("diary", npc, game_day, "failed")
-            _note(report, "diary", f"failed ({result.error or 'no usable entry'})")
+            error = result.error or "no usable entry"
+            state = _failed("diary", npc, game_day, error)
+            _note(report, "diary", f"failed ({error}); {_next(state)}")
             return 0
         write_diary(
             npc,
@@ -349,12 +415,18 @@ def diary_job(npc, game_day, events=None, report: dict | None = None):
             work=lambda: run_diary(inp, client, embedder),
             apply=_apply,
             npc=npc,
-            on_failure=lambda: (
-                _mark("diary", npc, game_day, "failed"),
-                _note(report, "diary", "failed (see the server log)"),
+            on_failure=lambda: _note(
+                report,
+                "diary",
+                "failed (see the server log); "
+                + _next(_failed("diary", npc, game_day, "the job crashed")),
             ),
         )
     )
+
+
+def _next(state: str) -> str:
+    return "it will be tried again" if state == "retry" else "tried as often as allowed"
 
 
 def _job_failed(failure, kind, npc, game_day, target_id=0, report=None):
@@ -366,7 +438,7 @@ def _job_failed(failure, kind, npc, game_day, target_id=0, report=None):
         else:
             report.setdefault("notes", []).append(f"failed ({failure.getErrorMessage()})")
     try:
-        _mark(kind, npc, game_day, "failed", target_id)
+        _failed(kind, npc, game_day, failure.getErrorMessage(), target_id)
     except Exception:  # e.g. the database is locked; the claim is reset at the next start
         log.exception("omniira: could not mark the failed job")
     health.incr(f"{kind}_failures")

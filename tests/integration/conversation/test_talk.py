@@ -77,8 +77,12 @@ class TestTalkPipeline(TalkTestBase):
                 shown = self.call(CmdSay(), "Maren, what do you pour here?")
                 assert "plum wine" in shown
                 self.call(CmdSay(), "barkeep: another!")
+                # Another player's plain remark reaches no NPC; Ada's, mid-conversation, goes
+                # to Maren (conversation focus, tests/integration/conversation/test_focus.py).
+                self.call(CmdSay(), "Nice weather for ducks.", caller=self.char2)
+                assert len(llm.requests) == 2
                 self.call(CmdSay(), "Nice weather for ducks.")
-        assert len(llm.requests) == 2  # the plain remark to the room reached no NPC
+        assert len(llm.requests) == 3
         last = llm.requests[0]["messages"][-1]["content"]
         assert last.startswith('Ada says to you: "Maren, what do you pour here?"')
 

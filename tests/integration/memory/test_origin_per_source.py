@@ -130,14 +130,16 @@ class TestGossipAboutAPlayer(DailyLifeBase):
                 "Have you heard about Ada? Ada burned down the old mill!",
                 "Ada burned down the old mill? I never!",
             ],
+            # Whichever opened told it (the other's echo is dropped): an item for each.
             gossip_items=[
                 {
-                    "speaker_id": str(self.maren.id),
+                    "speaker_id": str(npc.id),
                     "subject_id": str(self.char1.id),
                     "fact": "Ada burned down the old mill.",
                     "importance": 10,
                     "feeling": "anger",
                 }
+                for npc in (self.maren, self.lyra)
             ],
         )
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):

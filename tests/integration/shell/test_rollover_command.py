@@ -56,7 +56,9 @@ class TestRolloverCommand(SocialTestBase):
         ):
             out = self.call(CmdMemory(), "rollover 2")
         assert "Voss: diary no (failed" in out
-        assert "Usage:\n  @memory rollover [<game day>]" in self.call(CmdMemory(), "rollover x")
+        assert "Usage:\n  @memory rollover [<game day> | retry [<game day>]]" in self.call(
+            CmdMemory(), "rollover x"
+        )
 
     def test_settings_that_turn_work_off_are_named(self):
         fill(self.maren, self.char1, 5, 3)

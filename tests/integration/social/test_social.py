@@ -349,14 +349,23 @@ class TestConversationLifecycle(SocialTestBase):
         assert router.count["extraction"] == 1
 
     def test_extraction_failure_is_marked_and_not_retried_forever(self):
+        settings = {"RETRY_ATTEMPTS": 2, "RETRY_BASE_SECONDS": 0}
         with (
             ScriptedLLM(["not json at all"]) as llm,
-            override_settings(OMNIIRA=tiers(llm.base_url, structured_output="none")),
+            override_settings(
+                OMNIIRA={**tiers(llm.base_url, structured_output="none"), **settings}
+            ),
         ):
             self.call(CmdTalk(), "Maren = Bye now.")
-        assert Conversation.objects.get().extraction == "failed"
+            conv = Conversation.objects.get()
+            assert (conv.extraction, conv.attempts) == ("pending", 1)  # to be tried again
+            conversation_lifecycle.process_ended()
+            conversation_lifecycle.process_ended()  # nothing left to try
+        conv = Conversation.objects.get()
+        assert (conv.extraction, conv.attempts) == ("failed", 2)
+        assert "invalid JSON" in conv.last_error
         assert not Memory.objects.filter(source="extracted").exists()
-        assert health.get("extraction_failures") == 1
+        assert health.get("extraction_failures") == 2
 
 
 class TestRelationships(SocialTestBase):
