@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
+from omniira_evennia.conversation import voice
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
@@ -252,27 +253,81 @@ def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     return None
 
 
-def _badness(text: str, ctx: PromptContext) -> tuple:
+def _badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
     """How far a reply is from an answer: nothing said, then written as the speaker's line,
-    then narration, then closeness to the speaker's own line (lower is better)."""
+    then narration, then slips, then closeness to the speaker's own line (lower is better)."""
     line = " ".join(ctx.message.lower().split())
     echo = difflib.SequenceMatcher(None, line, " ".join(text.lower().split())).ratio()
+    slipped = len(voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name))
     return (
         not text,
         speaks_as(text, ctx.speaker_name),
         is_narration(text, ctx.identity.name),
+        slipped + bool(topic and not voice.admits_not_knowing(text)),
         round(echo, 2),
     )
 
 
-def _again(messages: list[dict[str, str]], ctx: PromptContext) -> list[dict[str, str]]:
-    """The same request with a reminder on the last line: say something, in your own words."""
+def _again(
+    messages: list[dict[str, str]], ctx: PromptContext, problem: str = ""
+) -> list[dict[str, str]]:
+    """The same request with a reminder on the last line, suited to what went wrong."""
+    name, speaker = ctx.identity.name, ctx.speaker_name
+    if problem.startswith("slipped"):
+        reminder = (
+            f"(You are {name}, a person in this world, not an assistant and not {speaker}: "
+            f'"I" is you, {name}; "you" is {speaker}. Answer in your own voice; offer no help.)'
+        )
+    elif problem == NEVER_TOLD:
+        reminder = f"({speaker} never told you this. Say plainly that you do not know.)"
+    else:
+        reminder = (
+            f"(Answer {speaker} now with the words you, {name}, say aloud: first person, your "
+            "own words, no narration, not their words repeated.)"
+        )
     nudged = [dict(m) for m in messages]
-    nudged[-1]["content"] += (
-        f"\n\n(Answer {ctx.speaker_name} now with the words you, {ctx.identity.name}, say "
-        "aloud: first person, your own words, no narration, not their words repeated.)"
-    )
+    nudged[-1]["content"] += f"\n\n{reminder}"
     return nudged
+
+
+NEVER_TOLD = "answered what it was never told"
+
+
+def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -> str | None:
+    """Why this reply is not the NPC answering as itself (voice.py), or None."""
+    problem = _unheard(parsed, ctx)
+    if problem:
+        return problem
+    found = voice.slips(parsed.text, ctx.message, ctx.identity.name, ctx.speaker_name)
+    if found:
+        return "slipped: " + ", ".join(found)
+    if topic and not voice.admits_not_knowing(parsed.text):
+        return NEVER_TOLD
+    return None
+
+
+def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) -> str:
+    """A reply that still slipped after it was asked again: its slipped sentences go; what it
+    was never told, it says it does not know (voice.dont_know_line)."""
+    if problem.startswith("slipped"):
+        kept = voice.without_slips(text, ctx.message, ctx.identity.name, ctx.speaker_name)
+        if kept and not (topic and not voice.admits_not_knowing(kept)):
+            health.incr("voice_slips_repaired")
+            return kept
+    if topic:
+        health.incr("never_told_answered_plainly")
+        return voice.dont_know_line(topic, ctx.speaker_name)
+    return text
+
+
+def known_to_npc(ctx: PromptContext) -> list[str]:
+    """What the NPC has in front of it about the speaker: memories, beliefs, their words."""
+    return (
+        [m.text for m in ctx.memories]
+        + list(ctx.beliefs)
+        + [text for _, text in ctx.said]
+        + [t.text for t in ctx.history if t.role == "user"]
+    )
 
 
 def _merge_notes(into: ParsedReply, first: ParsedReply) -> None:
@@ -366,13 +421,18 @@ def run_turn(
     turn_format = turn_format_of(conf, inp.tier)
     schema = structured_turn_schema() if turn_format == "json" else None
     messages = build_messages(ctx, turn_format, inp.pinned)
+    # A question about the speaker's own life nothing here answers: the prompt says so.
+    topic = voice.unknown_topic(ctx.message, known_to_npc(ctx))
+    if topic:
+        messages[-1]["content"] += "\n" + voice.unknown_note(topic, ctx.speaker_name)
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     ident = ctx.identity
     own = " ".join((ident.name, ident.role, ident.personality, ident.duty))
     usage = None
     parsed = None
+    problem = None
     for attempt in (1, 2):
-        request = messages if attempt == 1 else _again(messages, ctx)
+        request = messages if attempt == 1 else _again(messages, ctx, problem or "")
         try:
             reply = _call(client, inp.tier, conf, inp, request, schema)
         except LLMError as err:
@@ -402,16 +462,18 @@ def run_turn(
             health.incr("claims_given_back", claimed)
         if parsed is not None:
             _merge_notes(candidate, parsed)
-            if _unheard(candidate, ctx) and _badness(parsed.text, ctx) < _badness(
-                candidate.text, ctx
-            ):
+            if _voice_problem(candidate, ctx, topic) and _badness(
+                parsed.text, ctx, topic
+            ) < _badness(candidate.text, ctx, topic):
                 candidate.text = parsed.text  # the second try was worse: the first stands
         parsed = candidate
-        problem = _unheard(parsed, ctx)
+        problem = _voice_problem(parsed, ctx, topic)
         if problem is None:
             break
         health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
+    if problem and parsed is not None and parsed.text:
+        parsed.text = _repaired(parsed.text, problem, ctx, topic)
     if turn_format == "json":
         _notes_about_the_speaker(parsed, ctx)
     if not parsed.text:

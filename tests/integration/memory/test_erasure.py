@@ -395,4 +395,5 @@ class TestNothingFindableAfterwards(InspectorTestBase):
             self.call(CmdTalk(), "Maren = Who is Ada's sister?", caller=self.char2)
             for prompt in llm.prompts()[sent:]:
                 assert "Odile" not in prompt and "Brill" not in prompt
-            assert len(llm.prompts()) == sent + 2
+            # (A question about her family nobody now answers may be asked again: voice.py.)
+            assert len(llm.prompts()) >= sent + 2

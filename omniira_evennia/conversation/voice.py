@@ -1,0 +1,258 @@
+"""
+A voice of its own (issue #24, point 3): what a reply must not do, and what an NPC says of
+what it was never told.
+
+A small model slips out of its character in a few recognisable ways, each caught here by a
+named rule on the reply (and the line it answers), deterministically:
+
+- `speaks_as_player`: written as the player's line ('Ada says to you: ...', 'Ada: ...');
+- `denies_being_itself`: "I am not Lyra", "as an AI";
+- `third_person_self`: the NPC describing itself by name ("Maren is a tavern keeper");
+- `assistant_voice`: a help desk ("How can I help?", "Can you provide more context?", "Do you
+  need help with anything else?", "Any tips for ...?");
+- `answered_as_player`: a question about the NPC answered as if asked of the player ("Do you
+  have family here?" -> "Yes, you do have family.").
+
+`unknown_topic` finds a question about the player's own life that nothing the NPC holds
+answers ("What's my horse called?" with no memory of a horse); the prompt then says so (the
+model would otherwise invent "Quinny"), and `dont_know_line` is the NPC's plain answer when a
+reply still names something it cannot know.
+
+Plain Python; every function reads at most the first MAX_CHARS of its text.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_CHARS = 2000
+
+_ASSISTANT = re.compile(
+    r"\b(?:how (?:can|may) i (?:help|assist)|(?:anything|something) else (?:i can|you need|"
+    r"i could)|(?:do|can) you (?:need|want) (?:any )?(?:help|assistance)|need (?:any )?help with|"
+    r"(?:please )?provide (?:me with )?(?:more |some )?(?:context|details|information)|"
+    r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
+    r"feel free to|i'?m here to (?:help|assist)|happy to (?:help|assist)|"
+    r"(?:any|some) tips (?:for|on)|as an ai\b|language model|virtual assistant|"
+    r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date)|"
+    r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
+    r"am unable|are unable))",
+    re.IGNORECASE,
+)
+_SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
+_STOP = set(
+    "a an the and or but of to in on at for from with by as is am are was were be been has have "
+    "had do does did not no so it its this that these those you your yours i me my we our here "
+    "there what who how why when where which any some much many yes oh well ever still now".split()
+)
+
+
+def _cap(text) -> str:
+    return str(text or "")[:MAX_CHARS]
+
+
+def _content(text: str) -> set[str]:
+    return {w[:5] for w in re.findall(r"[a-z']{3,}", text.lower()) if w not in _STOP}
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.findall(r"[^.!?]+[.!?]*", text) if s.strip()]
+
+
+def is_question(text: str) -> bool:
+    return "?" in text or bool(
+        re.match(
+            r"^\W*(?:do|does|did|are|is|have|has|can|could|will|would|what|who|how|where|"
+            r"when|why|which)\b",
+            text,
+            re.IGNORECASE,
+        )
+    )
+
+
+def about_the_npc(line: str) -> bool:
+    """A question about the NPC itself: "you" in it, no "I"/"my" of the speaker's."""
+    line = _cap(line)
+    return (
+        is_question(line)
+        and bool(re.search(r"\byou(?:r|rs|rself)?\b", line, re.I))
+        and not (_FIRST_PERSON.search(line))
+    )
+
+
+def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
+    """The named ways `reply` (to `line`) is not the NPC speaking as itself (see the module)."""
+    reply, line = _cap(reply), _cap(line)
+    found = []
+    if speaker and re.match(
+        rf"^\W*{re.escape(speaker)}\s*(?::|says\b|asks\b|replies\b)", reply, re.IGNORECASE
+    ):
+        found.append("speaks_as_player")
+    if npc and re.search(
+        rf"\b(?:i am|i'm)\s+not\s+{re.escape(npc)}\b|\bas an ai\b|\bi am an ai\b|\bi'm an ai\b",
+        reply,
+        re.IGNORECASE,
+    ):
+        found.append("denies_being_itself")
+    if npc and re.search(
+        rf"(?:^|[.!?]\s+){re.escape(npc)}\s+(?:is|was|has|had|keeps|runs|sells|pours|works|"
+        rf"lives|will|would|can|does|doesn't|don't|never|always)\b",
+        reply,
+        re.IGNORECASE,
+    ):
+        found.append("third_person_self")
+    if _ASSISTANT.search(reply):
+        found.append("assistant_voice")
+    if is_question(line) and re.search(r"\byou\b", line, re.I) and _answered_as_player(reply, line):
+        found.append("answered_as_player")
+    return found
+
+
+def _answered_as_player(reply: str, line: str) -> bool:
+    """
+    The question's predicate comes back with "you" as its subject, in a statement: asked "Do
+    you have family here?", "Yes, you do have family." (the first content word after the
+    question's "you" is what was asked about the NPC).
+    """
+    after = re.search(r"\byou\b(.*)$", line, re.IGNORECASE)
+    asked = [w for w in re.findall(r"[a-z']{3,}", (after.group(1) if after else "").lower())]
+    asked = [w[:5] for w in asked if w not in _STOP]
+    if not asked:
+        return False
+    for sentence in _sentences(reply):
+        if sentence.endswith("?"):
+            continue
+        match = _SECOND_SUBJECT.search(sentence)
+        if match and asked[0] in _content(sentence[match.start() :]):
+            return True
+    return False
+
+
+def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
+    """`reply` without its sentences that slip (the rest stays); "" if nothing is left."""
+    kept = [s for s in _sentences(_cap(reply)) if not slips(s, line, npc, speaker)]
+    return " ".join(kept)
+
+
+# ---------------------------------------------------------------- what it was never told
+
+# A question about the speaker's own life, and the words a memory answering it would hold.
+_OWN_TOPICS = [
+    (re.compile(r"\bwhat(?:'s| is| was| are)? my ([a-z]+(?:'s)?(?: [a-z]+)?)", re.I), None),
+    (
+        re.compile(
+            r"\b(?:where|what town) (?:do|did) i (live|come from|hail from|grow up)\b", re.I
+        ),
+        {"live": "home", "come from": "home", "hail from": "home", "grow up": "home"},
+    ),
+    (re.compile(r"\bwhat (?:do|did) i do\b|\bmy (?:trade|work|job|living)\b", re.I), "trade"),
+    (re.compile(r"\bwhat am i (afraid|scared|frightened) of\b", re.I), "fear"),
+    (re.compile(r"\bwho am i (looking|searching) for\b", re.I), "search"),
+    (re.compile(r"\bwhat (?:can't|cannot|can not) i eat\b", re.I), "food"),
+    (re.compile(r"\bdo (?:you )?(?:know|remember) my ([a-z]+)", re.I), None),
+]
+TOPIC_WORDS = {
+    "home": ["live", "lives", "home", "from", "hail", "born", "grew", "town", "village"],
+    "trade": ["trade", "work", "works", "job", "living", "craft", "makes", "mends", "sells"],
+    "fear": ["afraid", "fear", "fears", "scared", "frightened", "terrified"],
+    "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
+    "food": ["eat", "allergic", "allergy", "abide", "stomach", "food"],
+}
+TOPIC_PHRASE = {
+    "home": "where you live",
+    "trade": "what you do for a living",
+    "fear": "what frightens you",
+    "search": "who you are looking for",
+    "food": "what you cannot eat",
+}
+_GENERIC_NOUNS = {"name", "way", "day", "time", "thing", "friend", "money", "business"}
+
+
+def unknown_topic(line: str, known: list[str]) -> str | None:
+    """
+    What the speaker asks about their own life that nothing in `known` (the memories and the
+    speaker's earlier words shown to the NPC) mentions, as a phrase for the NPC to use ("your
+    horse", "what you do for a living"), or None.
+    """
+    line = _cap(line)
+    if "?" not in line and not is_question(line):
+        return None
+    text = " ".join(_cap(k) for k in known).lower()
+    for pattern, kind in _OWN_TOPICS:
+        match = pattern.search(line)
+        if not match:
+            continue
+        if kind is None:
+            noun = match.group(1).lower().replace("'s", "").split()[0]
+            if noun in _GENERIC_NOUNS or len(noun) < 3:
+                continue
+            if re.search(rf"\b{re.escape(noun[:5])}", text):
+                return None
+            return f"your {noun}"
+        if isinstance(kind, dict):
+            kind = kind.get(match.group(1).lower(), "home")
+        if any(re.search(rf"\b{word}\b", text) for word in TOPIC_WORDS[kind]):
+            return None
+        return TOPIC_PHRASE[kind]
+    return None
+
+
+def dont_know_line(topic: str, speaker: str) -> str:
+    """The NPC's plain answer about something it was never told."""
+    return f"You never told me {_told_about(topic)}, {speaker}."
+
+
+def _told_about(topic: str) -> str:
+    return f"about {topic}" if topic.startswith("your ") else topic
+
+
+_NOTE_PHRASE = {
+    "where you live": "where {s} lives",
+    "what you do for a living": "what {s} does for a living",
+    "what frightens you": "what frightens {s}",
+    "who you are looking for": "whom {s} is looking for",
+    "what you cannot eat": "what {s} cannot eat",
+}
+
+
+def unknown_note(topic: str, speaker: str) -> str:
+    """The line of the prompt that says what the NPC does not know."""
+    about = _NOTE_PHRASE.get(topic, "").format(s=speaker) or topic.replace(
+        "your ", f"{speaker}'s ", 1
+    )
+    return (
+        f"(You know nothing about {about}: {speaker} never told you. Say so plainly, as "
+        "yourself; do not guess or make it up.)"
+    )
+
+
+_ADMITS = re.compile(
+    r"\b(?:never (?:told|said|mentioned)|(?:don'?t|do not|didn'?t|did not) (?:know|recall|"
+    r"remember|think you (?:told|said|mentioned))|no idea|can'?t (?:say|recall|remember)|"
+    r"cannot (?:say|recall|remember)|not sure|haven'?t (?:told|said|mentioned)|"
+    r"wouldn'?t know|you tell me|not that i (?:know|recall)|news to me|first i'?ve heard)\b",
+    re.IGNORECASE,
+)
+
+
+def admits_not_knowing(reply: str) -> bool:
+    return bool(_ADMITS.search(_cap(reply)))
+
+
+def invents(reply: str, known: list[str], speaker: str, npc: str) -> bool:
+    """
+    A reply to a never-told question that does not admit it and names something nobody
+    told the NPC (a capitalised word not opening a sentence, not a name it knows).
+    """
+    reply = _cap(reply)
+    if admits_not_knowing(reply):
+        return False
+    seen = " ".join(_cap(k) for k in known).lower()
+    for sentence in _sentences(reply):
+        words = re.findall(r"[A-Za-z][\w'-]*", sentence)
+        for word in words[1:]:
+            if word[:1].isupper() and word not in (speaker, npc, "I", "I'm", "I've", "I'll"):
+                if word.lower().rstrip("'s") not in seen:
+                    return True
+    return False

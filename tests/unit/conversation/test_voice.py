@@ -1,0 +1,134 @@
+"""
+A voice of its own (issue #24, point 3): the slips players met, each caught by its named rule,
+and what an NPC says of what it was never told. The replies are the ones quoted in the issue.
+"""
+
+import pytest
+
+from omniira_evennia.conversation.voice import (
+    admits_not_knowing,
+    dont_know_line,
+    invents,
+    slips,
+    unknown_note,
+    unknown_topic,
+    without_slips,
+)
+
+
+@pytest.mark.parametrize(
+    "reply, line, form",
+    [
+        ("Bram says to you: I breed goats.", "Do you sell ale?", "speaks_as_player"),
+        ("I am not Lyra, so I cannot answer your question.", "Sing for me?", "denies_being_itself"),
+        ("Maren is a tavern keeper. She pours cider.", "What do you do here?", "third_person_self"),
+        (
+            "I'm sorry, but I don't know which song you are talking about. Can you please "
+            "provide more context?",
+            "Which song is my favourite?",
+            "assistant_voice",
+        ),
+        (
+            "That's interesting. Do you need help with anything else?",
+            "I copy deeds.",
+            "assistant_voice",
+        ),
+        (
+            "Do you have any tips for handling the workload?",
+            "Do you tire of it?",
+            "assistant_voice",
+        ),
+        (
+            "Yes, you do have family. Who are they?",
+            "Do you have family here?",
+            "answered_as_player",
+        ),
+        (
+            "You're sorry, but you don't have up-to-date news around town.",
+            "Any news around town?",
+            "assistant_voice",
+        ),
+    ],
+)
+def test_each_slip_players_met_is_caught(reply, line, form):
+    assert form in slips(reply, line, "Maren" if "Maren" in reply else "Lyra", "Bram")
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        ("Cider, love, and a stew if you're hungry.", "What do you pour here?"),
+        ("You mend clocks, Ada. Still at it?", "Do you remember what I do?"),
+        ("No grey cat here, you won't find one.", "Have you seen a grey cat?"),
+        ("I've kept this place twenty years, love.", "How long have you kept this place?"),
+    ],
+)
+def test_a_good_answer_is_no_slip(reply, line):
+    assert slips(reply, line, "Maren", "Ada") == []
+
+
+def test_only_the_slipped_sentences_go():
+    reply = "Cider's on, love. Do you need help with anything else?"
+    assert without_slips(reply, "A drink?", "Maren", "Ada") == "Cider's on, love."
+
+
+def test_a_never_told_question_is_found_and_answered_plainly():
+    known = ["Ada mends clocks in Vellmoor.", "Ada cannot eat honey."]
+    assert unknown_topic("What's my horse called?", known) == "your horse"
+    assert unknown_topic("What do I do for a living?", known) is None  # mends: a trade
+    assert unknown_topic("Where do I live?", ["Ada mends clocks."]) == "where you live"
+    assert unknown_topic("What's my sister's name?", known) == "your sister"
+    assert unknown_topic("I like horses.", known) is None  # no question
+    assert dont_know_line("your horse", "Ada") == "You never told me about your horse, Ada."
+    assert "Ada's horse" in unknown_note("your horse", "Ada")
+    assert "where Ada lives" in unknown_note("where you live", "Ada")
+
+
+def test_invented_and_admitted():
+    assert invents("The name of your horse is Quinny.", [], "Ada", "Maren")
+    assert not invents("You never told me about a horse, Ada.", [], "Ada", "Maren")
+    assert admits_not_knowing("I don't recall you mentioning a horse, love.")
+
+
+def test_a_question_about_the_npc_turned_on_the_player():
+    line = "Do you remember what I do for a living?"
+    assert "answered_as_player" in slips(
+        "No, you don't remember what Hesketh does for a living.", line, "Maren", "Hesketh"
+    )
+    assert slips("You mend clocks, Hesketh.", line, "Maren", "Hesketh") == []
+
+
+# ---------------------------------------------------------------- in the turn
+
+from omniira_evennia.conversation.turn import run_turn  # noqa: E402
+from tests.unit.conversation.test_structured_turn import FakeClient, conf, turn_input  # noqa: E402
+
+
+def test_a_help_desk_reply_is_asked_again_and_the_second_stands():
+    client = FakeClient("Do you need help with anything else?", "Cider, love. Sit by the fire.")
+    result = run_turn(turn_input("What do you pour?"), conf("tags"), client)
+    assert result.parsed.text == "Cider, love. Sit by the fire."
+    assert "not an assistant" in client.requests[1]["messages"][-1]["content"]
+
+
+def test_a_reply_that_slips_twice_keeps_only_what_did_not_slip():
+    client = FakeClient(
+        "Cider's good. How can I help you?", "Stew tonight. Is there anything else you need?"
+    )
+    result = run_turn(turn_input("What do you pour?"), conf("tags"), client)
+    assert result.parsed.text in ("Cider's good.", "Stew tonight.")
+
+
+def test_what_it_was_never_told_it_says_it_does_not_know():
+    client = FakeClient("Your horse is called Quinny!", "Quinny, of course.")
+    result = run_turn(turn_input("What's my horse called?"), conf("tags"), client)
+    asked = client.requests[0]["messages"][-1]["content"]
+    assert "You know nothing about Ada's horse" in asked
+    assert result.parsed.text == "You never told me about your horse, Ada."
+
+
+def test_an_honest_answer_to_a_never_told_question_stands():
+    client = FakeClient("A horse? You never said you had one, love.")
+    result = run_turn(turn_input("What's my horse called?"), conf("tags"), client)
+    assert result.parsed.text == "A horse? You never said you had one, love."
+    assert len(client.requests) == 1
