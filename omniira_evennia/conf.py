@@ -66,8 +66,9 @@ class TierSettings(BaseModel):
     structured_output: Literal["json_schema", "json_object", "none"] = "json_schema"
     # How a voice reply carries the NPC's notes: "tags" (inline [[REMEMBER:...]] tags, for
     # large models) or "json" (a structured turn held to a schema: the spoken line and the
-    # notes as fields, for small local models; see conversation/tags.StructuredTurn).
-    turn_format: Literal["tags", "json"] = "tags"
+    # notes as fields; see conversation/tags.StructuredTurn) or "speech" (a lean prompt for the
+    # spoken line only, for small local models: notes come from the conversation-end review).
+    turn_format: Literal["tags", "json", "speech"] = "tags"
     # Budgets (None = unlimited): tokens per UTC day for the tier, and per NPC on the tier;
     # requests per minute on the tier.
     daily_tokens: int | None = Field(None, ge=0)

@@ -93,6 +93,29 @@ yours. If they ask about something you do not remember, say so the way {name}
 would; never guess or make it up."""
 
 
+# The lean prompt of a small model's voice (a tier's turn_format "speech", issue #24): only
+# the speaking. Its notes are made off the player's path, by the conversation-end review.
+SPEECH_STYLE = """\
+HOW YOU SPEAK:
+You are {name}, a person living in this story world, never an assistant. {speaker} is talking
+to you: "I" in your words is you, {name}; "you" is {speaker}. Answer what {speaker} just said in
+one to three short sentences, in your own voice: only the words you say aloud, no narration,
+no name in front, never {speaker}'s words said back. What {speaker} tells you about themselves
+is about them, never about you. Never offer help like a shopkeeper's assistant or ask what they
+need. Speak only of what your memories and this place tell you; what you were never told, say
+you do not know, the way {name} would."""
+
+SPEECH_EXAMPLE = """\
+EXAMPLE (another person, another day; only the way of answering matters):
+Your notes about Bryn: "Bryn breeds goats on the ridge."
+Bryn says to you: "Do you know how I earn my bread?"
+{name}: You breed goats up on the ridge, Bryn.
+Bryn says to you: "And what is my dog called?"
+{name}: You never told me about a dog, Bryn.
+Bryn says to you: "How long have you been here?"
+{name}: Longer than I care to count, Bryn."""
+
+
 @dataclass
 class MemoryLine:
     text: str
@@ -538,16 +561,28 @@ TURN_FORMATS = ("tags", "json")
 def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
     """
     The system prompt; `turn_format` "tags" teaches the inline tags, "json" the structured
-    turn (see `tags.StructuredTurn`). Everything before the world block is the same for every
-    turn of an NPC, so a server's prompt cache keeps it.
+    turn (see `tags.StructuredTurn`), "speech" only the speaking (a small model's lean prompt:
+    its notes come from the conversation-end review). Everything before the world block is the
+    same for every turn of an NPC and speaker, so a server's prompt cache keeps it.
     """
+    name = ctx.identity.name
+    if turn_format == "speech":
+        blocks = [
+            render_identity(ctx),
+            SPEECH_STYLE.format(name=name, speaker=ctx.speaker_name or "the other"),
+            SPEECH_EXAMPLE.replace("{name}", name),
+            render_world(ctx),
+            render_social(ctx),
+            render_memory_block(ctx, turn_format),
+        ]
+        return "\n\n".join(block for block in blocks if block)
     if turn_format == "json":
-        notes = [STRUCTURED_INSTRUCTIONS.replace("{name}", ctx.identity.name)]
+        notes = [STRUCTURED_INSTRUCTIONS.replace("{name}", name)]
     else:
-        notes = [SELF_PERSISTENCE_INSTRUCTIONS, TAG_EXAMPLE.replace("{name}", ctx.identity.name)]
+        notes = [SELF_PERSISTENCE_INSTRUCTIONS, TAG_EXAMPLE.replace("{name}", name)]
     blocks = [
         render_identity(ctx),
-        STYLE_INSTRUCTIONS.format(name=ctx.identity.name),
+        STYLE_INSTRUCTIONS.format(name=name),
         *notes,
         render_world(ctx),
         render_social(ctx),

@@ -47,6 +47,11 @@ TIER_SAMPLING = {
     "reasoning": {"max_tokens": 400, "temperature": 0.2},
     "ambient": {"max_tokens": 100, "temperature": 0.8},
 }
+# What else the demo sets for this small model (the same file's local branch, kept equal by a
+# test): the voice speaks from a lean prompt and the conversation-end review makes the notes
+# (turn_format "speech", issue #24), and the memories in that prompt are held to a budget.
+SMALL_MODEL_TIERS = {"voice": {"turn_format": "speech"}}
+SMALL_MODEL_SETTINGS = {"MEMORY_PROMPT_CHARS": 1200}
 
 
 class LocalModelError(RuntimeError):

@@ -66,6 +66,11 @@ OMNIIRA = {
 # takes tens of seconds on a CPU, so NPCs gossip less often and players rarely wait behind them.
 if _os.environ.get("OMNIIRA_LOCAL_BASE_URL"):
     OMNIIRA["GOSSIP_INTERVAL_SECONDS"] = 1800
+    # A small model speaks best from a lean prompt: its notes are made by the conversation-end
+    # review, off the player's path, and its memories held to a budget (omniira_evennia's
+    # local_model.SMALL_MODEL_*, kept equal by a test).
+    OMNIIRA["TIERS"]["voice"]["turn_format"] = "speech"
+    OMNIIRA["MEMORY_PROMPT_CHARS"] = 1200
 
 # Game seconds per real second: one game day is two real hours. To watch NPCs walk their
 # day quickly, start the demo with e.g. OMNIIRA_DEMO_TIME_FACTOR=720 (a day in two minutes);

@@ -136,11 +136,18 @@ def main(argv=None) -> int:
             tiers = {"voice": tier, "reasoning": tier, "ambient": tier}
             report = run_simulation(cfg, tiers, embedder)
     elif args.llm == "local":
-        from omniira_evennia.llm.local_model import TIER_SAMPLING, running_server
+        from omniira_evennia.llm.local_model import (
+            SMALL_MODEL_TIERS,
+            TIER_SAMPLING,
+            running_server,
+        )
 
         with running_server() as base_url:
             tier = {"base_url": base_url, "model": "local", "timeout": LOCAL_TIMEOUT}
-            tiers = {name: {**tier, **sampling} for name, sampling in TIER_SAMPLING.items()}
+            tiers = {
+                name: {**tier, **sampling, **SMALL_MODEL_TIERS.get(name, {})}
+                for name, sampling in TIER_SAMPLING.items()
+            }
             report = run_simulation(cfg, tiers, embedder)
     else:
         from omniira_evennia.conf import get_settings

@@ -147,3 +147,24 @@ def test_a_turn_the_model_writes_for_the_other_party_is_cut():
     assert strip_character_breaks("I know you: a clockmaker.", "Maren", "Tobiah")[0] == (
         "I know you: a clockmaker."
     )
+
+
+def test_the_lean_speech_prompt_teaches_no_tags_and_is_about_half_as_long():
+    from omniira_evennia.conversation.prompts import (
+        Identity,
+        MemoryLine,
+        PromptContext,
+        build_messages,
+    )
+
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper", "Warm and blunt.", "You run the tavern."),
+        speaker_name="Ada",
+        message="What do you pour?",
+        memories=[MemoryLine("Ada mends clocks in Vellmoor.")],
+    )
+    speech = build_messages(ctx, "speech")[0]["content"]
+    tags = build_messages(ctx, "tags")[0]["content"]
+    assert "REMEMBER" not in speech and "[[" not in speech
+    assert '"Ada mends clocks in Vellmoor."' in speech and "You are Maren." in speech
+    assert len(speech) < 0.65 * len(tags)

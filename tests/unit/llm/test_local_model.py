@@ -79,3 +79,18 @@ def test_the_testbed_samples_the_packaged_model_as_the_demo_does():
         for tier, params in omniira["TIERS"].items()
     }
     assert demo == TIER_SAMPLING
+
+
+def test_the_demo_gives_the_packaged_model_its_lean_prompt_as_local_model_says():
+    """SMALL_MODEL_TIERS and SMALL_MODEL_SETTINGS are what the demo's local branch sets."""
+    from pathlib import Path
+
+    from omniira_evennia.llm.local_model import SMALL_MODEL_SETTINGS, SMALL_MODEL_TIERS
+
+    settings = Path(__file__).parents[3] / "game_template" / "server" / "conf" / "settings.py"
+    text = settings.read_text()
+    for tier, values in SMALL_MODEL_TIERS.items():
+        for key, value in values.items():
+            assert f'OMNIIRA["TIERS"]["{tier}"]["{key}"] = {value!r}'.replace("'", '"') in text
+    for key, value in SMALL_MODEL_SETTINGS.items():
+        assert f'OMNIIRA["{key}"] = {value!r}' in text
