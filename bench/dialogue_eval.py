@@ -70,7 +70,7 @@ from omniira_evennia.llm.local_model import TIER_SAMPLING  # noqa: E402
 IDLE_PROMPT_TPS = 90.0
 IDLE_GEN_TPS = 32.0
 RESULTS = ROOT / "bench" / "results"
-DEFAULT_COUNT = 40  # scenarios generated; the held-out half is 20
+DEFAULT_COUNT = 48  # scenarios generated; the held-out half is 24
 
 # The demo's sampling (local_model.TIER_SAMPLING, held equal to the demo's settings by a test),
 # so the evaluation sees what a player of `make demo` sees; timeouts generous, so that a machine
@@ -81,9 +81,9 @@ DEMO_TIERS = {name: {**sampling, "timeout": 900} for name, sampling in TIER_SAMP
 # trade given as the player's" and "what do you do" answered in role.
 NPC_TRAITS = {
     "Maren": r"tavern|cider|plum wine|\bale\b|inn ?keep|barkeep|rents? rooms|\bstew\b|\bbar\b",
-    "Lyra": r"\bbard|lute|minstrel|\bsongs?\b|sings?\b|singing|music",
-    "Voss": r"blacksmith|\bsmith|forge|anvil|blades?\b|mending tools",
-    "Wren": r"herbalist|\bherbs?\b|remed|tend(s|ing)? (the )?(sick|ill)",
+    "Lyra": r"\bbard|lute|minstrel|\bsongs?\b|sings?\b|singing|music|play(?:s|ing)? for coins",
+    "Voss": r"blacksmith|\bsmith|forge|anvil|blades?\b|mending tools|mend(?:s|ing)? tools",
+    "Wren": r"herbalist|\bherbs?\b|remed|tend(s|ing)? (the |to )?(sick|ill)",
 }
 NPC_ROLES = {"Maren": "tavern keeper", "Lyra": "bard", "Voss": "blacksmith", "Wren": "herbalist"}
 
@@ -149,7 +149,8 @@ healer priest miner fisherman cook carpenter smith blacksmith innkeeper trader w
 painter musician minstrel bard herbalist apothecary physician doctor mason builder brewer vintner
 gardener servant maid knight thief woodcutter carter porter clerk teacher farmhand""".split()
 ANIMALS = """dog cat horse pony bird owl hound rabbit pig cow sheep hen chicken mouse rat snake
-lizard fox wolf goat ferret raven tortoise donkey parrot puppy kitten""".split()
+lizard fox wolf goat ferret raven tortoise donkey parrot puppy kitten dove crow canary
+hamster""".split()
 FOOD_WORDS = """sugar salt vinegar spice bread meat fish beef pork chicken fruit apples wine beer
 mead butter cream gravy gluten dairy peanuts sweeteners artificial colours colors lamb venison
 potatoes carrots beans""".split()
@@ -157,7 +158,8 @@ PLACE_WORDS = """museum gallery library temple church chapel shrine cathedral ca
 mill smithy docks harbour harbor port pier wharf bridge river lake fountain park garden inn shop
 store guild hall school academy bank theatre theater arena barracks jail prison gate statue
 monument lighthouse farm orchard vineyard brewery stable stables apothecary bathhouse baths
-bookshop street alley quarter district moor forest woods hill mountain""".split()
+bookshop street alley quarter district moor forest woods hill mountain clinic hospital
+infirmary""".split()
 GOODS_WORDS = """bread pastries pastry pies cake cakes cheese meat fish fruit vegetables apples
 beer mead whisky rum tea coffee soup sausages clothes jewelry jewellery rings pottery candles
 soap books maps weapons swords axes armour armor horseshoes nails potions salves tinctures spices
@@ -259,7 +261,8 @@ def is_restated(reply: str, line: str, npc: str = "", player: str = "") -> bool:
     if len(line_words) < 3:
         return False
     covered = len(line_words & reply_words) / len(line_words)
-    return covered >= 0.8 or (added == 0 and covered >= 0.5)
+    shared = len(line_words & reply_words)
+    return covered >= 0.8 or (added == 0 and covered >= 0.4 and shared >= 2)
 
 
 def first_person_claim(reply: str, claim: list[str], player: str = "") -> list[str]:
@@ -365,9 +368,8 @@ def answered_as_player(reply: str, question: str, npc: str, npc_directed: bool =
     Role slip: the player's question to the NPC answered as if the player had been asked: its
     verb said back with "you" as the subject in a statement ("Do you have family?" -> "Yes, you
     do have family."; "Do you remember what Hesketh does?" -> "No, you don't remember what
-    Hesketh does"), the NPC's own feelings put on the player ("You're sorry, but you don't have
-    up-to-date news"), or, to a question about the NPC, the NPC's own trade given to "you"
-    ("What do you do here?" -> "You are a blacksmith").
+    Hesketh does"), or, to a question about the NPC, the NPC's own trade given to "you" ("What
+    do you do here?" -> "You are a blacksmith").
     """
     text = plain(reply)
     asked = asked_of_npc(question)
@@ -385,16 +387,41 @@ def answered_as_player(reply: str, question: str, npc: str, npc_directed: bool =
                 return True
         if not npc_directed:
             continue
-        if re.match(
-            r"^\W*(?:(?:yes|no|well|oh|ah|aye)[,!.]?\s+)?you(?:'re| are)\s+(?:sorry|not sure|afraid)",
-            sentence,
-            re.IGNORECASE,
-        ):
-            return True
         subject = r"\byou(?:'re| are| run| keep| sell| work| make| mend| pour| play| sing| tend)\b"
         if re.search(subject + r"[^.!?]*(?:" + NPC_TRAITS.get(npc, "$^") + ")", sentence, re.I):
             return True
     return False
+
+
+CUE_START = r"^\W*(?:(?:yes|no|well|oh|ah|aye|hm+)[,!.]?\s+)?"
+SWAPS = [
+    # the NPC's own state or thoughts put on the player
+    re.compile(CUE_START + r"you(?:'re| are)\s+(?:sorry|not sure|afraid (?:that|i|you))", re.I),
+    re.compile(
+        CUE_START + r"you\s+(?:think|wonder|feel|believe|hope|guess|suppose|agree)\b(?!,)", re.I
+    ),
+    # the admission turned round
+    re.compile(
+        r"\bI\s+(?:never|haven't|have not|didn't|did not)\s+(?:told|tell|mention(?:ed)?|said|say)"
+        r"\s+you\b",
+        re.I,
+    ),
+]
+
+
+def swaps_i_and_you(reply: str) -> bool:
+    """
+    Role slip: I and you swapped in a statement: the NPC's own state or thoughts put on the
+    player ("You're sorry, but you don't have up-to-date news around town.", "You think that is
+    very unsettling.", "You wonder why it is so wet."), or the admission turned round ("I never
+    told you about your home town, Corwin."). "You know, ..." and questions are not swaps.
+    """
+    return any(
+        p.search(sentence)
+        for sentence in sentences(reply)
+        if not _is_question(sentence)
+        for p in SWAPS
+    )
 
 
 SCAFFOLD = re.compile(
@@ -572,6 +599,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         ),
         "third_person_self": third_person_self(reply, scenario.npc),
         "answered_as_player": answered_as_player(reply, step.line, scenario.npc, npc_directed),
+        "swaps_i_and_you": swaps_i_and_you(reply),
         "assistant_voice": assistant_voice(reply),
     }
     return [form for form, hit in forms.items() if hit]
@@ -583,6 +611,7 @@ SLIP_FORMS = (
     "denies_being_itself",
     "third_person_self",
     "answered_as_player",
+    "swaps_i_and_you",
     "assistant_voice",
 )
 
@@ -631,14 +660,20 @@ ERROR_TEXT = re.compile(r"traceback|untrapped error|an error occurred|exception"
 
 
 class ErrorLog(logging.Handler):
-    """Errors the product logs while the evaluation runs (a crashed turn, a failed job)."""
+    """Errors the product logs while the evaluation runs (a crashed turn, a failed job), and
+    its warnings (an LLM call that failed, a review put off), the first few hundred."""
 
     def __init__(self):
-        super().__init__(level=logging.ERROR)
+        super().__init__(level=logging.WARNING)
         self.records: list[str] = []
+        self.warnings: list[str] = []
 
     def emit(self, record):
-        self.records.append(f"{record.name}: {record.getMessage()}"[:500])
+        text = f"{record.name}: {record.getMessage()}"[:500]
+        if record.levelno >= logging.ERROR:
+            self.records.append(text)
+        elif len(self.warnings) < 300:
+            self.warnings.append(text)
 
 
 class Driver:
@@ -690,8 +725,8 @@ class Driver:
                 voice_timings.extend(timings[start:])
             return result
 
-        def recording_post(client, tier, body, headers):
-            data = real_post(client, tier, body, headers)
+        def recording_post(client, *args, **kwargs):
+            data = real_post(client, *args, **kwargs)
             timings.append(data.get("timings") or {})
             return data
 
@@ -1081,6 +1116,7 @@ def run_eval(
                 "rollover": rollover_summary,
                 "review_seconds": driver.review_seconds,
                 "errors": errors.records,
+                "warnings": errors.warnings,
                 "total_seconds": time.monotonic() - started,
             }
     finally:
@@ -1366,6 +1402,8 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
         "lost": len(lost),
         "refused": sum(r["refused"] for r in replies),
         "errors": len(record.get("errors", [])) + sum(bool(r["errors"]) for r in replies),
+        "warnings": len(record.get("warnings", [])),
+        "llm_failures": sum("LLM call failed" in w for w in record.get("warnings", [])),
         "first_reply_p50_s": _round(percentile(first, 50)),
         "first_reply_p95_s": _round(percentile(first, 95)),
         "reply_median_s": _round(statistics.median(seconds)) if seconds else None,
@@ -1464,6 +1502,7 @@ SEVERITY = [
     "slip:speaks_as_player",
     "slip:denies_being_itself",
     "slip:answered_as_player",
+    "slip:swaps_i_and_you",
     "slip:first_person_claim",
     "slip:assistant_voice",
     "world_invented",

@@ -270,11 +270,6 @@ def test_describing_itself_in_the_third_person():
             "Maren, do you remember what Hesketh does for a living?",
             "Maren",
         ),
-        (
-            "You're sorry, but you don't have up-to-date news around town.",
-            "Any news around town?",
-            "Maren",
-        ),
         ("You are a blacksmith, and a fine one.", "What do you do here?", "Voss"),
         (
             "You have kept this place for twenty years.",
@@ -304,6 +299,32 @@ def test_the_npcs_question_answered_as_if_asked_of_the_player(reply, question, n
 def test_a_proper_answer_is_not_answered_as_the_player(reply, question, npc):
     directed = "you" in question.lower() and "I " not in question
     assert not ev.answered_as_player(reply, question, npc, directed)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "You're sorry, but you don't have up-to-date news around town.",
+        "You think that is very unsettling.",
+        "You wonder why it is so wet.",
+        "I never told you about your home town, Corwin.",
+    ],
+)
+def test_i_and_you_swapped(reply):
+    assert ev.swaps_i_and_you(reply)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "You never told me about a dog, Bryn.",
+        "You know, Linnea dreams of building a windmill.",
+        "You think so? Then stay a while.",
+        "You're afraid of deep water, Hesketh.",
+    ],
+)
+def test_no_swap(reply):
+    assert not ev.swaps_i_and_you(reply)
 
 
 @pytest.mark.parametrize(
@@ -364,6 +385,7 @@ def test_role_slips_are_listed_by_form():
     )
     assert "speaks_as_player" in slips
     assert ev.role_slips("Aye, love. What'll it be?", step, s, "Thorne") == []
+    assert set(ev.SLIP_FORMS) >= set(slips)
 
 
 # ---------------------------------------------------------------- memories, beliefs, gossip
