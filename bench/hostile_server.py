@@ -133,6 +133,7 @@ def observe(port: int, until: float, out_path: str) -> None:
 
 def run(args) -> dict:
     model = HostileModel()
+    probe = None
     llm = ScriptedLLM(model).start()
     game = DemoGame(args.port_base, llm.base_url, keep=args.keep)
     attack: dict = {}
@@ -163,8 +164,10 @@ def run(args) -> dict:
             ],
             cwd=ROOT,
         )
-        while time.monotonic() < start_at:
+        while time.monotonic() < start_at - 0.5:
             time.sleep(0.05)
+        if args.probe:
+            game.py("from world.bench_helpers import probe_start; probe_start(me)")
         print(f"[hostile] attacking for {args.seconds:.0f} s", flush=True)
         threads = [
             threading.Thread(target=flood, args=(args.port_base, "Flooder", until, attack)),
@@ -176,6 +179,11 @@ def run(args) -> dict:
             thread.join(args.seconds + 120)
         observer.wait(120)
         samples = json.loads(observed.read_text()) if observed.exists() else []
+        probe = (
+            game.py("from world.bench_helpers import probe_report; probe_report(me)", timeout=300)
+            if args.probe
+            else None
+        )
         log = (game.dir / "server" / "logs" / "server.log").read_text(errors="replace")
     finally:
         game.stop()
@@ -194,6 +202,7 @@ def run(args) -> dict:
         "llm_calls": model.calls,
         "server_log_tracebacks": log.count("Traceback"),
         "target_p95_ms": 100,
+        "probe": probe,
     }
 
 
@@ -203,6 +212,7 @@ def main() -> None:
     parser.add_argument("--baseline", type=float, default=20.0)
     parser.add_argument("--port-base", type=int, default=4330)
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--probe", action="store_true", help="sample what the reactor does")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "hostile_server.json"))
     parser.add_argument("--observe", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()

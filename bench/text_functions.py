@@ -90,6 +90,7 @@ def functions():
         ("safety.neutralize_markup colour", reply, lambda t: safety.neutralize_markup(t, "colour")),
         ("safety.detect_manipulation", reply, safety.detect_manipulation),
         ("safety.strip_controls", reply, safety.strip_controls),
+        ("safety.unwrap_links (a player's input)", 6000, safety.unwrap_links),
         ("addressing.addressed_name", player, lambda t: addressing.addressed_name(t, names)),
         ("addressing.is_goodbye", player, addressing.is_goodbye),
         ("turn.is_echo (reply vs line)", line, lambda t: turn.is_echo(t, t[::-1], "Ada")),

@@ -12,7 +12,14 @@ from evennia.commands.default.muxcommand import MuxCommand
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import focus
 from omniira_evennia.conversation.addressing import addressed_name
+from omniira_evennia.memory.safety import neutralize_markup
 from omniira_evennia.models import Memory
+
+
+def player_speech(text) -> str:
+    """A player's spoken line as the room gets it: colour codes kept, links, MXP and control
+    characters removed (memory/safety.neutralize_markup, linear)."""
+    return neutralize_markup(str(text or ""), "colour")
 
 
 def _memory_npcs_here(caller):
@@ -58,7 +65,7 @@ class CmdTalk(MuxCommand):
         if not getattr(target, "is_omniira_npc", False):
             caller.msg(f"{target.get_display_name(caller)} doesn't seem interested in talking.")
             return
-        speech = caller.at_pre_say(self.rhs.strip())
+        speech = caller.at_pre_say(player_speech(self.rhs).strip())
         if not speech:
             return
         # Placeholders, not f-strings: at_say formats these, and speech may contain braces.
@@ -105,6 +112,10 @@ class CmdSay(DefaultCmdSay):
     """
 
     def func(self):
+        # A player's links and MXP never reach the room (a clickable command said to others),
+        # and cannot stall it: Evennia's own link patterns rescan a line from every "|lc"
+        # (seconds for a 6,000-character line). Colour codes stay.
+        self.args = player_speech(self.args)
         super().func()
         speech = (self.args or "").strip()
         if not speech:

@@ -536,6 +536,26 @@ def _unlink(text: str) -> str:
     return "".join(out)
 
 
+_LINK_MARKER = re.compile(r"\|l[cute]")
+
+
+def unwrap_links(text: str) -> str:
+    """
+    `text` with Evennia's clickable links reduced to their visible text and any marker left
+    over removed; every other code (colours, layout) stays. Linear: what a player types is put
+    through it before Evennia's own input handling, whose link patterns rescan a line from
+    every "|lc" (seconds for a 6,000-character line: omniira_evennia/inputfuncs.py).
+    """
+    if not text or "|l" not in text:
+        return text or ""
+    for _ in range(_LINK_PASSES):
+        unlinked = _unlink(text)
+        if unlinked == text:
+            break
+        text = unlinked
+    return _LINK_MARKER.sub("", text)
+
+
 def neutralize_markup(text: str, mode: str = "strip") -> str:
     """
     LLM-written `text` made safe to say, store and show in Evennia: links and MXP reduced to

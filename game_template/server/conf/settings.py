@@ -43,6 +43,8 @@ WEBSOCKET_CLIENT_PORT = _PORT_BASE + 2
 AMP_PORT = _PORT_BASE + 6
 
 INSTALLED_APPS += ["omniira_evennia"]  # noqa: F405
+# A player's line loses its links before Evennia reads it (omniira_evennia/inputfuncs.py).
+INPUT_FUNC_MODULES += ["omniira_evennia.inputfuncs"]  # noqa: F405
 
 # NPC memory. LLM endpoints come from the environment (OMNIIRA_LLM_BASE_URL & co, see the
 # README) so this file needs no editing to switch providers.

@@ -97,3 +97,15 @@ class TestAdminLogErasure(TalkTestBase):
         erase_player(self.char1, by=self.account)
         reprs = list(LogEntry.objects.values_list("object_repr", flat=True))
         assert not any("blue glass" in r or "Ada" in r for r in reprs), reprs
+
+
+class TestPlayersLinks(TalkTestBase):
+    """A say line of link fragments stalled the server in Evennia's own link patterns, and a
+    player's link is a clickable command said to others: neither reaches the room."""
+
+    def test_a_players_links_are_said_as_their_text_and_colour_stays(self):
+        from omniira_evennia.commands import CmdSay
+
+        shown = self.call(CmdSay(), "Look |lcquit|lthere|le, |rfriend|n! " + "|lcx|lt" * 800)
+        assert "|lc" not in shown and "|lt" not in shown and "quit" not in shown
+        assert "here" in shown and "friend" in shown
