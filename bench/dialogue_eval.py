@@ -834,19 +834,37 @@ def _strings(value, found: list[str]) -> None:
             _strings(item, found)
 
 
+def _world_modules() -> list:
+    """world/build.py and any other module of the game's world package (knowledge, lore ...),
+    the demo's admin helper left out."""
+    import importlib
+    import pkgutil
+
+    import world
+
+    modules = []
+    for info in pkgutil.iter_modules(world.__path__):
+        if info.name == "demo_admin":
+            continue
+        try:
+            modules.append(importlib.import_module(f"world.{info.name}"))
+        except Exception as err:  # a module that needs a running server: its tables unread
+            logging.getLogger(__name__).info("world.%s not read: %s", info.name, err)
+    return modules
+
+
 def world_vocabulary(npcs, rooms) -> dict:
     """
-    What the demo world holds, from world/build.py's tables (every upper-case table, so
-    knowledge the project adds there counts) and every text Attribute of its NPCs and rooms:
-    its words, and its names (capitalised words).
+    What the demo world holds, from the upper-case tables of the game's world modules
+    (world/build.py's rooms and NPCs, and whatever knowledge the project adds there) and every
+    text Attribute of its NPCs and rooms: its words, and its names (capitalised words).
     """
-    from world import build
-
     texts, sources = [], []
-    for name, value in vars(build).items():
-        if name.isupper() and isinstance(value, (dict, list, tuple, str)):
-            _strings(value, texts)
-            sources.append(f"build.{name}")
+    for module in _world_modules():
+        for name, value in vars(module).items():
+            if name.isupper() and isinstance(value, (dict, list, tuple, str)):
+                _strings(value, texts)
+                sources.append(f"{module.__name__}.{name}")
     for obj in [*npcs.values(), rooms["tavern"], rooms["market"]]:
         texts.append(obj.key)
         for attr in obj.attributes.all():

@@ -1,23 +1,45 @@
 """
-Three scenarios of the dialogue evaluation (bench/dialogue_eval.py) against the real offline
-model: tell, goodbye (the review), the night's rollover, a restart, ask; plus a newcomer.
-Slow (several minutes on two cores). The full evaluation is `make bench`.
+Three generated scenarios of the dialogue evaluation (bench/dialogue_eval.py) against the real
+offline model, covering every phase between them: tell, questions about the NPC and the town,
+mid-conversation lines through `say`, news, goodbye (the review), a gossip round, the night's
+rollover, a restart, asking back, a never-told question, a newcomer. Slow (several minutes on
+two cores). The full evaluation is `make bench`.
+
+Only what holds whatever the small model says is asserted (the run completes, no errors or
+tracebacks, no line without a reply, every scorer ran and the report has every field); the
+targets belong to the benchmark's report, not to this test.
 """
 
 import pytest
 
+from bench import dialogue_world as world
 from bench.dialogue_eval import (
+    SLIP_FORMS,
+    TABLE,
     ensure_default_homes,
-    load_scenarios,
     local_model,
     run_eval,
-    subset,
+    score,
     tiers_for,
 )
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.django_db(transaction=True)]
 
-SUBSET = ["maren-clockmaker", "lyra-owl", "wren-cough"]
+SEED = 24  # a fixed draw from the tuning half, so a failure can be run again
+FIELDS = [key for _, key, _ in TABLE if isinstance(key, str)] + [
+    "scenarios",
+    "facts",
+    "replies",
+    "lost",
+    "errors",
+    "role_slips_by_form",
+    "memory_classes",
+    "beliefs_ungrounded",
+    "news_planted",
+    "news_passed",
+    "gossip_talk_passed",
+    "first_reply_p50_s",
+]
 
 
 @pytest.fixture(scope="module")
@@ -26,19 +48,48 @@ def model_url():
         yield url
 
 
-def test_npcs_remember_what_players_told_them(model_url):
+def test_the_dialogue_evaluation_runs_every_phase_and_scores_it(model_url):
     ensure_default_homes()
-    scenarios, data = load_scenarios()
-    chosen = subset(scenarios, None, SUBSET)
-    report = run_eval(chosen, data, tiers_for(model_url), log=lambda *a: None)
+    chosen = world.covering(world.select(world.generate(SEED, 40), "tuning"), 3)
+    assert {"news", "trade", "town", "mid_plain", "mid_named", "newcomer"} <= set().union(
+        *(s.kinds() for s in chosen)
+    )
+    # One gossip round of two-line chats: the phase runs, in less time.
+    record = run_eval(
+        chosen,
+        tiers_for(model_url),
+        {"NPC_CONVERSATION_LINES": 2},
+        gossip=1,
+        seed=SEED,
+        log=lambda *a: None,
+    )
+    report = score(record, {"split": "tuning", "seed": SEED, "busy": False})
     summary = report["summary"]
     print(summary)
-    for reply in report["flagged_replies"]:
-        print(reply["flags"], reply["npc"], "<-", reply["said"], "->", reply["reply"])
-    assert summary["placeholder_keys"] == 0
-    assert summary["echoes"] == 0
-    assert summary["cross_player_mixups"] == 0
-    # A small model is not deterministic: the bars are below the full evaluation's targets.
-    assert summary["facts_stored"] >= summary["facts"] // 2
-    assert summary["facts_recalled"] >= summary["facts"] // 3
-    assert summary["fallback_pct"] <= 15
+    for pair in report["raw_pairs"]:
+        print(pair["flags"], pair["npc"], "<-", pair["line"], "->", pair["reply"])
+
+    assert record["errors"] == []
+    # An exception in a call is a bug of the product or the evaluation, not the model's doing.
+    bugs = ("TypeError", "AttributeError", "KeyError", "NameError", "ValueError", "Traceback")
+    assert not [w for w in record["warnings"] if any(b in w for b in bugs)]
+    assert not [r for r in record["replies"] if r["errors"]]
+    assert summary["lost"] == 0  # every line meant for the NPC was answered (probes may not be)
+    assert summary["errors"] == 0
+    lines = sum(len(s.day1) + len(s.day2) + len(s.newcomer_steps) for s in chosen)
+    assert summary["lines"] == lines
+    assert all(isinstance(r["flags"], list) for r in record["replies"])
+    probes = [r for r in record["replies"] if r["phase"] in ("mid_plain", "mid_named")]
+    assert probes and all({"answered", "ignored"} & set(r["flags"]) for r in probes)
+    asks = [r for r in record["replies"] if r["phase"] == "ask"]
+    assert all({"recalled", "missed", "fallback"} & set(r["flags"]) for r in asks)
+    missing = [key for key in FIELDS if key not in summary]
+    assert missing == []
+    assert set(summary["role_slips_by_form"]) == set(SLIP_FORMS)
+    assert len(report["table"]) == len(TABLE)
+    assert all(
+        m["class"] in ("fact", "smalltalk", "news", "ungrounded") for m in report["memories"]
+    )
+    assert len(report["raw_pairs"]) >= min(30, summary["lines"] - len(probes))
+    assert report["gossip"]["exchanges"]  # a gossip round ran
+    assert record["rollover"] is not None
