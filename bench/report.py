@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -1004,7 +1005,99 @@ def _one_thread() -> str:
     )
 
 
+def text_functions_section(data: dict) -> str:
+    """Issue #26: every text function on hostile input at its largest accepted length."""
+    rows = "\n".join(
+        f"| `{r['function']}` | {r['max_chars']:,} | {r['worst_ms']} | {r['worst_family']} |"
+        for r in data["functions"]
+    )
+    over = ", ".join(data["over_target"]) or "none"
+    return reflow(f"""## Text functions on hostile input (issue #26)
+
+`bench/text_functions.py`, {data['date']} (load average {data['load_average']:.2f}): every
+function that takes player or model text, on {len(next(iter(data['functions']))['ms_by_family'])}
+families of hostile text (repeated link fragments, bracket runs, tag openings, digit groups,
+long letter runs, e-mail-like runs, control characters, mixed) cut to the largest input the
+function is ever given (a reply's raw text 4,000 characters, a player's line 1,000, a spoken
+line 800, a stored value 500, a player's typed line 6,000), the worst of {data['repeat']} runs in
+CPU time of the calling thread.
+Target {data['target_ms']} ms; over it: {over}; the worst of all {data['worst_ms']} ms.
+
+| function | largest input (chars) | worst ms | its family |
+|---|---|---|---|
+{rows}
+""")
+
+
+def redaction_section(data: dict) -> str:
+    """Issue #26, point 15: redaction on the labelled set, and its worst cases."""
+    labelled = data["labelled"]
+    return reflow(f"""## Personal data: the labelled set (issue #26)
+
+`bench/redaction_eval.py`: `redact_pii` on `bench/data/pii_labelled.json`
+({labelled['positives']} lines holding {labelled['secrets']} pieces of personal data, and
+{labelled['negatives']} lines of game talk): {labelled['recall']:.0%} of the pieces redacted,
+{labelled['false_positives']} of the game lines changed. The set was written with the
+patterns, so these are figures on known cases, not an estimate for unseen text; what it
+misses and over-redacts is listed in docs/security.md. Its worst cases in time are in the
+text functions' table above ({data['chars']:,} characters, budget {data['budget_ms']} ms).
+""")
+
+
+def hostile_server_section(data: dict) -> str:
+    """Issue #26: another player's look while a hostile endpoint and a flooder are at it."""
+    quiet, under = data["observer_look"]["quiet"], data["observer_look"]["under_attack"]
+    attack = data["attack"]
+    return reflow(f"""## A hostile endpoint and a flooding player (issue #26)
+
+`bench/hostile_server.py`, {data['date']} ({data['machine']}; load average at the end
+{data['load_average_at_end']:.2f}): the demo against a scripted endpoint answering every call
+at once with {data['reply_chars']:,} characters of hostile text (link fragments, bracket runs,
+tag openings nested thousands deep, digit groups, control characters); a player saying
+{data['flood_line_chars']:,} such characters to Maren 1.5 times a second ({attack.get('flood_lines')}
+lines), another talking to Lyra every 3 s ({attack.get('talk_lines')} lines,
+{attack.get('lyra_lines_heard')} answers heard, {attack.get('lyra_fallbacks_heard')} fallback
+lines, the longest line any player received {attack.get('longest_line_heard')} characters), and
+an observer in a process of its own looking every 0.5-1.5 s.
+
+| observer's `look` | count | median ms | p95 ms | max ms |
+|---|---|---|---|---|
+| quiet | {quiet['count']} | {quiet['median_ms']} | {quiet['p95_ms']} | {quiet['max_ms']} |
+| under attack | {under['count']} | {under['median_ms']} | {under['p95_ms']} | {under['max_ms']} |
+
+Target: p95 at most {data['target_p95_ms']} ms under attack. Tracebacks in the server log:
+{data['server_log_tracebacks']}. Before this round the same attack held it at p95 10,962 ms:
+Evennia's own input handling strips links with a pattern that rescans a line from every `|lc`
+(docs/security.md); `omniira_evennia.inputfuncs` unwraps them first.
+""")
+
+
+def turn_share_section(data: dict) -> str:
+    """Issue #27, point 5: the contrib's share of a turn, black-box."""
+    say, look = data["say_to_reply"], data["look"]
+    return reflow(f"""## The contrib's share of a turn, black-box (issue #27)
+
+`bench/turn_share.py`, {data['date']} ({data['machine']}; load average at the end
+{data['load_average_at_end']:.2f}): the demo against a scripted endpoint that answers at once;
+one telnet player alternates `say Maren, ...` (from the line sent to the reply received) and
+`look`, {data['turns_measured']} of each, paced under the per-player turn limit
+({data['pace_s']} s a pair); every third reply carries a REMEMBER tag.
+
+| round trip | median ms | p95 ms | max ms |
+|---|---|---|---|
+| say to reply | {say['median_ms']} | {say['p95_ms']} | {say['max_ms']} |
+| look | {look['median_ms']} | {look['p95_ms']} | {look['max_ms']} |
+
+The contrib's share, median(say to reply) minus median(look): **{data['share_median_ms']} ms**
+(target {data['target_ms']} ms).
+""")
+
+
 SECTIONS = {
+    "text_functions.json": text_functions_section,
+    "redaction_eval.json": redaction_section,
+    "hostile_server.json": hostile_server_section,
+    "turn_share.json": turn_share_section,
     "local_model.json": local_model_section,
     "retrieval.json": retrieval_section,
     "cache.json": cache_section,
@@ -1018,7 +1111,22 @@ SECTIONS = {
 }
 
 
+KEPT = re.compile(r"<!-- kept: (?P<after>[\w.]+) -->\n(?P<body>.*?)<!-- /kept -->\n", re.S)
+
+
+def kept_blocks(text: str) -> dict[str, list[str]]:
+    """Hand-written parts of the current docs/benchmarks.md (`<!-- kept: <results file> -->`
+    ... `<!-- /kept -->`), by the generated section they follow: a measurement written up by
+    hand (a before-and-after, a CPU class measured once) survives the next `make bench`."""
+    found: dict[str, list[str]] = {}
+    for match in KEPT.finditer(text):
+        found.setdefault(match.group("after"), []).append(match.group(0))
+    return found
+
+
 def main() -> None:
+    doc = ROOT / "docs" / "benchmarks.md"
+    kept = kept_blocks(doc.read_text()) if doc.exists() else {}
     parts = [
         "# Benchmarks\n",
         "Generated by `make bench` from `bench/results/*.json`; rerun it on your machine.\n",
@@ -1027,8 +1135,10 @@ def main() -> None:
         path = RESULTS / name
         if path.exists():
             parts.append(render(json.loads(path.read_text())))
+        parts += kept.pop(name, [])
+    parts += [block for blocks in kept.values() for block in blocks]
     parts.append(SERVER_UNDER_LOAD)
-    (ROOT / "docs" / "benchmarks.md").write_text("\n".join(parts))
+    doc.write_text("\n".join(parts))
     print(f"wrote {ROOT / 'docs' / 'benchmarks.md'}")
 
 

@@ -7,7 +7,8 @@ Each function is run on each family of hostile text (repeated markup fragments, 
 tag openings, digit groups, long letter runs, e-mail-like runs, whitespace, mixed) cut to the
 function's maximum input: a reply's raw text is cut to `tags.REPLY_MAX_CHARS` (4,000), a
 player's line to MAX_MESSAGE_CHARS (1,000), a spoken line to the policy's "line" limit (800),
-a stored value to 500. The worst of several runs per pair is reported; the target is 5 ms.
+a stored value to 500. The worst of several runs per pair is reported, in CPU time of the
+calling thread (a shared machine's preemption is not the function's); the target is 5 ms.
 
     .venv/bin/python bench/text_functions.py [--repeat 5] [--out bench/results/text_functions.json]
 """
@@ -126,12 +127,14 @@ def functions():
 
 
 def time_one(func, text: str, repeat: int) -> float:
+    """The worst of `repeat` calls, in CPU time of this thread: on a shared machine a call
+    preempted for a time slice would count the slice (docs/benchmarks.md)."""
     worst = 0.0
     func(text)  # warm caches and compiled patterns
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.thread_time()
         func(text)
-        worst = max(worst, time.perf_counter() - start)
+        worst = max(worst, time.thread_time() - start)
     return worst * 1000
 
 

@@ -34,7 +34,9 @@ def addressed_name(message: str, names: Sequence[str]) -> str | None:
         word = re.escape(name)
         opens = rf"^{_GREETING}{word}\s*(?:[,:!?.]|$)"
         closes = rf"(?:^|,)\s*{word}\s*[.!?]*\s*$"
-        set_off = rf"^(?:[\w']+\s*){{1,4}},\s*{word}\s*,"
+        # Up to four words before the first comma, each taken whole (possessive): a run of
+        # letters is never split every way to find one.
+        set_off = rf"^(?:[\w']++\s++){{0,3}}[\w']++\s*+,\s*+{word}\s*,"
         if (
             re.match(opens, head, re.IGNORECASE)
             or re.search(closes, tail, re.IGNORECASE)

@@ -77,6 +77,8 @@ class ExtractionResult:
     vectors: list
     usages: list[Usage]
     error: str | None = None
+    # The speaker's lines each memory was read from (its window): what it must rest on.
+    windows: list[list[str]] = field(default_factory=list)
 
 
 EXAMPLE_LINES = [
@@ -221,6 +223,7 @@ def run_extraction(
     lines = speaker_lines(inp)
     usages: list[Usage] = []
     memories: list[RememberTag] = []
+    read_from: list[list[str]] = []
     known = list(inp.known)
     seen_values = {_normal(k) for k in known}
     keys: set[str] = set()
@@ -251,10 +254,13 @@ def run_extraction(
                 key, number = f"{tag.key}_{number}"[:64], number + 1
             keys.add(key)
             memories.append(tag.model_copy(update={"key": key}))
+            read_from.append(window)
             seen_values.add(_normal(tag.value))
             known.append(tag.value)
         if len(memories) >= MAX_EXTRACTED:
             break
     memories = memories[:MAX_EXTRACTED]
     vectors = embed_or_none([m.value for m in memories], embedder)
-    return ExtractionResult(inp.conversation_id, memories, vectors, usages)
+    return ExtractionResult(
+        inp.conversation_id, memories, vectors, usages, windows=read_from[:MAX_EXTRACTED]
+    )

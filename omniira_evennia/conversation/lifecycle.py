@@ -134,9 +134,14 @@ def extract(conversation_id: str):
         existing = set(
             Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True)
         )
-        # Every fact must rest on the speaker's own statements (memory/grounding.py), read once.
-        grounds = evidence(speaker_lines(inp), subject=speaker.key)
-        for tag, vector in zip(result.memories, result.vectors):
+        # Every fact must rest on the speaker's own statements (memory/grounding.py): those
+        # of the window it was read from, each window read once.
+        windows = result.windows or [speaker_lines(inp)] * len(result.memories)
+        read: dict[int, object] = {}
+        for tag, vector, window in zip(result.memories, result.vectors, windows):
+            if id(window) not in read:
+                read[id(window)] = evidence(window, subject=speaker.key)
+            grounds = read[id(window)]
             if tag.key in existing:
                 continue  # the NPC's own tag (or an earlier fact) wins
             note = Note(

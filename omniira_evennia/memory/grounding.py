@@ -21,8 +21,8 @@ verbs. And a fact whose subject is the person's kin ("Hesketh's sister was looki
 needs the kin in the subject's place in the statement ("my sister was looking for me"), not in
 the object's ("I am looking for my sister").
 
-Plain Python, linear in its input (capped: the newest MAX_LINES lines, each cut to LINE_CHARS;
-`evidence` reads them once for many facts).
+Plain Python, linear in its input and bounded: the newest MAX_LINES lines, each cut to
+LINE_CHARS, MAX_CHARS in all; `evidence` reads them once for many facts.
 """
 
 from __future__ import annotations
@@ -30,8 +30,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-MAX_LINES = 120
-LINE_CHARS = 500
+MAX_LINES = 40
+LINE_CHARS = 1000
+MAX_CHARS = 4000  # of the newest lines read in all (a review grounds a fact on its window)
+MAX_STATEMENTS = 120  # the newest statements weighed (a line of many short ones counts them all)
 SHARE = 0.5  # of a value's substantive words that its statement must hold
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
@@ -114,10 +116,19 @@ def is_question(sentence: str) -> bool:
 
 
 def sentences(lines, limit: int = MAX_LINES) -> list[str]:
-    """The sentences of `lines` (the newest `limit` lines, each cut to LINE_CHARS)."""
-    out = []
-    for line in list(lines)[-limit:]:
-        out += [s.strip() for s in _SENTENCE.findall(str(line)[:LINE_CHARS]) if s.strip()]
+    """The sentences of `lines`, oldest first: the newest `limit` lines, each cut to
+    LINE_CHARS, and of them the newest 2 x MAX_STATEMENTS sentences."""
+    out: list[str] = []
+    room = MAX_CHARS
+    for line in reversed(list(lines)[-limit:]):
+        text = str(line)[: min(LINE_CHARS, room)]
+        room -= len(text)
+        found = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+        out = found + out
+        if len(out) >= 2 * MAX_STATEMENTS:
+            return out[-2 * MAX_STATEMENTS :]
+        if room <= 0:
+            break
     return out
 
 
@@ -207,7 +218,7 @@ def evidence(lines, *, subject: str, told: bool = False, pooled: bool = False) -
     """What `lines` state (see the module): each statement, and each two in a row (a fact may
     join two things said one after the other), with their word stems; with `pooled`, also
     all of them as one (a belief drawn from several memories)."""
-    said = statements(lines, about_self=not told)
+    said = statements(lines, about_self=not told)[-MAX_STATEMENTS:]
     if told:
         naming = [s for s in said if any(w.lower() in _names(subject) for w in _words(s))]
         said = naming or said
