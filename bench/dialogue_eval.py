@@ -835,8 +835,9 @@ def _strings(value, found: list[str]) -> None:
 
 
 def _world_modules() -> list:
-    """world/build.py and any other module of the game's world package (knowledge, lore ...),
-    the demo's admin helper left out."""
+    """world/build.py and any other module the demo adds to the game's world package
+    (knowledge, lore ...): not the demo's admin helper nor Evennia's template modules (help
+    entries about Evennia itself, example prototypes)."""
     import importlib
     import pkgutil
 
@@ -844,7 +845,7 @@ def _world_modules() -> list:
 
     modules = []
     for info in pkgutil.iter_modules(world.__path__):
-        if info.name == "demo_admin":
+        if info.name in ("demo_admin", "help_entries", "prototypes"):
             continue
         try:
             modules.append(importlib.import_module(f"world.{info.name}"))
@@ -853,13 +854,38 @@ def _world_modules() -> list:
     return modules
 
 
+def _knowledge_texts() -> list[str]:
+    """The text of what NPCs know about the world (the product's Knowledge rows, issue #25),
+    if the product has them; nothing otherwise."""
+    from django.apps import apps
+
+    try:
+        model = apps.get_model("omniira_evennia", "Knowledge")
+    except LookupError:
+        return []
+    fields = [
+        f.name
+        for f in model._meta.get_fields()
+        if getattr(f, "get_internal_type", None) and f.get_internal_type() in TEXT_FIELDS
+    ]
+    return [str(v) for row in model.objects.values(*fields)[:5000] for v in row.values() if v]
+
+
+TEXT_FIELDS = ("CharField", "TextField")
+
+
 def world_vocabulary(npcs, rooms) -> dict:
     """
     What the demo world holds, from the upper-case tables of the game's world modules
-    (world/build.py's rooms and NPCs, and whatever knowledge the project adds there) and every
-    text Attribute of its NPCs and rooms: its words, and its names (capitalised words).
+    (world/build.py's rooms and NPCs, and whatever knowledge the project adds there), what its
+    NPCs know (Knowledge rows, if the product has them) and every text Attribute of its NPCs
+    and rooms: its words, and its names (capitalised words).
     """
     texts, sources = [], []
+    known = _knowledge_texts()
+    if known:
+        texts += known
+        sources.append(f"Knowledge ({len(known)} texts)")
     for module in _world_modules():
         for name, value in vars(module).items():
             if name.isupper() and isinstance(value, (dict, list, tuple, str)):
