@@ -4,13 +4,15 @@ omniira-evennia: NPCs with persistent, socially embedded memory for Evennia.
 The public face (import from `omniira_evennia`):
 
 - `MemoryNPCMixin`, `MemoryNPC`: NPC typeclasses; each has `npc.memory` (a `MemoryHandler`:
-  remember, recall, forget, about, beliefs, diary, relationship)
+  remember, recall, forget, about, beliefs, diary, relationship; and what it knows of the
+  world: know, knowledge, forget_knowledge)
 - `OmniiraCmdSet` (`talk`, a name-aware `say`), `OmniiraAdminCmdSet` (`@memory`, `recall`)
 - `at_server_start`: call from the game's `at_server_start`
 - the functions of `omniira_evennia.api` for game code: `remember`, `remember_later`,
   `recall`, `memories_about`, `forget`, `search_memories`, `who_knows`, `relationship`,
   `has_met`, `memories_by`, `gossip_round`, `end_conversation`, `run_rollover`,
-  `diary_entries`, `beliefs`, `log_world_event`, `npc_schedule`, `set_schedule`,
+  `diary_entries`, `beliefs`, `log_world_event`, `know`, `load_knowledge`, `npc_schedule`,
+  `set_schedule`,
   `current_plan`, `intention`, `places_visited`, `run_decision_tick`
 - `ScheduleError`: raised by `set_schedule` for a malformed schedule
 
@@ -39,6 +41,8 @@ _API = (
     "diary_entries",
     "beliefs",
     "log_world_event",
+    "know",
+    "load_knowledge",
     "npc_schedule",
     "set_schedule",
     "current_plan",

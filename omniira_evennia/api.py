@@ -13,6 +13,7 @@ from __future__ import annotations
 from django.db.models import QuerySet
 
 from omniira_evennia.conversation.lifecycle import close_conversations_with
+from omniira_evennia.knowledge import service as knowledge_service
 from omniira_evennia.life.service import run_decision_tick as _tick
 from omniira_evennia.life.service import schedule_of
 from omniira_evennia.life.service import set_schedule as _set
@@ -152,10 +153,35 @@ def beliefs(npc, target=None) -> QuerySet:
     return handler_of(npc).beliefs(about=target)
 
 
-def log_world_event(text: str, npcs=()):
-    """Record an event naming the NPCs involved; it reaches their diaries that day."""
+def log_world_event(text: str, npcs=(), **kwargs):
+    """
+    Record an event naming the NPCs involved; it reaches their diaries that day, and becomes
+    the knowledge of those who saw it (the NPCs named, and those in `room=`), expiring when
+    `expires=` says ("3 game days", a timedelta, a datetime). See
+    `rollover.service.log_world_event`.
+    """
 
-    return _log(text, npcs)
+    return _log(text, npcs, **kwargs)
+
+
+def know(text: str, scope="world", **kwargs):
+    """
+    Knowledge for a scope: "world" (default), "npc:<name>", "room:<name>", "zone:<name>",
+    "tag:<name>", an NPC (its own) or a `knowledge.service.Scope`; the keyword arguments of
+    `npc.memory.know` (key, category, importance, expires, secret, wont_discuss, condition,
+    reply, topics). Returns the Knowledge row.
+    """
+    if getattr(scope, "is_omniira_npc", False):
+        scope = knowledge_service.npc_scope(scope)
+    elif not isinstance(scope, knowledge_service.Scope):
+        scope = knowledge_service.resolve_scope(scope)
+    return knowledge_service.know(scope, text, **kwargs)
+
+
+def load_knowledge(path, prune: bool = True):
+    """Load a knowledge file (JSON or YAML, `knowledge/files.py`) now; returns its LoadPlan
+    (`.summary()` says what was added, updated, unchanged, removed or skipped)."""
+    return knowledge_service.load_file(path, prune=prune)
 
 
 # ---------------------------------------------------------------- daily life

@@ -13,6 +13,7 @@ class OmniiraConfig(AppConfig):
 
         from omniira_evennia import checks  # noqa: F401  (registers the system checks)
         from omniira_evennia import conf, notices
+        from omniira_evennia.knowledge import service as knowledge
         from omniira_evennia.llm import client as llm
         from omniira_evennia.memory import fulltext, store
         from omniira_evennia.runtime import blas, logs, runner
@@ -27,6 +28,7 @@ class OmniiraConfig(AppConfig):
 
         llm.use_spend_loader(spend_of_day)  # budgets count today's recorded usage
         store.connect_signals()
+        knowledge.connect_signals()
         _unpin_on_change()
         runner.install_orm_guard(_guard_mode())
         blas.limit_blas_threads(_blas_threads())
@@ -82,6 +84,7 @@ def _unpin_on_change():
         Concern,
         ConversationTurn,
         DiaryEntry,
+        Knowledge,
         Memory,
         Opinion,
         Reflection,
@@ -97,7 +100,7 @@ def _unpin_on_change():
 
             unpin()
 
-    for model in (Memory, Opinion, Concern, Reflection, DiaryEntry, ConversationTurn):
+    for model in (Memory, Opinion, Concern, Reflection, DiaryEntry, ConversationTurn, Knowledge):
         uid = f"omniira_unpin_{model.__name__}"
         post_save.connect(unpin, sender=model, dispatch_uid=uid + "_save", weak=False)
         post_delete.connect(unpin, sender=model, dispatch_uid=uid + "_delete", weak=False)

@@ -127,6 +127,35 @@ class OmniiraSettings(BaseModel):
     # recency lane first, then the best by score while they fit, shown oldest first.
     MEMORY_PROMPT_CHARS: int = Field(0, ge=0)
 
+    # What NPCs know about the world (issue #25, omniira_evennia/knowledge/). A turn shows at
+    # most KNOWLEDGE_SLOTS facts in KNOWLEDGE_PROMPT_CHARS characters (0: no limit), ranked
+    # like memories (meaning above KNOWLEDGE_FLOOR, full text, the categories a line asks
+    # about; facts of KNOWLEDGE_STANDING_IMPORTANCE and up always ride along). A line within
+    # KNOWLEDGE_GUARD_COSINE in meaning of a guarded topic's (0: words only) is about it: a
+    # won't-discuss topic is met with its reply (or KNOWLEDGE_WONT_DISCUSS_LINE), no LLM call.
+    # A question about the world that nothing known answers (no fact within
+    # KNOWLEDGE_ANSWER_COSINE) is answered with KNOWLEDGE_UNKNOWN_LINE when the reply does
+    # not admit it ("": the prompt's note only). {speaker} and {name} are filled in.
+    KNOWLEDGE_SLOTS: int = Field(6, ge=0)
+    KNOWLEDGE_PROMPT_CHARS: int = Field(800, ge=0)
+    KNOWLEDGE_FLOOR: float = Field(0.25, ge=-1, le=1)
+    KNOWLEDGE_STANDING_IMPORTANCE: int = Field(9, ge=1, le=11)
+    KNOWLEDGE_GUARD_COSINE: float = Field(0.4, ge=0, le=1)
+    KNOWLEDGE_ANSWER_COSINE: float = Field(0.45, ge=-1, le=1)
+    KNOWLEDGE_WONT_DISCUSS_LINE: str = "I'd rather not talk about that, {speaker}."
+    KNOWLEDGE_UNKNOWN_LINE: str = "I couldn't tell you that, {speaker}. It's nothing I've heard of."
+    # Gossip passes on what is not guarded (seed 004): facts of KNOWLEDGE_GOSSIP_IMPORTANCE and
+    # up, KNOWLEDGE_GOSSIP_PER_TALK per NPC and talk, confidence falling by
+    # KNOWLEDGE_CONFIDENCE_DECAY per hop, never below KNOWLEDGE_MIN_CONFIDENCE. What an NPC
+    # saw or heard is kept to KNOWLEDGE_PER_NPC facts (a builder's are never dropped); a
+    # witnessed world event is KNOWLEDGE_EVENT_IMPORTANCE unless game code says otherwise.
+    KNOWLEDGE_GOSSIP_IMPORTANCE: int = Field(6, ge=1, le=11)
+    KNOWLEDGE_GOSSIP_PER_TALK: int = Field(1, ge=0)
+    KNOWLEDGE_CONFIDENCE_DECAY: float = Field(0.1, ge=0, le=1)
+    KNOWLEDGE_MIN_CONFIDENCE: float = Field(0.2, ge=0, le=1)
+    KNOWLEDGE_PER_NPC: int = Field(200, ge=1)
+    KNOWLEDGE_EVENT_IMPORTANCE: int = Field(6, ge=1, le=10)
+
     # Conversation.
     HISTORY_TURNS: int = Field(8, ge=0)
     # The verbatim lane: the speaker's own words from earlier conversations, quoted in the

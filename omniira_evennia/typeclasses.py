@@ -45,10 +45,11 @@ class MemoryNPCMixin:
 
     @lazy_property
     def memory(self):
-        """The NPC's memory: remember, recall, forget, about, beliefs, diary, relationship."""
-        from omniira_evennia.memory.handler import MemoryHandler  # lazy: typeclass load order
+        """The NPC's memory: remember, recall, forget, about, beliefs, diary, relationship;
+        and what it knows of the world: know, knowledge, forget_knowledge."""
+        from omniira_evennia.knowledge.handler import KnowledgeHandler  # lazy: load order
 
-        return MemoryHandler(self)
+        return KnowledgeHandler(self)
 
     def at_object_creation(self):
         super().at_object_creation()

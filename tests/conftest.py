@@ -60,6 +60,7 @@ def _default_homes(request, django_db_blocker):
 def _fresh_state():
     """Each test starts with empty caches, counters and an inline worker runner."""
     from omniira_evennia import conf
+    from omniira_evennia.knowledge import service as knowledge
     from omniira_evennia.llm import client as llm
     from omniira_evennia.llm import guards
     from omniira_evennia.memory import embeddings, store
@@ -70,10 +71,12 @@ def _fresh_state():
     health.reset()
     guards.reset_limiters()  # per-player turn and audit rate windows
     store.invalidate()
+    knowledge.invalidate()  # a rolled-back test's rows must not stay in a cached scope
     conf.reset_settings()
     llm.reset_client()
     yield
     store.invalidate()
+    knowledge.invalidate()
     embeddings.set_embedder(None)
     conf.reset_settings()
     llm.reset_client()

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction, speaker_lines
+from omniira_evennia.knowledge.service import doubt_for
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import store
@@ -138,6 +139,8 @@ def extract(conversation_id: str):
         # of the window it was read from, each window read once.
         windows = result.windows or [speaker_lines(inp)] * len(result.memories)
         read: dict[int, object] = {}
+        # A fact against what the NPC knows is kept, as uncertain (knowledge/contradiction.py).
+        doubt = doubt_for(npc, speaker)
         for tag, vector, window in zip(result.memories, result.vectors, windows):
             if id(window) not in read:
                 read[id(window)] = evidence(window, subject=speaker.key)
@@ -156,6 +159,7 @@ def extract(conversation_id: str):
                 speaker=speaker,
                 from_player=is_player(speaker),
                 grounds=grounds,
+                doubt=doubt(tag.value) if doubt is not None else None,
             )
             if write_note(npc, note, rejected):
                 written += 1

@@ -23,6 +23,7 @@ from omniira_evennia.conversation.lifecycle import close_conversation
 from omniira_evennia.conversation.prompts import Identity, PinnedPrompt, PromptContext, Turn
 from omniira_evennia.conversation.tags import clean_text
 from omniira_evennia.conversation.turn import TurnInput, TurnResult, run_turn
+from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.llm import guards
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.usage import record_usage
@@ -111,7 +112,8 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
     """
     Everything a turn needs, gathered on the reactor in one call: the prompt context, the
     cached matrix (None: read in the worker), beliefs, full-text hits, the verbatim lane's
-    candidates. Used by `start_turn` and by `@memory why` (what the next turn would see).
+    candidates, what the NPC knows and may tell this speaker. Used by `start_turn` and by
+    `@memory why` (what the next turn would see).
     """
     conf = get_settings()
     return TurnInput(
@@ -125,6 +127,7 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
         said_lines=store.conversation_context(npc, speaker, conversation_id, conf)["said_lines"],
         today=game_day,
         pinned=_pinned_for(conversation_id, conf),
+        knowledge=knowledge.view_for(npc, speaker, message, conf),
     )
 
 
@@ -347,7 +350,8 @@ def apply_turn(
     with job_started(started):
         late = late_write((speaker,))
     if late:
-        record_usage(result.usage, npc=npc)
+        if result.usage is not None:
+            record_usage(result.usage, npc=npc)
         line = fallback_line(npc)
         _emote(npc, line)
         return line
@@ -373,7 +377,8 @@ def _write_turn(
     a tag, or the usage record, twice); then the notes' vectors, made in the background."""
     parsed = result.parsed
     with job_started(started), transaction.atomic():
-        record_usage(result.usage, npc=npc)
+        if result.usage is not None:  # None: a guarded topic's line, no LLM call
+            record_usage(result.usage, npc=npc)
         written = write_reply(
             npc,
             speaker,
@@ -383,7 +388,10 @@ def _write_turn(
             game_day,
             suspect=suspect,
             grounds=grounds,
+            doubt=knowledge.doubt_for(npc, speaker),
         )
+        # What the speaker claimed against the NPC's knowledge is kept, as uncertain.
+        written += knowledge.note_claims(npc, speaker, result.doubts, game_day)
         store.add_turn(
             npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day
         )

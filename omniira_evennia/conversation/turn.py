@@ -37,6 +37,10 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     parse_structured_reply,
 )
+from omniira_evennia.knowledge import answers
+from omniira_evennia.knowledge.guards import match as guard_match
+from omniira_evennia.knowledge.guards import spoken
+from omniira_evennia.knowledge.selection import KnowledgeView, select_knowledge
 from omniira_evennia.llm.client import (
     LLMBudgetExceeded,
     LLMClient,
@@ -76,6 +80,8 @@ class TurnInput:
     today: int = 0
     # How this conversation's last request began (None: its first line, or NPC talk).
     pinned: PinnedPrompt | None = None
+    # What the NPC knows and may tell this speaker (issue #25; None: it knows nothing).
+    knowledge: KnowledgeView | None = None
 
 
 @dataclass
@@ -88,6 +94,9 @@ class TurnResult:
     error: str | None = None
     query_vector: np.ndarray | None = None  # the speaker's line, kept for the verbatim lane
     pinned: PinnedPrompt | None = None  # how the conversation's next request starts
+    # The line's claims against what the NPC knows (knowledge/contradiction.py), kept as
+    # uncertain memories when the turn is written.
+    doubts: list = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -102,6 +111,7 @@ def memory_lines(records) -> list[MemoryLine]:
             heard_from=r.provenance_name if r.is_hearsay else None,
             importance=r.importance,
             untrusted=r.suspect,
+            doubtful=r.uncertain,
         )
         for r in records
     ]
@@ -143,7 +153,21 @@ def retrieve_context(
         )
     ctx.beliefs = [r.text for r in beliefs]
     ctx.said = verbatim_lines(inp, conf, vectors.said, ctx)
+    retrieve_knowledge(inp, conf, vectors, explain)
     return ctx
+
+
+def retrieve_knowledge(inp: TurnInput, conf: OmniiraSettings, vectors, explain=None) -> None:
+    """The knowledge block for this line (knowledge/selection.py, the memories' scorer);
+    `explain["knowledge"]` says why each fact was considered and which were chosen."""
+    ctx, known = inp.context, {} if explain is not None else None
+    records = select_knowledge(
+        inp.knowledge, vectors.query, ctx.message, conf, now=inp.now, explain=known
+    )
+    recalled = answers.prompt_lines(records, inp.knowledge)
+    ctx.knowledge, ctx.wont_discuss = recalled.lines, recalled.wont_discuss
+    if explain is not None:
+        explain["knowledge"] = {"why": known, "chosen": [r.id for r in records]}
 
 
 def pair_vectors(ctx: PromptContext, conf: OmniiraSettings, vector) -> LineVectors:
@@ -367,6 +391,67 @@ def _add_usage(total: Usage, more: Usage) -> Usage:
     return total
 
 
+def guarded_turn(inp: TurnInput, conf: OmniiraSettings, vectors) -> TurnResult | None:
+    """A line about a topic the NPC will not discuss, or a secret it keeps with a line of its
+    own (knowledge/guards.py): the builder's line, said without an LLM call."""
+    view = inp.knowledge
+    if view is None or not view.guards:
+        return None
+    hit = guard_match(inp.context.message, view.guards, vectors.query, conf.KNOWLEDGE_GUARD_COSINE)
+    if hit is None or not hit.reply:
+        return None
+    health.incr(f"knowledge_guarded_{hit.guard.kind}")
+    log.info("npc #%s: %s %s met by %s", inp.npc_id, hit.guard.kind, hit.guard.key, hit.how)
+    text = spoken(hit.reply, inp.context.identity.name, inp.context.speaker_name)
+    return TurnResult(
+        parsed=ParsedReply(text=text),
+        usage=None,
+        messages=[],
+        query_vector=vectors.said,
+        pinned=inp.pinned,
+    )
+
+
+def world_unknown(inp: TurnInput, ctx: PromptContext, conf: OmniiraSettings, vectors):
+    """What a question about the world asks that nothing the NPC knows or sees answers
+    (knowledge/answers.unanswered), or None."""
+    ident = ctx.identity
+    seen = [ident.role, ident.personality, ident.duty, ctx.place, ctx.place_description]
+    return answers.unanswered(
+        ctx.message,
+        inp.knowledge,
+        [*seen, *ctx.others_present, *known_to_npc(ctx)],
+        vectors.query,
+        conf,
+        now=inp.now,
+        names={ident.name, ctx.speaker_name},
+    )
+
+
+def knowledge_notes(inp, ctx, conf, vectors, messages, topic) -> tuple[list, str | None]:
+    """What the prompt's last line says of the NPC's knowledge: a claim against it is to be
+    answered with doubt; a question about the world nothing known answers, plainly. Returns
+    (the claims, the unanswered question's words)."""
+    doubts = answers.doubts(inp.knowledge, ctx.message, inp.now, (ctx.identity.name,))
+    if doubts:
+        messages[-1]["content"] += "\n" + answers.doubt_note(doubts, ctx.speaker_name)
+    unknown = None if topic or doubts else world_unknown(inp, ctx, conf, vectors)
+    if unknown:
+        messages[-1]["content"] += "\n" + answers.unknown_note(ctx.speaker_name)
+    return doubts, unknown
+
+
+def plainly_unknown(text: str, ctx: PromptContext, conf: OmniiraSettings) -> str:
+    """A reply to an unanswered question about the world that does not admit it becomes the
+    builder's KNOWLEDGE_UNKNOWN_LINE (nothing the NPC says can then be invented)."""
+    if not text or not conf.KNOWLEDGE_UNKNOWN_LINE:
+        return text
+    if voice.admits_not_knowing(text) or answers.admits(text):
+        return text
+    health.incr("world_unknown_answered_plainly")
+    return spoken(conf.KNOWLEDGE_UNKNOWN_LINE, ctx.identity.name, ctx.speaker_name)
+
+
 def _call(client, tier, conf, inp, messages, schema):
     """The voice call, with one try on FALLBACK_TIER when the tier is over its budget."""
     # A player's turns count against their share of the NPC's day (game-driven talk does not).
@@ -417,6 +502,9 @@ def run_turn(
     if vectors is None:
         vectors = turn_vectors(inp.context, conf, embedder)
     query_vector = vectors.said
+    guarded = guarded_turn(inp, conf, vectors)
+    if guarded is not None:
+        return guarded
     ctx = retrieve_context(inp, conf, vectors)
     turn_format = turn_format_of(conf, inp.tier)
     schema = structured_turn_schema() if turn_format == "json" else None
@@ -425,6 +513,7 @@ def run_turn(
     topic = voice.unknown_topic(ctx.message, known_to_npc(ctx))
     if topic:
         messages[-1]["content"] += "\n" + voice.unknown_note(topic, ctx.speaker_name)
+    doubts, unknown = knowledge_notes(inp, ctx, conf, vectors, messages, topic)
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     ident = ctx.identity
     own = " ".join((ident.name, ident.role, ident.personality, ident.duty))
@@ -474,6 +563,7 @@ def run_turn(
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
     if problem and parsed is not None and parsed.text:
         parsed.text = _repaired(parsed.text, problem, ctx, topic)
+    parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
     if turn_format == "json":
         _notes_about_the_speaker(parsed, ctx)
     if not parsed.text:
@@ -497,4 +587,5 @@ def run_turn(
         commitment_vectors=commitment_vectors,
         query_vector=query_vector,
         pinned=pin(messages, ctx, inp.pinned),
+        doubts=doubts,
     )

@@ -45,6 +45,7 @@ from omniira_evennia.models import (
     ConversationTurn,
     DiaryEntry,
     Erasure,
+    Knowledge,
     Memory,
     Opinion,
     Plan,
@@ -197,6 +198,14 @@ REGISTRY: list[PlayerData] = [
         "plans naming them",
         lambda p: Plan.objects.exclude(Q(to=p) | Q(origin=p)),
         text=("summary", "to_name", "target", "by"),
+    ),
+    # What NPCs know about the world whose text names the player (a world event they saw,
+    # gossip of it, a builder's lore, a guarded topic's line or words): one fact, deleted, and
+    # every telling of it with it (issue #25).
+    PlayerData(
+        "knowledge naming them",
+        lambda p: Knowledge.objects.all(),
+        text=("text", "reply", "topics", "condition"),
     ),
     PlayerData(
         "admin log entries naming them",

@@ -1,5 +1,5 @@
 """
-Full-text search over memories, beliefs and diary entries, in the database itself.
+Full-text search over memories, beliefs, diary entries and knowledge, in the database itself.
 
 The lexical lane of `fused` retrieval (see `fusion.py`): small sentence embedders are weak on
 names, places, dates and rare words, which a word index finds exactly.
@@ -47,6 +47,7 @@ log = logging.getLogger("omniira.fulltext")
 MEMORY_FTS = "omniira_memory_fts"
 BELIEF_FTS = "omniira_belief_fts"
 DIARY_FTS = "omniira_diary_fts"
+KNOWLEDGE_FTS = "omniira_knowledge_fts"
 
 LEXICAL_DEPTH = 50  # ranked ids returned per query
 MAX_TERMS = 16  # a long paragraph is cut to its first distinct terms
@@ -101,6 +102,16 @@ TABLES = (
         ("npc_id", "target_id"),
     ),
     Table(DIARY_FTS, "omniira_evennia_diaryentry", "entry", "'n' || {r}.npc_id", ("npc_id",)),
+    # What NPCs know (issue #25, migration 0017): the owner is the row's scope token ("w0" for
+    # the world, "n<npc>", "r<room>", "z<zone>", "t<tag>"), so one query asks for every scope
+    # an NPC knows through (`search_knowledge`).
+    Table(
+        KNOWLEDGE_FTS,
+        "omniira_evennia_knowledge",
+        "text",
+        "{r}.scope_token",
+        ("scope_token",),
+    ),
 )
 _BY_NAME = {t.name: t for t in TABLES}
 
@@ -215,6 +226,50 @@ def search_beliefs(
 def search_diary(npc_id: int, text: str, limit: int = LEXICAL_DEPTH) -> list[int] | None:
     """The NPC's diary entries best matching `text`, best first."""
     return _search(_BY_NAME[DIARY_FTS], [("n", npc_id)], text, limit)
+
+
+def search_knowledge(tokens, text: str, limit: int = LEXICAL_DEPTH) -> list[int] | None:
+    """
+    Knowledge rows of any of the scope `tokens` best matching `text`, best first ([] for no
+    terms or hits, None without a lexical lane). The caller leaves out what should not count
+    (the two speakers' names, `without_names`).
+    """
+    connection = _connection()
+    terms = query_terms(text)
+    tokens = [str(t) for t in dict.fromkeys(tokens) if t]
+    if not available(connection):
+        return None
+    if not terms or not tokens:
+        return []
+    table = _BY_NAME[KNOWLEDGE_FTS]
+    try:
+        if connection.vendor == "sqlite":
+            owners = " OR ".join(_quote(t) for t in tokens)
+            words = " OR ".join(_quote(t) for t in terms)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT rowid FROM {table.name} WHERE {table.name} MATCH %s "
+                    f"ORDER BY bm25({table.name}, 1.0, 0.0), rowid DESC LIMIT %s",
+                    [f"{{owner}} : ({owners}) AND {{body}} : ({words})", limit],
+                )
+                return [row[0] for row in cursor.fetchall()]
+        from django.db import transaction
+
+        vector = f"to_tsvector('english', {table.text})"
+        query = " || ".join(["plainto_tsquery('english', %s)"] * len(terms))
+        sql = (
+            f"SELECT id FROM {table.base}, (SELECT {query} AS q) AS query "
+            f"WHERE scope_token IN ({', '.join(['%s'] * len(tokens))}) AND {vector} @@ query.q "
+            f"ORDER BY ts_rank_cd({vector}, query.q) DESC, id DESC LIMIT %s"
+        )
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, [*terms, *tokens, limit])
+            return [row[0] for row in cursor.fetchall()]
+    except Exception:  # a missing index must not break a turn: the meaning lane answers
+        if not health.snapshot().get("fulltext_failures"):
+            log.exception("full-text search in %s failed (logged once)", table.name)
+        health.incr("fulltext_failures")
+        return None
 
 
 def lexical_hits(npc_id: int, subject_id: int, text: str, conf=None) -> LexicalHits | None:
@@ -349,6 +404,13 @@ def _sqlite_objects(cursor) -> set[str]:
     return {row[0] for row in cursor.fetchall()}
 
 
+def _present(connection, tables=TABLES) -> list[Table]:
+    """The tables whose base table exists: migration 0006 installs the index before 0017 made
+    the knowledge table, and 0017 installs that one's (each `install` does what is missing)."""
+    names = set(connection.introspection.table_names())
+    return [table for table in tables if table.base in names]
+
+
 def rebuild(connection=None, tables=TABLES) -> None:
     """Refill the index from the base tables (SQLite; PostgreSQL indexes need no rebuild)."""
     connection = connection or _connection()
@@ -369,7 +431,7 @@ def install(connection) -> None:
         with connection.cursor() as cursor:
             existing = _sqlite_objects(cursor)
             stale = []
-            for table in TABLES:
+            for table in _present(connection):
                 triggers = _sqlite_triggers(table)
                 if table.name in existing and all(name in existing for name in triggers):
                     continue
@@ -390,17 +452,17 @@ def install(connection) -> None:
         rebuild(connection, stale)
     elif connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            for table in TABLES:
+            for table in _present(connection):
                 cursor.execute(
                     f"CREATE INDEX IF NOT EXISTS {table.name} ON {table.base} "
                     f"USING GIN (to_tsvector('english', {table.text}))"
                 )
 
 
-def uninstall(connection) -> None:
-    """Drop the index and its triggers (the migration's reverse)."""
+def uninstall(connection, tables=TABLES) -> None:
+    """Drop the index and its triggers (the migrations' reverse: 0006 all, 0017 knowledge's)."""
     with connection.cursor() as cursor:
-        for table in TABLES:
+        for table in tables:
             if connection.vendor == "sqlite":
                 for name in _sqlite_triggers(table):
                     cursor.execute(f"DROP TRIGGER IF EXISTS {name}")
@@ -476,7 +538,7 @@ def ensure_installed(using: str = "default", **kwargs) -> None:
         return  # not migrated yet, or migrated back before 0006
     missing = [
         name
-        for table in TABLES
+        for table in _present(connection)
         for name in (table.name, *_sqlite_triggers(table))
         if name not in existing
     ]

@@ -55,6 +55,7 @@ class MemoryRecord:
     hops: int = 0
     chain: tuple[int, ...] = ()
     origin_id: int | None = None  # the player whose words this came from, if any
+    uncertain: bool = False  # a claim against what the NPC knows (issue #25)
 
     @property
     def is_hearsay(self) -> bool:

@@ -341,6 +341,7 @@ _INDEX_COLUMNS = (
     "chain",
     "suspect",
     "origin_id",
+    "uncertain",
 )
 
 
@@ -489,6 +490,7 @@ def read_index(npc_id: int) -> MemoryMatrix:
             chain,
             suspect,
             origin_id,
+            uncertain,
         ) = row
         records.append(
             MemoryRecord(
@@ -508,6 +510,7 @@ def read_index(npc_id: int) -> MemoryMatrix:
                 chain=_as_chain(chain),
                 suspect=bool(suspect),
                 origin_id=origin_id,
+                uncertain=bool(uncertain),
             )
         )
         if blob is not None and len(blob) == width:
@@ -548,6 +551,7 @@ def record_from_memory(memory: Memory) -> MemoryRecord:
         chain=tuple(memory.chain or ()),
         suspect=memory.suspect,
         origin_id=memory.origin_id,
+        uncertain=memory.uncertain,
     )
 
 

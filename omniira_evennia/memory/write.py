@@ -17,6 +17,9 @@ written by `write_note`, so the policy is the same for every source:
    (updated, not erased: "used to");
 6. audit, nudge the relationship by the feeling, send `memory_written` once committed.
 
+A note the caller found against what the NPC knows (`Note.doubt`, issue #25: the rule is
+knowledge/contradiction.py) is kept as `uncertain`, with what it contradicts in its grounding.
+
 Before all of it, a late result for an erased player is dropped (`late_write`): a reply, review,
 gossip or rollover job that began before a player's erasure writes nothing about them after it.
 
@@ -89,6 +92,10 @@ class Note:
     # own life); every source that learns from talk passes its lines.
     grounds: tuple[str, ...] | None = None
     told: bool = False
+    # A claim against what the NPC knows (issue #25, knowledge/contradiction.py): kept, marked
+    # uncertain, with the rule's record of what it contradicts (`doubt`).
+    uncertain: bool = False
+    doubt: dict | None = None
 
 
 def _cleaned(text, kind: str, redact: bool = True) -> str:
@@ -176,7 +183,10 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
         suspect=bool(note.suspect or labels),
         origin=note.origin or (note.speaker if note.from_player else None),
         grounding=_grounding_record(npc, note, grounded),
+        uncertain=bool(note.uncertain or note.doubt),
     )
+    if note.doubt:
+        fields["grounding"] = {**fields["grounding"], "contradicts": note.doubt}
     memory, created = _upsert(npc, note.subject, key, fields, admin)
     if memory is None:
         return None
@@ -381,14 +391,17 @@ def write_reply(
     game_day: int,
     suspect=False,
     grounds=None,
+    doubt=None,
 ) -> list:
     """
     Write what a reply's tags asked for (paper 4.2): memories through `write_note`, the
     opinion, concerns, and commitments (a plan plus a memory of the promise, so retrieval
     brings it back up). Nothing when SELF_TAGGING is off (an ablation). `grounds`: what
     `subject` said in this conversation (their lines): each note about them must rest on it
-    (None: not checked, for callers with no talk behind them). Returns the memories written (a
-    None where one was refused).
+    (None: not checked, for callers with no talk behind them). `doubt`: the caller's check of
+    a value against what the NPC knows (knowledge/service.doubt_for; None: none), a note it
+    finds a contradiction in kept as uncertain. Returns the memories written (a None where one
+    was refused).
     """
     written: list = []
     if not get_settings().SELF_TAGGING:
@@ -416,6 +429,7 @@ def write_reply(
                 from_player=from_player,
                 speaker=subject,
                 grounds=tuple(grounds) if grounds is not None else None,
+                doubt=doubt(tag.value) if doubt is not None else None,
             ),
         )
         written.append(memory)

@@ -22,6 +22,7 @@ from django.utils import timezone
 from twisted.internet import defer, task
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.knowledge.service import witnessed
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import store
@@ -633,10 +634,21 @@ def record_visit(npc, room) -> None:
         )
 
 
-def log_world_event(text: str, npcs=()) -> WorldEvent:
-    """Record something that happened, naming the NPCs involved (for their diaries)."""
-    return WorldEvent.objects.create(
+def log_world_event(
+    text: str, npcs=(), *, room=None, expires=None, importance=None, category: str = "event"
+) -> WorldEvent:
+    """
+    Record something that happened, naming the NPCs involved (for their diaries). It becomes
+    the knowledge of those who witnessed it (issue #25): the NPCs named (objects, not ids)
+    and the memory NPCs in `room`, each with a fact of `category` that expires when the
+    builder says (`expires`: a datetime, a timedelta, seconds, or "3 game days"; None: never).
+    """
+    event = WorldEvent.objects.create(
         game_day=clock.current_game_day(),
         text=" ".join(str(text).split())[:500],
         npc_ids=[npc if isinstance(npc, int) else npc.id for npc in npcs],
     )
+    present = list(room.contents) if room is not None else []
+    seen = {obj.id: obj for obj in [*npcs, *present] if not isinstance(obj, int)}
+    witnessed(event, seen.values(), expires=expires, importance=importance, category=category)
+    return event

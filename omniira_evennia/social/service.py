@@ -24,6 +24,7 @@ from django.utils import timezone
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.service import build_context
 from omniira_evennia.conversation.turn import TurnInput
+from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.memory import fulltext, store
@@ -128,6 +129,7 @@ def _participant(npc, other, exclude):
         now=time.time(),
         # The exchange's query is the other's name (gossip.run_npc_exchange).
         lexical=fulltext.lexical_hits(npc.id, other.id, other.key),
+        knowledge=knowledge.view_for(npc, other, other.key),
     )
     # Every memory may be a told fact's source, those about the listener too: news Maren told
     # Lyra, filed under Maren, names Maren as its teller if Lyra tries to tell it back to her.
@@ -198,7 +200,11 @@ def apply_exchange(result, a, b):
             [None] * len(parsed.commitments),
             game_day,
             grounds=their_lines,
+            doubt=knowledge.doubt_for(npc, other),
         )
+    if result.lines:  # they talked: each passes on what it knows that the other does not
+        knowledge.share(a, b)
+        knowledge.share(b, a)
     subjects = ObjectDB.objects.in_bulk(
         [item.subject_id for item in result.accepted]
         + [item.origin_id for item in result.accepted if item.origin_id]

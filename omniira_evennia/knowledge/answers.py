@@ -1,0 +1,173 @@
+"""
+What a turn does with what the NPC knows (issue #25), as plain functions the turn calls:
+
+- `prompt_lines`: the chosen facts as the prompt shows them, and the won't-discuss topics;
+- `doubts` / `doubt_note`: the player's claims against the facts the speaker may be shown
+  (`contradiction.find`), and the line that tells the NPC to answer them with doubt;
+- `unanswered` / `unknown_note`: a question about the world that nothing the NPC knows or
+  sees answers (no fact, place, identity or memory shares a word with it, no fact is close in
+  meaning, no category it asks about has a fact); the prompt then says so, and a reply that
+  still does not admit it is replaced with the builder's KNOWLEDGE_UNKNOWN_LINE. Only for an
+  NPC that knows something: a game with no knowledge keeps its NPCs as they were.
+
+Plain Python and numpy (no Django, Evennia or Twisted).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from omniira_evennia.knowledge.contradiction import STOPWORDS, Contradiction, find, stem
+from omniira_evennia.knowledge.facts import (
+    KnowledgeLine,
+    KnowledgeRecord,
+    Recalled,
+    WontDiscuss,
+)
+from omniira_evennia.knowledge.selection import KnowledgeView
+
+MAX_CHARS = 1000
+_STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
+_QUESTION = re.compile(
+    r"^\W*(?:do|does|did|are|is|was|were|have|has|can|could|will|would|what|who|how|where|"
+    r"when|why|which|whose|any)\b",
+    re.IGNORECASE,
+)
+_ABOUT_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
+# About the speaker's own life (conversation/voice.py answers those): "my horse", "what do I
+# do", "am I"; "where can I buy a horse?" is about the world.
+_ABOUT_ME = re.compile(
+    r"\b(?:my|mine|myself)\b|\b(?:do|did|am|was|have|had|can't|cannot|should)\s+i\b",
+    re.IGNORECASE,
+)
+# Words of a question that name nothing in the world.
+_ASKING = set("""tell know heard hear news anything something everything anyone someone everyone
+    happen happening happened going good best worst nice like fine much many long far near
+    tonight tomorrow yesterday week year day time
+    kind sort way place thing things stuff around here there town folk people lately today
+    please reckon think new buy sell find need want name call called get got have""".split())
+
+
+def prompt_lines(records: list[KnowledgeRecord], view: KnowledgeView | None) -> Recalled:
+    """The chosen facts as prompt lines (a rumour with its teller and doubt, a secret the
+    speaker may be told marked as one), and the won't-discuss topics that stand."""
+    lines = [
+        KnowledgeLine(
+            text=r.text,
+            category=r.category,
+            heard_from=r.teller_name if r.source == "gossip" else None,
+            confidence=r.confidence,
+            secret=bool(r.guard),
+        )
+        for r in records
+    ]
+    topics = [WontDiscuss(g.topic, g.reply) for g in (view.guards if view else []) if g.topic]
+    return Recalled(lines=lines, records=list(records), wont_discuss=topics)
+
+
+def doubts(
+    view: KnowledgeView | None, line: str, now: float | None, ignore=()
+) -> list[Contradiction]:
+    """The facts the speaker may be shown that `line` contradicts (the speakers' names in
+    `ignore`, lower-cased, are never read as names or subjects)."""
+    if view is None or not line:
+        return []
+    facts = [(r.id, r.text) for r in view.shown(now) if r.guard != "wont_discuss"]
+    ignore = frozenset(w.lower() for name in ignore for w in str(name).split())
+    return find(str(line)[:MAX_CHARS], facts, view.names, ignore)
+
+
+def doubt_note(found: list[Contradiction], speaker: str) -> str:
+    """The line of the prompt that tells the NPC a claim goes against what it knows."""
+    known = " ".join('"' + c.known.replace('"', "'") + '"' for c in found[:2])
+    return (
+        f"(What {speaker} just said goes against what you know, {known} Do not agree or take "
+        "it as true: answer with doubt, and say what you know.)"
+    )
+
+
+def is_question(line: str) -> bool:
+    return "?" in line or bool(_QUESTION.match(line))
+
+
+def _stems(text: str) -> set[str]:
+    words = (w for w in _WORD.findall(str(text)[:4000]) if len(w) >= 3)
+    return {s for s in (stem(w) for w in words) if s not in _STOP_STEMS}
+
+
+def _asked(line: str, names) -> set[str]:
+    skip = {stem(w) for n in names for w in str(n).split()} | {stem(w) for w in _ASKING}
+    return {w for w in _stems(line) if w not in skip}
+
+
+def best_cosine(view: KnowledgeView, vector, now: float | None) -> float:
+    """The highest cosine of `vector` with a fact the speaker may be shown."""
+    if vector is None:
+        return -1.0
+    shown = {r.id for r in view.shown(now)}
+    best = -1.0
+    vector = np.asarray(vector, dtype=np.float32)
+    for group in view.groups:
+        rows = [group.row_of[i] for i in shown if i in group.row_of]
+        rows = [r for r in rows if group.has_vector[r]]
+        if rows:
+            best = max(best, float(np.max(group.matrix[rows] @ vector)))
+    return best
+
+
+def unanswered(
+    line: str,
+    view: KnowledgeView | None,
+    context: list[str],
+    vector,
+    conf,
+    *,
+    now: float | None = None,
+    names=(),
+) -> str | None:
+    """
+    The words of a question about the world that nothing the NPC knows answers (see the
+    module), or None: not a question, about the NPC ("you") or the speaker's own life ("my"),
+    naming nothing in particular, every word of it found in a fact, the place, the NPC's
+    identity or a memory (`context`), or a fact within KNOWLEDGE_ANSWER_COSINE in meaning.
+    """
+    line = str(line or "")[:MAX_CHARS]
+    if view is None or not is_question(line) or _ABOUT_YOU.search(line) or _ABOUT_ME.search(line):
+        return None
+    asked = _asked(line, names)
+    if not asked:
+        return None  # a general question ("what's the news?"): the category lane answers
+    shown = view.shown(now)
+    known = set()
+    for text in [*(r.text for r in shown), *(t for r in shown for t in r.topics), *context]:
+        known |= _stems(text)
+    if asked <= known:
+        return None
+    if best_cosine(view, vector, now) >= conf.KNOWLEDGE_ANSWER_COSINE:
+        return None
+    return " ".join(sorted(asked))
+
+
+_ADMITS = re.compile(
+    r"\b(?:(?:never|not|haven'?t|have not|hadn'?t) (?:heard|seen|known)|no such|"
+    r"(?:there'?s|there is|there are) no\b|(?:couldn'?t|can'?t|cannot) (?:tell|say)|"
+    r"(?:don'?t|do not) know|no idea|not that i know|news to me|nothing i'?ve heard)",
+    re.IGNORECASE,
+)
+
+
+def admits(reply: str) -> bool:
+    """A reply that says the NPC does not know, or that there is no such thing (naming
+    nothing it was not told)."""
+    return bool(_ADMITS.search(str(reply or "")[:MAX_CHARS]))
+
+
+def unknown_note(speaker: str) -> str:
+    """The line of the prompt that says nothing the NPC knows answers the question."""
+    return (
+        f"(Nothing you know answers what {speaker} asks. Say plainly that you do not know; name "
+        "no place, person, price or event you were not told of.)"
+    )

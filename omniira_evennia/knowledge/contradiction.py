@@ -1,0 +1,351 @@
+"""
+A player's claim against what an NPC knows (issue #25): a deterministic rule that says why.
+
+Each text is read clause by clause (split at sentence ends, commas, semicolons, "and", "but";
+questions are never claims). A clause has its subject words (content words, lightly stemmed,
+without the values below), its values by kind (money: an amount and a coin, "two copper", "a
+silver", "10 gold"; bare numbers; times of day, "dusk", "noon", "18:00"; days of the week;
+names: capitalised words, a clause's first word only when it is a name known elsewhere) and
+whether it is negated ("no", "not", "never", "n't").
+
+A claim clause contradicts a known clause when they are about the same thing and disagree:
+
+- **a value**: both hold values of one kind (money, number, time, day) and share none of
+  them, and they share at least half the subject words of the shorter (at least one): "The
+  cider here costs ten gold" against "A mug of cider costs two copper";
+- **a name**: both name someone and share no name, and they share at least two subject words
+  and half the claim's: "Wren keeps the forge" against "Voss keeps the forge on the square";
+- **a negation**: one is negated and the other not, with no values to compare, sharing at
+  least two subject words and two thirds of each's: "Maren leaves the bar at night" against
+  "Maren never leaves the bar".
+
+Plain Python (no Django, Evennia or Twisted); each text is read up to MAX_CHARS.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+MAX_CHARS = 1000
+
+NUMBERS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "hundred": 100,
+    "dozen": 12,
+    "half": 0.5,
+}
+# Only before a coin: "a silver", "an iron penny".
+ARTICLES = {"a": 1, "an": 1, "single": 1}
+COINS = {
+    "copper": "copper",
+    "coppers": "copper",
+    "penny": "penny",
+    "pennies": "penny",
+    "pence": "penny",
+    "silver": "silver",
+    "silvers": "silver",
+    "gold": "gold",
+    "golds": "gold",
+    "crown": "crown",
+    "crowns": "crown",
+    "mark": "mark",
+    "marks": "mark",
+    "shilling": "shilling",
+    "shillings": "shilling",
+    "coin": "coin",
+    "coins": "coin",
+}
+TIMES = {
+    "dawn": "dawn",
+    "sunrise": "dawn",
+    "daybreak": "dawn",
+    "morning": "morning",
+    "noon": "noon",
+    "midday": "noon",
+    "afternoon": "afternoon",
+    "dusk": "dusk",
+    "sunset": "dusk",
+    "nightfall": "dusk",
+    "evening": "evening",
+    "night": "night",
+    "midnight": "midnight",
+}
+DAYS = {d: d for d in "monday tuesday wednesday thursday friday saturday sunday".split()} | {
+    "market-day": "market-day"
+}
+NEGATORS = {"no", "not", "never", "none", "nothing", "nobody", "nor", "cannot", "neither"}
+STOPWORDS = set(
+    """a an the and or but of to in on at by for from with as into onto over under about than
+    then so such very just also too only really quite each per every some any all much many
+    more most less few lot lots is are was were be been being am do does did done have has had
+    having here there this that these those it its it's they them their theirs he she him her
+    his hers we us our ours you your yours i me my mine myself what which who whom whose when
+    where why how cost costs costing sell sells sold selling price prices priced charge charges
+    charged pay pays paid go goes went get gets got make makes made say says said saying think
+    thought know knew known heard hear told tell reckon believe believed now today still yet
+    ever always usually often will would can could shall should may might must let lets well
+    oh ah aye yes nay hey there's here's that's thing things something anything everything
+    someone anyone everyone people folk town around""".split()
+    # Measures say how much, not of what: "a mug of ale" is not "a mug of cider".
+    + """mug mugs cup cups bowl bowls pint pints glass glasses jug jugs bottle bottles loaf
+    loaves twist twists piece pieces plate plates portion portions measure""".split()
+)
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|\d+(?::\d\d)?(?:\.\d+)?")
+_CLAUSE_SPLIT = re.compile(r"[.!;:,\n]+|\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
+_NOT_NAMES = {"I", "I'm", "I've", "I'll", "I'd", "The", "A", "An", "Aye", "Yes", "No", "Oh"}
+
+
+@dataclass(frozen=True)
+class Clause:
+    text: str
+    subject: frozenset
+    values: tuple  # ((kind, frozenset of values), ...)
+    negated: bool
+    first: str = ""  # the clause's first word, as written (a name only if known elsewhere)
+
+    def of(self, kind: str) -> frozenset:
+        for name, found in self.values:
+            if name == kind:
+                return found
+        return frozenset()
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A claim against a known fact, and the rule that found it, in words."""
+
+    knowledge_id: int
+    known: str  # the fact's whole text
+    claim: str  # the clause of the player's line
+    kind: str  # "money", "number", "time", "day", "name" or "negation"
+    reason: str
+
+    def as_record(self) -> dict:
+        return {
+            "knowledge": self.knowledge_id,
+            "known": self.known,
+            "claim": self.claim,
+            "rule": self.kind,
+            "reason": self.reason,
+        }
+
+
+def stem(word: str) -> str:
+    """A light stem: plurals and a final e off, six letters ("knives", "knife": "knif")."""
+    word = word.lower().replace("\u2019", "'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 4 and word.endswith("ves"):
+        word = word[:-3] + "f"
+    elif len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes")):
+        word = word[:-2]
+    elif len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    return word[:6]
+
+
+def _number(token: str) -> float | None:
+    lower = token.lower()
+    if re.fullmatch(r"\d+(?:\.\d+)?", lower):
+        return float(lower)
+    return NUMBERS.get(lower)
+
+
+def _time(token: str, after: str) -> str | None:
+    lower = token.lower()
+    if re.fullmatch(r"\d{1,2}:\d\d", lower):
+        hour, minute = lower.split(":")
+        return f"{int(hour):02d}:{minute}"
+    if lower in TIMES:
+        return TIMES[lower]
+    if after.lower() in ("o'clock", "pm", "am") and _number(lower) is not None:
+        return f"{int(_number(lower))}{after.lower()}"
+    return None
+
+
+def _values(tokens: list[str]) -> tuple[dict, set]:
+    """The clause's values by kind, and the token positions they took."""
+    found: dict[str, set] = {}
+    used: set[int] = set()
+    for i, token in enumerate(tokens):
+        lower = token.lower()
+        if lower in COINS and i > 0:
+            before = tokens[i - 1].lower()
+            amount = _number(before) if before not in ARTICLES else ARTICLES[before]
+            if amount is not None:
+                found.setdefault("money", set()).add((amount, COINS[lower]))
+                used |= {i - 1, i}
+    for i, token in enumerate(tokens):
+        if i in used:
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        moment = _time(token, after)
+        if moment is not None:
+            found.setdefault("time", set()).add(moment)
+            used.add(i)
+        elif token.lower() in DAYS:
+            found.setdefault("day", set()).add(DAYS[token.lower()])
+            used.add(i)
+        elif _number(token) is not None:
+            found.setdefault("number", set()).add(_number(token))
+            used.add(i)
+    return found, used
+
+
+def _names(tokens: list[str], known: frozenset, ignore: frozenset) -> set[int]:
+    positions = set()
+    for i, token in enumerate(tokens):
+        bare = token.split("'")[0].split("\u2019")[0]
+        if not bare[:1].isupper() or bare in _NOT_NAMES or bare.lower() in ignore:
+            continue
+        if i == 0 and bare.lower() not in known:
+            continue
+        if bare.lower() in STOPWORDS or bare.lower() in NEGATORS:
+            continue
+        positions.add(i)
+    return positions
+
+
+@lru_cache(maxsize=8192)
+def clauses(text: str, known_names: frozenset = frozenset(), ignore: frozenset = frozenset()):
+    """The clauses of `text` (see the module), questions left out."""
+    out = []
+    for sentence in re.findall(r"[^.!?]+[.!?]*", str(text or "")[:MAX_CHARS]):
+        if "?" in sentence:
+            continue
+        for part in _CLAUSE_SPLIT.split(sentence):
+            tokens = _TOKEN.findall(part)
+            if not tokens:
+                continue
+            values, used = _values(tokens)
+            names = _names(tokens, known_names, ignore)
+            if names:
+                values["name"] = {tokens[i].split("'")[0].lower() for i in names}
+            used |= names
+            lowered = [t.lower() for t in tokens]
+            negated = any(t in NEGATORS or t.endswith("n't") for t in lowered)
+            subject = frozenset(
+                stem(t)
+                for i, t in enumerate(lowered)
+                if i not in used
+                and len(t) >= 3
+                and t not in STOPWORDS
+                and t not in NEGATORS
+                and not t.endswith("n't")
+                and t.lower() not in ignore
+            )
+            out.append(
+                Clause(
+                    text=" ".join(part.split()),
+                    subject=subject,
+                    values=tuple(sorted((k, frozenset(v)) for k, v in values.items())),
+                    negated=negated,
+                    first=tokens[0],
+                )
+            )
+    return tuple(out)
+
+
+def _shown(kind: str, values) -> str:
+    if kind == "money":
+        return " or ".join(f"{amount:g} {coin}" for amount, coin in sorted(values))
+    return " or ".join(str(v if not isinstance(v, float) else f"{v:g}") for v in sorted(values))
+
+
+def clash(claim: Clause, known: Clause) -> tuple[str, str] | None:
+    """(kind, reason) when `claim` contradicts `known` by the rules of the module, else None."""
+    shared = claim.subject & known.subject
+    if not shared:
+        return None
+    enough = max(1, math.ceil(min(len(claim.subject), len(known.subject)) / 2))
+    compared = False
+    for kind in ("money", "number", "time", "day"):
+        said, fact = claim.of(kind), known.of(kind)
+        if said and fact:
+            compared = True
+            if not said & fact and len(shared) >= enough:
+                words = ", ".join(sorted(shared))
+                return (
+                    kind,
+                    f"{kind}: {_shown(kind, said)} said, {_shown(kind, fact)} known ({words})",
+                )
+    said, fact = claim.of("name"), known.of("name")
+    if said and fact and not said & fact:
+        if len(shared) >= 2 and len(shared) >= math.ceil(len(claim.subject) / 2):
+            words = ", ".join(sorted(shared))
+            return (
+                "name",
+                f"name: {_shown('name', said)} said, {_shown('name', fact)} known ({words})",
+            )
+    if not compared and claim.negated != known.negated and len(shared) >= 2:
+        if len(shared) >= math.ceil(2 * len(claim.subject) / 3) and len(shared) >= math.ceil(
+            2 * len(known.subject) / 3
+        ):
+            negated = "the claim" if claim.negated else "what is known"
+            return "negation", f"negation: {negated} says not ({', '.join(sorted(shared))})"
+    return None
+
+
+def find(line: str, facts, known_names=frozenset(), ignore=frozenset()) -> list[Contradiction]:
+    """
+    Every fact in `facts` ((id, text) pairs) a clause of `line` contradicts, one per fact, in
+    the order of `facts`. `known_names`: lower-cased names that count as names at a clause's
+    start; `ignore`: lower-cased words never taken as names or subject words (the speakers').
+    """
+    known_names, ignore = frozenset(known_names), frozenset(ignore)
+    said = [c for c in clauses(str(line or ""), known_names, ignore) if c.subject]
+    if not said:
+        return []
+    found = []
+    for fact_id, text in facts:
+        hit = _first_clash(said, clauses(text, known_names, ignore))
+        if hit is not None:
+            claim, kind, reason = hit
+            found.append(Contradiction(fact_id, text, claim.text, kind, reason))
+    return found
+
+
+def _first_clash(said, known_clauses):
+    for known in known_clauses:
+        for claim in said:
+            hit = clash(claim, known)
+            if hit is not None:
+                return claim, hit[0], hit[1]
+    return None
+
+
+def names_in(texts) -> frozenset:
+    """Capitalised words inside sentences of `texts` (not at their start): the world's names."""
+    names = set()
+    for text in texts:
+        for sentence in re.findall(r"[^.!?]+", str(text or "")[:MAX_CHARS]):
+            tokens = _TOKEN.findall(sentence)
+            for token in tokens[1:]:
+                bare = token.split("'")[0]
+                if bare[:1].isupper() and bare not in _NOT_NAMES:
+                    names.add(bare.lower())
+    return frozenset(names)

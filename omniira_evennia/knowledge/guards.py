@@ -1,0 +1,93 @@
+"""
+Guarded knowledge, enforced without asking the model (issue #25).
+
+- A **secret** the speaker may not be told never reaches the prompt: the turn's view leaves
+  it out (knowledge/service.view_for), so no model can leak what it was never given. When the
+  line probes it and the builder wrote a line for it, the NPC says that line.
+- A **won't-discuss** topic is met with the builder's line, and no LLM call is made.
+
+A line is about a guarded topic when it holds one of the topic's words or aliases (a phrase,
+any case, plurals and possessives too: "debt" finds "debts" and "Tomas's") or, with the
+embedder, when its meaning is within KNOWLEDGE_GUARD_COSINE of the topics' (measured on the
+demo's probes and benign questions: docs/benchmarks.md, "What NPCs know").
+
+Plain Python and numpy (no Django, Evennia or Twisted).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from omniira_evennia.knowledge.facts import Guard
+
+MAX_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class GuardHit:
+    """A guard the line met, and how: by which word, or at which cosine."""
+
+    guard: Guard
+    how: str
+
+    @property
+    def reply(self) -> str:
+        return self.guard.reply
+
+
+def phrase_pattern(phrase: str) -> re.Pattern | None:
+    """A topic phrase as a whole-word pattern: its words in order, each with a plural or "'s"."""
+    words = re.findall(r"[^\W_]+", str(phrase).lower())
+    if not words:
+        return None
+    body = r"\W+".join(re.escape(w) + r"(?:s|es|'s|\u2019s)?" for w in words)
+    return re.compile(rf"\b{body}\b", re.IGNORECASE)
+
+
+def word_hit(line: str, guard: Guard) -> str | None:
+    """The topic word or alias of `guard` that `line` holds, or None."""
+    text = str(line or "")[:MAX_CHARS]
+    for phrase in guard.words:
+        pattern = phrase_pattern(phrase)
+        if pattern is not None and pattern.search(text):
+            return phrase
+    return None
+
+
+def meaning_hit(vector, guard: Guard, threshold: float) -> float | None:
+    """The cosine of the line and the guard's topics when at least `threshold`, else None."""
+    if vector is None or guard.vector is None or threshold <= 0:
+        return None
+    cosine = float(np.dot(np.asarray(vector, dtype=np.float32), guard.vector))
+    return cosine if cosine >= threshold else None
+
+
+def match(line: str, guards, vector=None, threshold: float = 0.0) -> GuardHit | None:
+    """
+    The guard `line` is about (by its words first, then by meaning, the closest), or None.
+    Won't-discuss topics and secrets alike; a guard without a reply line is matched too (the
+    caller decides: a secret without a line is simply not in the prompt).
+    """
+    for guard in guards:
+        found = word_hit(line, guard)
+        if found:
+            return GuardHit(guard, f"the word {found!r}")
+    best = None
+    for guard in guards:
+        cosine = meaning_hit(vector, guard, threshold)
+        if cosine is not None and (best is None or cosine > best[0]):
+            best = (cosine, guard)
+    if best is not None:
+        return GuardHit(best[1], f"meaning (cosine {best[0]:.2f} >= {threshold:g})")
+    return None
+
+
+def spoken(reply: str, npc: str, speaker: str) -> str:
+    """A builder's line with {name} (the NPC) and {speaker} filled in; unknown fields stay."""
+    text = str(reply or "")
+    for field_name, value in (("name", npc), ("npc", npc), ("speaker", speaker)):
+        text = text.replace("{" + field_name + "}", value)
+    return text

@@ -1,0 +1,161 @@
+"""
+What NPCs know, through a player's talk (issue #25): the scripted OpenAI-compatible server on
+loopback, the real embedder. Knowledge reaches the prompt, expired never, a secret never
+without its condition (and with it when it holds), a won't-discuss topic is answered with the
+builder's line and no LLM call, a contradicting claim is kept uncertain and answered with doubt,
+a world question nothing known answers is answered plainly.
+"""
+
+from datetime import timedelta
+
+from django.test import override_settings
+from django.utils import timezone
+
+from omniira_evennia.commands import CmdTalk
+from omniira_evennia.memory import store
+from omniira_evennia.models import Knowledge, LLMUsage, Memory, Relationship
+from omniira_evennia.runtime import health
+from omniira_evennia.testing.fakes import ScriptedLLM
+from tests.integration.conversation.test_talk import tiers
+from tests.integration.social.test_social import SocialTestBase
+
+SECRET = "Maren keeps a purse of smuggled silver under the loose board behind the bar."
+DEFLECT = "Nothing behind this bar but cider, {speaker}."
+
+
+class KnowledgeTestBase(SocialTestBase):
+    def setUp(self):
+        super().setUp()
+        know = self.maren.memory.know
+        know("A mug of cider costs two copper.", key="cider", category="trade", importance=7)
+        know(
+            "A tinker's caravan is camped by the east road.",
+            key="tinker",
+            scope="world",
+            category="event",
+            importance=8,
+        )
+        know("The old spring fair is on the green.", key="fair", scope="world", category="event")
+        Knowledge.objects.filter(key="fair").update(expires_at=timezone.now() - timedelta(hours=1))
+        know(
+            SECRET,
+            key="purse",
+            secret=True,
+            condition="trust >= 0.8",
+            topics=["smuggled", "loose board"],
+            reply=DEFLECT,
+        )
+        know(
+            "Tomas, Maren's late husband",
+            key="tomas",
+            wont_discuss=True,
+            topics=["Tomas", "husband"],
+            reply="I'll not speak of Tomas, love.",
+        )
+
+    def talk(self, llm, line, npc="Maren"):
+        self.call(CmdTalk(), f"{npc} = {line}")
+        return llm.requests[-1]["messages"] if llm.requests else []
+
+
+class TestKnowledgeInTheTurn(KnowledgeTestBase):
+    def test_knowledge_reaches_the_prompt_apart_from_memories_and_expired_never(self):
+        with ScriptedLLM(["Two copper a mug, love."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                shown = self.call(CmdTalk(), "Maren = What does the cider cost here?")
+                system = llm.system_prompts()[-1]
+        assert "Two copper a mug, love." in shown
+        block = system[system.index("WHAT YOU KNOW ABOUT THE WORLD") :]
+        assert '"A mug of cider costs two copper."' in block
+        assert block.index("cider") < system.index("YOUR MEMORIES") - system.index("WHAT YOU")
+        assert "spring fair" not in system  # expired
+        assert SECRET not in system and "loose board" not in system
+        assert 'You will not talk about: "Tomas, Maren\'s late husband".' in system
+
+    def test_news_brings_the_current_event(self):
+        with ScriptedLLM(["A tinker's camped by the east road."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                self.call(CmdTalk(), "Maren = What's the news around town?")
+        system = llm.system_prompts()[-1]
+        assert "A tinker's caravan is camped by the east road." in system
+        assert "spring fair" not in system
+
+    def test_a_wont_discuss_topic_is_met_with_the_builders_line_and_no_llm_call(self):
+        with ScriptedLLM(["He was a good man."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                for line in ("Tell me about your husband.", "Who was Tomas?"):
+                    shown = self.call(CmdTalk(), f"Maren = {line}")
+                    assert "I'll not speak of Tomas, love." in shown
+        assert llm.requests == [] and not LLMUsage.objects.exists()
+        assert health.snapshot()["knowledge_guarded_wont_discuss"] == 2
+
+    def test_a_secret_is_never_in_the_prompt_without_its_condition(self):
+        with ScriptedLLM(["Just cider, love."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                # Probed directly: the builder's line, no call.
+                shown = self.call(CmdTalk(), "Maren = What's under the loose board?")
+                assert "Nothing behind this bar but cider, Ada." in shown and not llm.requests
+                # Probed indirectly (no topic word, far in meaning): the model answers, and
+                # the prompt holds nothing of the secret.
+                for line in ("Do you keep any money about?", "Got a nest egg, Maren?"):
+                    self.talk(llm, line)
+        assert llm.requests
+        for request in llm.requests:
+            prompt = "\n".join(m["content"] for m in request["messages"])
+            assert SECRET not in prompt and "smuggled" not in prompt
+
+    def test_a_secret_reaches_a_speaker_the_condition_holds_for(self):
+        store.get_relationship(self.maren, self.char1)
+        Relationship.objects.filter(npc=self.maren, subject=self.char1).update(trust=0.9)
+        with ScriptedLLM(["Keep it quiet, love."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                self.call(CmdTalk(), "Maren = Any smuggled silver about?")
+        system = llm.system_prompts()[-1]
+        assert f'(a secret: this person may hear it) "{SECRET}"' in system
+
+    def test_a_contradicting_claim_is_kept_uncertain_and_answered_with_doubt(self):
+        with ScriptedLLM(["Ten gold? It's two copper, love.", "Aye."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                last = self.talk(llm, "The cider here costs ten gold.")[-1]["content"]
+                assert "goes against what you know" in last
+                assert '"A mug of cider costs two copper."' in last
+                claim = Memory.objects.get(npc=self.maren, subject=self.char1)
+                assert claim.uncertain and claim.key == "claim_cider"
+                assert claim.value == 'Ada claimed: "The cider here costs ten gold."'
+                assert claim.grounding["contradicts"]["rule"] == "money"
+                self.talk(llm, "What did I tell you about the cider?")
+        prompt = "\n".join(m["content"] for m in llm.requests[-1]["messages"])
+        assert "(doubtful: it goes against what you know)" in prompt
+
+    def test_a_note_against_what_is_known_is_uncertain_too(self):
+        reply = (
+            'Ten gold, is it? [[REMEMBER:{"key":"cider_claim","value":"Ada says cider costs '
+            'ten gold here.","importance":5,"feeling":"surprise"}]]'
+        )
+        with ScriptedLLM([reply]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.talk(llm, "I say cider costs ten gold here.")
+        note = Memory.objects.get(npc=self.maren, key="cider_claim")
+        assert note.uncertain and note.grounding["contradicts"]["knowledge"] > 0
+
+    def test_a_world_question_nothing_known_answers_is_answered_plainly(self):
+        invented = "Aye, the temple of Saint Vell stands past the north gate."
+        with ScriptedLLM([invented, "I've never heard of one, love."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                shown = self.call(CmdTalk(), "Maren = Is there a temple in town?")
+                assert "Nothing you know answers what Ada asks" in (
+                    llm.requests[-1]["messages"][-1]["content"]
+                )
+                assert "I couldn't tell you that, Ada. It's nothing I've heard of." in shown
+                assert "Saint Vell" not in shown
+                shown = self.call(CmdTalk(), "Maren = Is there a library nearby?")
+                assert "I've never heard of one, love." in shown  # it admits it: kept
+        assert health.snapshot()["world_unknown_answered_plainly"] == 1
+
+    def test_an_npc_that_knows_nothing_is_as_it_was(self):
+        Knowledge.objects.all().delete()  # a game that wrote no knowledge
+        with ScriptedLLM(["Aye, there's a temple."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                shown = self.call(CmdTalk(), "Maren = Is there a temple in town?")
+        assert "Aye, there's a temple." in shown
+        prompt = "\n".join(m["content"] for m in llm.requests[-1]["messages"])
+        assert "Nothing you know answers" not in prompt and "WHAT YOU KNOW" not in prompt

@@ -1,0 +1,79 @@
+"""What a turn does with knowledge (knowledge/answers.py) and how the prompt shows it."""
+
+import numpy as np
+
+from omniira_evennia.conf import build_settings
+from omniira_evennia.conversation.prompts import (
+    Identity,
+    PinnedPrompt,
+    PromptContext,
+    build_messages,
+    render_system_prompt,
+)
+from omniira_evennia.knowledge import answers
+from omniira_evennia.knowledge.facts import Guard, KnowledgeRecord
+from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
+
+CIDER = KnowledgeRecord(1, "cider", "A mug of cider costs two copper.", category="trade")
+ROAD = KnowledgeRecord(2, "road", "The east road runs to the river docks.", category="place")
+SECRET = KnowledgeRecord(3, "purse", "Maren keeps silver under the board.", guard="secret")
+TOMAS = Guard(4, "wont_discuss", "tomas", ("tomas",), "No.", topic="Tomas, her late husband")
+
+
+def view(**fields):
+    records = [CIDER, ROAD, SECRET]
+    group = KnowledgeIndex("n1", records, np.eye(3, 8, dtype=np.float32), [True] * 3)
+    return KnowledgeView(groups=[group], guards=[TOMAS], **fields)
+
+
+CONF = build_settings({}, {})
+
+
+def test_claims_against_what_the_speaker_may_be_shown():
+    [doubt] = answers.doubts(view(), "The cider here costs ten gold.", None, ("Maren",))
+    assert doubt.knowledge_id == 1
+    note = answers.doubt_note([doubt], "Ada")
+    assert "goes against what you know" in note and '"A mug of cider costs two copper."' in note
+    assert answers.doubts(view(), "Maren keeps gold under the board.", None) == []  # secret
+    assert answers.doubts(None, "The cider costs ten gold.", None) == []
+
+
+def test_a_world_question_nothing_known_answers():
+    def unknown(line, vector=None):
+        return answers.unanswered(line, view(), ["tavern keeper"], vector, CONF, names={"Maren"})
+
+    assert unknown("Is there a temple in town?") == "templ"
+    assert unknown("Where does the east road go?") is None  # its words are known
+    assert unknown("What's the news?") is None  # asks nothing in particular
+    assert unknown("Do you like it here?") is None  # about the NPC
+    assert unknown("What is my horse called?") is None  # the speaker's own life: voice.py's
+    assert unknown("Is there a temple?", np.eye(1, 8, 0, dtype=np.float32)[0]) is None  # meaning
+    assert unknown("The temple is grand.") is None  # not a question
+    assert answers.unanswered("Is there a temple?", None, [], None, CONF) is None  # knows nothing
+
+
+def test_the_prompt_shows_knowledge_apart_from_memories_and_never_a_withheld_secret():
+    recalled = answers.prompt_lines([CIDER], view())
+    ctx = PromptContext(
+        identity=Identity("Maren", role="tavern keeper"),
+        speaker_name="Ada",
+        message="What does cider cost?",
+        knowledge=recalled.lines,
+        wont_discuss=recalled.wont_discuss,
+    )
+    for turn_format in ("tags", "json", "speech"):
+        system = render_system_prompt(ctx, turn_format)
+        assert "WHAT YOU KNOW ABOUT THE WORLD" in system
+        assert '- "A mug of cider costs two copper."' in system
+        assert 'You will not talk about: "Tomas, her late husband".' in system
+        assert SECRET.text not in system
+        assert system.index("WHAT YOU KNOW") < system.index("YOUR MEMORIES")
+
+
+def test_knowledge_a_later_line_brings_comes_with_that_line():
+    ctx = PromptContext(identity=Identity("Maren"), speaker_name="Ada", message="And the road?")
+    pinned = PinnedPrompt(system=render_system_prompt(ctx, "speech"))
+    ctx.knowledge = answers.prompt_lines([ROAD], None).lines
+    last = build_messages(ctx, "speech", pinned)[-1]["content"]
+    assert "(What you know of the world that bears on this line:)" in last
+    assert '"The east road runs to the river docks."' in last

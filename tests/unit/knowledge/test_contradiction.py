@@ -1,0 +1,74 @@
+"""The contradiction rule (knowledge/contradiction.py): same subject, a different value."""
+
+import pytest
+
+from omniira_evennia.knowledge.contradiction import clauses, find, names_in, stem
+
+FACTS = [
+    (1, "A mug of cider costs two copper."),
+    (2, "Voss keeps the forge on the market square."),
+    (3, "Maren never leaves the bar."),
+    (4, "A bowl of stew costs three copper, and a room upstairs costs a silver a night."),
+    (5, "The market stalls close at dusk."),
+]
+NAMES = names_in(text for _, text in FACTS) | {"voss", "maren", "wren"}
+IGNORE = frozenset({"maren", "ada"})
+
+
+def found(line):
+    return [(c.knowledge_id, c.kind) for c in find(line, FACTS, NAMES, IGNORE)]
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        ("The cider here costs ten gold.", [(1, "money")]),
+        ("Cider is 10 gold, I heard", [(1, "money")]),
+        ("Maren, the cider costs ten gold!", [(1, "money")]),
+        ("A room costs two silver.", [(4, "money")]),
+        ("Wren keeps the forge.", [(2, "name")]),
+        ("Maren leaves the bar at night.", [(3, "negation")]),
+        ("The market closes at noon.", [(5, "time")]),
+        ("The stew here is ten gold, and the cider is cheap", [(4, "money")]),
+    ],
+)
+def test_a_claim_against_what_is_known(line, expected):
+    assert found(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I love cider, it costs two copper",  # agrees
+        "How much is the cider?",  # a question is no claim
+        "Wren was at the forge today.",  # a name, but not the same thing said of it
+        "I drank cider with two friends.",  # a number of another kind
+        "A mug of ale costs three copper.",  # nothing known about ale
+        "",
+    ],
+)
+def test_no_contradiction(line):
+    assert found(line) == []
+
+
+def test_the_rule_says_why():
+    [item] = find("The cider here costs ten gold.", FACTS, NAMES, IGNORE)
+    assert item.reason == "money: 10 gold said, 2 copper known (cider)"
+    assert item.as_record() == {
+        "knowledge": 1,
+        "known": "A mug of cider costs two copper.",
+        "claim": "The cider here costs ten gold",
+        "rule": "money",
+        "reason": item.reason,
+    }
+
+
+def test_clauses_and_stems():
+    [first, second] = clauses("Voss sells knives at four silver, and mends tools for two copper.")
+    assert first.of("money") == {(4.0, "silver")} and second.of("money") == {(2.0, "copper")}
+    assert stem("knives") == stem("knife") and stem("prices") == stem("price")
+    assert names_in(["The forge is Voss's, and Hob bakes."]) == {"voss", "hob"}
+
+
+def test_a_long_line_is_read_up_to_its_cap():
+    assert found("cider " * 5000 + " costs ten gold") == []

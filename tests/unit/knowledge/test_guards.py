@@ -1,0 +1,42 @@
+"""Guarded topics matched by words and aliases, and by meaning (knowledge/guards.py)."""
+
+import numpy as np
+
+from omniira_evennia.knowledge.facts import Guard
+from omniira_evennia.knowledge.guards import match, phrase_pattern, spoken, word_hit
+
+
+def unit(*values):
+    vector = np.zeros(8, dtype=np.float32)
+    vector[: len(values)] = values
+    return vector / np.linalg.norm(vector)
+
+
+TOMAS = Guard(1, "wont_discuss", "tomas", ("tomas", "late husband"), "I'll not speak of him.")
+PURSE = Guard(2, "secret", "purse", ("smuggled", "loose board"), "Nothing there.", unit(1, 0))
+
+
+def test_words_and_aliases_match_whole_words_plurals_and_possessives():
+    assert word_hit("Who was Tomas?", TOMAS) == "tomas"
+    assert word_hit("Tell me of Tomas's boat.", TOMAS) == "tomas"
+    assert word_hit("Your late  husband, was he kind?", TOMAS) == "late husband"
+    assert word_hit("Do you sell loose boards?", PURSE) == "loose board"
+    assert word_hit("Tomasz is my name.", TOMAS) is None
+    assert word_hit("A late night.", TOMAS) is None
+    assert phrase_pattern("") is None
+
+
+def test_meaning_matches_above_the_threshold_and_words_first():
+    close, far = unit(0.9, 0.44), unit(0, 1)
+    assert match("Who was Tomas?", [PURSE, TOMAS], close, 0.4).guard is TOMAS
+    hit = match("Any secrets behind the bar?", [TOMAS, PURSE], close, 0.4)
+    assert hit.guard is PURSE and hit.how.startswith("meaning (cosine 0.90")
+    assert match("Any secrets behind the bar?", [TOMAS, PURSE], far, 0.4) is None
+    assert match("Any secrets behind the bar?", [TOMAS, PURSE], close, 0) is None  # words only
+
+
+def test_a_builder_line_fills_in_the_names():
+    assert spoken("Not now, {speaker}. {name} is busy.", "Maren", "Ada") == (
+        "Not now, Ada. Maren is busy."
+    )
+    assert spoken("Keep {other}", "Maren", "Ada") == "Keep {other}"
