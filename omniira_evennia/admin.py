@@ -2,6 +2,7 @@
 
 from django.contrib import admin
 
+from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -10,6 +11,7 @@ from omniira_evennia.models import (
     DailyWork,
     DiaryEntry,
     Erasure,
+    Knowledge,
     LLMUsage,
     Memory,
     Opinion,
@@ -36,12 +38,46 @@ class MemoryAdmin(admin.ModelAdmin):
         "hops",
         "locked",
         "suspect",
+        "uncertain",
         "learned_at",
     )
-    list_filter = ("source", "feeling", "locked", "suspect", "kind")
+    list_filter = ("source", "feeling", "locked", "suspect", "uncertain", "kind")
     search_fields = ("key", "value", "npc__db_key", "subject__db_key")
     raw_id_fields = ("npc", "subject", "provenance")
     exclude = ("embedding",)
+
+
+@admin.register(Knowledge)
+class KnowledgeAdmin(admin.ModelAdmin):
+    """What NPCs know (issue #25). A save goes through the knowledge write path (the text
+    policy, a condition that must parse, a new embedding when the text changed)."""
+
+    list_display = (
+        "id",
+        "key",
+        "text",
+        "category",
+        "scope",
+        "npc",
+        "room",
+        "scope_name",
+        "guard",
+        "importance",
+        "confidence",
+        "source",
+        "expires_at",
+        "loaded_from",
+    )
+    list_filter = ("category", "scope", "guard", "source", "loaded_from")
+    search_fields = ("key", "text", "scope_name", "npc__db_key", "room__db_key")
+    raw_id_fields = ("npc", "room", "teller", "root")
+    exclude = ("embedding", "topic_embedding", "embedder", "scope_token")
+    readonly_fields = ("source", "teller", "hops", "chain", "root", "confidence")
+
+    def save_model(self, request, obj, form, change):
+        saved = knowledge.save_from_admin(obj)
+        if saved is not None:
+            obj.pk = saved.pk
 
 
 @admin.register(Reflection)

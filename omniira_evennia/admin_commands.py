@@ -16,6 +16,7 @@ from omniira_evennia.api import remember_later
 from omniira_evennia.commands import CmdRecall
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.lifecycle import process_ended
+from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.memory import reembed, store
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
@@ -25,12 +26,20 @@ from omniira_evennia.models import (
     Concern,
     Conversation,
     DiaryEntry,
+    Knowledge,
     Memory,
     Reflection,
     Relationship,
     Source,
 )
-from omniira_evennia.operations import stats_text, trace_text, why_text
+from omniira_evennia.operations import (
+    KNOW_SWITCHES,
+    know_fields,
+    knowledge_line,
+    stats_text,
+    trace_text,
+    why_text,
+)
 from omniira_evennia.rollover.service import retry_due, retry_failed, run_rollover
 from omniira_evennia.runtime import clock
 from omniira_evennia.runtime.runner import defer_interactive
@@ -55,6 +64,12 @@ USAGE = {
     "concerns": "@memory concerns <npc>",
     "reviews": "@memory reviews <npc> [= retry]",
     "rollover": "@memory rollover [<game day> | retry [<game day>]]",
+    "know": (
+        "@memory know list <scope> | "
+        "@memory[/options] know add <scope> = <text> [=> <reply>] | "
+        "@memory[/options] know edit <scope> = <key> [: <text> [=> <reply>]] | "
+        "@memory know forget <scope> [= <key>] | @memory know load <file>"
+    ),
 }
 
 
@@ -132,6 +147,11 @@ class CmdMemory(MuxCommand):
       @memory concerns <npc>
       @memory reviews <npc> [= retry]
       @memory rollover [<game day> | retry [<game day>]]
+      @memory know list <scope>
+      @memory[/options] know add <scope> = <text> [=> <reply>]
+      @memory[/options] know edit <scope> = <key> [: <text> [=> <reply>]]
+      @memory know forget <scope> [= <key>]
+      @memory know load <file>
 
     Examples:
       @memory inspect Maren = Ada
@@ -144,6 +164,14 @@ class CmdMemory(MuxCommand):
       @memory why Maren = what is my horse called? about Ada not Quinny
       @memory reviews Maren
       @memory rollover
+      @memory/category=trade/key=cider know add Maren = A mug of cider costs two copper.
+      @memory/category=event/expires=3gd know add world = The harvest fair is on the green.
+      @memory/secret/if=trust>=0.8/topics=cellar,brandy know add Maren = Maren hides
+        brandy under the cellar floor. => Nothing down there but barrels, {speaker}.
+      @memory/wontdiscuss/topics=tomas,husband know add Maren = Tomas, Maren's late
+        husband => I'll not speak of him, love.
+      @memory know list Maren
+      @memory know load world/knowledge.json
 
     inspect lists memories (source, provenance, feeling, importance). clear and
     erase ask for confirmation; erase removes everything stored about a player
@@ -182,6 +210,23 @@ class CmdMemory(MuxCommand):
     written or why none. Work already done that day is not redone; failed
     work is tried again by itself, and "rollover retry [<day>]" runs what
     failed for good again now.
+
+    know is what NPCs know about the world, beside what they remember of
+    people. A scope is an NPC's name (or npc <name>), room <name>, here (your
+    room), zone <name> (rooms tagged with category "zone"), tag <name>[:cat]
+    (NPCs with that tag) or world (every NPC; stored once). Options:
+    /key=<key> (the same key replaces a fact), /category=place, people,
+    trade, event, lore or faction, /importance=1-10, /expires=7d, 12h or 3gd
+    (game days), /topics=a,b,two_words (words and aliases that name the
+    subject), /secret (never told unless /if=<condition> holds for the
+    speaker: trust>=0.8, lock:perm(Builder), joined by and), /wontdiscuss
+    (the NPC says the line after => instead, without asking its model).
+    list shows every fact an NPC knows through (secrets and expired ones
+    marked); load reads a JSON or YAML knowledge file in the game folder
+    (the same as `evennia omniira_knowledge_load`): entries of the same file
+    no longer in it are removed. why also shows the knowledge a line brings
+    up, what was withheld from the speaker and why, a topic the line meets,
+    and a claim against what the NPC knows (kept as an uncertain memory).
     """
 
     key = "@memory"
@@ -579,6 +624,163 @@ class CmdMemory(MuxCommand):
                 f"  about {r.target.db_key} (day {r.game_day}, imp {r.importance}): {r.belief}"
                 for r in rows
             )
+        )
+
+    # -------------------------------------------------------------- what NPCs know
+
+    def know_scope(self, text):
+        """A knowledge scope as a builder names it (see the help); None, said why, if none."""
+        text = (text or "").strip()
+        first, _, rest = text.partition(" ")
+        kind = first.lower()
+        try:
+            if kind == "here":
+                room = self.caller.location
+                if room is None or room.location is not None:
+                    self.caller.msg("You are not in a room.")
+                    return None
+                return knowledge.room_scope(room)
+            if kind == "world" and not rest:
+                return knowledge.world()
+            if kind in ("room", "zone", "tag", "npc") and rest.strip():
+                return knowledge.resolve_scope(f"{kind}:{rest}")
+        except knowledge.ScopeError as err:
+            self.caller.msg(str(err))
+            return None
+        npc = self.find_npc(text) if text else None
+        if npc is None and not text:
+            self.usage("know")
+        return knowledge.npc_scope(npc) if npc is not None else None
+
+    def know_options(self) -> dict | None:
+        """The know switches as Fact fields; None (and why) when one is wrong."""
+        fields, unknown = {}, []
+        for switch in self.switches:
+            name, _, value = switch.partition("=")
+            name = name.lower()
+            if name not in KNOW_SWITCHES:
+                unknown.append(switch)
+            fields[name] = value.strip()
+        if unknown:
+            self.caller.msg(f"Unknown switch(es): {', '.join(unknown)}.")
+            return None
+        try:
+            return know_fields(fields)
+        except ValueError as err:
+            self.caller.msg(str(err))
+            return None
+
+    def do_know(self):
+        action, _, rest = self.target.strip().partition(" ")
+        method = {
+            "list": self.know_list,
+            "add": self.know_add,
+            "edit": self.know_edit,
+            "forget": self.know_forget,
+            "load": self.know_load,
+        }.get(action.lower())
+        if method is None:
+            self.usage("know")
+            return None
+        return method(rest.strip())
+
+    def know_list(self, where):
+        scope = self.know_scope(where)
+        if scope is None:
+            return
+        if scope.kind == "npc":
+            rows = knowledge.rows_of(npc=scope.npc)
+        else:
+            rows = knowledge.rows_of(scope)
+        rows = list(rows.order_by("scope", "category", "key")[:200])
+        if not rows:
+            self.caller.msg(f"Nothing is known in {scope.label} yet.")
+            return
+        out = [f"|wWhat {scope.label} knows|n ({len(rows)}):"]
+        out += [knowledge_line(row) for row in rows]
+        self.caller.msg("\n".join(out))
+
+    def know_text(self, rhs):
+        """(text, reply) from "<text> [=> <reply>]"."""
+        text, _, reply = (rhs or "").partition("=>")
+        return text.strip(), reply.strip()
+
+    def know_add(self, where):
+        scope = self.know_scope(where)
+        options = self.know_options() if scope is not None else None
+        if options is None:
+            return
+        text, reply = self.know_text(self.rhs)
+        if not text:
+            self.usage("know")
+            return
+        if reply:
+            options["reply"] = reply
+        self.know_write(knowledge.Fact(scope, text, **options), "knows")
+
+    def know_write(self, fact, verb):
+        def _done(row):
+            if row is None:
+                self.caller.msg("Nothing written: the text reads like an instruction.")
+                return
+            self.caller.msg(f"{fact.scope.label} now {verb}:\n{knowledge_line(row)}")
+
+        try:
+            knowledge.cleaned(fact)  # say what is wrong now, not from the worker
+        except knowledge.FactError as err:
+            self.caller.msg(f"Nothing written: {err}")
+            return
+        # The embedding is computed in the worker pool; the write happens back on the reactor.
+        knowledge.write_later(fact).addCallback(_done).addErrback(
+            lambda failure: self.caller.msg(f"Nothing written: {failure.getErrorMessage()}")
+        )
+
+    def know_edit(self, where):
+        scope = self.know_scope(where)
+        options = self.know_options() if scope is not None else None
+        if options is None:
+            return
+        key, _, rest = (self.rhs or "").partition(":")
+        row = Knowledge.objects.filter(scope_token=scope.token, key=key.strip()).first()
+        if row is None:
+            self.caller.msg(f"{scope.label} has no fact with the key {key.strip()!r}.")
+            return
+        text, reply = self.know_text(rest)
+        fact = knowledge.fact_of_row(row, scope)
+        for name, value in {**options, "text": text, "reply": reply}.items():
+            if value not in ("", None) or name in options:
+                setattr(fact, name, value)
+        self.know_write(fact, "knows (edited)")
+
+    def know_forget(self, where):
+        scope = self.know_scope(where)
+        if scope is None:
+            return
+        key = (self.rhs or "").strip()
+        rows = Knowledge.objects.filter(scope_token=scope.token)
+        count = rows.filter(key=key).count() if key else rows.count()
+        if not count:
+            self.caller.msg(f"Nothing to forget in {scope.label}.")
+            return
+        if not key:
+            answer = yield f"Forget all {count} facts of {scope.label}? [y/N]"
+            if answer.strip().lower() not in ("y", "yes"):
+                self.caller.msg("Nothing forgotten.")
+                return
+        self.caller.msg(f"Forgot {knowledge.forget(scope, key or None)} fact(s) of {scope.label}.")
+
+    def know_load(self, path):
+        if not path:
+            self.usage("know")
+            return
+        try:
+            deferred = knowledge.load_file_later(path)
+        except knowledge.LoadError as err:
+            self.caller.msg(str(err))
+            return
+        self.caller.msg(f"Loading {path} (the embeddings are made in the background)...")
+        deferred.addCallback(lambda plan: self.caller.msg(plan.summary())).addErrback(
+            lambda failure: self.caller.msg(f"Loading failed: {failure.getErrorMessage()}")
         )
 
     def _embed_then(self, text, then):

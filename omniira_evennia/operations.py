@@ -6,7 +6,7 @@ too: usage and health statistics, a memory's provenance trace, erasure (from the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Count, Sum
 from django.utils import timezone
@@ -14,10 +14,15 @@ from django.utils import timezone
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.service import turn_input_for
 from omniira_evennia.conversation.turn import retrieve_context, turn_vectors
+from omniira_evennia.knowledge import answers
+from omniira_evennia.knowledge import service as knowledge
+from omniira_evennia.knowledge.facts import CATEGORIES, parse_condition, parse_expiry
+from omniira_evennia.knowledge.guards import match as guard_match
 from omniira_evennia.memory import store
 from omniira_evennia.memory.selection import why_not
 from omniira_evennia.models import (
     ConversationTurn,
+    Knowledge,
     LLMUsage,
     Memory,
 )
@@ -114,6 +119,13 @@ class Recall:
     embedded: str | None = None  # the text embedded for memories, if not the line as said
     missed: Memory | None = None  # the memory asked about with "not", when found
     why_not: dict | None = None  # where it fell (memory.selection.why_not), when asked
+    # What the NPC knows that the line brought up (issue #25), best first, and why.
+    knowledge: list[Knowledge] = field(default_factory=list)
+    knowledge_explain: dict = field(default_factory=dict)
+    withheld: list = field(default_factory=list)  # facts.Withheld: guarded, and why
+    guard: str | None = None  # the guarded topic the line meets, and how, in words
+    doubts: list = field(default_factory=list)  # contradiction.Contradiction
+    unknown: str | None = None  # a world question nothing known answers: its words
 
 
 def find_memory(npc, speaker, wanted: str) -> Memory | None:
@@ -149,6 +161,7 @@ def why(npc, question: str, speaker, not_: str | None = None) -> Recall:
     ctx = retrieve_context(turn_input, conf, vectors, explain=explain)
     chosen = explain.pop("chosen", [])
     embedded = explain.pop("embedded", None)
+    known = explain.pop("knowledge", {"why": {}, "chosen": []})
     rows = Memory.objects.select_related("provenance", "subject").in_bulk(list(explain))
     rest = sorted(
         (mid for mid in explain if mid not in chosen and mid in rows),
@@ -181,6 +194,34 @@ def why(npc, question: str, speaker, not_: str | None = None) -> Recall:
         embedded=embedded,
         missed=missed,
         why_not=fell,
+        **knowledge_recall(turn_input, ctx, conf, vectors, known),
+    )
+
+
+def knowledge_recall(turn_input, ctx, conf, vectors, known: dict) -> dict:
+    """What `why` shows of the NPC's knowledge: the facts chosen and why, what is withheld
+    from this speaker, a guarded topic the line meets, claims against it, an unknown."""
+    view = turn_input.knowledge
+    if view is None:
+        return {}
+    rows = Knowledge.objects.in_bulk(known["chosen"])
+    hit = guard_match(ctx.message, view.guards, vectors.query, conf.KNOWLEDGE_GUARD_COSINE)
+    doubts = answers.doubts(view, ctx.message, turn_input.now, (ctx.identity.name,))
+    return dict(
+        knowledge=[rows[i] for i in known["chosen"] if i in rows],
+        knowledge_explain=known["why"],
+        withheld=list(view.withheld),
+        guard=f"{hit.guard.kind} {hit.guard.key!r}, by {hit.how}" if hit else None,
+        doubts=doubts,
+        unknown=answers.unanswered(
+            ctx.message,
+            view,
+            [ctx.identity.role, ctx.identity.duty, ctx.place, ctx.place_description],
+            vectors.query,
+            conf,
+            now=turn_input.now,
+            names={ctx.identity.name, ctx.speaker_name},
+        ),
     )
 
 
@@ -248,7 +289,115 @@ def why_text(npc, question: str, speaker, not_: str | None = None) -> str:
     if recall.considered:
         out.append("Considered, not chosen (best first):")
         out += [_why_line(m, recall.explain.get(m.id, {})) for m in recall.considered]
+    out += knowledge_why_lines(recall)
     return "\n".join(out)
+
+
+def knowledge_why_lines(recall: Recall) -> list[str]:
+    """The knowledge part of `@memory why`."""
+    out = []
+    if recall.guard:
+        out.append(f"The line meets the guarded topic {recall.guard}: the NPC says its line.")
+    if recall.knowledge:
+        out.append(f"What it knows, in the prompt ({len(recall.knowledge)} facts, best first):")
+        for row in recall.knowledge:
+            why = knowledge_reason(recall.knowledge_explain.get(row.id, {}))
+            out.append(f"  |w#{row.id}|n [{row.category}] {row.text}\n      |x{why}|n")
+    for item in recall.withheld:
+        out.append(f"  withheld #{item.id} {item.key} ({item.guard}): {item.reason}")
+    for doubt in recall.doubts:
+        out.append(
+            f"Against what it knows: {doubt.claim!r} ({doubt.reason}; #{doubt.knowledge_id}): "
+            "answered with doubt, kept as an uncertain memory"
+        )
+    if recall.unknown:
+        out.append(f"Nothing it knows answers {recall.unknown!r}: it says it does not know.")
+    return out
+
+
+def knowledge_reason(why: dict) -> str:
+    """One fact's explanation in words (`@memory why` and the inspector's why page)."""
+    if why.get("lane") == "standing":
+        return f"standing (importance {why.get('importance')})"
+    lanes = [
+        f"{label} #{why[f'{name}_rank']}"
+        for name, label in (("dense", "meaning"), ("lexical", "full text"), ("hint", "category"))
+        if f"{name}_rank" in why
+    ]
+    parts = [" + ".join(lanes) or "no lane"]
+    if "cosine" in why:
+        parts.append(f"cos {why['cosine']:.2f}")
+    if "rrf" in why:
+        parts.append(f"rrf {why['rrf']:.4f} x importance and confidence {why['weight_x']:.2f}")
+    parts.append(f"= {why.get('score', 0):.4f}")
+    return ", ".join(parts)
+
+
+# ---------------------------------------------------------------- what NPCs know
+
+KNOW_SWITCHES = (
+    "key",
+    "category",
+    "importance",
+    "expires",
+    "topics",
+    "secret",
+    "if",
+    "wontdiscuss",
+    "open",
+)
+
+
+def know_fields(options: dict) -> dict:
+    """`@memory know` switches (name -> value) as `knowledge.service.Fact` fields; a
+    ValueError says what is wrong."""
+    fields = {}
+    if "key" in options:
+        fields["key"] = options["key"]
+    if "category" in options:
+        if options["category"].lower() not in CATEGORIES:
+            raise ValueError(f"Category must be one of: {', '.join(CATEGORIES)}.")
+        fields["category"] = options["category"].lower()
+    if "importance" in options:
+        value = options["importance"]
+        if not value.isdigit() or not 1 <= int(value) <= 10:
+            raise ValueError("Importance must be a whole number from 1 to 10.")
+        fields["importance"] = int(value)
+    if "expires" in options:
+        fields["expires"] = parse_expiry(options["expires"], knowledge.game_day_seconds())
+    if "topics" in options:
+        words = [t.replace("_", " ").strip() for t in options["topics"].split(",")]
+        fields["topics"] = tuple(t for t in words if t)
+    if "if" in options:
+        parse_condition(options["if"])  # a ConditionError (a ValueError) says what is wrong
+        fields["condition"] = options["if"]
+    guards = [g for g in ("secret", "wontdiscuss", "open") if g in options]
+    if len(guards) > 1:
+        raise ValueError("Choose one of /secret, /wontdiscuss and /open.")
+    if guards:
+        fields["guard"] = {"secret": "secret", "wontdiscuss": "wont_discuss"}.get(guards[0], "")
+    return fields
+
+
+def knowledge_line(row: Knowledge) -> str:
+    """One fact as `@memory know list` shows it."""
+    flags = [row.category, f"imp {row.importance}", knowledge.scope_label(row)]
+    if row.source != "authored":
+        heard = f" from {row.teller.db_key}" if row.teller_id else ""
+        flags.append(f"{row.source}{heard}, confidence {row.confidence:.1f}")
+    if row.expires_at is not None:
+        gone = row.expires_at <= timezone.now()
+        flags.append(f"{'|rexpired|n' if gone else 'expires'} {row.expires_at:%Y-%m-%d %H:%M}")
+    if row.guard == "secret":
+        flags.append(f"|ysecret|n ({'if ' + row.condition if row.condition else 'never told'})")
+    elif row.guard == "wont_discuss":
+        flags.append("|ywon't discuss|n")
+    line = f"  |w#{row.id}|n [{', '.join(flags)}] {row.key}: {row.text}"
+    if row.topics:
+        line += f"\n      |xtopics: {', '.join(row.topics)}|n"
+    if row.reply:
+        line += f"\n      |xsays instead: {row.reply}|n"
+    return line
 
 
 def _why_line(memory: Memory, why: dict) -> str:

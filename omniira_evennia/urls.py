@@ -16,4 +16,5 @@ urlpatterns = [
     path("health/", views.health_page, name="health"),
     path("usage/", views.usage_page, name="usage"),
     path("audit/", views.audit_page, name="audit"),
+    path("knowledge/", views.knowledge_page, name="knowledge"),
 ]

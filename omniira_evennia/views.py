@@ -25,11 +25,13 @@ from django.utils import timezone
 
 from omniira_evennia import operations
 from omniira_evennia.conf import get_settings
+from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.memory import store
 from omniira_evennia.models import (
     AuditLog,
     Concern,
     DiaryEntry,
+    Knowledge,
     LLMUsage,
     Memory,
     Reflection,
@@ -308,6 +310,8 @@ def npc_detail(request, npc_id: int):
             for r in relationships
         ],
         "concerns": Concern.objects.filter(npc=npc, resolved=False).select_related("source"),
+        "knowledge": knowledge_rows(knowledge.rows_of(npc=npc)[:KNOWLEDGE_SHOWN]),
+        "knowledge_total": knowledge.rows_of(npc=npc).count(),
         "headline": bool(npc.attributes.get("npc_headline", default=False)),
         "reflection_threshold": get_settings().REFLECTION_THRESHOLD,
     }
@@ -414,6 +418,10 @@ def why_page(request, npc_id: int):
             recall=recall,
             chosen=why_rows(recall.memories, recall.explain),
             considered=why_rows(recall.considered, recall.explain),
+            known=[
+                (row, operations.knowledge_reason(recall.knowledge_explain.get(row.id, {})))
+                for row in recall.knowledge
+            ],
         )
         if recall.why_not is not None:
             context.update(
@@ -425,6 +433,62 @@ def why_page(request, npc_id: int):
         ("Why was this recalled?", None),
     ]
     return page(request, "omniira/why.html", "npcs", crumbs, **context)
+
+
+# ---------------------------------------------------------------- what NPCs know
+
+KNOWLEDGE_SHOWN = 300
+GUARD_LABELS = dict(Knowledge.Guard.choices)
+
+
+def knowledge_rows(rows) -> list[dict]:
+    """Facts as the knowledge tables show them: scope, guard, expiry in words."""
+    now = timezone.now()
+    return [
+        {
+            "row": row,
+            "scope": knowledge.scope_label(row),
+            "guard": GUARD_LABELS.get(row.guard, row.guard) if row.guard else "",
+            "expired": row.expires_at is not None and row.expires_at <= now,
+        }
+        for row in rows
+    ]
+
+
+@staff_only
+def knowledge_page(request):
+    """Every fact NPCs know (issue #25), searchable and filtered by scope, category and guard."""
+    filters = {
+        key: request.GET.get(key, "").strip() for key in ("q", "scope", "category", "guard", "npc")
+    }
+    rows = Knowledge.objects.select_related("npc", "room", "teller")
+    npc = None
+    if filters["npc"].isdigit():
+        from evennia.objects.models import ObjectDB
+
+        npc = ObjectDB.objects.filter(id=int(filters["npc"])).first()
+        rows = knowledge.rows_of(npc=npc) if npc is not None else rows.none()
+    if filters["q"]:
+        rows = rows.filter(Q(text__icontains=filters["q"]) | Q(key__icontains=filters["q"]))
+    for name in ("scope", "category"):
+        if filters[name]:
+            rows = rows.filter(**{name: filters[name]})
+    if filters["guard"] in ("secret", "wont_discuss", "open"):
+        rows = rows.filter(guard="" if filters["guard"] == "open" else filters["guard"])
+    matching = rows.count()
+    context = {
+        "rows": knowledge_rows(rows.order_by("scope", "category", "key")[:KNOWLEDGE_SHOWN]),
+        "matching": matching,
+        "total": Knowledge.objects.count(),
+        "cut": matching > KNOWLEDGE_SHOWN,
+        "filters": filters,
+        "filtered": any(filters.values()),
+        "for_npc": npc,
+        "npcs": _memory_npcs(),
+        "scopes": Knowledge.Scope.choices,
+        "categories": Knowledge.Category.choices,
+    }
+    return page(request, "omniira/knowledge.html", "knowledge", [("Knowledge", None)], **context)
 
 
 # ---------------------------------------------------------------- gossip
