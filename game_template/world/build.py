@@ -12,7 +12,16 @@ and come to the tavern in the evening; Maren keeps her bar and never leaves it, 
 new character she sees there (a scripted line). A schedule names rooms by name or alias
 ("tavern", "market"), in game hours; README.md lists these schedules, and a test holds the two
 together (tests/integration/shell/test_demo_world.py).
+
+What the NPCs know of their world (issue #25) is data: `knowledge.json` beside this file (the
+two rooms and the roads out, the four NPCs, Maren's menu and prices, the market's stalls, one
+current event that expires, a secret each, a topic Maren will not discuss), loaded at every
+start through the same loader as `@memory know load` and `evennia omniira_knowledge_load`: a
+changed entry is updated, an unchanged one left alone, a removed one forgotten.
 """
+
+import json
+from pathlib import Path
 
 from evennia import create_object, search_object, search_tag
 from evennia.utils import logger
@@ -37,6 +46,11 @@ MARKET = {
         "hammer from Voss's forge. The tavern door glows warm to the north."
     ),
 }
+
+KNOWLEDGE_FILE = Path(__file__).with_name("knowledge.json")
+# The file's entries, as a table of this module (so the dialogue evaluation's world words
+# count what the NPCs know).
+KNOWLEDGE = json.loads(KNOWLEDGE_FILE.read_text(encoding="utf-8"))["knowledge"]
 
 NPCS = [
     {
@@ -168,5 +182,6 @@ def build_world():
             logger.log_err(f"omniira demo: bad schedule for {spec['key']}: {err}")
         # NPCs can't be picked up or pushed around by players.
         npc.locks.add("get:false();puppet:perm(Developer)")
-    logger.log_info("omniira demo: world built (tavern, market, 4 NPCs)")
+    plan = omniira_evennia.load_knowledge(KNOWLEDGE_FILE)
+    logger.log_info(f"omniira demo: world built (tavern, market, 4 NPCs). {plan.summary()}")
     return rooms
