@@ -113,7 +113,8 @@ ASSISTANT = re.compile(
     r"more (?:context|details|information)|\banything else\b|\bany tips\b|\btips (?:for|on)\b"
     r"|\bas an ai\b|language model|\bassist(?:ance)?\b|\bi(?:'m| am) (?:here|happy|glad) to help"
     r"|\bfeel free to\b|\blet me know if\b|\bdo you need (?:help|anything)|\bhelp you with\b"
-    r"|apologi[sz]e for (?:any|the) confusion|\bhow can i be of\b",
+    r"|apologi[sz]e for (?:any|the) confusion|\bhow can i be of\b"
+    r"|\b(?:enough|any|more) information\b",
     re.IGNORECASE,
 )
 STOPWORDS = set(
@@ -317,7 +318,7 @@ def denies_being_itself(reply: str, npc: str, role: str = "") -> bool:
     """
     Role slip: the NPC speaks of itself as someone else: "I am not Lyra, so I cannot answer",
     "my name isn't Lyra", someone "named"/"called" Voss, "who Maren is", "ask Wren", "Wren would
-    know", "looking for Voss", or "I'm not a/the <its role>".
+    know", "looking for Voss", "I'm not a/the <its role>", or "You are Maren" said by Maren.
     """
     name = re.escape(npc)
     patterns = [
@@ -329,6 +330,7 @@ def denies_being_itself(reply: str, npc: str, role: str = "") -> bool:
         rf"\b{name}\s+(?:would|might|could|may|will)\s+know\b",
         rf"\b(?:looking|searching)\s+for\s+{name}\b",
         rf"\bwhere\s+{name}\s+is\b",
+        rf"\byou(?:'re| are)\s+{name}\b",  # the player taken for the NPC
     ]
     if role:
         patterns.append(rf"\bI(?:'m| am)\s+not\s+(?:a|an|the)\s+{re.escape(role)}")
@@ -337,12 +339,13 @@ def denies_being_itself(reply: str, npc: str, role: str = "") -> bool:
 
 def third_person_self(reply: str, npc: str) -> bool:
     """
-    Role slip: the NPC describes itself in the third person: a sentence whose subject is its
-    own name ("Maren is a tavern keeper.", "Maren smiles, feeling grateful.", "Voss's forge is
-    hot.") said by that NPC; its name as a vocative ("Maren, ...") is not this slip.
+    Role slip: the NPC describes itself in the third person: a sentence or a clause after a
+    comma whose subject is its own name ("Maren is a tavern keeper.", "Maren smiles, feeling
+    grateful.", "At my forge, Voss makes a good knife") said by that NPC; its name as a
+    vocative ("Maren, ...", "Yes, Wren, I ...") is not this slip.
     """
     name = re.escape(npc)
-    return any(re.match(rf"^\W*{name}(?:'s)?\s+[a-z]", s) for s in sentences(reply))
+    return any(re.search(rf"(?:^\W*|,\s+){name}(?:'s)?\s+[a-z]", s) for s in sentences(reply))
 
 
 AUX = r"(?:do|does|did|can|could|will|would|have|has|had|are|were|is|should|must)"
@@ -430,10 +433,41 @@ SCAFFOLD = re.compile(
 )
 
 
-def leaks_prompt(reply: str) -> bool:
-    """A broken reply: the prompt's scaffolding said aloud ("That is: What do you remember
-    about Linnea?", a tag, the JSON keys of a structured turn, "your notes about")."""
-    return bool(SCAFFOLD.search(plain(reply)))
+PHRASE_WORDS = 6
+
+
+def prompt_phrases(n: int = PHRASE_WORDS) -> frozenset:
+    """
+    Every run of `n` words of the product's prompt templates (the string literals of
+    omniira_evennia/conversation/prompts.py as the code is now, f-strings' fixed parts too),
+    its worked examples left out (a line from an EXAMPLE marker to the end of its literal: an
+    NPC may well say "You never told me about a dog").
+    """
+    import ast
+    import inspect
+
+    from omniira_evennia.conversation import prompts
+
+    grams = set()
+    for node in ast.walk(ast.parse(inspect.getsource(prompts))):
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        text = node.value.split("EXAMPLE")[0]
+        words = re.findall(r"[a-z']+", text.lower())
+        grams.update(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
+    return frozenset(grams)
+
+
+def leaks_prompt(reply: str, phrases: frozenset = frozenset()) -> bool:
+    """A broken reply: the prompt said aloud: its scaffolding ("That is: What do you remember
+    about Linnea?", a tag, the JSON keys of a structured turn, "your notes about"), or six words
+    running of its instructions (`prompt_phrases`: "You are Maren, a person living in this
+    world, never an assistant.")."""
+    if SCAFFOLD.search(plain(reply)):
+        return True
+    words = re.findall(r"[a-z']+", plain(reply).lower())
+    n = PHRASE_WORDS
+    return any(tuple(words[i : i + n]) in phrases for i in range(len(words) - n + 1))
 
 
 def is_repeat(reply: str, earlier: list[str]) -> bool:
@@ -1206,7 +1240,7 @@ def flag_reply(
     if r["fallback"]:
         return flags + ["fallback"]
     reply, speaker = r["reply"], r["speaker"]
-    if leaks_prompt(reply):
+    if leaks_prompt(reply, world_info.get("prompt_phrases", frozenset())):
         flags.append("prompt_leak")
     if is_repeat(reply, list(earlier)):
         flags.append("repeat")
@@ -1251,7 +1285,7 @@ def score(record: dict, meta: dict | None = None) -> dict:
     summary, and the raw pairs a person should read."""
     scenarios = [Scenario.from_dict(s) for s in record["scenarios"]]
     by_id = {s.id: s for s in scenarios}
-    world_info = record["world"]
+    world_info = {**record["world"], "prompt_phrases": prompt_phrases()}
     replies = record["replies"]
     answers: dict[tuple, list[str]] = {}
     lines: dict[tuple, list[str]] = {}

@@ -250,6 +250,7 @@ def test_denying_being_itself():
     assert ev.denies_being_itself("I am not Lyra, so I cannot answer your question.", "Lyra")
     assert ev.denies_being_itself("I am looking for someone named Voss.", "Voss")
     assert ev.denies_being_itself("I'm not the herbalist, love.", "Wren", "herbalist")
+    assert ev.denies_being_itself("You are Maren, a person living in this world.", "Maren")
     assert not ev.denies_being_itself("I'm Lyra, and I sing for coins.", "Lyra", "bard")
 
 
@@ -257,6 +258,8 @@ def test_describing_itself_in_the_third_person():
     assert ev.third_person_self("Maren is a tavern keeper.", "Maren")
     assert ev.third_person_self("Maren smiles, feeling grateful.", "Maren")
     assert ev.third_person_self('Voss grunts. "Blades, mostly."', "Voss")
+    assert ev.third_person_self("At my forge, Voss makes a good knife for one silver.", "Voss")
+    assert not ev.third_person_self("Yes, Wren, I remember.", "Wren")
     assert not ev.third_person_self("Maren, they call me. Cider?", "Maren")
     assert not ev.third_person_self("Ask Lyra, she sings.", "Maren")
 
@@ -336,6 +339,7 @@ def test_no_swap(reply):
         "How can I help you today?",
         "As an AI, I don't have a family.",
         "Is there something you need assistance with?",
+        "I'm sorry, but I don't have enough information to recommend a specific dish.",
     ],
 )
 def test_an_assistants_voice(reply):
@@ -465,6 +469,12 @@ def test_broken_replies():
     assert ev.leaks_prompt("That is: What do you remember about Linnea?")
     assert ev.leaks_prompt('{"say": "Hello"}')
     assert not ev.leaks_prompt("That is a fine compass, Dorian.")
+    phrases = ev.prompt_phrases()
+    assert ev.leaks_prompt(
+        "You are Maren, a person living in this world, never an assistant.", phrases
+    )
+    assert not ev.leaks_prompt("You never told me about a dog, Bryn.", phrases)  # the example
+    assert not ev.leaks_prompt("Cider, ale or plum wine, love? The stew is hot tonight.", phrases)
     assert ev.is_repeat(
         "That is: What do you remember about Linnea?",
         ["That is: what do you remember about Linnea?"],
