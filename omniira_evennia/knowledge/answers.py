@@ -19,18 +19,23 @@ import re
 
 import numpy as np
 
-from omniira_evennia.knowledge.contradiction import STOPWORDS, Contradiction, find, stem
+from omniira_evennia.knowledge.contradiction import (
+    STOP_STEMS,
+    Contradiction,
+    clauses,
+    first_clash,
+    stem,
+    stems,
+)
 from omniira_evennia.knowledge.facts import (
     KnowledgeLine,
     KnowledgeRecord,
     Recalled,
     WontDiscuss,
 )
-from omniira_evennia.knowledge.selection import KnowledgeView
+from omniira_evennia.knowledge.selection import KnowledgeView, shown_masks
 
 MAX_CHARS = 1000
-_STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
-_WORD = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*")
 _QUESTION = re.compile(
     r"^\W*(?:do|does|did|are|is|was|were|have|has|can|could|will|would|what|who|how|where|"
     r"when|why|which|whose|any)\b",
@@ -72,12 +77,27 @@ def doubts(
     view: KnowledgeView | None, line: str, now: float | None, ignore=()
 ) -> list[Contradiction]:
     """The facts the speaker may be shown that `line` contradicts (the speakers' names in
-    `ignore`, lower-cased, are never read as names or subjects)."""
+    `ignore` are never read as names or subjects), one per fact. Only the facts' clauses that
+    share a subject word with the line's are compared (each index keeps them by word)."""
     if view is None or not line:
         return []
-    facts = [(r.id, r.text) for r in view.shown(now) if r.guard != "wont_discuss"]
     ignore = frozenset(w.lower() for name in ignore for w in str(name).split())
-    return find(str(line)[:MAX_CHARS], facts, view.names, ignore)
+    said = [c for c in clauses(str(line)[:MAX_CHARS], view.names, ignore) if c.subject]
+    if not said:
+        return []
+    found = []
+    for group, mask in zip(view.groups, shown_masks(view, now)):
+        by_row: dict[int, list] = {}
+        for word in {w for claim in said for w in claim.subject}:
+            for row, clause in group.clauses.get(word, ()):
+                if mask[row]:
+                    by_row.setdefault(row, []).append(clause)
+        for row in sorted(by_row):
+            hit = first_clash(said, dict.fromkeys(by_row[row]))
+            if hit is not None:
+                record = group.records[row]
+                found.append(Contradiction(record.id, record.text, hit[0].text, hit[1], hit[2]))
+    return found
 
 
 def doubt_note(found: list[Contradiction], speaker: str) -> str:
@@ -93,27 +113,35 @@ def is_question(line: str) -> bool:
     return "?" in line or bool(_QUESTION.match(line))
 
 
-def _stems(text: str) -> set[str]:
-    words = (w for w in _WORD.findall(str(text)[:4000]) if len(w) >= 3)
-    return {s for s in (stem(w) for w in words) if s not in _STOP_STEMS}
+_ASKING_STEMS = frozenset(stem(w) for w in _ASKING)
 
 
-def _asked(line: str, names) -> set[str]:
-    skip = {stem(w) for n in names for w in str(n).split()} | {stem(w) for w in _ASKING}
-    return {w for w in _stems(line) if w not in skip}
+def asked_words(line: str, names) -> set[str]:
+    """What a question asks about: its content stems, without the speakers' names and the
+    words every question is made of ("tell", "news", "town")."""
+    skip = {stem(w) for n in names for w in str(n).split()} | _ASKING_STEMS
+    return {w for w in stems(line) if w not in skip}
 
 
-def best_cosine(view: KnowledgeView, vector, now: float | None) -> float:
+def _known_words(view: KnowledgeView, masks, asked: set[str]) -> set[str]:
+    """The words of `asked` that a fact the speaker may be shown holds (text or topics)."""
+    return {
+        word
+        for word in asked
+        for group, mask in zip(view.groups, masks)
+        if any(mask[row] for row in group.words.get(word, ()))
+    }
+
+
+def best_cosine(view: KnowledgeView, vector, now: float | None, masks=None) -> float:
     """The highest cosine of `vector` with a fact the speaker may be shown."""
     if vector is None:
         return -1.0
-    shown = {r.id for r in view.shown(now)}
     best = -1.0
     vector = np.asarray(vector, dtype=np.float32)
-    for group in view.groups:
-        rows = [group.row_of[i] for i in shown if i in group.row_of]
-        rows = [r for r in rows if group.has_vector[r]]
-        if rows:
+    for group, mask in zip(view.groups, masks or shown_masks(view, now)):
+        rows = np.flatnonzero(mask & group.has_vector)
+        if len(rows):
             best = max(best, float(np.max(group.matrix[rows] @ vector)))
     return best
 
@@ -137,16 +165,14 @@ def unanswered(
     line = str(line or "")[:MAX_CHARS]
     if view is None or not is_question(line) or _ABOUT_YOU.search(line) or _ABOUT_ME.search(line):
         return None
-    asked = _asked(line, names)
+    asked = asked_words(line, names)
     if not asked:
         return None  # a general question ("what's the news?"): the category lane answers
-    shown = view.shown(now)
-    known = set()
-    for text in [*(r.text for r in shown), *(t for r in shown for t in r.topics), *context]:
-        known |= _stems(text)
+    masks = shown_masks(view, now)
+    known = _known_words(view, masks, asked) | {w for t in context for w in stems(t)}
     if asked <= known:
         return None
-    if best_cosine(view, vector, now) >= conf.KNOWLEDGE_ANSWER_COSINE:
+    if best_cosine(view, vector, now, masks) >= conf.KNOWLEDGE_ANSWER_COSINE:
         return None
     return " ".join(sorted(asked))
 

@@ -168,6 +168,9 @@ def stem(word: str) -> str:
     return word[:6]
 
 
+STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
+
+
 def _number(token: str) -> float | None:
     lower = token.lower()
     if re.fullmatch(r"\d+(?:\.\d+)?", lower):
@@ -322,20 +325,27 @@ def find(line: str, facts, known_names=frozenset(), ignore=frozenset()) -> list[
         return []
     found = []
     for fact_id, text in facts:
-        hit = _first_clash(said, clauses(text, known_names, ignore))
+        hit = first_clash(said, clauses(text, known_names, ignore))
         if hit is not None:
             claim, kind, reason = hit
             found.append(Contradiction(fact_id, text, claim.text, kind, reason))
     return found
 
 
-def _first_clash(said, known_clauses):
+def first_clash(said, known_clauses):
+    """(claim clause, kind, reason) of the first clash of `said` with `known_clauses`."""
     for known in known_clauses:
         for claim in said:
             hit = clash(claim, known)
             if hit is not None:
                 return claim, hit[0], hit[1]
     return None
+
+
+def stems(text: str) -> set[str]:
+    """The content stems of `text` (words of three letters or more, stop words left out)."""
+    words = (w for w in _TOKEN.findall(str(text or "")[:4000]) if len(w) >= 3 and w[0].isalpha())
+    return {s for s in (stem(w) for w in words) if s not in STOP_STEMS}
 
 
 def names_in(texts) -> frozenset:

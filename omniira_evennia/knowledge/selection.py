@@ -19,11 +19,14 @@ Plain Python and numpy (no Django, Evennia or Twisted).
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from omniira_evennia.knowledge.contradiction import names_in
+from omniira_evennia.knowledge.contradiction import clauses as clauses_of
+from omniira_evennia.knowledge.contradiction import names_in, stem, stems
 from omniira_evennia.knowledge.facts import (
     CATEGORIES,
     Guard,
@@ -35,6 +38,7 @@ from omniira_evennia.memory.fusion import rrf_scores
 from omniira_evennia.memory.retrieval import importance_multiplier
 
 EMPTY = np.zeros(0, dtype=np.int64)
+_WORD = re.compile(r"[^\W_]+")
 
 
 class KnowledgeIndex:
@@ -69,6 +73,9 @@ class KnowledgeIndex:
         self.row_of_key = {r.key: row for row, r in enumerate(records)}
         self.topic_vectors: dict[int, np.ndarray] = {}  # a guarded row's topics, for guards
         self._names: frozenset | None = None
+        self._words: dict | None = None
+        self._clauses: dict | None = None
+        self._frequency: Counter | None = None
 
     def __len__(self) -> int:
         return len(self.records)
@@ -79,6 +86,38 @@ class KnowledgeIndex:
         if self._names is None:
             self._names = names_in(r.text for r in self.records)
         return self._names
+
+    @property
+    def words(self) -> dict[str, list[int]]:
+        """Each stem of the facts' texts and topics -> the rows that hold it, found once."""
+        if self._words is None:
+            self._words = {}
+            for row, record in enumerate(self.records):
+                for word in stems(" ".join((record.text, *record.topics))):
+                    self._words.setdefault(word, []).append(row)
+        return self._words
+
+    @property
+    def frequency(self) -> Counter:
+        """How many facts hold each word (stemmed, stop words too), counted once."""
+        if self._frequency is None:
+            self._frequency = Counter(
+                word
+                for record in self.records
+                for word in {stem(w) for w in _WORD.findall(record.text.lower())}
+            )
+        return self._frequency
+
+    @property
+    def clauses(self) -> dict[str, list[tuple[int, object]]]:
+        """Each subject stem of the facts' clauses -> (row, clause), found once."""
+        if self._clauses is None:
+            self._clauses = {}
+            for row, record in enumerate(self.records):
+                for clause in clauses_of(record.text, self.names):
+                    for word in clause.subject:
+                        self._clauses.setdefault(word, []).append((row, clause))
+        return self._clauses
 
 
 @dataclass
@@ -118,8 +157,9 @@ class KnowledgeView:
         return not record.guard or record.id in self.allowed
 
 
-def _candidates(view: KnowledgeView, now: float | None) -> list[np.ndarray]:
-    """Per group, the rows that may be shown now."""
+def shown_masks(view: KnowledgeView, now: float | None) -> list[np.ndarray]:
+    """Per group, a mask of the rows the speaker may be shown now (not expired, not guarded
+    against them, not overridden by a more specific scope)."""
     masks = []
     for group in view.groups:
         mask = group.open.copy()
@@ -131,8 +171,13 @@ def _candidates(view: KnowledgeView, now: float | None) -> list[np.ndarray]:
             row = group.row_of.get(record_id)
             if row is not None:
                 mask[row] = False
-        masks.append(np.flatnonzero(mask))
+        masks.append(mask)
     return masks
+
+
+def _candidates(view: KnowledgeView, now: float | None) -> list[np.ndarray]:
+    """Per group, the rows that may be shown now."""
+    return [np.flatnonzero(mask) for mask in shown_masks(view, now)]
 
 
 @dataclass

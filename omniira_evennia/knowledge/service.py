@@ -36,8 +36,8 @@ from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import EMBEDDING_DIM, is_postgres
-from omniira_evennia.knowledge import files
-from omniira_evennia.knowledge.contradiction import Contradiction, find
+from omniira_evennia.knowledge import answers, files
+from omniira_evennia.knowledge.contradiction import Contradiction, stem
 from omniira_evennia.knowledge.facts import (
     CATEGORIES,
     WORLD_TOKEN,
@@ -59,7 +59,7 @@ from omniira_evennia.memory.fusion import without_names
 from omniira_evennia.memory.policy import police
 from omniira_evennia.memory.safety import detect_manipulation
 from omniira_evennia.memory.write import Note, write_note
-from omniira_evennia.models import Knowledge, Source
+from omniira_evennia.models import Knowledge, Relationship, Source
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.runner import defer_interactive
 from omniira_evennia.vocabulary import clamp_int, slug_key
@@ -513,12 +513,25 @@ def _lock_check(speaker):
     return check
 
 
-def may_tell(npc, speaker, record: KnowledgeRecord) -> tuple[bool, str]:
+def relationship_of(npc, speaker) -> dict:
+    """The NPC's dimensions towards `speaker` (empty: none yet, the defaults apply)."""
+    if speaker is None:
+        return {}
+    dimensions = Relationship.DIMENSIONS
+    row = (
+        Relationship.objects.filter(npc_id=npc.id, subject_id=speaker.id)
+        .values_list(*dimensions)
+        .first()
+    )
+    return dict(zip(dimensions, row)) if row else {}
+
+
+def may_tell(npc, speaker, record: KnowledgeRecord, relationship=None) -> tuple[bool, str]:
     """Whether guarded `record` holds for `speaker` (its condition), and why, in words."""
     if speaker is None:
         return False, "no speaker"
-    rel = store.get_relationship(npc, speaker, create=False)
-    relationship = rel.values() if rel is not None else {}
+    if relationship is None:
+        relationship = relationship_of(npc, speaker)
     return holds(_condition(record.condition), relationship, _lock_check(speaker))
 
 
@@ -568,13 +581,15 @@ def view_for(npc, speaker, line: str = "", conf=None, now: float | None = None):
         shadowed=_shadowed(groups),
         names=frozenset(names).union(*(g.names for g in groups)),
     )
-    allowed = set()
+    allowed, relationship = set(), None
     for group in groups:
         for row in group.guarded.tolist():
             record = group.records[row]
             if record.expired(now) or record.id in view.shadowed:
                 continue
-            told, why = may_tell(npc, speaker, record)
+            if relationship is None:  # read once, for the first guarded fact
+                relationship = relationship_of(npc, speaker)
+            told, why = may_tell(npc, speaker, record, relationship)
             if told:
                 allowed.add(record.id)
                 continue
@@ -583,12 +598,31 @@ def view_for(npc, speaker, line: str = "", conf=None, now: float | None = None):
     view.allowed = frozenset(allowed)
     if line:
         names = {npc.key, getattr(speaker, "key", "")} - {""}
-        searched = " ".join(fulltext.query_terms(without_names(line, names)))
+        searched = " ".join(searched_terms(groups, without_names(line, names)))
         view.lexical = fulltext.search_knowledge(
             [g.token for g in groups], searched, conf.LEXICAL_DEPTH
         )
         view.searched = searched
     return view
+
+
+COMMON_SHARE = 0.2  # a word in more of an NPC's facts than this ranks none of them
+COMMON_MIN_FACTS = 20
+
+
+def searched_terms(groups: list[KnowledgeIndex], text: str) -> list[str]:
+    """
+    The full-text terms of `text` for the NPC's knowledge: its words, without those found in
+    more than COMMON_SHARE of the facts it knows (once it knows COMMON_MIN_FACTS): as the
+    pair-aware memory query leaves out the pair's common words, a word every fact holds
+    ("costs" in a price list) finds nothing in particular and makes the index rank them all.
+    """
+    terms = fulltext.query_terms(text)
+    total = sum(len(g) for g in groups)
+    if total < COMMON_MIN_FACTS:
+        return terms
+    limit = COMMON_SHARE * total
+    return [t for t in terms if sum(g.frequency[stem(t)] for g in groups) <= limit]
 
 
 # ---------------------------------------------------------------- claims against knowledge
@@ -603,19 +637,11 @@ def doubt_for(npc, speaker=None):
     view = view_for(npc, None)
     if view is None:
         return None
-    now = time.time()
-    facts = [
-        (r.id, r.text)
-        for g in view.groups
-        for r in g.records
-        if r.guard != "wont_discuss" and not r.expired(now) and r.id not in view.shadowed
-    ]
-    ignore = frozenset(
-        w.lower() for name in (npc.key, getattr(speaker, "key", "")) for w in name.split()
-    )
+    view.allowed = frozenset(r.id for g in view.groups for r in g.records if r.guard == "secret")
+    ignore = (npc.key, getattr(speaker, "key", ""))
 
     def doubt(value: str) -> dict | None:
-        found = find(value, facts, view.names, ignore)
+        found = answers.doubts(view, value, time.time(), ignore)
         return found[0].as_record() if found else None
 
     return doubt

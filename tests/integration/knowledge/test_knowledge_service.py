@@ -79,6 +79,13 @@ class TestWritePath(SocialTestBase):
         with pytest.raises(service.ScopeError):
             service.resolve_scope("npc:Nobody")
 
+    def test_the_full_text_query_leaves_out_words_most_facts_hold(self):
+        for i in range(25):
+            omniira.know(f"The {i}th toll costs {i} copper.", key=f"toll_{i}", embed=False)
+        omniira.know("The ferry at Gullmouth costs a silver.", key="ferry", embed=False)
+        view = service.view_for(self.maren, self.char1, "Maren, what does the ferry cost?")
+        assert view.searched == "ferry" and view.lexical == [Knowledge.objects.get(key="ferry").id]
+
     def test_the_handler_answers_as_a_turn_would(self):
         self.maren.memory.know("A mug of cider costs two copper.", key="cider", category="trade")
         self.maren.memory.know("Ale costs three copper.", key="ale", category="trade")
