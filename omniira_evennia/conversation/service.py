@@ -13,9 +13,11 @@ import logging
 import random
 import time
 from collections import OrderedDict
+from concurrent.futures import Future
+from functools import partial
 
 from django.db import transaction
-from twisted.internet import reactor
+from twisted.internet import defer, reactor, task
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.addressing import is_goodbye
@@ -211,14 +213,26 @@ def start_turn(npc, speaker, message: str):
     if not message:
         return None
 
-    # The line's embedding starts now, in the worker pool, while the reactor gathers the
-    # context below (onnxruntime and SQLite both release the GIL): the two overlap.
-    embedder = get_embedder()
-    vectors = defer_interactive(line_vectors, message, {npc.key, speaker.key}, conf, embedder)
+    # One worker job for the turn starts now: it embeds the line while the reactor gathers
+    # the context below (onnxruntime and SQLite both release the GIL, so the two overlap),
+    # then takes what was gathered and goes on. (Inline, as in tests, it runs once gathered.)
+    embedder, client = get_embedder(), get_client()
+    gathered: Future = Future()
+    names = {npc.key, speaker.key}
+    deferred = None
+    if not runner.inline():
+        deferred = defer_interactive(
+            _turn_in_worker, gathered, conf, client, embedder, names, message
+        )
     game_day = clock.current_game_day()
     conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
     # Gathered before the line is stored, so the history holds only the earlier lines.
-    turn_input = turn_input_for(npc, speaker, message, conversation_id, game_day)
+    try:
+        turn_input = turn_input_for(npc, speaker, message, conversation_id, game_day)
+    except BaseException as err:
+        gathered.set_exception(err)  # the worker waiting for it gives up too
+        raise
+    gathered.set_result(turn_input)
     # The speaker's words are kept whatever happens to the reply.
     store.touch_conversation(npc, speaker, conversation_id)
     said = store.add_turn(
@@ -235,10 +249,10 @@ def start_turn(npc, speaker, message: str):
             conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
         )
 
-    client = get_client()
-    deferred = vectors.addCallback(
-        lambda line: defer_interactive(_turn_in_worker, turn_input, conf, client, embedder, line)
-    )
+    if deferred is None:
+        deferred = defer_interactive(
+            _turn_in_worker, gathered, conf, client, embedder, names, message
+        )
 
     def _finish(result: TurnResult):
         if thinking is not None and thinking.active():
@@ -250,7 +264,7 @@ def start_turn(npc, speaker, message: str):
         their_lines = [turn_input.context.message] + [
             t.text for t in turn_input.context.history if t.role == "user"
         ]
-        line = apply_turn(
+        said_back = apply_turn(
             npc,
             speaker,
             conversation_id,
@@ -258,10 +272,17 @@ def start_turn(npc, speaker, message: str):
             result,
             suspect=bool(labels),
             grounds=their_lines,
+            later=True,
         )
-        # The line's vector was computed as the retrieval query: keep it (the verbatim lane).
-        store.keep_line_vector(said.id, result.query_vector, embedder_name())
-        return line
+
+        def _keep_vector(line):
+            # The line's vector was computed as the retrieval query: kept (the verbatim lane).
+            store.keep_line_vector(said.id, result.query_vector, embedder_name())
+            return line
+
+        if isinstance(said_back, defer.Deferred):
+            return said_back.addCallback(_keep_vector)
+        return _keep_vector(said_back)
 
     def _crash(failure):
         log.error(
@@ -284,7 +305,14 @@ def start_turn(npc, speaker, message: str):
     return deferred
 
 
-def _turn_in_worker(turn_input: TurnInput, conf, client, embedder, vectors=None) -> TurnResult:
+GATHER_SECONDS = 30.0  # the longest a turn's worker waits for the reactor's gathering
+
+
+def _turn_in_worker(gathered: Future, conf, client, embedder, names, message) -> TurnResult:
+    """The turn's worker part: embed the line (as soon as it starts), take what the reactor
+    gathered, then retrieve, prompt, call, parse."""
+    vectors = line_vectors(message, names, conf, embedder)
+    turn_input = gathered.result(timeout=GATHER_SECONDS)
     # A matrix that is not cached yet is read here, not on the reactor (0.1 s at 10k rows).
     if turn_input.index is None:
         turn_input.index = store.read_index(turn_input.npc_id)
@@ -327,12 +355,14 @@ def apply_turn(
     result: TurnResult,
     suspect=False,
     grounds=None,
-) -> str:
+    later: bool = False,
+):
     """
-    Say the reply, then write the turn's effects on the reactor. Returns what the room saw.
-    The line is said first so the player does not wait for the writes; the writes are all or
-    nothing and retried when SQLite is locked, the line never said twice. Memories written
-    during a turn whose player text was flagged are marked suspect.
+    Say the reply, then write the turn's effects on the reactor. Returns what the room saw
+    (with `later`, a Deferred of it, fired once the writes are done on the reactor's next
+    turn). The line is said first so the player does not wait for the writes; the writes are
+    all or nothing and retried when SQLite is locked, the line never said twice. Memories
+    written during a turn whose player text was flagged are marked suspect.
     """
     if not result.ok:
         record_usage(result.usage, npc=npc)
@@ -356,7 +386,8 @@ def apply_turn(
         _emote(npc, line)
         return line
     npc.at_say(parsed.text, msg_self=False)
-    retry_if_locked(
+    write = partial(
+        retry_if_locked,
         _write_turn,
         npc,
         speaker,
@@ -367,6 +398,11 @@ def apply_turn(
         suspect=suspect,
         grounds=grounds,
     )
+    if later and not runner.inline():
+        # The line leaves for the players when the reactor next writes to its sockets; the
+        # writes wait until then (the next reactor turn), so the player never waits for them.
+        return task.deferLater(reactor, 0, write).addCallback(lambda _: parsed.text)
+    write()
     return parsed.text
 
 
