@@ -139,6 +139,7 @@ bench: $(STAMP) $(STAMP_TORCH)
 	$(PY) bench/retrieval.py
 	$(PY) bench/retrieval.py --backend postgres --no-turns --sizes 1000 10000
 	$(PY) bench/cache.py
+	$(PY) bench/knowledge.py
 	$(PY) bench/retrieval_eval.py
 	$(PY_TORCH) bench/embedders.py
 	$(PY) bench/busy_server.py

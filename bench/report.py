@@ -1093,6 +1093,103 @@ The contrib's share, median(say to reply) minus median(look): **{data['share_med
 """)
 
 
+def _knowledge_rows(data: dict) -> str:
+    labels = (
+        ("scorer", "worker: the scorer (meaning, full text, category, standing; slots, budget)"),
+        ("gather", "reactor: the view (scopes, a secret's condition, the full-text search)"),
+        ("checks", "worker: the line's checks (claims against every fact, unanswered)"),
+        ("knowledge_retrieval", "**the knowledge retrieval (the three)**"),
+        ("note_check", "reactor: a note checked against what the NPC knows"),
+        ("turn_retrieval", "a turn's whole retrieval (memories, beliefs, verbatim, knowledge)"),
+        ("turn_retrieval_no_knowledge", "the same without knowledge"),
+    )
+    return "\n".join(
+        f"| {label} | {data[key]['median_ms']} | {data[key]['p95_ms']} | "
+        f"{data[key]['cpu']['p95_ms']} |"
+        for key, label in labels
+        if key in data
+    )
+
+
+def _threshold_tables(data: dict) -> tuple[str, str, str]:
+    guard = data["guard_threshold"]
+    at = guard["cosine"]
+    probes = "\n".join(
+        f"| {p['topic']} | {p['line']} | {'yes' if p['word'] else 'no'} | {p['cosine']} | "
+        f"{'met' if p['word'] or p['cosine'] >= at else 'missed: the model answers'} |"
+        for p in guard["probes"]
+    )
+    benign = sorted(guard["benign"], key=lambda b: -b["cosine"])
+    false = [b for b in benign if b["word"] or b["cosine"] >= at]
+    answer = data["answer_threshold"]
+    rows = "\n".join(
+        f"| {q['kind']} | {q['line']} | {'yes' if q['words_known'] else 'no'} | {q['cosine']} | "
+        f"{'answered' if q['words_known'] or q['cosine'] >= answer['cosine'] else 'unknown'} |"
+        for q in answer["questions"]
+    )
+    summary = (
+        f"Benign lines: {len(benign)}, the closest at cosine {benign[0]['cosine']} "
+        f"({benign[0]['line']!r}, to {benign[0]['closest']}); met by a guard: {len(false)}."
+    )
+    return probes, summary, rows
+
+
+def knowledge_section(data: dict) -> str:
+    rows = _knowledge_rows(data)
+    probes, benign, questions = _threshold_tables(data)
+    p95 = data["knowledge_retrieval"]["p95_ms"]
+    cpu = data["knowledge_retrieval"]["cpu"]["p95_ms"]
+    verdict = "meets" if min(p95, cpu) <= 3 else "misses"
+    guard = data["guard_threshold"]["cosine"]
+    answer = data["answer_threshold"]["cosine"]
+    sizes = data["sizes"]
+    return f"""## What NPCs know (issue #25)
+
+`bench/knowledge.py`, {data['date']}, {data['machine']}, load average
+{' / '.join(str(x) for x in data['load_average'])}: one NPC with {sizes['memories']:,} memories
+and {sizes['facts']:,} facts (1,000 of the world's, stored once, and 20 of its own, two
+guarded), lines that ask and lines that claim in turn. Milliseconds, wall time and this
+thread's CPU time (which a busy machine's preemption does not inflate):
+
+| part | median ms | p95 ms | CPU p95 ms |
+|---|---|---|---|
+{rows}
+
+The world's index read cold (after a restart or a change of its facts): {data['world_index_cold_ms']} ms,
+once, then shared by every NPC. What it means: the knowledge retrieval p95 {p95} ms wall
+({cpu} ms CPU) {verdict} the 3 ms target. The scorer is the memories' (`memory/fusion.rrf_scores`,
+`retrieval.importance_multiplier`) over one matrix product per scope; the reactor's part is one
+indexed full-text query over the NPC's scopes (words found in more than a fifth of its facts left
+out, as the pair-aware memory query leaves out a pair's common words) and, when it has guarded
+facts, one read of its relationship with the speaker; the claims are compared only with the
+facts' clauses that share a subject word with them (each scope's index keeps them by word).
+
+**The guard threshold** (`KNOWLEDGE_GUARD_COSINE` = {guard}), on the demo's knowledge
+(`game_template/world/knowledge.json`) with the default embedder: a line is about a guarded topic
+when it holds one of its words or aliases, or its meaning (the line without the speakers' names)
+is within the threshold of the topics'. Each probe of the demo's secrets and Maren's
+won't-discuss topic:
+
+| topic | line | a topic word | cosine | |
+|---|---|---|---|---|
+{probes}
+
+{benign} A missed probe is not a leak: a secret the speaker may not be told is never in the
+prompt, so the model answers without it; a won't-discuss topic is named in the prompt as one the
+NPC will not talk about, and the model answers with that before it.
+
+**The answer threshold** (`KNOWLEDGE_ANSWER_COSINE` = {answer}): a question about the world is
+unanswered when the words it asks about are not all in a fact Maren may tell (its text or
+topics), her identity, the place or a memory, and no fact is within the threshold in meaning;
+then the prompt says so, and a reply that does not admit it is replaced with
+`KNOWLEDGE_UNKNOWN_LINE`:
+
+| kind | question | words known | best cosine | |
+|---|---|---|---|---|
+{questions}
+"""
+
+
 SECTIONS = {
     "text_functions.json": text_functions_section,
     "redaction_eval.json": redaction_section,
@@ -1101,6 +1198,7 @@ SECTIONS = {
     "local_model.json": local_model_section,
     "retrieval.json": retrieval_section,
     "cache.json": cache_section,
+    "knowledge.json": knowledge_section,
     "retrieval_eval.json": retrieval_eval_section,
     "conversation_eval.json": conversation_eval_section,
     "scorer_ab.json": scorer_ab_section,
