@@ -405,8 +405,9 @@ ATTRIBUTION = {
     "home": r"(?:from|grew up in|home is|born in)\s+{k}",
     "pet": r"my\s+(?:[\w-]+\s+){{0,2}}{k}|(?:named|called)\s+{k}",
     "fear": r"(?:afraid of|fear|terrified of|scared of|frightened of|frightens me like)\s+"
-    r"(?:the\s+)?{k}|{k}\w*\s+(?:terrify|frighten|scare)",
-    "diet": r"(?:can'?t eat|cannot eat|allergic to|can'?t touch)\s+(?:\w+\s+)?{k}|{k}\w*\s+makes? me",
+    r"(?:the\s+)?{k}|{k}\w*\s+(?:\w+\s+){{0,3}}(?:terrif|frighten|scare|makes? me)",
+    "diet": r"(?:can'?t eat|cannot eat|allergic to|can'?t touch)\s+(?:\w+\s+)?{k}"
+    r"|{k}\w*\s+(?:\w+\s+){{0,3}}makes? me",
     "possession": r"(?:carry|treasure|my)\s+(?:[\w'-]+\s+){{0,4}}{k}",
     "goal": r"(?:want to|dream|mean to|money aside to|one day)[^.!?]*{k}",
 }

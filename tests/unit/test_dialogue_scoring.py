@@ -356,6 +356,9 @@ def test_the_players_fact_claimed_in_the_first_person():
     assert ev.first_person_claim("I'm a clockmaker, love.", CLOCKS.claim)
     assert ev.first_person_claim("My son Godfrey vanished near the old mill.", GODFREY.claim)
     assert ev.first_person_claim("I am terrified of deep water.", DEEP_WATER.claim)
+    crows = world.claim_of("fear", ["crows?\\b"])
+    crow_reply = "The sight of the crows always makes me nervous, but I ignore them now."
+    assert ev.first_person_claim(crow_reply, crows)
     trade = world.CATEGORY_CLAIMS["trade"]
     assert ev.first_person_claim("I work as a storyteller at The Lantern & Lane.", trade)
     # Naming the fact is no claim of it; nor is what follows "I remember", what is said to
