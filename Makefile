@@ -21,7 +21,7 @@ VENV312 ?= .venv312
 
 venv: $(STAMP)
 
-# No torch in the default install: the default embedder is ONNX int8 (issue #19). The last step
+# No torch in the default install: the default embedder is ONNX float32 (issues #19, #27). The last step
 # derives its model from the packaged weights once (about 3 s; otherwise done at first use).
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -148,7 +148,7 @@ bench: $(STAMP) $(STAMP_TORCH)
 	$(PY) bench/dialogue_eval.py
 	$(PY) bench/report.py
 
-# Both embedders side by side (ONNX int8 and sentence-transformers fp32): query embedding,
+# Both embedders side by side (ONNX float32 and sentence-transformers fp32): query embedding,
 # cold load, resident memory, turn overhead at 10k memories and retrieval quality. Needs the
 # torch virtualenv for the second one.
 bench-embedders: $(STAMP) $(STAMP_TORCH)

@@ -267,12 +267,12 @@ class OmniiraSettings(BaseModel):
     VECTOR_CACHE_MB: float = Field(256.0, gt=0)
 
     # Embeddings (issue #19). EMBEDDER: an alias ("onnx", "sentence-transformers", "openai") or
-    # a dotted class path. The default runs all-MiniLM-L6-v2 in int8 on onnxruntime (offline, no
+    # a dotted class path. The default runs all-MiniLM-L6-v2 in float32 on onnxruntime (offline, no
     # torch); "sentence-transformers" needs the [torch] extra and runs EMBEDDING_MODEL (None: the
     # packaged fp32 all-MiniLM-L6-v2); "openai" calls an OpenAI-compatible /v1/embeddings
     # endpoint at EMBEDDING_BASE_URL with the model EMBEDDING_MODEL (environment:
     # OMNIIRA_EMBEDDING_BASE_URL, OMNIIRA_EMBEDDING_API_KEY); EMBEDDING_SEND_DIMENSIONS asks it
-    # for 384 floats. EMBEDDING_CACHE_DIR keeps the derived int8 model (None: $OMNIIRA_CACHE_DIR
+    # for 384 floats. EMBEDDING_CACHE_DIR keeps the derived model (None: $OMNIIRA_CACHE_DIR
     # or ~/.cache/omniira-evennia). See omniira_evennia/memory/embeddings.py.
     EMBEDDER: str = "omniira_evennia.memory.embeddings.OnnxMiniLMEmbedder"
     EMBEDDING_MODEL: str | None = None
