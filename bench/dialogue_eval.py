@@ -1708,7 +1708,11 @@ def local_model(threads: int = 2, ctx: int = 4096, base_url: str | None = None):
         yield f"http://127.0.0.1:{port}/v1"
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # busy in a generation, it may not hear SIGTERM
+            server.kill()
+            server.wait(timeout=30)
 
 
 @contextlib.contextmanager
