@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation.service import turn_input_for
-from omniira_evennia.conversation.turn import retrieve_context, turn_vectors
+from omniira_evennia.conversation.turn import retrieve_context, turn_vectors, world_unknown
 from omniira_evennia.knowledge import answers
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.knowledge.facts import CATEGORIES, parse_condition, parse_expiry
@@ -213,15 +213,7 @@ def knowledge_recall(turn_input, ctx, conf, vectors, known: dict) -> dict:
         withheld=list(view.withheld),
         guard=f"{hit.guard.kind} {hit.guard.key!r}, by {hit.how}" if hit else None,
         doubts=doubts,
-        unknown=answers.unanswered(
-            ctx.message,
-            view,
-            [ctx.identity.role, ctx.identity.duty, ctx.place, ctx.place_description],
-            vectors.query,
-            conf,
-            now=turn_input.now,
-            names={ctx.identity.name, ctx.speaker_name},
-        ),
+        unknown=None if doubts else world_unknown(turn_input, ctx, conf, vectors),
     )
 
 

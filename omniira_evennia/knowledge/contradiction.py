@@ -233,13 +233,19 @@ def _names(tokens: list[str], known: frozenset, ignore: frozenset) -> set[int]:
     return positions
 
 
+_PRONOUNS = {"he", "she", "his", "her", "hers", "him", "they", "their", "them", "its"}
+
+
 @lru_cache(maxsize=8192)
 def clauses(text: str, known_names: frozenset = frozenset(), ignore: frozenset = frozenset()):
-    """The clauses of `text` (see the module), questions left out."""
+    """The clauses of `text` (see the module), questions left out. A clause that names nobody
+    but says "he", "his", "she"... names whom the sentence's clause before it named ("Voss is
+    the smith: his forge is on the square" is about Voss's forge)."""
     out = []
     for sentence in re.findall(r"[^.!?]+[.!?]*", str(text or "")[:MAX_CHARS]):
         if "?" in sentence:
             continue
+        named: set = set()
         for part in _CLAUSE_SPLIT.split(sentence):
             tokens = _TOKEN.findall(part)
             if not tokens:
@@ -247,7 +253,9 @@ def clauses(text: str, known_names: frozenset = frozenset(), ignore: frozenset =
             values, used = _values(tokens)
             names = _names(tokens, known_names, ignore)
             if names:
-                values["name"] = {tokens[i].split("'")[0].lower() for i in names}
+                named = values["name"] = {tokens[i].split("'")[0].lower() for i in names}
+            elif named and _PRONOUNS & {t.lower() for t in tokens}:
+                values["name"] = set(named)
             used |= names
             lowered = [t.lower() for t in tokens]
             negated = any(t in NEGATORS or t.endswith("n't") for t in lowered)

@@ -34,8 +34,8 @@ CATEGORY_HINTS = {
     "trade": "sell sells selling sold buy buying cost costs price prices priced pour pours "
     "drink drinks eat food menu serve serves coin coins copper silver gold pay wares stall "
     "stalls shop goods cheap dear rent room rooms bed stew ale cider wine",
-    "place": "where road roads way path north south east west leave leads lead go get "
-    "direction directions nearby near around town square market tavern door out",
+    "place": "where road roads way path north south east west leave leads lead direction "
+    "directions nearby near far square market tavern",
     "people": "who whom everyone anyone folk people neighbour neighbours townsfolk keeps "
     "runs works lives",
     "lore": "history story stories legend legends old fun games custom customs festival "

@@ -76,6 +76,8 @@ class KnowledgeIndex:
         self._words: dict | None = None
         self._clauses: dict | None = None
         self._frequency: Counter | None = None
+        # Names the facts' clauses may open with (the world's NPCs), set by whoever reads it.
+        self.known_names: frozenset = frozenset()
 
     def __len__(self) -> int:
         return len(self.records)
@@ -114,7 +116,7 @@ class KnowledgeIndex:
         if self._clauses is None:
             self._clauses = {}
             for row, record in enumerate(self.records):
-                for clause in clauses_of(record.text, self.names):
+                for clause in clauses_of(record.text, self.names | self.known_names):
                     for word in clause.subject:
                         self._clauses.setdefault(word, []).append((row, clause))
         return self._clauses

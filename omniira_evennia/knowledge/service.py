@@ -3,11 +3,10 @@ The ORM side of knowledge (issue #25): the one write path, the per-scope caches,
 may show a speaker, doubt about claims, gossip, world events and knowledge files.
 
 - `write_fact` is the one way a knowledge row is made or changed (a builder's command, the
-  handler, a file, the admin's save goes through the model but shows only what `police` let
-  in elsewhere, gossip, world events): the text through the text policy
-  (`police(..., "knowledge")`, personal data redacted unless a builder wrote it), the reply
-  through the spoken-line policy, topics cut, a condition that must parse, a slug key, and an
-  upsert by (scope, key) that re-embeds only a changed text.
+  handler, a file, the Django admin's save through `save_from_admin`, gossip, world events):
+  the text through the text policy (`police(..., "knowledge")`, personal data redacted unless
+  a builder wrote it), the reply through the spoken-line policy, topics cut, a condition that
+  must parse, a slug key, and an upsert by (scope, key) that re-embeds only a changed text.
 - `index_for(token)` caches one scope's rows as a `KnowledgeIndex`, shared by every NPC that
   knows through it; a save or delete of a row drops its scope's index (`connect_signals`).
 - `view_for(npc, speaker, line)` gathers a turn's `KnowledgeView` on the reactor: the NPC's
@@ -438,6 +437,7 @@ def read_index(token: str) -> KnowledgeIndex:
             topic_vectors[records[i].id] = topic / (float(np.linalg.norm(topic)) or 1.0)
     index = KnowledgeIndex(token, records, matrix, has_vector)
     index.topic_vectors.update(topic_vectors)
+    index.known_names = npc_names()
     return index
 
 
@@ -454,9 +454,10 @@ def index_for(token: str) -> KnowledgeIndex:
 
 
 def invalidate(token: str | None = None) -> None:
-    """Drop one scope's cached index, or every one."""
+    """Drop one scope's cached index, or every one (and the NPCs' names)."""
     if token is None:
         _indexes.clear()
+        _names[0] = 0.0
     else:
         _indexes.pop(token, None)
 
@@ -565,6 +566,19 @@ def _shadowed(groups: list[KnowledgeIndex]) -> frozenset:
     return frozenset(hidden)
 
 
+NAMES_SECONDS = 60.0  # how long the memory NPCs' names are kept before they are read again
+_names: list = [0.0, frozenset()]
+
+
+def npc_names() -> frozenset:
+    """Every memory NPC's name, lower-cased (names at a claim's start: "Wren keeps the forge"),
+    read at most once a minute."""
+    if time.monotonic() - _names[0] > NAMES_SECONDS:
+        keys = (o.key.lower() for o in store.memory_npcs(located=False))
+        _names[:] = [time.monotonic(), frozenset(w for key in keys for w in key.split())]
+    return _names[1]
+
+
 def view_for(npc, speaker, line: str = "", conf=None, now: float | None = None):
     """
     What `npc` knows and may tell `speaker`, for `line` (see `selection.KnowledgeView`); None
@@ -576,6 +590,7 @@ def view_for(npc, speaker, line: str = "", conf=None, now: float | None = None):
     if not groups:
         return None
     names = {npc.key.lower(), *(w.lower() for r in _rooms(npc) for w in r.key.split())}
+    names |= npc_names()
     view = KnowledgeView(
         groups=groups,
         shadowed=_shadowed(groups),

@@ -159,3 +159,17 @@ class TestKnowledgeInTheTurn(KnowledgeTestBase):
         assert "Aye, there's a temple." in shown
         prompt = "\n".join(m["content"] for m in llm.requests[-1]["messages"])
         assert "Nothing you know answers" not in prompt and "WHAT YOU KNOW" not in prompt
+
+
+class TestClaimsNamingOthers(KnowledgeTestBase):
+    def test_another_npc_named_at_a_claims_start_is_a_name(self):
+        self.npc("Wren"), self.npc("Voss")  # NPCs' names are names where a clause opens
+        self.maren.memory.know(
+            "Voss is the blacksmith: his forge is on the market square.", key="voss"
+        )
+        with ScriptedLLM(["Wren? She sells herbs, love."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                self.talk(llm, "Wren keeps the forge on the square, I'm told.")
+        claim = Memory.objects.get(npc=self.maren, subject=self.char1)
+        assert claim.uncertain and claim.key == "claim_voss"
+        assert claim.grounding["contradicts"]["rule"] == "name"

@@ -72,3 +72,11 @@ def test_clauses_and_stems():
 
 def test_a_long_line_is_read_up_to_its_cap():
     assert found("cider " * 5000 + " costs ten gold") == []
+
+
+def test_a_pronoun_names_whom_its_sentence_named():
+    facts = [(9, "Voss is the blacksmith: his forge is on the market square.")]
+    names = names_in(text for _, text in facts) | {"voss", "wren"}
+    [item] = find("Wren keeps the forge on the square, I'm told.", facts, names)
+    assert item.kind == "name" and item.reason.startswith("name: wren said, voss known")
+    assert find("Voss keeps the forge on the square.", facts, names) == []

@@ -64,6 +64,6 @@ def test_expiry_is_a_date_or_a_span():
 
 
 def test_a_line_asks_for_categories_by_its_words():
-    assert hinted_categories("What's the news around town?") == {"event", "place"}
+    assert hinted_categories("What's the news around town?") == {"event"}
     assert "trade" in hinted_categories("What does the cider cost?")
     assert hinted_categories("Hello there.") == set()
