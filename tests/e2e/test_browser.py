@@ -195,7 +195,7 @@ def assert_site_frame(page, section):
     assert crumbs.nth(0).inner_text() == "Home"
     assert page.locator(".omniira-crumbs a[href='/']").count() == 1
     tabs = page.locator(".omniira-tabs a")
-    assert tabs.count() == 6
+    assert tabs.count() == 7
     assert page.locator(".omniira-tabs a.active").inner_text() == section
     # The local stylesheet is applied (the inspector's card has its rounded border).
     radius = page.eval_on_selector(".omniira", "e => getComputedStyle(e).borderTopLeftRadius")
@@ -234,7 +234,7 @@ def test_website_webclient_and_inspector_in_chromium(demo):
         field.press("Enter")
         page.wait_for_function("document.body.innerText.includes('Lantern')", timeout=20000)
         field.click()
-        field.type("say Maren, hello from the browser!")
+        field.type("say Maren, hello! I came in through the web client.")
         field.press("Enter")
         page.wait_for_function("document.body.innerText.includes('Maren says')", timeout=30000)
         text = text_of(page)
@@ -295,6 +295,18 @@ def test_website_webclient_and_inspector_in_chromium(demo):
         staff.press("input[name=q]", "Enter")
         staff.wait_for_load_state()
         assert "Bran came in through the web client." in text_of(staff, "#memory-table")
+
+        # What the demo's world knows (game_template/world/knowledge.json), searched.
+        staff.click(".omniira-tabs >> text=Knowledge")
+        staff.wait_for_load_state()
+        assert_site_frame(staff, "Knowledge")
+        assert "cider" in text_of(staff, "#knowledge").lower()
+        staff.fill("input[name=q]", "caravan")
+        staff.press("input[name=q]", "Enter")
+        staff.wait_for_load_state()
+        assert "caravan" in text_of(staff, "#knowledge").lower()
+        assert "Showing" in text_of(staff, "#knowledge-count")
+        shot(staff, "knowledge")
 
         # The gossip graph, drawn, and an edge opening its chain.
         staff.click(".omniira-tabs >> text=Gossip graph")
