@@ -65,7 +65,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 
 from bench import dialogue_world as world  # noqa: E402
 from bench.dialogue_world import Scenario, Step, matches  # noqa: E402
-from omniira_evennia.llm.local_model import TIER_SAMPLING  # noqa: E402
+from omniira_evennia.llm.local_model import (  # noqa: E402
+    SMALL_MODEL_SETTINGS,
+    SMALL_MODEL_TIERS,
+    TIER_SAMPLING,
+)
 
 IDLE_PROMPT_TPS = 90.0
 IDLE_GEN_TPS = 32.0
@@ -73,9 +77,16 @@ RESULTS = ROOT / "bench" / "results"
 DEFAULT_COUNT = 48  # scenarios generated; the held-out half is 24
 
 # The demo's sampling (local_model.TIER_SAMPLING, held equal to the demo's settings by a test),
-# so the evaluation sees what a player of `make demo` sees; timeouts generous, so that a machine
-# shared with other work turns slow calls into slow numbers, not into failures.
-DEMO_TIERS = {name: {**sampling, "timeout": 900} for name, sampling in TIER_SAMPLING.items()}
+# so the evaluation sees what a player of `make demo` sees.
+# The demo's local branch also sets SMALL_MODEL_TIERS (the lean "speech" reply) and
+# SMALL_MODEL_SETTINGS; the evaluation runs them too, unless --tier/--set say otherwise.
+# Its timeouts are the demo's (game_template/server/conf/settings.py), so that a reply a player
+# would lose to the fallback line is lost here too (the deadline then follows the measured pace).
+DEMO_TIMEOUTS = {"voice": 150, "reasoning": 240, "ambient": 150}
+DEMO_TIERS = {
+    name: {**sampling, **SMALL_MODEL_TIERS.get(name, {}), "timeout": DEMO_TIMEOUTS[name]}
+    for name, sampling in TIER_SAMPLING.items()
+}
 
 # The NPCs' own trades and haunts (their role and duty in world/build.py), for "the NPC's own
 # trade given as the player's" and "what do you do" answered in role.
@@ -1800,7 +1811,7 @@ def main() -> None:
         print_table(report)
         print_raw(report)
         return
-    extra = {}
+    extra = dict(SMALL_MODEL_SETTINGS)
     for item in args.set:
         key, _, value = item.partition("=")
         extra[key] = json.loads(value)

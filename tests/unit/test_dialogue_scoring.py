@@ -577,3 +577,19 @@ def test_a_covering_subset_has_every_kind_of_step():
     kinds = set().union(*(s.kinds() for s in chosen))
     assert len({s.npc for s in chosen}) == 3
     assert {"news", "trade", "town"} <= kinds
+
+
+def test_the_evaluation_runs_the_demos_tiers_and_small_model_settings():
+    """What `make demo` runs with the offline model is what the evaluation measures: its
+    sampling, its timeouts (so a reply lost there is lost here), the lean reply prompt."""
+    import ast
+    from pathlib import Path
+
+    settings = Path(ev.ROOT) / "game_template" / "server" / "conf" / "settings.py"
+    for node in ast.walk(ast.parse(settings.read_text())):
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "OMNIIRA":
+            omniira = ast.literal_eval(node.value)
+    for tier, params in omniira["TIERS"].items():
+        assert ev.DEMO_TIERS[tier]["timeout"] == params["timeout"]
+        assert ev.DEMO_TIERS[tier]["max_tokens"] == params["max_tokens"]
+    assert ev.DEMO_TIERS["voice"]["turn_format"] == "speech"
