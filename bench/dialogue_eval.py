@@ -74,6 +74,7 @@ from omniira_evennia.llm.local_model import (  # noqa: E402
 IDLE_PROMPT_TPS = 90.0
 IDLE_GEN_TPS = 32.0
 RESULTS = ROOT / "bench" / "results"
+PROMPTS_FILE = os.environ.get("DIALOGUE_EVAL_PROMPTS", "")  # JSON lines of requests, if set
 DEFAULT_COUNT = 48  # scenarios generated; the held-out half is 24
 
 # The demo's sampling (local_model.TIER_SAMPLING, held equal to the demo's settings by a test),
@@ -768,6 +769,10 @@ class Driver:
             if kwargs.get("feature") == "conversation":
                 raw.append(result.text)
                 voice_timings.extend(timings[start:])
+            if PROMPTS_FILE:  # every request and its answer, to read what the model was shown
+                with open(PROMPTS_FILE, "a") as out:
+                    record = {"tier": tier_name, "messages": messages, "reply": result.text}
+                    out.write(json.dumps(record) + "\n")
             return result
 
         def recording_post(client, *args, **kwargs):

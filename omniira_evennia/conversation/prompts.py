@@ -109,6 +109,8 @@ you do not know, the way {name} would."""
 SPEECH_EXAMPLE = """\
 EXAMPLE (another person, another day; only the way of answering matters):
 Your notes about Bryn: "Bryn breeds goats on the ridge."
+Bryn says to you: "My knees ache whenever the rain comes."
+{name}: Mine too, Bryn. Sit by the fire a while and let them warm.
 Bryn says to you: "Do you know how I earn my bread?"
 {name}: You breed goats up on the ridge, Bryn.
 Bryn says to you: "And what is my dog called?"

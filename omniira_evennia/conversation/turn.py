@@ -263,6 +263,9 @@ def speaks_as(reply: str, speaker: str) -> bool:
     )
 
 
+ECHO = "echo of the speaker's line"
+
+
 def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     """Why nobody could take this reply as the NPC's answer, or None if it is one."""
     if not parsed.text:
@@ -273,7 +276,7 @@ def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
         return "narration only"
     meaning = gloss(ctx.message, ctx.speaker_name, ctx.identity.name)
     if any(is_echo(parsed.text, said, ctx.speaker_name) for said in (ctx.message, meaning)):
-        return "echo of the speaker's line"
+        return ECHO
     return None
 
 
@@ -333,14 +336,21 @@ def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -
 def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) -> str:
     """A reply that still slipped after it was asked again: its slipped sentences go; what it
     was never told, it says it does not know (voice.dont_know_line)."""
+    name, speaker = ctx.identity.name, ctx.speaker_name
     if problem.startswith("slipped"):
-        kept = voice.without_slips(text, ctx.message, ctx.identity.name, ctx.speaker_name)
-        if kept and not (topic and not voice.admits_not_knowing(kept)):
+        kept = voice.without_slips(text, ctx.message, name, speaker)
+        whole = kept and not voice.slips(kept, ctx.message, name, speaker)
+        if whole and not (topic and not voice.admits_not_knowing(kept)):
             health.incr("voice_slips_repaired")
             return kept
     if topic:
         health.incr("never_told_answered_plainly")
-        return voice.dont_know_line(topic, ctx.speaker_name)
+        return voice.dont_know_line(topic, speaker)
+    given_back = problem.startswith("slipped") or problem == ECHO
+    if given_back and not voice.is_question(ctx.message):
+        # A statement the model could only give back or shrug off: the NPC says it heard it.
+        health.incr("voice_slips_answered_plainly")
+        return voice.heard_line(ctx.message, speaker)
     return text
 
 

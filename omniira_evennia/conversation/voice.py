@@ -11,7 +11,13 @@ named rule on the reply (and the line it answers), deterministically:
 - `assistant_voice`: a help desk ("How can I help?", "Can you provide more context?", "Do you
   need help with anything else?", "Any tips for ...?");
 - `answered_as_player`: a question about the NPC answered as if asked of the player ("Do you
-  have family here?" -> "Yes, you do have family.").
+  have family here?" -> "Yes, you do have family.");
+- `restated`: the player's line handed back with little of the NPC's own ("You remember Merrick
+  telling you that his raven is called Ember" for "My raven is called Ember");
+- `addresses_itself`: the NPC calling itself by name as if it were the listener ("Good evening,
+  Wren." said by Wren);
+- `plays_itself`: an actor's frame ("As Maren, I enjoy ...");
+- `shrugs_off_a_statement`: "I don't know." and nothing else, to a line that asked nothing.
 
 `unknown_topic` finds a question about the player's own life that nothing the NPC holds
 answers ("What's my horse called?" with no memory of a horse); the prompt then says so (the
@@ -106,7 +112,57 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("assistant_voice")
     if is_question(line) and re.search(r"\byou\b", line, re.I) and _answered_as_player(reply, line):
         found.append("answered_as_player")
+    if restates(reply, line, npc, speaker):
+        found.append("restated")
+    if npc and _addresses(reply, npc):
+        found.append("addresses_itself")
+    if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
+        found.append("plays_itself")
+    if not is_question(line) and _only_a_shrug(reply):
+        found.append("shrugs_off_a_statement")
     return found
+
+
+# Words a reply frames the player's line with ("You remember Merrick telling you that ..."):
+# they add nothing of the NPC's own.
+_FRAMING = set(
+    "remember recall told tell telling said say saying says mention mentioned know knew heard "
+    "hear think thought see seen indeed really sure right true".split()
+)
+
+
+def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
+    """
+    The reply gives the line's words back: at least three of the line's content words and
+    three fifths of them are in it, and it adds at most two of its own (framing words such as
+    "remember" and "told" and the two names not counted).
+    """
+    names = {n.lower()[:5] for n in (npc, speaker) if n}
+    said = _content(_cap(line)) - names
+    answer = _content(_cap(reply)) - names - {w[:5] for w in _FRAMING}
+    shared = said & answer
+    if len(said) < 3 or len(shared) < 3:
+        return False
+    return len(shared) / len(said) >= 0.6 and len(answer - said) <= 2
+
+
+def _addresses(reply: str, npc: str) -> bool:
+    """The NPC's own name said to the listener: ", Wren." / ", Wren!" / "Wren, ..." opening."""
+    name = re.escape(npc)
+    return bool(
+        re.search(rf",\s*{name}\s*[.!?]", reply, re.IGNORECASE)
+        or re.match(
+            rf"^\W*(?:(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|oh|yes|no)"
+            rf"[,!.]?\s+)?{name}\s*,",
+            reply,
+            re.IGNORECASE,
+        )
+    )
+
+
+def _only_a_shrug(reply: str) -> bool:
+    words = re.findall(r"[a-z']+", reply.lower())
+    return 0 < len(words) <= 6 and admits_not_knowing(reply)
 
 
 def _answered_as_player(reply: str, line: str) -> bool:
@@ -196,6 +252,22 @@ def unknown_topic(line: str, known: list[str]) -> str | None:
             return None
         return TOPIC_PHRASE[kind]
     return None
+
+
+# What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
+# the line (the same line, the same answer), so a conversation does not repeat one of them.
+_HEARD = (
+    "Is that so, {speaker}? I'll remember that.",
+    "Well now, {speaker}, I'll keep that in mind.",
+    "I hear you, {speaker}. I won't forget it.",
+    "That's worth knowing, {speaker}. Go on.",
+)
+
+
+def heard_line(line: str, speaker: str) -> str:
+    """The NPC's plain answer to a line its model could only hand back (see `restates`)."""
+    index = sum(map(ord, _cap(line))) % len(_HEARD)
+    return _HEARD[index].format(speaker=speaker or "friend")
 
 
 def dont_know_line(topic: str, speaker: str) -> str:

@@ -5,6 +5,7 @@ and what an NPC says of what it was never told. The replies are the ones quoted 
 
 import pytest
 
+from omniira_evennia.conversation import voice
 from omniira_evennia.conversation.voice import (
     admits_not_knowing,
     dont_know_line,
@@ -132,3 +133,67 @@ def test_an_honest_answer_to_a_never_told_question_stands():
     result = run_turn(turn_input("What's my horse called?"), conf("tags"), client)
     assert result.parsed.text == "A horse? You never said you had one, love."
     assert len(client.requests) == 1
+
+
+# Seen with the packaged 1.5B model on the dialogue evaluation (seed 1321420, 2026-12-01).
+@pytest.mark.parametrize(
+    "reply, line, npc, speaker, slip",
+    [
+        (
+            "You remember Merrick telling you that his raven is called Ember.",
+            "My raven is called Ember, and he follows me everywhere.",
+            "Maren",
+            "Merrick",
+            "restated",
+        ),
+        (
+            "Good evening, Wren. How are the herbs?",
+            "Good evening, Wren.",
+            "Wren",
+            "Honora",
+            "addresses_itself",
+        ),
+        (
+            "As Maren, I enjoy being in the tavern.",
+            "What do you like most about this town?",
+            "Maren",
+            "Merrick",
+            "plays_itself",
+        ),
+        (
+            "I don't know.",
+            "Nothing frightens me like the dark.",
+            "Wren",
+            "Honora",
+            "shrugs_off_a_statement",
+        ),
+    ],
+)
+def test_a_reply_that_gives_back_or_names_itself_slips(reply, line, npc, speaker, slip):
+    assert slip in voice.slips(reply, line, npc, speaker)
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        (
+            "Ember, is it? A raven that follows you about is good company.",
+            "My raven is called Ember.",
+        ),
+        (
+            "Deep water? Then keep clear of the river docks, love.",
+            "I fear deep water, always have.",
+        ),
+        ("I don't know, love. Ask Voss.", "Where can I buy a horse?"),
+        ("I'm Maren; I keep this tavern.", "Who are you?"),
+    ],
+)
+def test_an_answer_in_its_own_words_does_not_slip(reply, line):
+    assert voice.slips(reply, line, "Maren", "Merrick") == []
+
+
+def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
+    line = "My raven is called Ember."
+    assert voice.heard_line(line, "Merrick") == voice.heard_line(line, "Merrick")
+    assert "Merrick" in voice.heard_line(line, "Merrick")
+    assert len({voice.heard_line(f"line {i}", "X") for i in range(20)}) > 1
