@@ -13,7 +13,10 @@ named rule on the reply (and the line it answers), deterministically:
 - `answered_as_player`: a question about the NPC answered as if asked of the player ("Do you
   have family here?" -> "Yes, you do have family.");
 - `restated`: the player's line handed back with little of the NPC's own ("You remember Merrick
-  telling you that his raven is called Ember" for "My raven is called Ember");
+  telling you that his raven is called Ember" for "My raven is called Ember"), or a sentence of
+  the reply that is the line itself;
+- `swaps_i_and_you`: the NPC's own not knowing said as the player's ("You are not sure what
+  Isolde's tortoise is called");
 - `addresses_itself`: the NPC calling itself by name as if it were the listener ("Good evening,
   Wren." said by Wren);
 - `plays_itself`: an actor's frame ("As Maren, I enjoy ...");
@@ -40,6 +43,7 @@ _ASSISTANT = re.compile(
     r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
     r"feel free to|i'?m here to (?:help|assist)|happy to (?:help|assist)|"
     r"(?:any|some) tips (?:for|on)|as an ai\b|language model|virtual assistant|"
+    r"(?:any|have) (?:more|other|further) questions|"
     r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date)|"
     r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
     r"am unable|are unable))",
@@ -114,6 +118,8 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("answered_as_player")
     if restates(reply, line, npc, speaker):
         found.append("restated")
+    if _OWN_DOUBT_AS_YOURS.search(reply) and re.search(r"\byou\b", line, re.IGNORECASE):
+        found.append("swaps_i_and_you")
     if npc and _addresses(reply, npc):
         found.append("addresses_itself")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
@@ -131,12 +137,43 @@ _FRAMING = set(
 )
 
 
+# The NPC's own not knowing said as the player's ("You are not sure what Isolde's tortoise is
+# called", asked "Do you remember my tortoise's name?"): a statement, not a question.
+_OWN_DOUBT_AS_YOURS = re.compile(
+    r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?you(?:'re| are)?\s+(?:not sure|unsure|"
+    r"don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|can'?t (?:say|remember|"
+    r"recall)|cannot (?:say|remember|recall))\b[^?]*?(?:[.!]|$)",
+    re.IGNORECASE,
+)
+
+
+def _said_again(reply: str, line: str, names: list[str]) -> bool:
+    """A sentence of the reply is the line itself ("Have you had a long day, Lyra?" back)."""
+    strip = "|".join(rf"\b{re.escape(n)}\b" for n in names if n) or "$^"
+
+    def words(text: str) -> list[str]:
+        return re.findall(r"[a-z']+", re.sub(strip, " ", text.lower()))
+
+    said = words(line)
+    if len(said) < 4:
+        return False
+    for sentence in _sentences(reply):
+        mine = words(sentence)
+        common = sum(1 for a, b in zip(said, mine) if a == b)
+        if len(mine) >= 4 and common >= 0.8 * max(len(said), len(mine)):
+            return True
+    return False
+
+
 def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     """
     The reply gives the line's words back: at least three of the line's content words and
     three fifths of them are in it, and it adds at most two of its own (framing words such as
     "remember" and "told" and the two names not counted).
     """
+    reply, line = _cap(reply), _cap(line)
+    if _said_again(reply, line, [npc, speaker]):
+        return True
     names = {n.lower()[:5] for n in (npc, speaker) if n}
     said = _content(_cap(line)) - names
     answer = _content(_cap(reply)) - names - {w[:5] for w in _FRAMING}
