@@ -167,6 +167,27 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "Honora",
             "shrugs_off_a_statement",
         ),
+        (
+            "You are not sure what the name of Isolde's tortoise is.",
+            "Do you remember my tortoise's name, Voss?",
+            "Voss",
+            "Isolde",
+            "swaps_i_and_you",
+        ),
+        (
+            "Oh no! Have you had a long day, Lyra? That's a tricky question.",
+            "Have you had a long day, Lyra?",
+            "Lyra",
+            "Gisela",
+            "restated",
+        ),
+        (
+            "I know about that, Gareth. Do you have any more questions?",
+            "I have been terrified of the dark since I was a child.",
+            "Maren",
+            "Gareth",
+            "assistant_voice",
+        ),
     ],
 )
 def test_a_reply_that_gives_back_or_names_itself_slips(reply, line, npc, speaker, slip):
@@ -186,6 +207,8 @@ def test_a_reply_that_gives_back_or_names_itself_slips(reply, line, npc, speaker
         ),
         ("I don't know, love. Ask Voss.", "Where can I buy a horse?"),
         ("I'm Maren; I keep this tavern.", "Who are you?"),
+        ("I have had a long day, love. The taps never stop.", "Have you had a long day, Maren?"),
+        ("You don't know where the well is? It's by the square.", "Where is the well?"),
     ],
 )
 def test_an_answer_in_its_own_words_does_not_slip(reply, line):
