@@ -20,7 +20,8 @@ named rule on the reply (and the line it answers), deterministically:
 - `addresses_itself`: the NPC calling itself by name as if it were the listener ("Good evening,
   Wren." said by Wren);
 - `plays_itself`: an actor's frame ("As Maren, I enjoy ...");
-- `shrugs_off_a_statement`: "I don't know." and nothing else, to a line that asked nothing.
+- `shrugs_off_a_statement`: "I don't know." and nothing else, to a line that asked nothing or
+  asked about the NPC itself ("Have you had a long day, Lyra?");
 
 `unknown_topic` finds a question about the player's own life that nothing the NPC holds
 answers ("What's my horse called?" with no memory of a horse); the prompt then says so (the
@@ -44,6 +45,8 @@ _ASSISTANT = re.compile(
     r"feel free to|i'?m here to (?:help|assist)|happy to (?:help|assist)|"
     r"(?:any|some) tips (?:for|on)|as an ai\b|language model|virtual assistant|"
     r"(?:any|have) (?:more|other|further) questions|"
+    r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"
+    r"answer|information)|i can'?t help you with|"
     r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date)|"
     r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
     r"am unable|are unable))",
@@ -124,7 +127,7 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("addresses_itself")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
         found.append("plays_itself")
-    if not is_question(line) and _only_a_shrug(reply):
+    if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
         found.append("shrugs_off_a_statement")
     return found
 

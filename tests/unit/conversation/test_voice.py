@@ -220,3 +220,11 @@ def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
     assert voice.heard_line(line, "Merrick") == voice.heard_line(line, "Merrick")
     assert "Merrick" in voice.heard_line(line, "Merrick")
     assert len({voice.heard_line(f"line {i}", "X") for i in range(20)}) > 1
+
+
+def test_a_help_desk_refusal_and_a_shrug_at_a_question_about_itself_slip():
+    refusal = "I'm sorry, I cannot provide a response to Colette's question."
+    assert "assistant_voice" in voice.slips(refusal, "My cloak is soaked.", "Wren", "Colette")
+    shrug = voice.slips("I don't know.", "Have you had a long day, Lyra?", "Lyra", "Gisela")
+    assert "shrugs_off_a_statement" in shrug
+    assert voice.slips("I don't know.", "Where is the mill?", "Lyra", "Gisela") == []
