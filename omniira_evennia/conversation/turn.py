@@ -337,6 +337,11 @@ def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) ->
     """A reply that still slipped after it was asked again: its slipped sentences go; what it
     was never told, it says it does not know (voice.dont_know_line)."""
     name, speaker = ctx.identity.name, ctx.speaker_name
+    if "answered_as_player" in problem:
+        turned = voice.turned_round(text, ctx.message)
+        if turned != text and not voice.slips(turned, ctx.message, name, speaker):
+            health.incr("voice_slips_repaired")
+            return turned
     if problem.startswith("slipped"):
         kept = voice.without_slips(text, ctx.message, name, speaker)
         whole = kept and not voice.slips(kept, ctx.message, name, speaker)

@@ -225,6 +225,32 @@ def _answered_as_player(reply: str, line: str) -> bool:
     return False
 
 
+_YOU_SUBJECT = re.compile(
+    r"^(?P<lead>\W*(?:(?:yes|no|oh|well|ah|aye|hm+)[,!.]?\s+)?)(?P<you>you(?:'re|'ve|'ll|'d)?)"
+    r"(?P<verb>\s+(?:are|were)\b)?",
+    re.IGNORECASE,
+)
+_AS_MINE = {"you": "I", "you're": "I'm", "you've": "I've", "you'll": "I'll", "you'd": "I'd"}
+
+
+def turned_round(reply: str, line: str) -> str:
+    """
+    A question about the NPC answered as the player's ("What do you charge?" -> "You charge two
+    copper for a cider."): each such sentence said as the NPC's own ("I charge two copper for a
+    cider."). Only the subject that opens the sentence turns round; the rest stays.
+    """
+    out = []
+    for sentence in _sentences(_cap(reply)):
+        match = _YOU_SUBJECT.match(sentence)
+        if match and _answered_as_player(sentence, line):
+            verb = (match.group("verb") or "").strip().lower()
+            mine = _AS_MINE[match.group("you").lower()]
+            verb = {"are": " am", "were": " was"}.get(verb, "")
+            sentence = match.group("lead") + mine + verb + sentence[match.end() :]
+        out.append(sentence)
+    return " ".join(out)
+
+
 def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
     """`reply` without its sentences that slip (the rest stays); "" if nothing is left."""
     kept = [s for s in _sentences(_cap(reply)) if not slips(s, line, npc, speaker)]

@@ -228,3 +228,49 @@ def test_a_help_desk_refusal_and_a_shrug_at_a_question_about_itself_slip():
     shrug = voice.slips("I don't know.", "Have you had a long day, Lyra?", "Lyra", "Gisela")
     assert "shrugs_off_a_statement" in shrug
     assert voice.slips("I don't know.", "Where is the mill?", "Lyra", "Gisela") == []
+
+
+@pytest.mark.parametrize(
+    "reply, line, mine",
+    [
+        (
+            "You charge two copper for a mug of cider.",
+            "What do you charge, Maren?",
+            "I charge two copper for a mug of cider.",
+        ),
+        (
+            "Yes, you do have family. Who are they?",
+            "Do you have family here?",
+            "Yes, I do have family. Who are they?",
+        ),
+    ],
+)
+def test_a_question_about_the_npc_answered_as_the_players_is_turned_round(reply, line, mine):
+    """Seen on the held-out run of 2026-12-01 ('What do you charge, Maren?' -> 'You charge ...')."""
+    assert "answered_as_player" in voice.slips(reply, line, "Maren", "Cressida")
+    assert voice.turned_round(reply, line) == mine
+    assert voice.slips(mine, line, "Maren", "Cressida") == []
+
+
+def test_turning_round_leaves_a_sentence_that_does_not_answer_as_the_player():
+    line = "What do you charge, Maren?"
+    assert (
+        voice.turned_round("Two copper. You look thirsty.", line) == "Two copper. You look thirsty."
+    )
+
+
+def test_in_the_turn_a_reply_given_back_twice_becomes_the_npcs_plain_heard_line():
+    said = "My raven is called Ember, and he follows me everywhere."
+    client = FakeClient(
+        "You remember Ada telling you that her raven is called Ember.",
+        "Ada's raven is called Ember, and he follows her everywhere.",
+    )
+    result = run_turn(turn_input(said), conf("speech"), client)
+    assert len(client.requests) == 2
+    assert result.parsed.text == voice.heard_line(said, "Ada")
+
+
+def test_in_the_turn_a_question_about_the_npc_answered_as_the_players_is_turned_round():
+    client = FakeClient("You charge two copper a mug.", "You charge two copper a mug.")
+    result = run_turn(turn_input("What do you charge?"), conf("speech"), client)
+    assert result.parsed.text == "I charge two copper a mug."
