@@ -20,6 +20,8 @@ named rule on the reply (and the line it answers), deterministically:
 - `addresses_itself`: the NPC calling itself by name as if it were the listener ("Good evening,
   Wren." said by Wren);
 - `plays_itself`: an actor's frame ("As Maren, I enjoy ...");
+- `reports_the_line`: what the player just did told back instead of an answer ("I remember you
+  telling me about your farewell." to "Goodbye, Lyra");
 - `shrugs_off_a_statement`: "I don't know." and nothing else, to a line that asked nothing or
   asked about the NPC itself ("Have you had a long day, Lyra?");
 
@@ -127,10 +129,22 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("addresses_itself")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
         found.append("plays_itself")
+    if _REPORTS.match(reply) and not _ASKS_MEMORY.search(line):
+        found.append("reports_the_line")
     if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
         found.append("shrugs_off_a_statement")
     return found
 
+
+# A reply that tells the player what they just did instead of answering ("I remember you
+# telling me about your farewell." to "Goodbye, Lyra"): fine only when the line asks what the
+# NPC remembers or knows.
+_REPORTS = re.compile(
+    r"^\W*(?:(?:yes|oh|ah|well|aye)[,!.]?\s+)?i (?:remember|recall|heard|hear|see) (?:you|\w+) "
+    r"(?:asking|telling|talking|saying|mentioning|speaking)\b",
+    re.IGNORECASE,
+)
+_ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|knew)\b", re.I)
 
 # Words a reply frames the player's line with ("You remember Merrick telling you that ..."):
 # they add nothing of the NPC's own.

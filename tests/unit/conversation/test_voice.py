@@ -274,3 +274,12 @@ def test_in_the_turn_a_question_about_the_npc_answered_as_the_players_is_turned_
     client = FakeClient("You charge two copper a mug.", "You charge two copper a mug.")
     result = run_turn(turn_input("What do you charge?"), conf("speech"), client)
     assert result.parsed.text == "I charge two copper a mug."
+
+
+def test_telling_the_player_what_they_just_said_is_no_answer_unless_memory_was_asked():
+    """Lyra on the held-out run of 2026-12-01, to every line after her first."""
+    reported = "I remember you telling me about your iron key and the house that burned."
+    line = "My most precious possession is an iron key to a house that burned."
+    assert "reports_the_line" in voice.slips(reported, line, "Lyra", "Ophelia")
+    asked = "Do you remember what I treasure most?"
+    assert "reports_the_line" not in voice.slips(reported, asked, "Lyra", "Ophelia")
