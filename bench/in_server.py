@@ -265,6 +265,7 @@ def probe_start(caller, interval=0.01):
 
     from omniira_evennia import commands
     from omniira_evennia.life import service as movement
+    from omniira_evennia.llm.client import LLMClient
     from omniira_evennia.memory import fulltext
     from omniira_evennia.rollover import service as daily
 
@@ -298,6 +299,15 @@ def probe_start(caller, interval=0.01):
     _probe["sampler"].start()
     for owner, name, label in (
         (service, "start_turn", "service.start_turn (all of it)"),
+        (service, "turn_input_for", "service.turn_input_for (the reactor's gathering)"),
+        (service, "turn_refusal", "service.turn_refusal"),
+        (service.knowledge, "view_for", "knowledge.view_for"),
+        (store, "touch_conversation", "store.touch_conversation"),
+        (store, "add_turn", "store.add_turn"),
+        (service, "_turn_in_worker", "worker: the whole job"),
+        (service, "line_vectors", "worker: embed the line"),
+        (service, "run_turn", "worker: run_turn (retrieve, LLM call, parse)"),
+        (LLMClient, "chat", "worker: LLMClient.chat (httpx round trip)"),
         (service, "build_context", "service.build_context"),
         (fulltext, "lexical_hits", "fulltext.lexical_hits"),
         (service, "apply_turn", "service.apply_turn (writes + say)"),
