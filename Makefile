@@ -144,8 +144,10 @@ bench: $(STAMP) $(STAMP_TORCH)
 	$(PY_TORCH) bench/embedders.py
 	$(PY) bench/busy_server.py
 	$(PY) bench/hostile_server.py
+	$(PY) bench/turn_share.py --probe
 	$(PY) bench/rollover.py
 	$(PY) bench/dialogue_eval.py
+	$(PY) bench/dialogue_eval.py --busy --limit 8
 	$(PY) bench/report.py
 
 # Both embedders side by side (ONNX float32 and sentence-transformers fp32): query embedding,
