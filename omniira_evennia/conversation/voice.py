@@ -287,6 +287,18 @@ _OWN_TOPICS = [
     (re.compile(r"\bwho am i (looking|searching) for\b", re.I), "search"),
     (re.compile(r"\bwhat (?:can't|cannot|can not) i eat\b", re.I), "food"),
     (re.compile(r"\bdo (?:you )?(?:know|remember) my ([a-z]+)", re.I), None),
+    (re.compile(r"\bname of my ([a-z]+)", re.I), None),
+    (re.compile(r"\bmy ([a-z]+)(?:'s)? (?:is )?(?:called|named|name)\b", re.I), None),
+    (re.compile(r"\b(?:remember|recall|know) (?:what|who|where|how) my ([a-z]+)", re.I), None),
+    (re.compile(r"\bwhat (?:do|did) i (?:treasure|cherish|value|prize)", re.I), "treasure"),
+    (
+        re.compile(
+            r"\bwhat am i (?:saving|putting (?:money )?aside)|\bwhat (?:do|did) i (?:dream|plan|"
+            r"mean|hope|want) (?:of|to)\b",
+            re.I,
+        ),
+        "plan",
+    ),
 ]
 TOPIC_WORDS = {
     "home": ["live", "lives", "home", "from", "hail", "born", "grew", "town", "village"],
@@ -294,6 +306,17 @@ TOPIC_WORDS = {
     "fear": ["afraid", "fear", "fears", "scared", "frightened", "terrified"],
     "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
     "food": ["eat", "allergic", "allergy", "abide", "stomach", "food"],
+    "treasure": [
+        "treasure",
+        "treasures",
+        "precious",
+        "possession",
+        "prize",
+        "cherish",
+        "value",
+        "keepsake",
+    ],
+    "plan": ["saving", "aside", "dream", "dreams", "plan", "plans", "mean", "hope", "become"],
 }
 TOPIC_PHRASE = {
     "home": "where you live",
@@ -301,6 +324,8 @@ TOPIC_PHRASE = {
     "fear": "what frightens you",
     "search": "who you are looking for",
     "food": "what you cannot eat",
+    "treasure": "what you treasure most",
+    "plan": "what you are hoping for",
 }
 _GENERIC_NOUNS = {"name", "way", "day", "time", "thing", "friend", "money", "business"}
 

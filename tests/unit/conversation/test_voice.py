@@ -283,3 +283,22 @@ def test_telling_the_player_what_they_just_said_is_no_answer_unless_memory_was_a
     assert "reports_the_line" in voice.slips(reported, line, "Lyra", "Ophelia")
     asked = "Do you remember what I treasure most?"
     assert "reports_the_line" not in voice.slips(reported, asked, "Lyra", "Ophelia")
+
+
+@pytest.mark.parametrize(
+    "line, topic, told",
+    [
+        ("Maren, what's the name of my dog?", "your dog", "Talia's dog is called Pip."),
+        ("What do I treasure most?", "what you treasure most", "Talia treasures a spyglass."),
+        (
+            "What am I putting money aside for?",
+            "what you are hoping for",
+            "Talia is saving for a boat.",
+        ),
+    ],
+)
+def test_more_ways_of_asking_about_ones_own_life_are_known_when_never_told(line, topic, told):
+    """'Maren, what's the name of my dog?' from a newcomer was answered 'Your dog's name is Max.'
+    on the held-out run of 2026-12-01: the question was not recognised as never told."""
+    assert voice.unknown_topic(line, []) == topic
+    assert voice.unknown_topic(line, [told]) is None
