@@ -199,9 +199,11 @@ def _cpu_by_thread_name(before, after):
 def _timed(owner, name, label):
     original = getattr(owner, name)
     stats = _probe["timers"].setdefault(label, [])
+    in_worker = label.startswith("worker:")  # else only the reactor's calls are timed
 
     def wrapper(*args, **kwargs):
-        if threading.current_thread() is not threading.main_thread():
+        on_reactor = threading.current_thread() is threading.main_thread()
+        if on_reactor == in_worker:
             return original(*args, **kwargs)
         started = time.perf_counter()
         try:
