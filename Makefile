@@ -149,6 +149,7 @@ bench: $(STAMP) $(STAMP_TORCH)
 	$(PY) bench/dialogue_eval.py
 	$(PY) bench/dialogue_eval.py --busy --limit 8
 	$(PY) bench/report.py
+	$(PY) bench/knowledge_dialogue.py
 
 # Both embedders side by side (ONNX float32 and sentence-transformers fp32): query embedding,
 # cold load, resident memory, turn overhead at 10k memories and retrieval quality. Needs the
