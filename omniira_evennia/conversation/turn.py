@@ -19,6 +19,7 @@ import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import voice
+from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
@@ -352,6 +353,9 @@ def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) ->
         health.incr("never_told_answered_plainly")
         return voice.dont_know_line(topic, speaker)
     given_back = problem.startswith("slipped") or problem == ECHO
+    if given_back and is_goodbye(ctx.message):
+        health.incr("voice_slips_answered_plainly")
+        return voice.farewell_line(ctx.message, speaker)
     if given_back and not voice.is_question(ctx.message):
         # A statement the model could only give back or shrug off: the NPC says it heard it.
         health.incr("voice_slips_answered_plainly")

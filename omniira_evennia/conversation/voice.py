@@ -20,6 +20,7 @@ named rule on the reply (and the line it answers), deterministically:
 - `addresses_itself`: the NPC calling itself by name as if it were the listener ("Good evening,
   Wren." said by Wren);
 - `plays_itself`: an actor's frame ("As Maren, I enjoy ...");
+- `recites_the_example`: the prompt's worked example said to the player;
 - `reports_the_line`: what the player just did told back instead of an answer ("I remember you
   telling me about your farewell." to "Goodbye, Lyra");
 - `shrugs_off_a_statement`: "I don't know." and nothing else, to a line that asked nothing or
@@ -129,12 +130,18 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("addresses_itself")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
         found.append("plays_itself")
+    if re.search(rf"\b{EXAMPLE_NAME}\b", reply) and EXAMPLE_NAME not in (speaker, npc):
+        found.append("recites_the_example")
     if _REPORTS.match(reply) and not _ASKS_MEMORY.search(line):
         found.append("reports_the_line")
     if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
         found.append("shrugs_off_a_statement")
     return found
 
+
+# The person of the prompts' worked examples (prompts.TAG_EXAMPLE, SPEECH_EXAMPLE): a reply
+# naming them recites the example ("My notes about Bryn: ... Bryn says to you: ...").
+EXAMPLE_NAME = "Bryn"
 
 # A reply that tells the player what they just did instead of answering ("I remember you
 # telling me about your farewell." to "Goodbye, Lyra"): fine only when the line asks what the
@@ -367,6 +374,16 @@ _HEARD = (
     "I hear you, {speaker}. I won't forget it.",
     "That's worth knowing, {speaker}. Go on.",
 )
+
+
+_FAREWELLS = ("Safe home, {speaker}.", "Mind how you go, {speaker}.", "Until next time, {speaker}.")
+
+
+def farewell_line(line: str, speaker: str) -> str:
+    """The NPC's plain goodbye, for a farewell its model could only give back."""
+    return _FAREWELLS[sum(map(ord, _cap(line))) % len(_FAREWELLS)].format(
+        speaker=speaker or "friend"
+    )
 
 
 def heard_line(line: str, speaker: str) -> str:

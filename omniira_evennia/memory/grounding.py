@@ -218,11 +218,17 @@ def evidence(lines, *, subject: str, told: bool = False, pooled: bool = False) -
     """What `lines` state (see the module): each statement, and each two in a row (a fact may
     join two things said one after the other), with their word stems; with `pooled`, also
     all of them as one (a belief drawn from several memories)."""
-    said = statements(lines, about_self=not told)[-MAX_STATEMENTS:]
     if told:
+        said = statements(lines, about_self=False)[-MAX_STATEMENTS:]
         naming = [s for s in said if any(w.lower() in _names(subject) for w in _words(s))]
         said = naming or said
-    joined = said + [f"{a} {b}" for a, b in zip(said, said[1:])]
+        joined = said + [f"{a} {b}" for a, b in zip(said, said[1:])]
+    else:
+        # A statement about themselves, alone or with the sentence after it ("I'm looking for
+        # my sister Odile. She vanished near the old mill.").
+        every = statements(lines, about_self=False)[-MAX_STATEMENTS:]
+        said = [s for s in every if _FIRST_PERSON.search(s)]
+        joined = said + [f"{a} {b}" for a, b in zip(every, every[1:]) if _FIRST_PERSON.search(a)]
     if pooled and len(said) > 2:
         joined.append(" ".join(said))
     return Evidence(
@@ -262,11 +268,17 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         return Grounding(False, "says nothing but a name")
     if not lines.statements:
         return Grounding(False, "no statement of theirs to rest on (questions only)")
+    # Besides its names, a statement must hold one of the value's other words: a name said in
+    # one line does not ground what was only asked in another ("Tamsin's dog called Elowen"
+    # from "My sister Elowen lives ..." and "What's my dog called?").
+    plain = [w for w in wanted if w not in names]
     best, best_found, missing = None, (), []
     for statement, stems in lines.statements:
         found = tuple(w for w in dict.fromkeys(wanted + names) if _stem(w) in stems)
         lacking_names = [n for n in names if _stem(n) not in stems]
         share = sum(1 for w in wanted if _stem(w) in stems) / len(wanted) if wanted else 1.0
+        if plain and not any(_stem(w) in stems for w in plain):
+            share = 0.0
         if lacking_names or share < SHARE or not found:
             if len(found) > len(best_found) or best is None:
                 best, best_found = statement, found

@@ -302,3 +302,21 @@ def test_more_ways_of_asking_about_ones_own_life_are_known_when_never_told(line,
     on the held-out run of 2026-12-01: the question was not recognised as never told."""
     assert voice.unknown_topic(line, []) == topic
     assert voice.unknown_topic(line, [told]) is None
+
+
+def test_a_goodbye_the_model_could_only_give_back_is_answered_with_a_goodbye():
+    """By telnet on 2026-12-01, "Farewell, Maren." was answered "That's worth knowing, Orrin." """
+    said = "Goodbye, Maren, I'll be back tomorrow."
+    client = FakeClient("Goodbye, Maren, I'll be back tomorrow.", "Goodbye, Maren!")
+    result = run_turn(turn_input(said), conf("speech"), client)
+    assert result.parsed.text == voice.farewell_line(said, "Ada")
+    assert "Ada" in result.parsed.text and "worth knowing" not in result.parsed.text
+
+
+def test_the_prompts_worked_example_said_aloud_is_a_slip():
+    """Voss to 'a good knife is six silver' (bench/knowledge_dialogue.py, 2026-12-01)."""
+    from omniira_evennia.conversation.prompts import SPEECH_EXAMPLE, TAG_EXAMPLE
+
+    assert voice.EXAMPLE_NAME in SPEECH_EXAMPLE and voice.EXAMPLE_NAME in TAG_EXAMPLE
+    recited = 'My notes about Bryn: "Bryn breeds goats on the ridge." Voss: Mine too, Bryn.'
+    assert "recites_the_example" in voice.slips(recited, "A knife is six silver.", "Voss", "Ada")

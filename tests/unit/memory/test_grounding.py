@@ -108,3 +108,12 @@ def test_the_reviews_old_cases_hold():
     assert not ok("Maren mends clocks for a living.", "Maren")
     assert not ok("Tobiah asked what he does for a living.", "Maren")
     assert not ok("Tobiah thanked Maren for the clocks.", "Maren")
+
+
+def test_a_name_said_in_one_line_does_not_ground_what_was_only_asked_in_another():
+    """By telnet on 2026-12-01, the review kept "Tamsin's dog called Elowen." from "My sister
+    Elowen lives out past the marsh road." and the question "What's my dog called?"."""
+    lines = ["My sister Elowen lives out past the marsh road.", "What's my dog called?"]
+    assert not ground("Tamsin's dog called Elowen.", lines, subject="Tamsin", npc="Maren").ok
+    kept = "Tamsin's sister Elowen lives out past the marsh road."
+    assert ground(kept, lines, subject="Tamsin", npc="Maren").ok
