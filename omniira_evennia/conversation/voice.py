@@ -199,8 +199,8 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     if _said_again(reply, line, [npc, speaker]):
         return True
     names = {n.lower()[:5] for n in (npc, speaker) if n}
-    said = _content(_cap(line)) - names
-    answer = _content(_cap(reply)) - names - {w[:5] for w in _FRAMING}
+    said = _content(line) - names
+    answer = _content(reply) - names - {w[:5] for w in _FRAMING}
     shared = said & answer
     if len(said) < 3 or len(shared) < 3:
         return False
@@ -379,17 +379,19 @@ _HEARD = (
 _FAREWELLS = ("Safe home, {speaker}.", "Mind how you go, {speaker}.", "Until next time, {speaker}.")
 
 
+def _one_of(lines: tuple[str, ...], line: str, speaker: str) -> str:
+    """One of `lines`, chosen by `line` (the same line, the same answer), for `speaker`."""
+    return lines[sum(map(ord, _cap(line))) % len(lines)].format(speaker=speaker or "friend")
+
+
 def farewell_line(line: str, speaker: str) -> str:
     """The NPC's plain goodbye, for a farewell its model could only give back."""
-    return _FAREWELLS[sum(map(ord, _cap(line))) % len(_FAREWELLS)].format(
-        speaker=speaker or "friend"
-    )
+    return _one_of(_FAREWELLS, line, speaker)
 
 
 def heard_line(line: str, speaker: str) -> str:
     """The NPC's plain answer to a line its model could only hand back (see `restates`)."""
-    index = sum(map(ord, _cap(line))) % len(_HEARD)
-    return _HEARD[index].format(speaker=speaker or "friend")
+    return _one_of(_HEARD, line, speaker)
 
 
 def dont_know_line(topic: str, speaker: str) -> str:

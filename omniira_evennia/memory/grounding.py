@@ -218,15 +218,15 @@ def evidence(lines, *, subject: str, told: bool = False, pooled: bool = False) -
     """What `lines` state (see the module): each statement, and each two in a row (a fact may
     join two things said one after the other), with their word stems; with `pooled`, also
     all of them as one (a belief drawn from several memories)."""
+    every = statements(lines, about_self=False)[-MAX_STATEMENTS:]
     if told:
-        said = statements(lines, about_self=False)[-MAX_STATEMENTS:]
+        said = every
         naming = [s for s in said if any(w.lower() in _names(subject) for w in _words(s))]
         said = naming or said
         joined = said + [f"{a} {b}" for a, b in zip(said, said[1:])]
     else:
         # A statement about themselves, alone or with the sentence after it ("I'm looking for
         # my sister Odile. She vanished near the old mill.").
-        every = statements(lines, about_self=False)[-MAX_STATEMENTS:]
         said = [s for s in every if _FIRST_PERSON.search(s)]
         joined = said + [f"{a} {b}" for a, b in zip(every, every[1:]) if _FIRST_PERSON.search(a)]
     if pooled and len(said) > 2:
