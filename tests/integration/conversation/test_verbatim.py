@@ -104,3 +104,30 @@ class TestVerbatimTurns(EvenniaCommandTest):
         erase_player(self.char1)
         assert "honey" not in self.talk(self.char1, "What goes in my tea?")
         assert not Memory.objects.filter(subject=self.char1).exists()
+
+    def test_a_line_naming_the_npc_is_embedded_once_without_the_names(self):
+        from omniira_evennia.memory.embeddings import set_embedder
+        from omniira_evennia.testing.fakes import HashingEmbedder
+
+        class Recording(HashingEmbedder):
+            def __init__(self):
+                self.texts = []
+
+            def embed(self, texts):
+                self.texts.append(list(texts))
+                return super().embed(texts)
+
+        embedder = Recording()
+        set_embedder(embedder)
+        try:
+            self.talk(self.char1, "Maren, I am searching for my sister Odile near the old mill.")
+            # One text before the reply (the name-free line); the notes' vectors come later.
+            assert embedder.texts[0] == ["I am searching for my sister Odile near the old mill."]
+            said = ConversationTurn.objects.get(role="speaker", speaker=self.char1)
+            kept = np.frombuffer(said.embedding, dtype=np.float32)
+            assert np.allclose(kept, embedder.embed([embedder.texts[0][0]])[0])
+            self.end_all()
+            prompt = self.talk(self.char1, "Maren, who am I searching for?")
+            assert 'Ada said, earlier today: "Maren, I am searching for my sister Odile' in prompt
+        finally:
+            set_embedder(None)
