@@ -5,16 +5,20 @@ Each text is read clause by clause (split at sentence ends, commas, semicolons, 
 questions are never claims). A clause has its subject words (content words, lightly stemmed,
 without the values below), its values by kind (money: an amount and a coin, "two copper", "a
 silver", "10 gold"; bare numbers; times of day, "dusk", "noon", "18:00"; days of the week;
-names: capitalised words, a clause's first word only when it is a name known elsewhere) and
-whether it is negated ("no", "not", "never", "n't").
+where a way leads, the words after "to" in "runs down to the river docks"; names: capitalised
+words, a clause's first word only when it is a name known elsewhere) and whether it is negated
+("no", "not", "never", "n't"). Measures ("mug", "loaf") are subject words only in a clause
+about nothing else.
 
 A claim clause contradicts a known clause when they are about the same thing and disagree:
 
-- **a value**: both hold values of one kind (money, number, time, day) and share none of
-  them, and they share at least half the subject words of the shorter (at least one): "The
-  cider here costs ten gold" against "A mug of cider costs two copper";
-- **a name**: both name someone and share no name, and they share at least two subject words
-  and half the claim's: "Wren keeps the forge" against "Voss keeps the forge on the square";
+- **a value**: both hold values of one kind (money, number, time, day, destination) and
+  share none of them, and they share at least half the subject words of the shorter (at
+  least one): "The cider here costs ten gold" against "A mug of cider costs two copper";
+- **a name**: each names someone the other does not, and they share at least two subject
+  words and half the claim's (names both say, "the Lantern & Lane", count as shared words),
+  or exactly the same subject words: "Wren keeps the forge" against "Voss keeps the forge on
+  the square", "Wren is the blacksmith" against "Voss is the blacksmith";
 - **a negation**: one is negated and the other not, with no values to compare, sharing at
   least two subject words and two thirds of each's: "Maren leaves the bar at night" against
   "Maren never leaves the bar".
@@ -106,10 +110,32 @@ STOPWORDS = set(
     ever always usually often will would can could shall should may might must let lets well
     oh ah aye yes nay hey there's here's that's thing things something anything everything
     someone anyone everyone people folk town around""".split()
-    # Measures say how much, not of what: "a mug of ale" is not "a mug of cider".
-    + """mug mugs cup cups bowl bowls pint pints glass glasses jug jugs bottle bottles loaf
-    loaves twist twists piece pieces plate plates portion portions measure""".split()
 )
+# Measures say how much, not of what: "a mug of ale" is not "a mug of cider". A clause about
+# nothing else keeps them ("a loaf is eight copper" is about the loaf).
+MEASURES = set("""mug mugs cup cups bowl bowls pint pints glass glasses jug jugs bottle bottles loaf
+    loaves twist twists piece pieces plate plates portion portions measure""".split())
+# A way's end: "the east road runs down to the river docks" (the words after "to").
+MOTIONS = {
+    "go",
+    "goes",
+    "going",
+    "lead",
+    "leads",
+    "leading",
+    "run",
+    "runs",
+    "climb",
+    "climbs",
+    "wind",
+    "winds",
+    "head",
+    "heads",
+    "take",
+    "takes",
+    "reach",
+    "reaches",
+}
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|\d+(?::\d\d)?(?:\.\d+)?")
 _CLAUSE_SPLIT = re.compile(r"[.!;:,\n]+|\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
 _NOT_NAMES = {"I", "I'm", "I've", "I'll", "I'd", "The", "A", "An", "Aye", "Yes", "No", "Oh"}
@@ -137,7 +163,7 @@ class Contradiction:
     knowledge_id: int
     known: str  # the fact's whole text
     claim: str  # the clause of the player's line
-    kind: str  # "money", "number", "time", "day", "name" or "negation"
+    kind: str  # "money", "number", "time", "day", "destination", "name" or "negation"
     reason: str
 
     def as_record(self) -> dict:
@@ -168,7 +194,7 @@ def stem(word: str) -> str:
     return word[:6]
 
 
-STOP_STEMS = frozenset(stem(w) for w in STOPWORDS)
+STOP_STEMS = frozenset(stem(w) for w in STOPWORDS | MEASURES)
 
 
 def _number(token: str) -> float | None:
@@ -216,6 +242,21 @@ def _values(tokens: list[str]) -> tuple[dict, set]:
         elif _number(token) is not None:
             found.setdefault("number", set()).add(_number(token))
             used.add(i)
+    lowered = [t.lower() for t in tokens]
+    moves = [i for i, t in enumerate(lowered) if t in MOTIONS]
+    if moves and "to" in lowered[moves[0] :]:
+        start = lowered.index("to", moves[0]) + 1
+        ends = {
+            i: stem(lowered[i])
+            for i in range(start, len(tokens))
+            if i not in used
+            and len(lowered[i]) >= 3
+            and lowered[i] not in STOPWORDS
+            and lowered[i][0].isalpha()
+        }
+        if ends:
+            found["destination"] = set(ends.values())
+            used |= set(ends)
     return found, used
 
 
@@ -259,15 +300,18 @@ def clauses(text: str, known_names: frozenset = frozenset(), ignore: frozenset =
             used |= names
             lowered = [t.lower() for t in tokens]
             negated = any(t in NEGATORS or t.endswith("n't") for t in lowered)
-            subject = frozenset(
-                stem(t)
+            content = [
+                t
                 for i, t in enumerate(lowered)
                 if i not in used
                 and len(t) >= 3
                 and t not in STOPWORDS
                 and t not in NEGATORS
                 and not t.endswith("n't")
-                and t.lower() not in ignore
+                and t not in ignore
+            ]
+            subject = frozenset(stem(t) for t in content if t not in MEASURES) or frozenset(
+                stem(t) for t in content
             )
             out.append(
                 Clause(
@@ -294,7 +338,7 @@ def clash(claim: Clause, known: Clause) -> tuple[str, str] | None:
         return None
     enough = max(1, math.ceil(min(len(claim.subject), len(known.subject)) / 2))
     compared = False
-    for kind in ("money", "number", "time", "day"):
+    for kind in ("money", "number", "time", "day", "destination"):
         said, fact = claim.of(kind), known.of(kind)
         if said and fact:
             compared = True
@@ -305,8 +349,14 @@ def clash(claim: Clause, known: Clause) -> tuple[str, str] | None:
                     f"{kind}: {_shown(kind, said)} said, {_shown(kind, fact)} known ({words})",
                 )
     said, fact = claim.of("name"), known.of("name")
-    if said and fact and not said & fact:
-        if len(shared) >= 2 and len(shared) >= math.ceil(len(claim.subject) / 2):
+    # Names both say ("the Lantern & Lane") are what the two are about, not who: compared are
+    # the names only one of them says.
+    common = said & fact
+    said, fact = said - common, fact - common
+    if said and fact:
+        about = shared | common
+        same_thing = shared == claim.subject == known.subject  # "Wren/Voss is the blacksmith"
+        if same_thing or (len(about) >= 2 and len(about) >= math.ceil(len(claim.subject) / 2)):
             words = ", ".join(sorted(shared))
             return (
                 "name",
@@ -325,7 +375,8 @@ def find(line: str, facts, known_names=frozenset(), ignore=frozenset()) -> list[
     """
     Every fact in `facts` ((id, text) pairs) a clause of `line` contradicts, one per fact, in
     the order of `facts`. `known_names`: lower-cased names that count as names at a clause's
-    start; `ignore`: lower-cased words never taken as names or subject words (the speakers').
+    start; `ignore`: lower-cased words of the line never taken as names or subject words (the
+    speakers': "Maren, ..." is said to her; in a fact her name is a name).
     """
     known_names, ignore = frozenset(known_names), frozenset(ignore)
     said = [c for c in clauses(str(line or ""), known_names, ignore) if c.subject]
@@ -333,7 +384,7 @@ def find(line: str, facts, known_names=frozenset(), ignore=frozenset()) -> list[
         return []
     found = []
     for fact_id, text in facts:
-        hit = first_clash(said, clauses(text, known_names, ignore))
+        hit = first_clash(said, clauses(text, known_names))
         if hit is not None:
             claim, kind, reason = hit
             found.append(Contradiction(fact_id, text, claim.text, kind, reason))

@@ -10,6 +10,10 @@ FACTS = [
     (3, "Maren never leaves the bar."),
     (4, "A bowl of stew costs three copper, and a room upstairs costs a silver a night."),
     (5, "The market stalls close at dusk."),
+    (6, "Voss is the blacksmith: his forge is on the market square."),
+    (7, "Maren keeps the Lantern & Lane: she pours the drinks and rents the rooms."),
+    (8, "Old Hob the baker keeps the bread stall by the well and sells a loaf for one copper."),
+    (9, "Two roads leave the square: the east road runs down to the river docks."),
 ]
 NAMES = names_in(text for _, text in FACTS) | {"voss", "maren", "wren"}
 IGNORE = frozenset({"maren", "ada"})
@@ -30,6 +34,11 @@ def found(line):
         ("Maren leaves the bar at night.", [(3, "negation")]),
         ("The market closes at noon.", [(5, "time")]),
         ("The stew here is ten gold, and the cider is cheap", [(4, "money")]),
+        ("Wren is the blacksmith.", [(6, "name")]),
+        ("Wren keeps the Lantern & Lane.", [(7, "name")]),
+        ("I heard a loaf is eight copper.", [(8, "money")]),
+        ("The east road goes to Wyndale.", [(9, "destination")]),
+        ("I heard the east road leads to Vellmoor.", [(9, "destination")]),
     ],
 )
 def test_a_claim_against_what_is_known(line, expected):
@@ -44,6 +53,10 @@ def test_a_claim_against_what_is_known(line, expected):
         "Wren was at the forge today.",  # a name, but not the same thing said of it
         "I drank cider with two friends.",  # a number of another kind
         "A mug of ale costs three copper.",  # nothing known about ale
+        "Wren is the blacksmith's daughter.",  # not what Voss is
+        "I had a drink at the Lantern & Lane.",  # the same place, nothing said of its keeper
+        "The east road runs down to the docks by the river.",  # agrees
+        "I walked the east road to the docks at dawn.",  # agrees, and a time of no fact
         "",
     ],
 )
