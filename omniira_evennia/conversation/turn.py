@@ -373,6 +373,14 @@ def known_to_npc(ctx: PromptContext) -> list[str]:
     )
 
 
+def answer_in_view(ctx: PromptContext) -> str | None:
+    """What in front of the NPC answers a question about the speaker's own life (voice.
+    answer_from): its trusted memories first, then the speaker's own earlier words."""
+    trusted = [m.text for m in ctx.memories if not (m.untrusted or m.doubtful or m.heard_from)]
+    said = [text for _, text in ctx.said] + [t.text for t in ctx.history if t.role == "user"]
+    return voice.answer_from(ctx.message, trusted, said, ctx.speaker_name)
+
+
 def _merge_notes(into: ParsedReply, first: ParsedReply) -> None:
     """Keep the notes of a reply that was asked again: a bare tag is not lost with its line."""
     keys = {t.key for t in into.remember}
@@ -471,6 +479,15 @@ def plainly_unknown(text: str, ctx: PromptContext, conf: OmniiraSettings) -> str
     return spoken(conf.KNOWLEDGE_UNKNOWN_LINE, ctx.identity.name, ctx.speaker_name)
 
 
+def doubted(text: str, doubts: list, ctx: PromptContext) -> str:
+    """A reply that took a claim against what the NPC knows as true ("the stalls do indeed
+    open at dusk") becomes the NPC's doubt, with what it knows (answers.doubting_line)."""
+    if not text or answers.disputes(text, doubts[0]):
+        return text
+    health.incr("claims_answered_with_doubt")
+    return answers.doubting_line(doubts[0], ctx.speaker_name)
+
+
 def _call(client, tier, conf, inp, messages, schema):
     """The voice call, with one try on FALLBACK_TIER when the tier is over its budget."""
     # A player's turns count against their share of the NPC's day (game-driven talk does not).
@@ -532,6 +549,9 @@ def run_turn(
     topic = voice.unknown_topic(ctx.message, known_to_npc(ctx))
     if topic:
         messages[-1]["content"] += "\n" + voice.unknown_note(topic, ctx.speaker_name)
+    answer = None if topic else answer_in_view(ctx)
+    if answer:
+        messages[-1]["content"] += "\n" + voice.answer_note(answer, ctx.speaker_name)
     doubts, unknown = knowledge_notes(inp, ctx, conf, vectors, messages, topic)
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     ident = ctx.identity
@@ -583,6 +603,7 @@ def run_turn(
     if problem and parsed is not None and parsed.text:
         parsed.text = _repaired(parsed.text, problem, ctx, topic)
     parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
+    parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
     if turn_format == "json":
         _notes_about_the_speaker(parsed, ctx)
     if not parsed.text:

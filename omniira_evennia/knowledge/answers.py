@@ -4,6 +4,8 @@ What a turn does with what the NPC knows (issue #25), as plain functions the tur
 - `prompt_lines`: the chosen facts as the prompt shows them, and the won't-discuss topics;
 - `doubts` / `doubt_note`: the player's claims against the facts the speaker may be shown
   (`contradiction.find`), and the line that tells the NPC to answer them with doubt;
+- `disputes` / `doubting_line`: whether a reply to such a claim doubts it (or says what is
+  known) instead of taking it as true, and the NPC's line when it does not;
 - `unanswered` / `unknown_note`: a question about the world that nothing the NPC knows or
   sees answers (no fact, place, identity or memory shares a word with it, no fact is close in
   meaning, no category it asks about has a fact); the prompt then says so, and a reply that
@@ -107,6 +109,48 @@ def doubt_note(found: list[Contradiction], speaker: str) -> str:
         f"(What {speaker} just said goes against what you know, {known} Do not agree or take "
         "it as true: answer with doubt, and say what you know.)"
     )
+
+
+# A reply that says the claim is doubted ("That's not what I heard", "you're mistaken").
+_DISPUTES = re.compile(
+    r"\b(?:not what i|that's not|that is not|isn'?t so|not so|not right|not true|wrong|mistaken|"
+    r"doubt|heard otherwise|contradicts|against what i|i don'?t think so|no,)",
+    re.IGNORECASE,
+)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
+
+
+def _values(text: str) -> set:
+    return {(kind, v) for c in clauses(text) for kind, found in c.values for v in found}
+
+
+def disputes(reply: str, doubt: Contradiction) -> bool:
+    """
+    `reply` answers a claim against what the NPC knows as it should: it does not say the claim
+    again as true (a clause of its own contradicting the fact), and it says what is known (a
+    value or name of the fact the claim does not hold) or says it doubts the claim.
+    """
+    reply = str(reply or "")[:MAX_CHARS]
+    wrong = _values(doubt.claim) - _values(doubt.known)
+    again = [c for c in clauses(reply) if c.subject and _values(c.text) & wrong]
+    if first_clash(again, clauses(doubt.known)) is not None:
+        return False  # "the stalls do indeed open at dusk"
+    truth = _values(doubt.known) - _values(doubt.claim)
+    return bool(truth & _values(reply)) or bool(_DISPUTES.search(reply))
+
+
+def doubting_line(doubt: Contradiction, speaker: str) -> str:
+    """What the NPC says to a claim its reply took as true: it doubts it, with what it knows
+    (the fact's sentence that shares most with the claim; a fact written to the NPC as "you"
+    is not said aloud)."""
+    claim = stems(doubt.claim)
+    sentences = re.findall(r"[^.!?]+[.!?]*", doubt.known[:MAX_CHARS])
+    best = max(sentences, key=lambda s: len(stems(s) & claim), default="").strip()
+    lead = f"That's not what I know, {speaker or 'friend'}."
+    if not best or _SECOND_PERSON.search(best):
+        return lead
+    best = best[0].upper() + best[1:]
+    return f"{lead} {best if best[-1] in '.!?' else best + '.'}"
 
 
 def is_question(line: str) -> bool:

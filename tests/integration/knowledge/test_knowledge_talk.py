@@ -127,6 +127,16 @@ class TestKnowledgeInTheTurn(KnowledgeTestBase):
         prompt = "\n".join(m["content"] for m in llm.requests[-1]["messages"])
         assert "(doubtful: it goes against what you know)" in prompt
 
+    def test_a_reply_that_takes_the_claim_as_true_is_said_with_doubt(self):
+        """'Your memories suggest the market stalls do indeed open at dusk', to a false claim,
+        on the knowledge evaluation's held-out run of 2026-12-01: the NPC agreed."""
+        with ScriptedLLM(["Aye, ten gold it is, and worth every coin."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                shown = self.call(CmdTalk(), "Maren = The cider here costs ten gold.")
+        assert "That's not what I know, Ada. A mug of cider costs two copper." in shown
+        assert "ten gold it is" not in shown
+        assert health.snapshot()["claims_answered_with_doubt"] == 1
+
     def test_a_note_against_what_is_known_is_uncertain_too(self):
         reply = (
             'Ten gold, is it? [[REMEMBER:{"key":"cider_claim","value":"Ada says cider costs '

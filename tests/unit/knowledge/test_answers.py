@@ -1,6 +1,7 @@
 """What a turn does with knowledge (knowledge/answers.py) and how the prompt shows it."""
 
 import numpy as np
+import pytest
 
 from omniira_evennia.conf import build_settings
 from omniira_evennia.conversation.prompts import (
@@ -11,6 +12,7 @@ from omniira_evennia.conversation.prompts import (
     render_system_prompt,
 )
 from omniira_evennia.knowledge import answers
+from omniira_evennia.knowledge.contradiction import Contradiction
 from omniira_evennia.knowledge.facts import Guard, KnowledgeRecord
 from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
 
@@ -77,3 +79,31 @@ def test_knowledge_a_later_line_brings_comes_with_that_line():
     last = build_messages(ctx, "speech", pinned)[-1]["content"]
     assert "(What you know of the world that bears on this line:)" in last
     assert '"The east road runs to the river docks."' in last
+
+
+DOUBT = Contradiction(
+    1, "The market stalls open at dawn. They close at dusk.", "The stalls open at noon", "time", ""
+)
+
+
+@pytest.mark.parametrize(
+    "reply, doubted",
+    [
+        ("No, they open at dawn, love.", True),  # says what is known
+        ("That's not what I heard.", True),  # says it doubts it
+        ("Aye, the stalls do open at noon.", False),  # the claim again, as true
+        ("Well now, I'll keep that in mind.", False),  # neither
+    ],
+)
+def test_a_reply_to_a_claim_doubts_it_or_says_what_is_known(reply, doubted):
+    assert answers.disputes(reply, DOUBT) is doubted
+
+
+def test_the_doubting_line_says_the_sentence_the_claim_is_about():
+    assert answers.doubting_line(DOUBT, "Ada") == (
+        "That's not what I know, Ada. The market stalls open at dawn."
+    )
+    own = Contradiction(
+        2, "You keep the Lantern & Lane.", "Wren keeps the Lantern & Lane", "name", ""
+    )
+    assert answers.doubting_line(own, "Ada") == "That's not what I know, Ada."
