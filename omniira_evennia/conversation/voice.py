@@ -29,7 +29,9 @@ named rule on the reply (and the line it answers), deterministically:
 `unknown_topic` finds a question about the player's own life that nothing the NPC holds
 answers ("What's my horse called?" with no memory of a horse); the prompt then says so (the
 model would otherwise invent "Quinny"), and `dont_know_line` is the NPC's plain answer when a
-reply still names something it cannot know.
+reply still names something it cannot know. When something does answer it, `answer_from`
+finds it and `answer_note` puts it next to the question (a small model reads the end of its
+prompt best, and otherwise says "I don't know" with the memory in front of it).
 
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
@@ -282,7 +284,7 @@ def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
 
 # A question about the speaker's own life, and the words a memory answering it would hold.
 _OWN_TOPICS = [
-    (re.compile(r"\bwhat(?:'s| is| was| are)? my ([a-z]+(?:'s)?(?: [a-z]+)?)", re.I), None),
+    (re.compile(r"\bwhat(?:'s| is| was| are)? my ([a-z]+(?:'s)?(?: [a-z]+){0,2})", re.I), None),
     (
         re.compile(
             r"\b(?:where|what town) (?:do|did) i (live|come from|hail from|grow up)\b", re.I
@@ -290,7 +292,13 @@ _OWN_TOPICS = [
         {"live": "home", "come from": "home", "hail from": "home", "grow up": "home"},
     ),
     (re.compile(r"\bwhat (?:do|did) i do\b|\bmy (?:trade|work|job|living)\b", re.I), "trade"),
+    (re.compile(r"\bwho(?:'s| is| was| are) my ([a-z]+(?:'s)?)", re.I), None),
     (re.compile(r"\bwhat am i (afraid|scared|frightened) of\b", re.I), "fear"),
+    (
+        re.compile(r"\bwhat (?:(?:did|do) i (?:tell|say to) you )?(?:scares|frightens) me\b", re.I),
+        "fear",
+    ),
+    (re.compile(r"\bwhat (?:do|did) i (?:always )?(?:carry|keep with me)\b", re.I), "treasure"),
     (re.compile(r"\bwho am i (looking|searching) for\b", re.I), "search"),
     (re.compile(r"\bwhat (?:can't|cannot|can not) i eat\b", re.I), "food"),
     (re.compile(r"\bdo (?:you )?(?:know|remember) my ([a-z]+)", re.I), None),
@@ -310,7 +318,7 @@ _OWN_TOPICS = [
 TOPIC_WORDS = {
     "home": ["live", "lives", "home", "from", "hail", "born", "grew", "town", "village"],
     "trade": ["trade", "work", "works", "job", "living", "craft", "makes", "mends", "sells"],
-    "fear": ["afraid", "fear", "fears", "scared", "frightened", "terrified"],
+    "fear": ["afraid", "fear", "scare", "frighten", "terrified", "terrifies", "dread"],
     "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
     "food": ["eat", "allergic", "allergy", "abide", "stomach", "food"],
     "treasure": [
@@ -322,8 +330,24 @@ TOPIC_WORDS = {
         "cherish",
         "value",
         "keepsake",
+        "carry",
+        "carries",
+        "never let",
+        "never left",
     ],
-    "plan": ["saving", "aside", "dream", "dreams", "plan", "plans", "mean", "hope", "become"],
+    "plan": [
+        "saving",
+        "aside",
+        "dream",
+        "plan",
+        "mean",
+        "hope",
+        "become",
+        "want",
+        "wish",
+        "ambition",
+        "one day",
+    ],
 }
 TOPIC_PHRASE = {
     "home": "where you live",
@@ -335,6 +359,76 @@ TOPIC_PHRASE = {
     "plan": "what you are hoping for",
 }
 _GENERIC_NOUNS = {"name", "way", "day", "time", "thing", "friend", "money", "business"}
+# "my great ambition", "my most precious possession": the noun is what is asked about.
+_ADJECTIVES = {
+    "most",
+    "great",
+    "greatest",
+    "best",
+    "dearest",
+    "favourite",
+    "favorite",
+    "old",
+    "little",
+    "big",
+    "elder",
+    "eldest",
+    "older",
+    "younger",
+    "youngest",
+    "precious",
+    "own",
+    "only",
+    "dear",
+}
+# "What is my trade?" asks what "what do I do for a living?" asks.
+_NOUN_KINDS = {
+    "trade": "trade",
+    "work": "trade",
+    "job": "trade",
+    "living": "trade",
+    "craft": "trade",
+    "home": "home",
+    "village": "home",
+    "hometown": "home",
+    "fear": "fear",
+    "treasure": "treasure",
+    "possession": "treasure",
+    "ambition": "plan",
+    "dream": "plan",
+    "plan": "plan",
+    "hope": "plan",
+}
+
+
+def asked_topic(line: str) -> tuple[str, tuple[str, ...]] | None:
+    """
+    What a question asks about the speaker's own life: (the phrase for it, "your horse" or
+    "what you do for a living"; the word stems a memory answering it would hold), or None.
+    """
+    line = _cap(line)
+    if "?" not in line and not is_question(line):
+        return None
+    for pattern, kind in _OWN_TOPICS:
+        match = pattern.search(line)
+        if not match:
+            continue
+        if kind is None:
+            words = match.group(1).lower().replace("'s", "").split()
+            noun = next((w for w in words if w not in _ADJECTIVES), words[-1])
+            if noun in _GENERIC_NOUNS or len(noun) < 3:
+                continue
+            kind = _NOUN_KINDS.get(noun)
+            if kind is None:
+                return f"your {noun}", (noun[:5],)
+        if isinstance(kind, dict):
+            kind = kind.get(match.group(1).lower(), "home")
+        return TOPIC_PHRASE[kind], tuple(TOPIC_WORDS[kind])
+    return None
+
+
+def _holds(text: str, stems: tuple[str, ...]) -> bool:
+    return any(re.search(rf"\b{re.escape(stem)}", text) for stem in stems)
 
 
 def unknown_topic(line: str, known: list[str]) -> str | None:
@@ -343,27 +437,39 @@ def unknown_topic(line: str, known: list[str]) -> str | None:
     speaker's earlier words shown to the NPC) mentions, as a phrase for the NPC to use ("your
     horse", "what you do for a living"), or None.
     """
-    line = _cap(line)
-    if "?" not in line and not is_question(line):
+    asked = asked_topic(line)
+    if asked is None:
         return None
     text = " ".join(_cap(k) for k in known).lower()
-    for pattern, kind in _OWN_TOPICS:
-        match = pattern.search(line)
-        if not match:
-            continue
-        if kind is None:
-            noun = match.group(1).lower().replace("'s", "").split()[0]
-            if noun in _GENERIC_NOUNS or len(noun) < 3:
-                continue
-            if re.search(rf"\b{re.escape(noun[:5])}", text):
-                return None
-            return f"your {noun}"
-        if isinstance(kind, dict):
-            kind = kind.get(match.group(1).lower(), "home")
-        if any(re.search(rf"\b{word}\b", text) for word in TOPIC_WORDS[kind]):
-            return None
-        return TOPIC_PHRASE[kind]
+    return None if _holds(text, asked[1]) else asked[0]
+
+
+def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -> str | None:
+    """
+    What the NPC holds that answers a question about the speaker's own life: the newest of
+    `memories` (oldest first) that names `speaker` and holds the topic's words, else the newest
+    of the speaker's own earlier words (`said`) that does; None if nothing does.
+    """
+    asked = asked_topic(line)
+    if asked is None or not speaker:
+        return None
+    named = re.compile(rf"\b{re.escape(speaker.lower())}\b")
+    for text in reversed([_cap(m) for m in memories]):
+        if named.search(text.lower()) and _holds(text.lower(), asked[1]):
+            return text
+    for text in reversed([_cap(t) for t in said]):
+        if _holds(text.lower(), asked[1]):
+            return text
     return None
+
+
+def answer_note(answer: str, speaker: str) -> str:
+    """The line of the prompt that puts what answers the question next to it."""
+    quoted = answer.replace('"', "'")
+    return (
+        f'(You remember this about {speaker}: "{quoted}" Answer from it, in your own words, '
+        f'speaking to {speaker} as "you".)'
+    )
 
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by

@@ -320,3 +320,77 @@ def test_the_prompts_worked_example_said_aloud_is_a_slip():
     assert voice.EXAMPLE_NAME in SPEECH_EXAMPLE and voice.EXAMPLE_NAME in TAG_EXAMPLE
     recited = 'My notes about Bryn: "Bryn breeds goats on the ridge." Voss: Mine too, Bryn.'
     assert "recites_the_example" in voice.slips(recited, "A knife is six silver.", "Voss", "Ada")
+
+
+@pytest.mark.parametrize(
+    "line, memories, said, expected",
+    [
+        # The newest memory naming the speaker that holds the topic's words.
+        (
+            "What do I do for a living?",
+            ["Ada mends clocks for a living.", "Ada works as a ferrywoman now."],
+            [],
+            "Ada works as a ferrywoman now.",
+        ),
+        # "What is my trade?" asks what "what do I do for a living?" asks.
+        (
+            "What is my trade, Maren?",
+            ["Ada mends clocks for a living."],
+            [],
+            "Ada mends clocks for a living.",
+        ),
+        (
+            "What is my most precious possession?",
+            ["Ada treasures a jade ring."],
+            [],
+            "Ada treasures a jade ring.",
+        ),
+        (
+            "What is my trade, Maren?",
+            ["Ada's trade is clockmaking."],
+            [],
+            "Ada's trade is clockmaking.",
+        ),
+        # Another player's dog does not answer Ada's question; her own words do.
+        (
+            "What's my dog called?",
+            ["Tamsin's dog is called Pip."],
+            ["My dog is called Biscuit."],
+            "My dog is called Biscuit.",
+        ),
+        (
+            "Who is my sister?",
+            ["Ada's sister Odile lives by the mill."],
+            [],
+            "Ada's sister Odile lives by the mill.",
+        ),
+        (
+            "What did I tell you scares me most?",
+            ["Ada is terrified of deep water."],
+            [],
+            "Ada is terrified of deep water.",
+        ),
+        (
+            "What do I always carry with me?",
+            ["Ada's most precious possession is a jade ring."],
+            [],
+            "Ada's most precious possession is a jade ring.",
+        ),
+        (
+            "What is my great ambition?",
+            ["Ada wants to sail to the Amber Isles one day."],
+            [],
+            "Ada wants to sail to the Amber Isles one day.",
+        ),
+        ("Are you afraid of the dark, Maren?", ["Ada is terrified of deep water."], [], None),
+        ("I have a dog.", ["Ada's dog is called Pip."], [], None),  # no question
+    ],
+)
+def test_what_answers_a_question_about_the_speakers_own_life(line, memories, said, expected):
+    assert voice.answer_from(line, memories, said, "Ada") == expected
+
+
+def test_the_answer_note_quotes_what_answers_and_who_is_you():
+    note = voice.answer_note('Ada said "my dog is Pip".', "Ada")
+    assert note.startswith("(You remember this about Ada: \"Ada said 'my dog is Pip'.\"")
+    assert 'speaking to Ada as "you"' in note
