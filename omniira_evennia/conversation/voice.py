@@ -39,6 +39,7 @@ Plain Python; every function reads at most the first MAX_CHARS of its text.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 MAX_CHARS = 2000
 
@@ -128,6 +129,8 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("restated")
     if _OWN_DOUBT_AS_YOURS.search(reply) and re.search(r"\byou\b", line, re.IGNORECASE):
         found.append("swaps_i_and_you")
+    elif speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and _FIRST_PERSON.search(line):
+        found.append("swaps_i_and_you")
     if npc and _addresses(reply, npc):
         found.append("addresses_itself")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
@@ -171,6 +174,16 @@ _OWN_DOUBT_AS_YOURS = re.compile(
     r"recall)|cannot (?:say|remember|recall))\b[^?]*?(?:[.!]|$)",
     re.IGNORECASE,
 )
+
+
+@lru_cache(maxsize=256)
+def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
+    """The player's not telling said as the NPC's: "I never told you about Isolde's raven"."""
+    return re.compile(
+        r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention|said)"
+        rf"(?: to)? you (?:about |of )?(?:your\b|{re.escape(speaker)}'s\b)",
+        re.IGNORECASE,
+    )
 
 
 def _said_again(reply: str, line: str, names: list[str]) -> bool:
@@ -291,7 +304,10 @@ _OWN_TOPICS = [
         ),
         {"live": "home", "come from": "home", "hail from": "home", "grow up": "home"},
     ),
-    (re.compile(r"\bwhat (?:do|did) i do\b|\bmy (?:trade|work|job|living)\b", re.I), "trade"),
+    (
+        re.compile(r"\bwhat (?:do |did )?i do\b|\bmy (?:trade|work|job|living)\b", re.I),
+        "trade",
+    ),
     (re.compile(r"\bwho(?:'s| is| was| are) my ([a-z]+(?:'s)?)", re.I), None),
     (re.compile(r"\bwhat am i (afraid|scared|frightened) of\b", re.I), "fear"),
     (
@@ -404,7 +420,8 @@ _NOUN_KINDS = {
 def asked_topic(line: str) -> tuple[str, tuple[str, ...]] | None:
     """
     What a question asks about the speaker's own life: (the phrase for it, "your horse" or
-    "what you do for a living"; the word stems a memory answering it would hold), or None.
+    "what you do for a living"; the word stems a memory answering it would hold, or for a
+    trade also a pattern, see _TRADE_NOUN), or None.
     """
     line = _cap(line)
     if "?" not in line and not is_question(line):
@@ -423,12 +440,22 @@ def asked_topic(line: str) -> tuple[str, tuple[str, ...]] | None:
                 return f"your {noun}", (noun[:5],)
         if isinstance(kind, dict):
             kind = kind.get(match.group(1).lower(), "home")
-        return TOPIC_PHRASE[kind], tuple(TOPIC_WORDS[kind])
+        extra = (_TRADE_NOUN.pattern,) if kind == "trade" else ()
+        return TOPIC_PHRASE[kind], tuple(TOPIC_WORDS[kind]) + extra
     return None
 
 
+# "Perrin is a baker", "Ada works as a rope maker": a trade said as what someone is.
+_TRADE_NOUN = re.compile(
+    r"\b(?:is|am|was|works as|trained as) an? (?:[a-z-]+ )?[a-z-]*(?:er|or|ist|smith|wright|"
+    r"maker|monger|man|wife)\b(?<!\bstranger)(?<!newcomer)(?<!traveller)(?<!\bother)"
+)
+
+
 def _holds(text: str, stems: tuple[str, ...]) -> bool:
-    return any(re.search(rf"\b{re.escape(stem)}", text) for stem in stems)
+    if _TRADE_NOUN.pattern in stems and _TRADE_NOUN.search(text):
+        return True
+    return any(re.search(rf"\b{re.escape(stem)}", text) for stem in stems if len(stem) < 40)
 
 
 def unknown_topic(line: str, known: list[str]) -> str | None:

@@ -248,7 +248,8 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         told = told or bool(_REPORTS(subject).match(value))
         lines = evidence(lines, subject=subject, told=told)
     value = str(value or "")[:LINE_CHARS]
-    if _ASKING.search(value):
+    if _ASKING.search(value) or value.rstrip(" \"'").endswith("?"):
+        # "Have Kaspar always lived in this town?": a question turned round is still no fact.
         return Grounding(False, "records a question or a greeting, not a fact")
     skip = _names(subject, npc)
     npc_words = _names(npc) - {""}

@@ -394,3 +394,25 @@ def test_the_answer_note_quotes_what_answers_and_who_is_you():
     note = voice.answer_note('Ada said "my dog is Pip".', "Ada")
     assert note.startswith("(You remember this about Ada: \"Ada said 'my dog is Pip'.\"")
     assert 'speaking to Ada as "you"' in note
+
+
+def test_a_trade_said_as_what_someone_is_answers_what_they_do():
+    """Tuning run, seed 7349: 'Perrin is a baker; ...' was in Wren's prompt and she answered
+    'what I do for a living' with his plan to become mayor."""
+    memories = ["Perrin is a baker; he bakes bread before dawn.", "Perrin means to be mayor."]
+    asked = "Wren, do you remember what I do for a living?"
+    assert voice.answer_from(asked, memories, [], "Perrin") == memories[0]
+    assert voice.unknown_topic("What do I do?", ["Perrin is a stranger here."]) == (
+        "what you do for a living"
+    )
+
+
+def test_the_players_not_telling_said_as_the_npcs_is_a_swap():
+    """Tuning run, seed 7349: Voss to a newcomer, 'I never told you about Isolde's raven.'"""
+    asked = "Voss, do you remember my raven's name?"
+    assert "swaps_i_and_you" in voice.slips(
+        "I never told you about Isolde's raven.", asked, "Voss", "Isolde"
+    )
+    assert voice.slips("You never told me about your raven, Isolde.", asked, "Voss", "Isolde") == []
+    own = voice.slips("I never told you about my husband.", "Were you wed, Voss?", "Voss", "Isolde")
+    assert "swaps_i_and_you" not in own

@@ -54,6 +54,12 @@ def test_what_they_said_of_themselves_is_grounded(value, lines):
         # Something said of the NPC, not of himself.
         ("Hesketh is a blacksmith.", ["You are a blacksmith, aren't you."], "questions only"),
         ("Hesketh asked what Maren pours.", ["What do you pour here?"], "question"),
+        # A question turned round into a "memory" by the review (tuning run, seed 7349).
+        (
+            "Have Hesketh always lived in this town?",
+            ["I have always lived in this town, you know. Have you?"],
+            "question",
+        ),
     ],
 )
 def test_what_they_never_said_of_themselves_is_not(value, lines, why):
