@@ -281,12 +281,15 @@ _PRONOUNS = {"he", "she", "his", "her", "hers", "him", "they", "their", "them", 
 def clauses(text: str, known_names: frozenset = frozenset(), ignore: frozenset = frozenset()):
     """The clauses of `text` (see the module), questions left out. A clause that names nobody
     but says "he", "his", "she"... names whom the sentence's clause before it named ("Voss is
-    the smith: his forge is on the square" is about Voss's forge)."""
+    the smith: his forge is on the square" is about Voss's forge); one that says "it" is also
+    about what the sentence's first clause is about ("The Lantern & Lane is the town's tavern;
+    Maren keeps it")."""
     out = []
     for sentence in re.findall(r"[^.!?]+[.!?]*", str(text or "")[:MAX_CHARS]):
         if "?" in sentence:
             continue
         named: set = set()
+        thing: tuple | None = None  # the sentence's first clause's (subject, names): "it"
         for part in _CLAUSE_SPLIT.split(sentence):
             tokens = _TOKEN.findall(part)
             if not tokens:
@@ -313,6 +316,13 @@ def clauses(text: str, known_names: frozenset = frozenset(), ignore: frozenset =
             subject = frozenset(stem(t) for t in content if t not in MEASURES) or frozenset(
                 stem(t) for t in content
             )
+            if thing is None and subject:
+                thing = (subject, frozenset(values.get("name", ())))
+            elif thing is not None and "it" in lowered:
+                # "The Lantern & Lane is the town's tavern; Maren keeps it": kept is the tavern.
+                subject = subject | thing[0]
+                if values.get("name") or thing[1]:
+                    values["name"] = set(values.get("name", ())) | thing[1]
             out.append(
                 Clause(
                     text=" ".join(part.split()),

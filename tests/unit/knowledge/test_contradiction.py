@@ -87,6 +87,17 @@ def test_a_long_line_is_read_up_to_its_cap():
     assert found("cider " * 5000 + " costs ten gold") == []
 
 
+def test_it_is_what_its_sentence_is_about():
+    facts = [(9, "The Lantern & Lane is the town's tavern; Maren keeps it and rents rooms.")]
+    names = names_in(text for _, text in facts) | {"maren", "wren"}
+    [item] = find("Wren keeps the tavern.", facts, names)
+    assert item.kind == "name" and item.reason.startswith(
+        "name: wren said, lane or lantern or maren"
+    )
+    assert find("Maren keeps the tavern.", facts, names) == []
+    assert find("I like the tavern.", facts, names) == []
+
+
 def test_a_pronoun_names_whom_its_sentence_named():
     facts = [(9, "Voss is the blacksmith: his forge is on the market square.")]
     names = names_in(text for _, text in facts) | {"voss", "wren"}
