@@ -55,7 +55,9 @@ _ASKING = set("""tell know heard hear news anything something everything anyone 
     happen happening happened going good best worst nice like fine much many long far near
     tonight tomorrow yesterday week year day time
     kind sort way place thing things stuff around here there town folk people lately today
-    please reckon think new buy sell find need want name call called get got have""".split())
+    please reckon think new buy sell find need want name call called get got have always
+    weather rain raining rainy wet snow wind windy cold warm hot sun sunny storm fog mist
+    busy quiet tired""".split())  # the weather and the day are small talk, not facts to know
 
 
 def prompt_lines(records: list[KnowledgeRecord], view: KnowledgeView | None) -> Recalled:

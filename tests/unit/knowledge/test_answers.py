@@ -51,6 +51,9 @@ def test_a_world_question_nothing_known_answers():
     assert unknown("What is my horse called?") is None  # the speaker's own life: voice.py's
     assert unknown("Is there a temple?", np.eye(1, 8, 0, dtype=np.float32)[0]) is None  # meaning
     assert unknown("The temple is grand.") is None  # not a question
+    # Small talk, not a world fact to know (held-out run of seed 52817 answered it "I couldn't
+    # tell you that, Niall. It's nothing I've heard of.").
+    assert unknown("Is the weather always like this here, Maren?") is None
     assert answers.unanswered("Is there a temple?", None, [], None, CONF) is None  # knows nothing
 
 
