@@ -353,6 +353,11 @@ def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) ->
         health.incr("never_told_answered_plainly")
         return voice.dont_know_line(topic, speaker)
     given_back = problem.startswith("slipped") or problem == ECHO
+    answer = answer_in_view(ctx) if given_back else None
+    if answer:
+        # A question about the speaker's own life, given back: the NPC says what it remembers.
+        health.incr("voice_slips_answered_plainly")
+        return voice.remembered_line(answer, speaker)
     if given_back and is_goodbye(ctx.message):
         health.incr("voice_slips_answered_plainly")
         return voice.farewell_line(ctx.message, speaker)

@@ -38,6 +38,7 @@ Plain Python; every function reads at most the first MAX_CHARS of its text.
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 
@@ -51,6 +52,7 @@ _ASSISTANT = re.compile(
     r"feel free to|i'?m here to (?:help|assist)|happy to (?:help|assist)|"
     r"(?:any|some) tips (?:for|on)|as an ai\b|language model|virtual assistant|"
     r"(?:any|have) (?:more|other|further) questions|"
+    r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
     r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"
     r"answer|information)|i can'?t help you with|"
     r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date)|"
@@ -211,7 +213,7 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     "remember" and "told" and the two names not counted).
     """
     reply, line = _cap(reply), _cap(line)
-    if _said_again(reply, line, [npc, speaker]):
+    if _said_again(reply, line, [npc, speaker]) or _asked_back(reply, line, [npc, speaker]):
         return True
     names = {n.lower()[:5] for n in (npc, speaker) if n}
     said = _content(line) - names
@@ -220,6 +222,26 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     if len(said) < 3 or len(shared) < 3:
         return False
     return len(shared) / len(said) >= 0.6 and len(answer - said) <= 2
+
+
+_PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
+
+
+def _asked_back(reply: str, line: str, names: list[str]) -> bool:
+    """The question given back as a question ("Verity, where are you from, do you recall?" to
+    "Voss, where am I from, do you recall?"): alike once names go and I and you are swapped."""
+    if "?" not in reply or not is_question(line):
+        return False
+    drop = {n.lower() for n in names if n}
+
+    def words(text: str, swap: bool) -> str:
+        found = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in drop]
+        return " ".join(_PERSONS.get(w, w) if swap else w for w in found)
+
+    mine = words(line, swap=True)
+    return (
+        len(mine) >= 12 and difflib.SequenceMatcher(None, mine, words(reply, False)).ratio() >= 0.8
+    )
 
 
 def _addresses(reply: str, npc: str) -> bool:
@@ -317,6 +339,13 @@ _OWN_TOPICS = [
     (re.compile(r"\bwhat (?:do|did) i (?:always )?(?:carry|keep with me)\b", re.I), "treasure"),
     (re.compile(r"\bwho am i (looking|searching) for\b", re.I), "search"),
     (re.compile(r"\bwhat (?:can't|cannot|can not) i eat\b", re.I), "food"),
+    (
+        re.compile(
+            r"\bwhat am i allergic to\b|\bkeep off my plate\b|\bnever put in my (?:food|drink)\b",
+            re.I,
+        ),
+        "food",
+    ),
     (re.compile(r"\bdo (?:you )?(?:know|remember) my ([a-z]+)", re.I), None),
     (re.compile(r"\bname of my ([a-z]+)", re.I), None),
     (re.compile(r"\bmy ([a-z]+)(?:'s)? (?:is )?(?:called|named|name)\b", re.I), None),
@@ -336,7 +365,7 @@ TOPIC_WORDS = {
     "trade": ["trade", "work", "works", "job", "living", "craft", "makes", "mends", "sells"],
     "fear": ["afraid", "fear", "scare", "frighten", "terrified", "terrifies", "dread"],
     "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
-    "food": ["eat", "allergic", "allergy", "abide", "stomach", "food"],
+    "food": ["eat", "allergic", "allergy", "abide", "stomach", "food", "plate", "sick", "ill"],
     "treasure": [
         "treasure",
         "treasures",
@@ -525,6 +554,21 @@ def farewell_line(line: str, speaker: str) -> str:
 def heard_line(line: str, speaker: str) -> str:
     """The NPC's plain answer to a line its model could only hand back (see `restates`)."""
     return _one_of(_HEARD, line, speaker)
+
+
+def remembered_line(answer: str, speaker: str) -> str:
+    """The NPC's plain answer from what it remembers (`answer_from`), for a question about the
+    speaker's own life its model could only give back: "I remember: your brother is Aldric."
+    (the speaker named at the start of a memory becomes "you"); their own words are quoted."""
+    text = _cap(answer).strip().rstrip(".!") + "."
+    if _FIRST_PERSON.search(text):  # their own words
+        return f'You told me so yourself, {speaker or "friend"}: "{text}"'
+    if speaker:
+        name = re.escape(speaker)
+        text = re.sub(rf"^\W*{name}'s\b", "your", text, flags=re.IGNORECASE)
+        for verb, yours in (("is", "are"), ("has", "have"), ("was", "were")):
+            text = re.sub(rf"^\W*{name} {verb}\b", f"you {yours}", text, flags=re.IGNORECASE)
+    return f"I remember: {text}"
 
 
 def dont_know_line(topic: str, speaker: str) -> str:

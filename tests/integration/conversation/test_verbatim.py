@@ -131,3 +131,17 @@ class TestVerbatimTurns(EvenniaCommandTest):
             assert 'Ada said, earlier today: "Maren, I am searching for my sister Odile' in prompt
         finally:
             set_embedder(None)
+
+    def test_a_question_about_oneself_the_model_only_gives_back_is_answered_from_memory(self):
+        self.talk(self.char1, "My brother is called Aldric; he sails the barges.")
+        self.end_all()
+        echo = "Ada, you said, yesterday, \"What is your brother's name, Maren?"
+        with (
+            ScriptedLLM([echo, echo]) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "SELF_TAGGING": False}),
+        ):
+            shown = self.call(CmdTalk(), "Maren = What is my brother's name?", caller=self.char1)
+        last = llm.requests[0]["messages"][-1]["content"]
+        assert 'You remember this about Ada: "My brother is called Aldric' in last
+        assert 'You told me so yourself, Ada: "My brother is called Aldric' in shown
+        assert "you said, yesterday" not in shown

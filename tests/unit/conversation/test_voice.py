@@ -416,3 +416,40 @@ def test_the_players_not_telling_said_as_the_npcs_is_a_swap():
     assert voice.slips("You never told me about your raven, Isolde.", asked, "Voss", "Isolde") == []
     own = voice.slips("I never told you about my husband.", "Were you wed, Voss?", "Voss", "Isolde")
     assert "swaps_i_and_you" not in own
+
+
+@pytest.mark.parametrize(
+    "reply, line, slip",
+    [
+        # Held-out run, seed 52817: ten replies ended so.
+        (
+            "I see pilgrims on the road. Is there anything else you'd like to know about it?",
+            "The road was full of pilgrims today.",
+            "assistant_voice",
+        ),
+        # The question given back with I and you swapped.
+        (
+            "Verity, where are you from, do you recall?",
+            "Voss, where am I from, do you recall?",
+            "restated",
+        ),
+    ],
+)
+def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
+    assert slip in voice.slips(reply, line, "Voss", "Verity")
+
+
+def test_a_question_about_oneself_given_back_is_answered_from_memory():
+    assert voice.remembered_line("Zinnia's brother is Aldric.", "Zinnia") == (
+        "I remember: your brother is Aldric."
+    )
+    assert voice.remembered_line("Zinnia is afraid of wolves", "Zinnia") == (
+        "I remember: you are afraid of wolves."
+    )
+    assert voice.remembered_line("My brother is Aldric.", "Zinnia") == (
+        'You told me so yourself, Zinnia: "My brother is Aldric."'
+    )
+    assert voice.unknown_topic("Wren, what should you keep off my plate?", []) == (
+        "what you cannot eat"
+    )
+    assert voice.unknown_topic("What am I allergic to?", ["Ada cannot eat honey."]) is None
