@@ -1149,6 +1149,36 @@ The contrib's share, median(say to reply) minus median(look): **{data['share_med
 """)
 
 
+def knowledge_dialogue_section(data: dict) -> str:
+    """Issue #25's acceptance: what NPCs say of their world, with the offline model."""
+    rows = "\n".join(
+        f"| {label.strip()} | {value} | {target} |" for label, value, target in data["table"]
+    )
+    s = data["summary"]
+    worst = "\n\n".join(
+        f"- {p['measure']} ({p.get('rule') or '-'}), {p['player']} to {p['npc']}: "
+        f"\"{p['line']}\" - {p['npc']}: \"{p['reply'][:160]}\" [{', '.join(p['flags'])}]"
+        for p in data["raw_pairs"]
+        if set(p["flags"]) & {"not_true", "not_uncertain", "invented", "leaked", "missed"}
+    )
+    return reflow(f"""## What NPCs say of their world (issue #25)
+
+`bench/knowledge_dialogue.py`, {data['date']} ({data['machine']}), commit {data['commit']},
+{data['model']}; the {data['split']} half of seed {data['seed']}, at most {data['limit']}
+probes a measure, {data['probes_chosen']} probes, {'with one CPU-bound competitor' if data['busy'] else 'idle'};
+every probe through the product's own turn (a new player each, the real knowledge and guards).
+
+| measure | value | target |
+|---|---|---|
+{rows}
+
+Truth by rule: {s['truth_by_rule']}; claims by rule: {s['claims_by_rule']}. The probes that
+missed:
+
+{worst or '- none'}
+""")
+
+
 def _knowledge_rows(data: dict) -> str:
     labels = (
         ("scorer", "worker: the scorer (meaning, full text, category, standing; slots, budget)"),
@@ -1255,6 +1285,7 @@ SECTIONS = {
     "retrieval.json": retrieval_section,
     "cache.json": cache_section,
     "knowledge.json": knowledge_section,
+    "knowledge_dialogue.json": knowledge_dialogue_section,
     "retrieval_eval.json": retrieval_eval_section,
     "conversation_eval.json": conversation_eval_section,
     "scorer_ab.json": scorer_ab_section,

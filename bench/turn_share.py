@@ -37,7 +37,7 @@ LINES = [
     "Have you seen my sister Odile? She went towards the old mill.",
     "What do you pour on a cold night?",
     "I cannot eat honey, so none in my tea, please.",
-    "Do you remember what I do for a living?",
+    "What did you make of my clocks, then?",  # not "what I do": never told would be asked again
     "The walk up from the docks was long today.",
 ]
 TICKET = re.compile(r"ticket (\d+)")
