@@ -53,6 +53,9 @@ _ASKING = re.compile(
     r"question(s|ed)?|said goodbye|says goodbye|thank(s|ed|ing)?|greet(s|ed|ing)?)\b",
     re.IGNORECASE,
 )
+_GOES_ON = re.compile(
+    r"^\W*(?:she|he|it|they|her|his|its|their|him|them|that|this|there|and|but|so)\b", re.I
+)
 STOPWORDS = frozenset(
     "a an the and or but of to in on at for from with by as is are was were be been being has "
     "have had do does did not no never this that these those it its he she they them his her "
@@ -228,7 +231,13 @@ def evidence(lines, *, subject: str, told: bool = False, pooled: bool = False) -
         # A statement about themselves, alone or with the sentence after it ("I'm looking for
         # my sister Odile. She vanished near the old mill.").
         said = [s for s in every if _FIRST_PERSON.search(s)]
-        joined = said + [f"{a} {b}" for a, b in zip(every, every[1:]) if _FIRST_PERSON.search(a)]
+        # The sentence after must go on about it ("She ...", "It ..."): a new subject ("Mildreth
+        # the priest's housekeeper got into a brawl, they say") is someone else's news.
+        joined = said + [
+            f"{a} {b}"
+            for a, b in zip(every, every[1:])
+            if _FIRST_PERSON.search(a) and _GOES_ON.match(b)
+        ]
     if pooled and len(said) > 2:
         joined.append(" ".join(said))
     return Evidence(

@@ -123,3 +123,16 @@ def test_a_name_said_in_one_line_does_not_ground_what_was_only_asked_in_another(
     assert not ground("Tamsin's dog called Elowen.", lines, subject="Tamsin", npc="Maren").ok
     kept = "Tamsin's sister Elowen lives out past the marsh road."
     assert ground(kept, lines, subject="Tamsin", npc="Maren").ok
+
+
+def test_the_sentence_after_a_statement_grounds_only_if_it_goes_on_about_it():
+    """Busy held-out run, seed 64409: 'Rosalie lives in Mildreth.' was grounded on 'I have a
+    little donkey ... on the road.' joined to 'Mildreth the priest's housekeeper got into a
+    brawl, they say.'"""
+    lines = [
+        "I have a little donkey; I found her on the road. Mildreth the housekeeper got into a "
+        "brawl and lost a tooth, they say."
+    ]
+    assert not ground("Rosalie lives in Mildreth.", lines, subject="Rosalie", npc="Wren").ok
+    odile = ["I'm looking for my sister Odile. She vanished near the old mill."]
+    assert ground("Rosalie's sister Odile vanished near the old mill.", odile, subject="Rosalie").ok
