@@ -340,7 +340,10 @@ def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) ->
     name, speaker = ctx.identity.name, ctx.speaker_name
     if "answered_as_player" in problem:
         turned = voice.turned_round(text, ctx.message)
-        if turned != text and not voice.slips(turned, ctx.message, name, speaker):
+        # Said back as the NPC's own, an answer may repeat the question's words ("Have you
+        # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer.
+        left = [s for s in voice.slips(turned, ctx.message, name, speaker) if s != "restated"]
+        if turned != text and not left:
             health.incr("voice_slips_repaired")
             return turned
     if problem.startswith("slipped"):

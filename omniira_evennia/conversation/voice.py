@@ -180,10 +180,13 @@ _OWN_DOUBT_AS_YOURS = re.compile(
 
 @lru_cache(maxsize=256)
 def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
-    """The player's not telling said as the NPC's: "I never told you about Isolde's raven"."""
+    """The player's not telling said as the NPC's: "I never told you about Isolde's raven", "I
+    never told you what your dog is called", "I never told you what I do for a living"."""
+    sp = re.escape(speaker)
     return re.compile(
         r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention|said)"
-        rf"(?: to)? you (?:about |of )?(?:your\b|{re.escape(speaker)}'s\b)",
+        rf"(?: to)? you (?:(?:about|of) (?:your|{sp}'s)\b|(?:what|where|who|whom|how) (?:i|your|"
+        rf"{sp})\b|your\b|{sp}'s\b)",
         re.IGNORECASE,
     )
 
@@ -362,7 +365,7 @@ _OWN_TOPICS = [
 ]
 TOPIC_WORDS = {
     "home": ["live", "lives", "home", "from", "hail", "born", "grew", "town", "village"],
-    "trade": ["trade", "work", "works", "job", "living", "craft", "makes", "mends", "sells"],
+    "trade": ["trade", "work", "job", "living", "craft", "make", "mend", "sell"],
     "fear": ["afraid", "fear", "scare", "frighten", "terrified", "terrifies", "dread"],
     "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
     "food": ["eat", "allergic", "allergy", "abide", "stomach", "food", "plate", "sick", "ill"],
@@ -476,7 +479,7 @@ def asked_topic(line: str) -> tuple[str, tuple[str, ...]] | None:
 
 # "Perrin is a baker", "Ada works as a rope maker": a trade said as what someone is.
 _TRADE_NOUN = re.compile(
-    r"\b(?:is|am|was|works as|trained as) an? (?:[a-z-]+ )?[a-z-]*(?:er|or|ist|smith|wright|"
+    r"\b(?:is|am|i'm|was|works as|trained as) an? (?:[a-z-]+ )?[a-z-]*(?:er|or|ist|smith|wright|"
     r"maker|monger|man|wife)\b(?<!\bstranger)(?<!newcomer)(?<!traveller)(?<!\bother)"
 )
 

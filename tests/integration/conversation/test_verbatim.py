@@ -145,3 +145,16 @@ class TestVerbatimTurns(EvenniaCommandTest):
         assert 'You remember this about Ada: "My brother is called Aldric' in last
         assert 'You told me so yourself, Ada: "My brother is called Aldric' in shown
         assert "you said, yesterday" not in shown
+
+    def test_a_question_about_the_npc_answered_as_the_players_is_said_as_its_own(self):
+        """By telnet: 'Have you always kept this tavern?' got 'Yes, you have always kept this
+        tavern.' (turned round, it repeats the question's words: still an answer)."""
+        wrong = "Yes, you have always kept this tavern."
+        with (
+            ScriptedLLM([wrong, wrong]) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "SELF_TAGGING": False}),
+        ):
+            shown = self.call(
+                CmdTalk(), "Maren = Have you always kept this tavern?", caller=self.char1
+            )
+        assert "Yes, I have always kept this tavern." in shown

@@ -453,3 +453,22 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
         "what you cannot eat"
     )
     assert voice.unknown_topic("What am I allergic to?", ["Ada cannot eat honey."]) is None
+
+
+def test_what_a_new_player_met_by_telnet_on_the_evening_of_2026_12_01():
+    """Brannoc told Maren 'I'm a cooper; I make barrels for the brewers.' and three lines later
+    heard 'I never told you what I do for a living.'; 'What's my dog called?' got 'I never told
+    you what your dog called.'"""
+    told = ["I'm a cooper; I make barrels for the brewers."]
+    asked = "Do you remember what I do for a living?"
+    assert voice.unknown_topic(asked, told) is None
+    assert voice.answer_from(asked, [], told, "Brannoc") == told[0]
+    for reply, line in (
+        ("I never told you what I do for a living.", asked),
+        ("I never told you what your dog called.", "What's my dog called?"),
+    ):
+        assert "swaps_i_and_you" in voice.slips(reply, line, "Maren", "Brannoc")
+    turned = voice.turned_round(
+        "Yes, you have always kept this tavern.", "Have you always kept this tavern?"
+    )
+    assert turned == "Yes, I have always kept this tavern."
