@@ -334,7 +334,9 @@ def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -
     return None
 
 
-def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) -> str:
+def _repaired(
+    text: str, problem: str, ctx: PromptContext, topic: str | None, answer: str | None = None
+) -> str:
     """A reply that still slipped after it was asked again: its slipped sentences go; what it
     was never told, it says it does not know (voice.dont_know_line)."""
     name, speaker = ctx.identity.name, ctx.speaker_name
@@ -356,8 +358,7 @@ def _repaired(text: str, problem: str, ctx: PromptContext, topic: str | None) ->
         health.incr("never_told_answered_plainly")
         return voice.dont_know_line(topic, speaker)
     given_back = problem.startswith("slipped") or problem == ECHO
-    answer = answer_in_view(ctx) if given_back else None
-    if answer:
+    if given_back and answer:
         # A question about the speaker's own life, given back: the NPC says what it remembers.
         health.incr("voice_slips_answered_plainly")
         return voice.remembered_line(answer, speaker)
@@ -609,7 +610,7 @@ def run_turn(
         health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
     if problem and parsed is not None and parsed.text:
-        parsed.text = _repaired(parsed.text, problem, ctx, topic)
+        parsed.text = _repaired(parsed.text, problem, ctx, topic, answer)
     parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
     parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
     if turn_format == "json":

@@ -41,6 +41,7 @@ from __future__ import annotations
 import difflib
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 MAX_CHARS = 2000
 
@@ -449,12 +450,21 @@ _NOUN_KINDS = {
 }
 
 
-def asked_topic(line: str) -> tuple[str, tuple[str, ...]] | None:
-    """
-    What a question asks about the speaker's own life: (the phrase for it, "your horse" or
-    "what you do for a living"; the word stems a memory answering it would hold, or for a
-    trade also a pattern, see _TRADE_NOUN), or None.
-    """
+class AskedTopic(NamedTuple):
+    """What a question asks about the speaker's own life."""
+
+    phrase: str  # "your horse", "what you do for a living"
+    stems: tuple[str, ...]  # word starts a memory answering it would hold
+    trade: bool = False  # a trade said as what someone is also answers it (_TRADE_NOUN)
+
+    def held_by(self, text: str) -> bool:
+        if self.trade and _TRADE_NOUN.search(text):
+            return True
+        return any(re.search(rf"\b{re.escape(stem)}", text) for stem in self.stems)
+
+
+def asked_topic(line: str) -> AskedTopic | None:
+    """What a question asks about the speaker's own life (`AskedTopic`), or None."""
     line = _cap(line)
     if "?" not in line and not is_question(line):
         return None
@@ -469,11 +479,10 @@ def asked_topic(line: str) -> tuple[str, tuple[str, ...]] | None:
                 continue
             kind = _NOUN_KINDS.get(noun)
             if kind is None:
-                return f"your {noun}", (noun[:5],)
+                return AskedTopic(f"your {noun}", (noun[:5],))
         if isinstance(kind, dict):
             kind = kind.get(match.group(1).lower(), "home")
-        extra = (_TRADE_NOUN.pattern,) if kind == "trade" else ()
-        return TOPIC_PHRASE[kind], tuple(TOPIC_WORDS[kind]) + extra
+        return AskedTopic(TOPIC_PHRASE[kind], tuple(TOPIC_WORDS[kind]), trade=kind == "trade")
     return None
 
 
@@ -482,12 +491,6 @@ _TRADE_NOUN = re.compile(
     r"\b(?:is|am|i'm|was|works as|trained as) an? (?:[a-z-]+ )?[a-z-]*(?:er|or|ist|smith|wright|"
     r"maker|monger|man|wife)\b(?<!\bstranger)(?<!newcomer)(?<!traveller)(?<!\bother)"
 )
-
-
-def _holds(text: str, stems: tuple[str, ...]) -> bool:
-    if _TRADE_NOUN.pattern in stems and _TRADE_NOUN.search(text):
-        return True
-    return any(re.search(rf"\b{re.escape(stem)}", text) for stem in stems if len(stem) < 40)
 
 
 def unknown_topic(line: str, known: list[str]) -> str | None:
@@ -500,7 +503,7 @@ def unknown_topic(line: str, known: list[str]) -> str | None:
     if asked is None:
         return None
     text = " ".join(_cap(k) for k in known).lower()
-    return None if _holds(text, asked[1]) else asked[0]
+    return None if asked.held_by(text) else asked.phrase
 
 
 def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -> str | None:
@@ -514,10 +517,10 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
         return None
     named = re.compile(rf"\b{re.escape(speaker.lower())}\b")
     for text in reversed([_cap(m) for m in memories]):
-        if named.search(text.lower()) and _holds(text.lower(), asked[1]):
+        if named.search(text.lower()) and asked.held_by(text.lower()):
             return text
     for text in reversed([_cap(t) for t in said]):
-        if _holds(text.lower(), asked[1]):
+        if asked.held_by(text.lower()):
             return text
     return None
 
