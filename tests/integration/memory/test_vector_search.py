@@ -121,6 +121,7 @@ class TestVectorSearch(SocialTestBase):
             "omniira_evennia_reflection": "vector(384)",
             "omniira_evennia_diaryentry": "vector(384)",
             "omniira_evennia_conversationturn": "vector(384)",  # the verbatim lane (0010)
+            "omniira_evennia_knowledge": "vector(384)",  # authored knowledge, same lanes
         }
         assert "USING hnsw (embedding vector_cosine_ops)" in indexdef
         # Bytes in, the same bytes out.
