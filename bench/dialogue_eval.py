@@ -54,7 +54,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from unittest import mock
@@ -66,9 +65,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
 from bench import dialogue_world as world  # noqa: E402
 from bench.dialogue_world import Scenario, Step, matches  # noqa: E402
 from omniira_evennia.llm.local_model import (  # noqa: E402
+    SLOT_CTX,
+    SLOTS,
     SMALL_MODEL_SETTINGS,
     SMALL_MODEL_TIERS,
     TIER_SAMPLING,
+    start_server,
+    wait_until_healthy,
 )
 
 IDLE_PROMPT_TPS = 90.0
@@ -1681,47 +1684,16 @@ def print_raw(report: dict, limit: int | None = None) -> None:
 
 
 @contextlib.contextmanager
-def local_model(threads: int = 2, ctx: int = 4096, base_url: str | None = None):
-    """The packaged offline model on a free port (or `base_url`, a server already running)."""
+def local_model(threads: int = 2, ctx: int = SLOT_CTX, base_url: str | None = None):
+    """The packaged offline model on a free port, served as `make demo` serves it (SLOTS slots
+    of `ctx` tokens), or `base_url`, a server already running."""
     if base_url:
         yield base_url
         return
-    from omniira_evennia.llm.local_model import free_port
-
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "omniira_evennia.llm.local_model",
-            "serve",
-            "--port",
-            str(port),
-            "--threads",
-            str(threads),
-            "--ctx",
-            str(ctx),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
-        cwd=ROOT,
-    )
-    deadline = time.monotonic() + 600  # the first run assembles and hashes 1.1 GB
+    server, url = start_server(threads=threads, ctx=ctx * SLOTS, parallel=SLOTS)
     try:
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError("the local model server exited")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the local model server never became healthy")
-            time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/v1"
+        wait_until_healthy(url, server, timeout=600)  # the first run assembles 1.1 GB
+        yield url
     finally:
         server.terminate()
         try:
@@ -1798,7 +1770,7 @@ def main() -> None:
     parser.add_argument("--no-rollover", action="store_true")
     parser.add_argument("--base-url", default=None, help="use a model server already running")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--ctx", type=int, default=4096)
+    parser.add_argument("--ctx", type=int, default=4096, help="tokens per model slot")
     parser.add_argument("--label", default="", help="results go to dialogue_eval_<label>.json")
     parser.add_argument(
         "--set", action="append", default=[], help="an OMNIIRA setting, KEY=JSON (repeatable)"

@@ -42,6 +42,46 @@ the changing part (memories, history) is new. A hosted or GPU endpoint answers i
 """
 
 
+SLOT_VARIANTS = [
+    ("local_model_t2_p2.json", "idle"),
+    ("local_model_busy_t2_p2.json", "one CPU-bound process"),
+    ("local_model_busy_bg_t2_p1.json", "one CPU-bound process, a review in flight"),
+    ("local_model_busy_bg_t2_p2.json", "one CPU-bound process, a review in flight"),
+]
+
+
+def local_model_slots_section(_data: dict) -> str:
+    rows = []
+    for name, load in SLOT_VARIANTS:
+        data = _load(name)
+        if not data:
+            continue
+        reviews = data.get("background_review_s") or []
+        review = ", ".join(f"{s:.0f}" for s in reviews) if reviews else "-"
+        rows.append(
+            f"| {load} | {data['parallel']} | {data['first_reply_s']} | "
+            f"{data['follow_up_median_s']} | {data['follow_up_p95_s']} | {review} |"
+        )
+    table = "\n".join(rows)
+    return f"""## Offline model: a player's reply beside the game's background work
+
+`bench/local_model_turns.py --parallel N [--busy] [--background]`, {_data['date']},
+{_data['machine']}, {_data['threads']} threads. `--background` keeps one request of the size of
+a conversation-end review (up to 400 tokens) in flight at the model server for the whole run, as
+the demo's reviews, gossip and nightly rollover do; `--busy` runs one CPU-bound process beside it.
+
+| load | server slots | first reply s | follow-ups median s | p95 s | reviews meanwhile, s each |
+|---|---|---|---|---|---|
+{table}
+
+What it means: with one slot a player's turn waited for the review ahead of it (turns and
+reviews took turns: 10-37 s a reply). With two slots llama.cpp decodes the turn and the review in
+one batch, and a turn takes what it takes with no review at all; the review runs longer meanwhile.
+So `make demo` serves the model with two slots (`local_model.SLOTS`) and runs background work
+one job at a time (`BACKGROUND_THREADS` 1 in its local branch): one slot is always a player's.
+"""
+
+
 def _load(name: str) -> dict | None:
     path = RESULTS / name
     return json.loads(path.read_text()) if path.exists() else None
@@ -1282,6 +1322,7 @@ SECTIONS = {
     "hostile_server.json": hostile_server_section,
     "turn_share.json": turn_share_section,
     "local_model.json": local_model_section,
+    "local_model_busy_bg_t2_p2.json": local_model_slots_section,
     "retrieval.json": retrieval_section,
     "cache.json": cache_section,
     "knowledge.json": knowledge_section,

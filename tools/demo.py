@@ -500,13 +500,26 @@ def start_local_model(env: dict[str, str], record: dict) -> str:
     if result.returncode != 0:
         raise SystemExit(f"[demo] {result.stderr.strip() or result.stdout.strip()}")
     model = result.stdout.strip().splitlines()[-1]
-    from omniira_evennia.llm.local_model import LocalModelError, start_server, wait_until_healthy
+    from omniira_evennia.llm.local_model import (
+        SLOT_CTX,
+        SLOTS,
+        LocalModelError,
+        start_server,
+        wait_until_healthy,
+    )
 
     threads = int(env.get("OMNIIRA_LOCAL_THREADS", str(os.cpu_count() or 2)))
-    ctx = int(env.get("OMNIIRA_LOCAL_CTX", "4096"))
+    slot_ctx = int(env.get("OMNIIRA_LOCAL_CTX", str(SLOT_CTX)))  # each slot's window
     LOCAL_LOG.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCAL_LOG, "ab") as log:
-        process, url = start_server(threads=threads, ctx=ctx, log=log, env=env, detach=True)
+        process, url = start_server(
+            threads=threads,
+            ctx=slot_ctx * SLOTS,
+            parallel=SLOTS,
+            log=log,
+            env=env,
+            detach=True,
+        )
     port = url.rsplit(":", 1)[1].split("/")[0]
     record["processes"]["local_model"] = {
         "name": f"offline model server on port {port}",

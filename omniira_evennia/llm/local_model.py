@@ -51,7 +51,14 @@ TIER_SAMPLING = {
 # test): the voice speaks from a lean prompt and the conversation-end review makes the notes
 # (turn_format "speech", issue #24), and the memories in that prompt are held to a budget.
 SMALL_MODEL_TIERS = {"voice": {"turn_format": "speech"}}
-SMALL_MODEL_SETTINGS = {"MEMORY_PROMPT_CHARS": 1200}
+SMALL_MODEL_SETTINGS = {"MEMORY_PROMPT_CHARS": 1200, "BACKGROUND_THREADS": 1}
+# The demo serves the model with two slots of SLOT_CTX tokens each, and the game's background
+# work (reviews, gossip, the nightly rollover) runs one job at a time (BACKGROUND_THREADS above),
+# so one slot is always free for a player's turn: with one slot a turn queued behind a
+# 400-token review, 24-41 s a reply on a busy machine against 3-7 s with two (llama.cpp decodes
+# both in one batch; bench/local_model_turns.py --busy --background, docs/benchmarks.md).
+SLOTS = 2
+SLOT_CTX = 4096
 
 
 class LocalModelError(RuntimeError):
@@ -206,6 +213,7 @@ def start_server(
     threads: int = 2,
     ctx: int = 4096,
     *,
+    parallel: int = 1,
     log=subprocess.DEVNULL,
     env: dict[str, str] | None = None,
     detach: bool = False,
@@ -217,7 +225,7 @@ def start_server(
     """
     port = port or free_port()
     command = [sys.executable, "-m", __name__, "serve", "--port", str(port)]
-    command += ["--threads", str(threads), "--ctx", str(ctx)]
+    command += ["--threads", str(threads), "--ctx", str(ctx), "--parallel", str(parallel)]
     process = subprocess.Popen(
         command,
         env=env,

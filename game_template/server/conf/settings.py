@@ -73,6 +73,9 @@ if _os.environ.get("OMNIIRA_LOCAL_BASE_URL"):
     # local_model.SMALL_MODEL_*, kept equal by a test).
     OMNIIRA["TIERS"]["voice"]["turn_format"] = "speech"
     OMNIIRA["MEMORY_PROMPT_CHARS"] = 1200
+    # The model server has two slots (local_model.SLOTS): background work takes one at a time,
+    # so a player's turn never waits behind a review.
+    OMNIIRA["BACKGROUND_THREADS"] = 1
 
 # Game seconds per real second: one game day is two real hours. To watch NPCs walk their
 # day quickly, start the demo with e.g. OMNIIRA_DEMO_TIME_FACTOR=720 (a day in two minutes);

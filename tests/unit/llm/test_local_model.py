@@ -94,3 +94,30 @@ def test_the_demo_gives_the_packaged_model_its_lean_prompt_as_local_model_says()
             assert f'OMNIIRA["TIERS"]["{tier}"]["{key}"] = {value!r}'.replace("'", '"') in text
     for key, value in SMALL_MODEL_SETTINGS.items():
         assert f'OMNIIRA["{key}"] = {value!r}' in text
+
+
+def test_the_demo_leaves_one_model_slot_for_players():
+    """Background work runs one job at a time and the demo's model server has a slot more, so a
+    player's turn never queues behind a review (with one slot it waited 24-41 s on a busy
+    machine; docs/benchmarks.md)."""
+    from pathlib import Path
+
+    from omniira_evennia.llm.local_model import SLOTS, SMALL_MODEL_SETTINGS
+
+    assert SMALL_MODEL_SETTINGS["BACKGROUND_THREADS"] < SLOTS
+    demo = (Path(__file__).parents[3] / "tools" / "demo.py").read_text()
+    assert "parallel=SLOTS" in demo and "ctx=slot_ctx * SLOTS" in demo
+
+
+def test_start_server_passes_the_slots_to_the_model_server(monkeypatch):
+    """`start_server(parallel=N)` starts `serve --parallel N`, the window covering every slot."""
+    import subprocess
+
+    from omniira_evennia.llm import local_model
+
+    started = []
+    monkeypatch.setattr(subprocess, "Popen", lambda command, **kw: started.append(command))
+    local_model.start_server(port=1234, threads=1, ctx=8192, parallel=2)
+    [command] = started
+    assert command[command.index("--parallel") + 1] == "2"
+    assert command[command.index("--ctx") + 1] == "8192"
