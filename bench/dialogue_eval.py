@@ -70,6 +70,7 @@ from omniira_evennia.llm.local_model import (  # noqa: E402
     SMALL_MODEL_SETTINGS,
     SMALL_MODEL_TIERS,
     TIER_SAMPLING,
+    default_threads,
     start_server,
     wait_until_healthy,
 )
@@ -1684,7 +1685,7 @@ def print_raw(report: dict, limit: int | None = None) -> None:
 
 
 @contextlib.contextmanager
-def local_model(threads: int = 2, ctx: int = SLOT_CTX, base_url: str | None = None):
+def local_model(threads: int | None = None, ctx: int = SLOT_CTX, base_url: str | None = None):
     """The packaged offline model on a free port, served as `make demo` serves it (SLOTS slots
     of `ctx` tokens), or `base_url`, a server already running."""
     if base_url:
@@ -1705,11 +1706,13 @@ def local_model(threads: int = 2, ctx: int = SLOT_CTX, base_url: str | None = No
 
 @contextlib.contextmanager
 def competitor(enabled: bool):
-    """One CPU-bound process for the run's duration (`--busy`), killed at the end."""
+    """One CPU-bound process for the run's duration (`--busy`), killed at the end. It runs in
+    a session of its own, as another program on a user's machine does: on Linux (autogroup)
+    it then weighs as much as the model server with all its threads."""
     if not enabled:
         yield None
         return
-    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    proc = subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
     try:
         yield proc.pid
     finally:
@@ -1769,7 +1772,7 @@ def main() -> None:
     parser.add_argument("--gossip-rounds", type=int, default=2)
     parser.add_argument("--no-rollover", action="store_true")
     parser.add_argument("--base-url", default=None, help="use a model server already running")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=default_threads())
     parser.add_argument("--ctx", type=int, default=4096, help="tokens per model slot")
     parser.add_argument("--label", default="", help="results go to dialogue_eval_<label>.json")
     parser.add_argument(

@@ -1350,7 +1350,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="at most N probes per measure")
     parser.add_argument("--busy", action="store_true", help="with a CPU-bound competitor")
     parser.add_argument("--base-url", default=None, help="use a model server already running")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=ev.default_threads())
     parser.add_argument("--ctx", type=int, default=4096, help="tokens per model slot")
     parser.add_argument(
         "--minutes", type=float, default=None, help="ask no new probe after this many minutes"

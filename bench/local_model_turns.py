@@ -41,7 +41,11 @@ from omniira_evennia.conversation.prompts import (  # noqa: E402
 )
 from omniira_evennia.conversation.tags import parse_reply  # noqa: E402
 from omniira_evennia.llm.client import LLMClient  # noqa: E402
-from omniira_evennia.llm.local_model import start_server, wait_until_healthy  # noqa: E402
+from omniira_evennia.llm.local_model import (  # noqa: E402
+    default_threads,
+    start_server,
+    wait_until_healthy,
+)
 
 LINES = [
     "Maren, what do you pour here?",
@@ -62,7 +66,7 @@ def percentile(values, pct):
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=6)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=default_threads())
     parser.add_argument("--busy", action="store_true", help="one CPU-bound process beside it")
     parser.add_argument("--background", action="store_true", help="a review always in flight")
     parser.add_argument("--parallel", type=int, default=1, help="the model server's slots")
@@ -185,7 +189,8 @@ REVIEW_PROMPT = (
     "You keep notes for Maren, the tavern keeper. Read the conversation and write what she "
     "should remember about the player, as a JSON list of short sentences, each with an "
     "importance from 1 to 10 and the line it rests on.\n\n"
-    + "\n".join(f"Ada says: {line}" for line in LINES)
+    # About the size of the demo's reviews (~500 prompt tokens): the conversation, twice told.
+    + "\n".join(f"Ada says: {line}\nMaren says: Aye, love." for line in LINES * 2)
 )
 
 

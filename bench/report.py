@@ -43,42 +43,48 @@ the changing part (memories, history) is new. A hosted or GPU endpoint answers i
 
 
 SLOT_VARIANTS = [
-    ("local_model_t2_p2.json", "idle"),
-    ("local_model_busy_t2_p2.json", "one CPU-bound process"),
-    ("local_model_busy_bg_t2_p1.json", "one CPU-bound process, a review in flight"),
-    ("local_model_busy_bg_t2_p2.json", "one CPU-bound process, a review in flight"),
+    ("local_model_t1_p2.json", "idle"),
+    ("local_model_busy_t2_p2.json", "one CPU-bound program"),
+    ("local_model_busy_bg_t1_p1.json", "one CPU-bound program, a review in flight"),
+    ("local_model_busy_bg_t1_p2.json", "one CPU-bound program, a review in flight"),
 ]
 
 
-def local_model_slots_section(_data: dict) -> str:
+def local_model_slots_section(data: dict) -> str:
     rows = []
     for name, load in SLOT_VARIANTS:
-        data = _load(name)
-        if not data:
+        run = _load(name)
+        if not run:
             continue
-        reviews = data.get("background_review_s") or []
+        reviews = run.get("background_review_s") or []
         review = ", ".join(f"{s:.0f}" for s in reviews) if reviews else "-"
+        follow = f"{run['follow_up_median_s']} | {run['follow_up_p95_s']}"
         rows.append(
-            f"| {load} | {data['parallel']} | {data['first_reply_s']} | "
-            f"{data['follow_up_median_s']} | {data['follow_up_p95_s']} | {review} |"
+            f"| {load} | {run['threads']} | {run['parallel']} | {run['first_reply_s']} | "
+            f"{follow} | {review} |"
         )
     table = "\n".join(rows)
-    return f"""## Offline model: a player's reply beside the game's background work
+    return f"""## Offline model: a player's reply on a busy machine, beside the game's own work
 
-`bench/local_model_turns.py --parallel N [--busy] [--background]`, {_data['date']},
-{_data['machine']}, {_data['threads']} threads. `--background` keeps one request of the size of
-a conversation-end review (up to 400 tokens) in flight at the model server for the whole run, as
-the demo's reviews, gossip and nightly rollover do; `--busy` runs one CPU-bound process beside it.
+`bench/local_model_turns.py --threads N --parallel N [--busy] [--background]`, {data['date']},
+{data['machine']}. `--busy` runs one CPU-bound program in a session of its own (as another
+program on a user's machine is: on Linux it then weighs as much as the whole model server);
+`--background` keeps a request the size of a conversation-end review (about 500 prompt tokens,
+up to 400 written) in flight for the whole run, as the demo's reviews, gossip and nightly
+rollover do. Six turns of one conversation (two in the 2-thread busy row: it is that slow).
 
-| load | server slots | first reply s | follow-ups median s | p95 s | reviews meanwhile, s each |
-|---|---|---|---|---|---|
+| load | threads | slots | first reply s | follow-ups median s | p95 s | reviews meanwhile, s each |
+|---|---|---|---|---|---|---|
 {table}
 
-What it means: with one slot a player's turn waited for the review ahead of it (turns and
-reviews took turns: 10-37 s a reply). With two slots llama.cpp decodes the turn and the review in
-one batch, and a turn takes what it takes with no review at all; the review runs longer meanwhile.
-So `make demo` serves the model with two slots (`local_model.SLOTS`) and runs background work
-one job at a time (`BACKGROUND_THREADS` 1 in its local branch): one slot is always a player's.
+What it means: llama.cpp's threads meet at a barrier many times per token, so with another
+program on one of two cores two threads wait on each other and generation falls to about 0.3
+tokens a second (a reply of 20 words in a minute or more; the telnet trial of `make demo` met
+exactly this). One thread writes 21 tokens a second busy or idle (two threads, idle: 33), so the
+offline model uses half the cores (`local_model.default_threads`). With one slot a player's turn
+waits for the review ahead of it; with two, llama.cpp decodes both in one batch. So `make demo`
+serves the model with two slots (`local_model.SLOTS`) and runs background work one job at a time
+(`BACKGROUND_THREADS` 1 in its local branch): one slot is always a player's.
 """
 
 
@@ -1322,7 +1328,7 @@ SECTIONS = {
     "hostile_server.json": hostile_server_section,
     "turn_share.json": turn_share_section,
     "local_model.json": local_model_section,
-    "local_model_busy_bg_t2_p2.json": local_model_slots_section,
+    "local_model_busy_bg_t1_p2.json": local_model_slots_section,
     "retrieval.json": retrieval_section,
     "cache.json": cache_section,
     "knowledge.json": knowledge_section,

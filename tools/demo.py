@@ -504,11 +504,12 @@ def start_local_model(env: dict[str, str], record: dict) -> str:
         SLOT_CTX,
         SLOTS,
         LocalModelError,
+        default_threads,
         start_server,
         wait_until_healthy,
     )
 
-    threads = int(env.get("OMNIIRA_LOCAL_THREADS", str(os.cpu_count() or 2)))
+    threads = int(env.get("OMNIIRA_LOCAL_THREADS") or default_threads())
     slot_ctx = int(env.get("OMNIIRA_LOCAL_CTX", str(SLOT_CTX)))  # each slot's window
     LOCAL_LOG.parent.mkdir(parents=True, exist_ok=True)
     with open(LOCAL_LOG, "ab") as log:

@@ -11,7 +11,7 @@ the official file; anything else is refused with a message naming what to instal
 own at it. `OMNIIRA_LOCAL_MODEL=/path/to/model.gguf` serves any other GGUF instead.
 
     python -m omniira_evennia.llm.local_model assemble
-    python -m omniira_evennia.llm.local_model serve --port 8181 --threads 2 --ctx 4096
+    python -m omniira_evennia.llm.local_model serve --port 8181 --threads 1 --ctx 8192 --parallel 2
 """
 
 from __future__ import annotations
@@ -54,11 +54,22 @@ SMALL_MODEL_TIERS = {"voice": {"turn_format": "speech"}}
 SMALL_MODEL_SETTINGS = {"MEMORY_PROMPT_CHARS": 1200, "BACKGROUND_THREADS": 1}
 # The demo serves the model with two slots of SLOT_CTX tokens each, and the game's background
 # work (reviews, gossip, the nightly rollover) runs one job at a time (BACKGROUND_THREADS above),
-# so one slot is always free for a player's turn: with one slot a turn queued behind a
-# 400-token review, 24-41 s a reply on a busy machine against 3-7 s with two (llama.cpp decodes
-# both in one batch; bench/local_model_turns.py --busy --background, docs/benchmarks.md).
+# so one slot is always free for a player's turn: with one slot a turn queued behind a review,
+# 15.1 s a follow-up reply (median) on a busy machine against 3.3 s with two, where llama.cpp
+# decodes both in one batch (bench/local_model_turns.py --busy --background, docs/benchmarks.md).
 SLOTS = 2
 SLOT_CTX = 4096
+
+
+def default_threads() -> int:
+    """
+    llama.cpp threads for the offline model: half the cores, at least one. Its threads meet at a
+    barrier many times per token, so when another program takes a core (on Linux, a program in
+    another session weighs as much as this whole server) the two threads of a 2-core machine
+    wait on each other: 0.3 tokens/s against 21 with one thread, which idle makes 22 against 33
+    (bench/local_model_turns.py --busy, docs/benchmarks.md). OMNIIRA_LOCAL_THREADS overrides it.
+    """
+    return max(1, (os.cpu_count() or 2) // 2)
 
 
 class LocalModelError(RuntimeError):
@@ -179,7 +190,7 @@ def resolve_model() -> Path:
     return assemble_model()
 
 
-def serve(model: Path, port: int, threads: int = 2, ctx: int = 4096, parallel: int = 1) -> None:
+def serve(model: Path, port: int, threads: int = 1, ctx: int = 4096, parallel: int = 1) -> None:
     """Run llama.cpp's OpenAI-compatible server on 127.0.0.1:`port` until terminated."""
     try:
         import xllamacpp
@@ -210,7 +221,7 @@ def serve(model: Path, port: int, threads: int = 2, ctx: int = 4096, parallel: i
 
 def start_server(
     port: int | None = None,
-    threads: int = 2,
+    threads: int | None = None,
     ctx: int = 4096,
     *,
     parallel: int = 1,
@@ -224,6 +235,7 @@ def start_server(
     with `wait_until_healthy`. `detach` starts it in its own session (it outlives the caller).
     """
     port = port or free_port()
+    threads = threads or default_threads()
     command = [sys.executable, "-m", __name__, "serve", "--port", str(port)]
     command += ["--threads", str(threads), "--ctx", str(ctx), "--parallel", str(parallel)]
     process = subprocess.Popen(
@@ -256,7 +268,9 @@ def wait_until_healthy(base_url: str, process: subprocess.Popen, timeout: float 
 
 
 @contextmanager
-def running_server(threads: int = 2, ctx: int = 4096, timeout: float = 600) -> Iterator[str]:
+def running_server(
+    threads: int | None = None, ctx: int = 4096, timeout: float = 600
+) -> Iterator[str]:
     """The packaged model served for the duration of a `with` block; yields its /v1 URL."""
     process, url = start_server(threads=threads, ctx=ctx)
     try:
@@ -276,7 +290,7 @@ def main(argv: list[str] | None = None) -> None:
     sub.add_parser("assemble", help="assemble and verify the packaged model; print its path")
     run = sub.add_parser("serve", help="serve the model on 127.0.0.1")
     run.add_argument("--port", type=int, required=True)
-    run.add_argument("--threads", type=int, default=2)
+    run.add_argument("--threads", type=int, default=default_threads())
     run.add_argument("--ctx", type=int, default=4096)
     run.add_argument("--parallel", type=int, default=1)
     args = parser.parse_args(argv)

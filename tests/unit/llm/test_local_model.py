@@ -98,8 +98,8 @@ def test_the_demo_gives_the_packaged_model_its_lean_prompt_as_local_model_says()
 
 def test_the_demo_leaves_one_model_slot_for_players():
     """Background work runs one job at a time and the demo's model server has a slot more, so a
-    player's turn never queues behind a review (with one slot it waited 24-41 s on a busy
-    machine; docs/benchmarks.md)."""
+    player's turn never queues behind a review (with one slot a follow-up took 15.1 s, median,
+    on a busy machine, against 3.3 s; docs/benchmarks.md)."""
     from pathlib import Path
 
     from omniira_evennia.llm.local_model import SLOTS, SMALL_MODEL_SETTINGS
@@ -121,3 +121,12 @@ def test_start_server_passes_the_slots_to_the_model_server(monkeypatch):
     [command] = started
     assert command[command.index("--parallel") + 1] == "2"
     assert command[command.index("--ctx") + 1] == "8192"
+
+
+def test_the_offline_model_uses_half_the_cores(monkeypatch):
+    """Two threads on two cores beside one busy program wrote 0.3 tokens/s, one thread 21."""
+    from omniira_evennia.llm import local_model
+
+    for cores, threads in ((1, 1), (2, 1), (4, 2), (16, 8), (None, 1)):
+        monkeypatch.setattr(local_model.os, "cpu_count", lambda: cores)
+        assert local_model.default_threads() == threads
