@@ -509,7 +509,8 @@ def _to_second_person(sentence: str) -> str:
 # claim on the speaker's facts, even when it names them ("I'm sorry about Odile").
 _OWN_STANCE = set(
     "sorry glad happy sure certain here ready listening told tell know knew remember recall hope "
-    "think thought see saw understand wish believe heard hear promise swear bet guess suppose "
+    "think thought see saw seen noticed understand wish believe heard hear promise swear bet "
+    "guess suppose "
     "imagine wonder doubt like love hate will would can could should must shall may might "
     "won't".split()  # what the NPC will or can do is its own: "I'll be there by noon"
 )
@@ -524,43 +525,58 @@ def _stems(words) -> set[str]:
     return {w[:5] for w in words if w not in _SMALL and len(w) > 3}
 
 
-def _claims(sentence: str, evidence: set, stems: set[str], own: set[str]) -> bool:
+def _claims(
+    sentence: str, evidence: set, stems: set[str], own: set[str], by_word: bool = True
+) -> bool:
     words = _words(sentence)
     if not _FIRST.search(sentence) or _SECOND.search(sentence):
+        return False
+    # Where "I" or "my" opens a claim: not the NPC's own stance ("I'm so sorry", "I don't
+    # know", "I've seen it": the stance is after the auxiliaries).
+    subjects = []
+    for i, word in enumerate(words):
+        if word == "my" or (word == "i" and i + 1 < len(words)):
+            rest = words[i + 1 :] if word == "i" else []
+            while rest and rest[0] in _AUXILIARIES:
+                rest = rest[1:]
+            if not (rest and rest[0] in _OWN_STANCE):
+                subjects.append(i)
+    if not subjects:
         return False
     if _trigrams(words) & evidence:
         return True
     # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")
     # with a predicate that shares a word with the speaker's facts and not with the NPC's own.
-    for i, word in enumerate(words):
-        if word == "my" or (word == "i" and i + 1 < len(words)):
-            rest = words[i + 1 :] if word == "i" else []
-            while rest and rest[0] in _AUXILIARIES:
-                rest = rest[1:]  # "I'm so sorry", "I don't know": the stance is after these
-            if rest and rest[0] in _OWN_STANCE:
-                continue
-            if (_stems(words[i + 1 :]) & stems) - own:
-                return True
-    return False
+    return by_word and any((_stems(words[i + 1 :]) & stems) - own for i in subjects)
 
 
 def give_back_claims(
-    text: str, said: list[str], memories: list[str], speaker: str, own: str = ""
+    text: str,
+    said: list[str],
+    memories: list[str],
+    speaker: str,
+    own: str = "",
+    asked_about_npc: bool = False,
 ) -> tuple[str, int]:
     """
     Sentences in which the NPC claims what the speaker said about themselves ("Who am I looking
     for?" -> "I am looking for my sister Odile"), said back to the speaker instead ("You are
     looking for your sister Odile"). A claim is a first-person sentence, addressed to no one,
-    that shares three words with the speaker's own lines or with what the NPC remembers about
-    them put in their mouth, or whose "I ..." / "my ..." shares a word with those facts and not
-    with the NPC's own identity (`own`) and is not the NPC's own stance ("I'm sorry", "I hope").
+    whose "I ..." / "my ..." is not the NPC's own stance ("I'm sorry", "I don't know", "I've
+    seen it") and that shares three words with what the speaker said about themselves (their
+    sentences with "I" or "my") or with what the NPC remembers about them put in their mouth,
+    or whose "I ..." / "my ..." shares a word with those facts and not with the NPC's own
+    identity (`own`). Asked about itself (`asked_about_npc`: "How long have you been here?"),
+    the NPC's "I have been here for a month" is its own: only the three shared words count.
     Returns (text, sentences changed).
     """
     evidence: set[tuple[str, ...]] = set()
     stems: set[str] = set()
     for line in said:
-        evidence |= _trigrams(_words(line))
-        stems |= _stems(_words(line))
+        for sentence in _SENTENCE.findall(line):
+            if _FIRST.search(sentence):  # "The road was full of pilgrims" is nobody's claim
+                evidence |= _trigrams(_words(sentence))
+                stems |= _stems(_words(sentence))
     for memory in memories:
         evidence |= _trigrams(_words(_first_person(memory, speaker)))
         stems |= _stems(_words(memory))
@@ -584,7 +600,7 @@ def give_back_claims(
                 flags=re.IGNORECASE,
             )
             changed += 1
-        elif _claims(sentence, evidence, stems, own_stems):
+        elif _claims(sentence, evidence, stems, own_stems, by_word=not asked_about_npc):
             first = sentence.lstrip()
             fixed = _to_second_person(first)
             sentence = sentence[: len(sentence) - len(first)] + fixed[:1].upper() + fixed[1:]

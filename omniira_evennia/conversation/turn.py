@@ -593,10 +593,16 @@ def run_turn(
         if broke:
             health.incr("character_breaks")
         candidate.text, claimed = give_back_claims(
-            candidate.text, said, [m.text for m in ctx.memories], ctx.speaker_name, own
+            candidate.text,
+            said,
+            [m.text for m in ctx.memories],
+            ctx.speaker_name,
+            own,
+            asked_about_npc=voice.about_the_npc(ctx.message),
         )
         if claimed:
             health.incr("claims_given_back", claimed)
+        candidate.text = voice.to_the_listener(candidate.text, ctx.speaker_name, ctx.identity.name)
         if parsed is not None:
             _merge_notes(candidate, parsed)
             if _voice_problem(candidate, ctx, topic) and _badness(
@@ -611,6 +617,7 @@ def run_turn(
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
     if problem and parsed is not None and parsed.text:
         parsed.text = _repaired(parsed.text, problem, ctx, topic, answer)
+        parsed.text = voice.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
     parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
     parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
     if turn_format == "json":

@@ -68,6 +68,9 @@ _STOP = set(
     "had do does did not no so it its this that these those you your yours i me my we our here "
     "there what who how why when where which any some much many yes oh well ever still now".split()
 )
+# How often, not what: "Have you always kept this tavern?" asks about keeping it, and "No, you
+# have never kept this tavern." answers it as the player's.
+_FREQUENCY = set("always never often usually sometimes really truly just".split())
 
 
 def _cap(text) -> str:
@@ -262,6 +265,41 @@ def _addresses(reply: str, npc: str) -> bool:
     )
 
 
+def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
+    """`reply` without the NPC's own name said to the listener ("I play at the market, Lyra."
+    from Lyra -> "I play at the market."; "Wren, it's late." -> "It's late."). A speaker of
+    the same name is addressed rightly, and the reply stays as it is."""
+    if not npc or npc.lower() == (speaker or "").lower():
+        return reply
+    name = re.escape(npc)
+    text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", _cap(reply), flags=re.IGNORECASE)
+    opening = re.match(
+        rf"^(?P<pre>\W*)(?P<greeting>(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|"
+        rf"oh|yes|no)[,!.]?\s+)?{name}\s*,\s*",
+        text,
+        re.IGNORECASE,
+    )
+    if opening:
+        greeting, rest = (opening.group("greeting") or "").strip(), text[opening.end() :]
+        rest = f"{greeting.rstrip(',!.')}, {rest}" if greeting else rest[:1].upper() + rest[1:]
+        text = opening.group("pre") + rest
+    return text
+
+
+def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
+    """The speaker's things called theirs by name, said to them: "I don't know Gerwyn's dog's
+    name, Gerwyn." -> "I don't know your dog's name, Gerwyn." (a player sharing the NPC's name
+    is left as said)."""
+    if not speaker or speaker.lower() == (npc or "").lower():
+        return reply
+
+    def yours(match: re.Match) -> str:
+        opens = match.start() == 0 or re.search(r"[.!?]\s*$", reply[: match.start()])
+        return "Your" if opens else "your"
+
+    return re.sub(rf"\b{re.escape(speaker)}'s\b", yours, _cap(reply))
+
+
 def _only_a_shrug(reply: str) -> bool:
     words = re.findall(r"[a-z']+", reply.lower())
     return 0 < len(words) <= 6 and admits_not_knowing(reply)
@@ -275,7 +313,7 @@ def _answered_as_player(reply: str, line: str) -> bool:
     """
     after = re.search(r"\byou\b(.*)$", line, re.IGNORECASE)
     asked = [w for w in re.findall(r"[a-z']{3,}", (after.group(1) if after else "").lower())]
-    asked = [w[:5] for w in asked if w not in _STOP]
+    asked = [w[:5] for w in asked if w not in _STOP and w not in _FREQUENCY]
     if not asked:
         return False
     for sentence in _sentences(reply):

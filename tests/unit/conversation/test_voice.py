@@ -101,6 +101,7 @@ def test_a_question_about_the_npc_turned_on_the_player():
 
 # ---------------------------------------------------------------- in the turn
 
+from omniira_evennia.conversation.prompts import Turn  # noqa: E402
 from omniira_evennia.conversation.turn import run_turn  # noqa: E402
 from tests.unit.conversation.test_structured_turn import FakeClient, conf, turn_input  # noqa: E402
 
@@ -472,3 +473,87 @@ def test_what_a_new_player_met_by_telnet_on_the_evening_of_2026_12_01():
         "Yes, you have always kept this tavern.", "Have you always kept this tavern?"
     )
     assert turned == "Yes, I have always kept this tavern."
+
+
+# Replies the held-out run of seed 52817 showed turned into slips by our own repair: the model
+# answered rightly as itself, and "I" became "you".
+@pytest.mark.parametrize(
+    "line, reply",
+    [
+        ("How long have you been here, Maren?", "I have been here for a month now."),
+        ("Have you had a long day, Maren?", "Yes, I've had a long day, and I'm tired."),
+        (
+            "The road was full of pilgrims today.",
+            "I do not know anything about the road being " "full of pilgrims today.",
+        ),
+        (
+            "What do you charge, Maren?",
+            "I charge two copper a mug, but I'm also willing to help " "anyone who needs a bed.",
+        ),
+    ],
+)
+def test_in_the_turn_the_npcs_own_first_person_answer_stays_its_own(line, reply):
+    history = [
+        Turn("user", "I have lived here all my life and I help at the mill."),
+        Turn("assistant", "Oh."),
+    ]
+    client = FakeClient(reply)
+    result = run_turn(turn_input(line, history), conf("speech"), client)
+    assert result.parsed.text == reply
+    assert len(client.requests) == 1
+
+
+def test_a_sentence_that_claims_the_speakers_own_words_is_still_said_back():
+    line = "See this? It's an iron key to a house that burned, and I never let it out of my sight."
+    reply = "Yes, I've seen the iron key to the burned house. I never let it out of my sight."
+    result = run_turn(turn_input(line), conf("speech"), FakeClient(reply, reply))
+    assert result.parsed.text.startswith("Yes, I've seen the iron key to the burned house.")
+    assert "You never let it out of your sight." in result.parsed.text
+
+
+@pytest.mark.parametrize(
+    "reply, plain",
+    [
+        ("I play at the market during the day, Maren.", "I play at the market during the day."),
+        ("Maren, it is late.", "It is late."),
+        ("Yes, Maren, I do.", "Yes, I do."),
+        ("Hello Maren, come in.", "Hello, come in."),
+        ("Maren keeps the tavern.", "Maren keeps the tavern."),  # said of, not to, itself
+        ("I do, Ada.", "I do, Ada."),
+    ],
+)
+def test_the_npcs_own_name_said_to_the_listener_goes(reply, plain):
+    assert voice.unaddressed(reply, "Maren", "Ada") == plain
+    assert voice.unaddressed(reply, "Maren", "Maren") == reply  # a player of the same name
+
+
+def test_in_the_turn_a_reply_addressed_to_the_npc_itself_twice_is_mended():
+    """Asked again first (the name said to itself often comes with worse: a question given
+    back "..., Maren?"); a reply that still has only that slip loses the name."""
+    client = FakeClient("I pour cider and plum wine, Maren.", "Cider and plum wine, Maren.")
+    result = run_turn(turn_input("What do you pour?"), conf("speech"), client)
+    assert len(client.requests) == 2
+    assert result.parsed.text == "I pour cider and plum wine."  # the first, as good, stands
+
+
+def test_found_by_telnet_an_answer_about_how_often_turns_round_too():
+    """'Have you always kept this tavern?' 'No, you have never kept this tavern.' (busy demo)."""
+    line = "Have you always kept this tavern?"
+    assert "answered_as_player" in voice.slips(
+        "No, you have never kept this tavern.", line, "Maren", "Gerwyn"
+    )
+    assert voice.turned_round("No, you have never kept this tavern.", line) == (
+        "No, I have never kept this tavern."
+    )
+
+
+@pytest.mark.parametrize(
+    "reply, said",
+    [
+        ("I don't know Gerwyn's dog's name, Gerwyn.", "I don't know your dog's name, Gerwyn."),
+        ("Aye. Gerwyn's sister lives there.", "Aye. Your sister lives there."),
+        ("Tamsin's barrels leak.", "Tamsin's barrels leak."),
+    ],
+)
+def test_found_by_telnet_the_listeners_things_are_theirs_said_to_them(reply, said):
+    assert voice.to_the_listener(reply, "Gerwyn", "Maren") == said
