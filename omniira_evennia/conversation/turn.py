@@ -555,7 +555,11 @@ def run_turn(
     schema = structured_turn_schema() if turn_format == "json" else None
     messages = build_messages(ctx, turn_format, inp.pinned)
     # A question about the speaker's own life nothing here answers: the prompt says so.
-    topic = voice.unknown_topic(ctx.message, known_to_npc(ctx))
+    topic = voice.unknown_topic(ctx.message, known_to_npc(ctx)) or voice.someone_unknown(
+        ctx.message,
+        "\n".join(m["content"] for m in messages[:-1]),  # all but the line itself
+        {ctx.identity.name, ctx.speaker_name},
+    )
     if topic:
         messages[-1]["content"] += "\n" + voice.unknown_note(topic, ctx.speaker_name)
     answer = None if topic else answer_in_view(ctx)

@@ -287,9 +287,9 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
 
 
 def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
-    """The speaker's things called theirs by name, said to them: "I don't know Gerwyn's dog's
-    name, Gerwyn." -> "I don't know your dog's name, Gerwyn." (a player sharing the NPC's name
-    is left as said)."""
+    """The speaker called by name in what is said to them: "I don't know Gerwyn's dog's name,
+    Gerwyn." -> "I don't know your dog's name, Gerwyn."; "Gerwyn never told me" -> "You never
+    told me" (a player sharing the NPC's name is left as said)."""
     if not speaker or speaker.lower() == (npc or "").lower():
         return reply
 
@@ -297,7 +297,18 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
         opens = match.start() == 0 or re.search(r"[.!?]\s*$", reply[: match.start()])
         return "Your" if opens else "your"
 
-    return re.sub(rf"\b{re.escape(speaker)}'s\b", yours, _cap(reply))
+    name = re.escape(speaker)
+    text = re.sub(rf"\b{name}'s\b", yours, _cap(reply))
+    # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
+    return re.sub(
+        rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"
+        r"said|say)\b",
+        lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}",
+        text,
+    )
+
+
+_HAVE = {"hasn't": "haven't", "has not": "have not"}
 
 
 def _only_a_shrug(reply: str) -> bool:
@@ -615,8 +626,54 @@ def remembered_line(answer: str, speaker: str) -> str:
     return f"I remember: {text}"
 
 
+# A question about someone else's life, by name ("Do you know what Tamsin does for a living?").
+_ABOUT_SOMEONE = [
+    (
+        re.compile(r"\b(?i:what (?:does|did)) (?P<name>[A-Z][a-z]+) do\b"),
+        "what {} does for a living",
+    ),
+    (
+        re.compile(r"\b(?i:what) (?P<name>[A-Z][a-z]+) does for a living\b"),
+        "what {} does for a living",
+    ),
+    (
+        re.compile(r"\b(?P<name>[A-Z][a-z]+)'s (?:trade|work|job|line of work)\b"),
+        "what {} does for a living",
+    ),
+    (re.compile(r"\b(?i:where (?:does|did)) (?P<name>[A-Z][a-z]+) live\b"), "where {} lives"),
+]
+
+
+def someone_unknown(line: str, in_view: str, names: set[str]) -> str | None:
+    """
+    What a question asks about someone else by name that nothing the NPC has in front of it
+    (`in_view`: its whole prompt) so much as names, as a phrase for the NPC to use ("what
+    Tamsin does for a living"), or None. The NPC itself, the speaker (`names`) and anyone its
+    prompt mentions are left to the model: it has something to go on.
+    """
+    line = _cap(line)
+    if not is_question(line):
+        return None
+    lowered = {n.lower() for n in names if n}
+    for pattern, phrase in _ABOUT_SOMEONE:
+        match = pattern.search(line)
+        if not match:
+            continue
+        name = match.group("name")
+        if name.lower() in lowered or re.search(rf"\b{name}\b", in_view, re.IGNORECASE):
+            return None
+        return phrase.format(name)
+    return None
+
+
+def _about_the_speaker(topic: str) -> bool:
+    return bool(re.search(r"\byou\b|^your\b", topic))
+
+
 def dont_know_line(topic: str, speaker: str) -> str:
     """The NPC's plain answer about something it was never told."""
+    if not _about_the_speaker(topic):
+        return f"I couldn't tell you {topic}, {speaker}."
     return f"You never told me {_told_about(topic)}, {speaker}."
 
 
@@ -638,9 +695,10 @@ def unknown_note(topic: str, speaker: str) -> str:
     about = _NOTE_PHRASE.get(topic, "").format(s=speaker) or topic.replace(
         "your ", f"{speaker}'s ", 1
     )
+    told = f"{speaker} never told you" if _about_the_speaker(topic) else "nobody told you"
     return (
-        f"(You know nothing about {about}: {speaker} never told you. Say so plainly, as "
-        "yourself; do not guess or make it up.)"
+        f"(You know nothing about {about}: {told}. Say so plainly, as yourself; do not guess or "
+        "make it up.)"
     )
 
 
@@ -648,7 +706,8 @@ _ADMITS = re.compile(
     r"\b(?:never (?:told|said|mentioned)|(?:don'?t|do not|didn'?t|did not) (?:know|recall|"
     r"remember|think you (?:told|said|mentioned))|no idea|can'?t (?:say|recall|remember)|"
     r"cannot (?:say|recall|remember)|not sure|haven'?t (?:told|said|mentioned)|"
-    r"wouldn'?t know|you tell me|not that i (?:know|recall)|news to me|first i'?ve heard)\b",
+    r"wouldn'?t know|you tell me|not that i (?:know|recall)|news to me|first i'?ve heard|"
+    r"couldn'?t (?:tell|say)|could not (?:tell|say))\b",
     re.IGNORECASE,
 )
 

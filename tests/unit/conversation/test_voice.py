@@ -557,3 +557,37 @@ def test_found_by_telnet_an_answer_about_how_often_turns_round_too():
 )
 def test_found_by_telnet_the_listeners_things_are_theirs_said_to_them(reply, said):
     assert voice.to_the_listener(reply, "Gerwyn", "Maren") == said
+
+
+def test_found_by_telnet_the_speaker_never_telling_is_said_to_them():
+    """'What's my dog called?' 'Ysolde never told me about a dog.' (busy demo, to Ysolde)."""
+    assert voice.to_the_listener("Ysolde never told me about a dog.", "Ysolde", "Maren") == (
+        "You never told me about a dog."
+    )
+    assert voice.to_the_listener("Aye. Ysolde hasn't said.", "Ysolde", "Maren") == (
+        "Aye. You haven't said."
+    )
+
+
+def test_a_question_about_someone_the_npc_has_nothing_on_is_known_as_such():
+    names = {"Maren", "Corwen"}
+    line = "Maren, evening. Do you know what Tamsin does for a living?"
+    assert voice.someone_unknown(line, "You are Maren.", names) == "what Tamsin does for a living"
+    assert voice.someone_unknown("Where does Tamsin live?", "", names) == "where Tamsin lives"
+    assert voice.someone_unknown(line, "Tamsin keeps bees by the mill.", names) is None
+    assert voice.someone_unknown("What does Maren do?", "", names) is None
+    assert voice.someone_unknown("Tamsin makes barrels.", "", names) is None  # no question
+
+
+def test_found_by_telnet_in_the_turn_someone_nobody_told_of_is_not_invented():
+    """'Do you know what Tamsin does for a living?' 'Tamsin is a hairdresser.' (busy demo;
+    Tamsin had told nothing this NPC's prompt shows)."""
+    line = "Do you know what Tamsin does for a living?"
+    client = FakeClient("Tamsin is a hairdresser.", "Tamsin cuts hair by the well.")
+    result = run_turn(turn_input(line), conf("speech"), client)
+    assert "nobody told you" in client.requests[0]["messages"][-1]["content"]
+    assert result.parsed.text == "I couldn't tell you what Tamsin does for a living, Ada."
+    honest = FakeClient("I couldn't say what Tamsin does, love.")
+    assert run_turn(turn_input(line), conf("speech"), honest).parsed.text == (
+        "I couldn't say what Tamsin does, love."
+    )
