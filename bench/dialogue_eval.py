@@ -1704,6 +1704,20 @@ def local_model(threads: int | None = None, ctx: int = SLOT_CTX, base_url: str |
             server.wait(timeout=30)
 
 
+def fresh_database(prefix: str, name: str) -> str:
+    """A new SQLite game database in a temporary folder, migrated, with the default homes (the
+    evaluations' starting world). Returns the folder."""
+    from bench.retrieval import setup_django
+
+    tmp = tempfile.mkdtemp(prefix=prefix)
+    setup_django("sqlite", tmp, name)
+    ensure_default_homes()
+    return tmp
+
+
+MODEL_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (llama.cpp via xllamacpp)"
+
+
 @contextlib.contextmanager
 def competitor(enabled: bool):
     """One CPU-bound process for the run's duration (`--busy`), killed at the end. It runs in
@@ -1806,11 +1820,7 @@ def main() -> None:
     scenarios = choose(
         seed, args.count, args.split, args.limit, [x for x in args.only.split(",") if x]
     )
-    tmp = tempfile.mkdtemp(prefix="omniira-dialogue-eval-")
-    from bench.retrieval import setup_django
-
-    setup_django("sqlite", tmp, "dialogue.db3")
-    ensure_default_homes()
+    tmp = fresh_database("omniira-dialogue-eval-", "dialogue.db3")
     print(
         f"seed {seed}, {args.split} half: {len(scenarios)} scenarios, database in {tmp}", flush=True
     )
@@ -1836,7 +1846,7 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "commit": commit,
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
-        "model": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (llama.cpp via xllamacpp)",
+        "model": MODEL_NAME,
         "threads": args.threads,
         "settings": extra,
         "tier_overrides": tier_overrides,

@@ -56,7 +56,6 @@ import random
 import re
 import statistics
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -1378,11 +1377,7 @@ def main() -> None:
             print(f"[{p.split} {p.measure}/{p.rule}] {p.npc} <- {p.player}: {p.line}  {what}")
         print(f"{len(probes)} probes, seed {seed}")
         return
-    tmp = tempfile.mkdtemp(prefix="omniira-knowledge-dialogue-")
-    from bench.retrieval import setup_django
-
-    setup_django("sqlite", tmp, "knowledge.db3")
-    ev.ensure_default_homes()
+    tmp = ev.fresh_database("omniira-knowledge-dialogue-", "knowledge.db3")
     print(f"seed {seed}, {args.split} half: {len(probes)} probes, database in {tmp}", flush=True)
     log = (lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True))
     commit = ev._git_commit()
@@ -1402,11 +1397,7 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "commit": commit,
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
-        "model": (
-            "scripted (testbed DeterministicLLM)"
-            if args.scripted
-            else "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (llama.cpp via xllamacpp)"
-        ),
+        "model": ("scripted (testbed DeterministicLLM)" if args.scripted else ev.MODEL_NAME),
         "seed": seed,
         "split": args.split,
         "limit": args.limit,
