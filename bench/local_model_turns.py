@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.dialogue_eval import competitor  # noqa: E402
+from bench.dialogue_eval import MODEL_NAME, competitor  # noqa: E402
 from omniira_evennia.conf import build_settings  # noqa: E402
 from omniira_evennia.conversation.prompts import (  # noqa: E402
     Identity,
@@ -42,6 +42,7 @@ from omniira_evennia.conversation.prompts import (  # noqa: E402
 from omniira_evennia.conversation.tags import parse_reply  # noqa: E402
 from omniira_evennia.llm.client import LLMClient  # noqa: E402
 from omniira_evennia.llm.local_model import (  # noqa: E402
+    SLOT_CTX,
     default_threads,
     start_server,
     wait_until_healthy,
@@ -76,7 +77,7 @@ def main() -> None:
 
 
 def run(args) -> None:
-    ctx = 4096 * args.parallel  # each slot keeps the demo's 4096-token window
+    ctx = SLOT_CTX * args.parallel  # each slot keeps the demo's window
     server, base_url = start_server(threads=args.threads, ctx=ctx, parallel=args.parallel)
     background = None
     try:
@@ -159,7 +160,7 @@ def run(args) -> None:
         "benchmark": "local_model_turns",
         "date": time.strftime("%Y-%m-%d"),
         "machine": f"{os.cpu_count()} cores, {platform_summary()}",
-        "model": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf (llama.cpp via xllamacpp)",
+        "model": MODEL_NAME,
         "threads": args.threads,
         "busy": bool(args.busy),
         "background": bool(args.background),
@@ -180,7 +181,7 @@ def run(args) -> None:
 
 def variant_name(args) -> str:
     parts = (["busy"] if args.busy else []) + (["bg"] if args.background else [])
-    if not parts and args.threads == 2 and args.parallel == 1:
+    if not parts and args.parallel == 1:  # the plain run `make bench` makes
         return "local_model"
     return "_".join(["local_model", *parts, f"t{args.threads}", f"p{args.parallel}"])
 

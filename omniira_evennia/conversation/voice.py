@@ -251,17 +251,16 @@ def _asked_back(reply: str, line: str, names: list[str]) -> bool:
     )
 
 
+# What may come before a name said to someone at the start of a reply ("Yes, Wren, ...").
+_GREETING = r"(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|oh|yes|no)[,!.]?\s+"
+
+
 def _addresses(reply: str, npc: str) -> bool:
     """The NPC's own name said to the listener: ", Wren." / ", Wren!" / "Wren, ..." opening."""
     name = re.escape(npc)
     return bool(
         re.search(rf",\s*{name}\s*[.!?]", reply, re.IGNORECASE)
-        or re.match(
-            rf"^\W*(?:(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|oh|yes|no)"
-            rf"[,!.]?\s+)?{name}\s*,",
-            reply,
-            re.IGNORECASE,
-        )
+        or re.match(rf"^\W*(?:{_GREETING})?{name}\s*,", reply, re.IGNORECASE)
     )
 
 
@@ -274,10 +273,7 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
     name = re.escape(npc)
     text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", _cap(reply), flags=re.IGNORECASE)
     opening = re.match(
-        rf"^(?P<pre>\W*)(?P<greeting>(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|"
-        rf"oh|yes|no)[,!.]?\s+)?{name}\s*,\s*",
-        text,
-        re.IGNORECASE,
+        rf"^(?P<pre>\W*)(?P<greeting>{_GREETING})?{name}\s*,\s*", text, re.IGNORECASE
     )
     if opening:
         greeting, rest = (opening.group("greeting") or "").strip(), text[opening.end() :]
