@@ -10,7 +10,7 @@ the reactor's writes) adds to a command's round trip. Every third reply carries 
 so the write path is in it. With `--probe`, the in-server probe (bench/in_server.py) times our
 reactor functions and samples where the reactor spends its time.
 
-    .venv/bin/python bench/turn_share.py [--turns 40] [--probe]
+    .venv/bin/python bench/turn_share.py [--turns 40] [--probe] [--switch-interval S]
 """
 
 from __future__ import annotations
@@ -92,6 +92,11 @@ def run(args) -> dict:
         game.login_admin()
         print(f"[share] server runs {game.check_contrib_path()}", flush=True)
         wait_for_embedder(game)
+        if args.switch_interval:
+            game.py(
+                f"import sys, json; sys.setswitchinterval({args.switch_interval}); "
+                'me.msg("BENCHJSON " + json.dumps({"interval": sys.getswitchinterval()}))'
+            )
         if args.probe:
             game.py("from world.bench_helpers import probe_start; probe_start(me)")
         played = play(args.port_base, args.turns, args.pace)
@@ -124,6 +129,7 @@ def main() -> None:
     parser.add_argument("--pace", type=float, default=7.0, help="seconds per say + look")
     parser.add_argument("--port-base", type=int, default=4340)
     parser.add_argument("--probe", action="store_true")
+    parser.add_argument("--switch-interval", type=float, help="the server's GIL switch interval, s")
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "turn_share.json"))
     args = parser.parse_args()
