@@ -130,7 +130,7 @@ ASSISTANT = re.compile(
     r"|\bas an ai\b|language model|\bassist(?:ance)?\b|\bi(?:'m| am) (?:here|happy|glad) to help"
     r"|\bfeel free to\b|\blet me know if\b|\bdo you need (?:help|anything)|\bhelp you with\b"
     r"|apologi[sz]e for (?:any|the) confusion|\bhow can i be of\b"
-    r"|\b(?:enough|any|more) information\b",
+    r"|\b(?:enough|any|more|no) information\b|\bhave information\b",
     re.IGNORECASE,
 )
 STOPWORDS = set(
@@ -444,7 +444,9 @@ def swaps_i_and_you(reply: str) -> bool:
 
 
 SCAFFOLD = re.compile(
-    r"(?i:^\W*that is\s*:|\bwhat do you remember about\b|\byour notes about\b|private notes)"
+    r"(?i:^\W*that is\s*:|\bwhat do you remember about\b|\byour notes about\b|private notes"
+    r"|\byour memories\b|\baccording to (?:your|my|the) (?:memories|notes|information)\b"
+    r"|\bthe information (?:provided|given)\b|\bfactually (?:incorrect|correct)\b)"
     r"|\[\[|\]\]|\b(?:REMEMBER|OPINION|CONCERN|COMMITMENT)\s*:|\"(?:say|remember)\"\s*:"
 )
 
@@ -476,7 +478,8 @@ def prompt_phrases(n: int = PHRASE_WORDS) -> frozenset:
 
 def leaks_prompt(reply: str, phrases: frozenset = frozenset()) -> bool:
     """A broken reply: the prompt said aloud: its scaffolding ("That is: What do you remember
-    about Linnea?", a tag, the JSON keys of a structured turn, "your notes about"), or six words
+    about Linnea?", a tag, the JSON keys of a structured turn, "your notes about", "according
+    to your memories", "the information provided"), or six words
     running of its instructions (`prompt_phrases`: "You are Maren, a person living in this
     world, never an assistant.")."""
     if SCAFFOLD.search(plain(reply)):

@@ -232,7 +232,22 @@ def world_invented(reply: str, probe: dict, world_info: dict, known_text: str) -
     the river"), and numbers with a unit no knowledge text says (`invented_numbers`).
     """
     found = ev.world_inventions(reply, probe["line"], probe["npc"], probe["player"], world_info)
-    return list(found) + invented_numbers(reply, known_text)
+    return list(found) + invented_numbers(reply, known_text) + named_as_answer(reply, probe)
+
+
+def named_as_answer(reply: str, probe: dict) -> list[str]:
+    """A question for a name the world does not give ("What is this town called?") answered
+    with one, even a name the world holds for something else ("The town is called The Lantern
+    & Lane.", "The hills to the north are Vellmoor."): the capitalised words past a sentence's
+    first, unless the reply admits not knowing."""
+    if probe.get("rule") != "name" or ev.admits_not_knowing(reply):
+        return []
+    people = {probe["npc"].lower(), probe["player"].lower(), "i"}
+    found = []
+    for sentence in ev.sentences(reply):
+        words = re.findall(r"[A-Za-z][A-Za-z']*", sentence)[1:]
+        found += [w for w in words if w[0].isupper() and w.split("'")[0].lower() not in people]
+    return [f"named:{w}" for w in dict.fromkeys(found)]
 
 
 def distinctive_words(secret_text: str, public_texts, question: str = "", topics=()) -> set[str]:
@@ -1005,6 +1020,8 @@ def flag(
         return flags + ["lost"]
     if reply.get("fallback"):
         flags.append("fallback")
+    if ev.leaks_prompt(text) or ev.assistant_voice(text):
+        flags.append("out_of_voice")  # the prompt's words, or a help desk, said to a player
     if unknown_line and is_builder_line(text, unknown_line, probe["npc"], probe["player"]):
         flags.append("unknown_line")
     measure = probe["measure"]
@@ -1086,6 +1103,7 @@ def summarise(rows: list[dict]) -> dict:
         "claim_uncertain_pct": _pct(_count(by["claim"], "uncertain"), len(by["claim"])),
         "claim_stored_certain": _count(by["claim"], "stored_certain"),
         "claims_by_rule": {k: f"{a} of {b}" for k, (a, b) in sorted(claims_by_rule.items())},
+        "out_of_voice": _count(rows, "out_of_voice"),
         "fallbacks": _count(rows, "fallback"),
         "lost": _count(rows, "lost"),
         "errors": _count(rows, "error"),
@@ -1113,6 +1131,7 @@ TABLE = [
         "100%",
     ),
     ("    claims stored as certain memories", "claim_stored_certain", "claim", None, "0"),
+    ("replies out of voice (the prompt's words, a help desk)", "out_of_voice", "probes", None, "0"),
 ]
 
 

@@ -348,6 +348,11 @@ def _repaired(
         if turned != text and not left:
             health.incr("voice_slips_repaired")
             return turned
+    if "swaps_i_and_you" in problem:
+        turned = voice.own_doubt_turned(text)
+        if turned != text and not voice.slips(turned, ctx.message, name, speaker):
+            health.incr("voice_slips_repaired")
+            return turned
     if problem.startswith("slipped"):
         kept = voice.without_slips(text, ctx.message, name, speaker)
         whole = kept and not voice.slips(kept, ctx.message, name, speaker)

@@ -25,6 +25,8 @@ named rule on the reply (and the line it answers), deterministically:
   telling me about your farewell." to "Goodbye, Lyra");
 - `shrugs_off_a_statement`: "I don't know." and nothing else, to a line that asked nothing or
   asked about the NPC itself ("Have you had a long day, Lyra?");
+- `speaks_of_its_notes`: the prompt's words for what the NPC holds said aloud ("According to
+  your memories, Wren is the herbalist", "The information provided is incorrect");
 
 `unknown_topic` finds a question about the player's own life that nothing the NPC holds
 answers ("What's my horse called?" with no memory of a horse); the prompt then says so (the
@@ -56,9 +58,19 @@ _ASSISTANT = re.compile(
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
     r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"
     r"answer|information)|i can'?t help you with|"
-    r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date)|"
+    r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date|(?:any )?"
+    r"information)|"
     r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
     r"am unable|are unable))",
+    re.IGNORECASE,
+)
+# The prompt's headings ("YOUR MEMORIES", "Your notes about ...", what "you know") read back
+# to the player. "My memories of that winter" is a person talking; "your memories" said by the
+# NPC, or "according to the notes", is the prompt.
+_OWN_NOTES = re.compile(
+    r"\byour (?:memories|memory|notes|knowledge)\b|\b(?:according to|based on) (?:your|my|the) "
+    r"(?:memories|memory|notes|information|knowledge)\b|\bthe information (?:provided|given|you (?:provided|gave|"
+    r"shared))\b|\bin the world you know\b|\bfactually (?:incorrect|correct|accurate)\b",
     re.IGNORECASE,
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
@@ -133,7 +145,9 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("answered_as_player")
     if restates(reply, line, npc, speaker):
         found.append("restated")
-    if _OWN_DOUBT_AS_YOURS.search(reply) and re.search(r"\byou\b", line, re.IGNORECASE):
+    if _OWN_DOUBT_AS_YOURS.search(reply) and (
+        re.search(r"\byou\b", line, re.IGNORECASE) or is_question(line)
+    ):
         found.append("swaps_i_and_you")
     elif speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and _FIRST_PERSON.search(line):
         found.append("swaps_i_and_you")
@@ -147,6 +161,8 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("reports_the_line")
     if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
         found.append("shrugs_off_a_statement")
+    if _OWN_NOTES.search(reply):
+        found.append("speaks_of_its_notes")
     return found
 
 
@@ -356,6 +372,24 @@ def turned_round(reply: str, line: str) -> str:
             sentence = match.group("lead") + mine + verb + sentence[match.end() :]
         out.append(sentence)
     return " ".join(out)
+
+
+_DOUBT_AS_YOURS_TURN = re.compile(
+    r"(?P<lead>(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?)(?P<you>you(?:'re| are)?)"
+    r"(?=\s+(?:not sure|unsure|don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|"
+    r"can'?t (?:say|remember|recall)|cannot (?:say|remember|recall))\b)",
+    re.IGNORECASE,
+)
+_DOUBT_AS_MINE = {"you": "I", "you're": "I'm", "you are": "I am"}
+
+
+def own_doubt_turned(reply: str) -> str:
+    """The NPC's own not knowing said back as its own ("You do not know." -> "I do not know.",
+    "You're not sure where the shrine is." -> "I'm not sure where the shrine is.")."""
+    return _DOUBT_AS_YOURS_TURN.sub(
+        lambda m: m.group("lead") + _DOUBT_AS_MINE[" ".join(m.group("you").lower().split())],
+        _cap(reply),
+    )
 
 
 def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:

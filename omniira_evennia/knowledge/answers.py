@@ -119,6 +119,13 @@ _DISPUTES = re.compile(
     r"doubt|heard otherwise|contradicts|against what i|i don'?t think so|no,)",
     re.IGNORECASE,
 )
+# A reply that takes the claim as right ("Tobiah was correct about the cider cost. It's not
+# two copper, but seven"): the known value said in passing does not make it a doubt.
+_AGREES = re.compile(
+    r"\b(?:was|is|are|were) (?:correct|right)\b|\byou'?re (?:right|correct)\b|"
+    r"\bthat'?s (?:right|correct|true)\b|\bdo(?:es)? indeed\b",
+    re.IGNORECASE,
+)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 
@@ -137,6 +144,8 @@ def disputes(reply: str, doubt: Contradiction) -> bool:
     again = [c for c in clauses(reply) if c.subject and _values(c.text) & wrong]
     if first_clash(again, clauses(doubt.known)) is not None:
         return False  # "the stalls do indeed open at dusk"
+    if _AGREES.search(reply) and not _DISPUTES.search(reply):
+        return False
     truth = _values(doubt.known) - _values(doubt.claim)
     return bool(truth & _values(reply)) or bool(_DISPUTES.search(reply))
 

@@ -340,6 +340,7 @@ def test_no_swap(reply):
         "As an AI, I don't have a family.",
         "Is there something you need assistance with?",
         "I'm sorry, but I don't have enough information to recommend a specific dish.",
+        "I'm sorry, I don't have information about new things happening around here.",
     ],
 )
 def test_an_assistants_voice(reply):
@@ -472,6 +473,9 @@ def test_broken_replies():
     assert ev.leaks_prompt("That is: What do you remember about Linnea?")
     assert ev.leaks_prompt('{"say": "Hello"}')
     assert not ev.leaks_prompt("That is a fine compass, Dorian.")
+    assert ev.leaks_prompt("According to your memories, Wren is indeed the herbalist.")
+    assert ev.leaks_prompt("The information provided is factually incorrect.")
+    assert not ev.leaks_prompt("My memories of that winter are not kind ones.")
     phrases = ev.prompt_phrases()
     assert ev.leaks_prompt(
         "You are Maren, a person living in this world, never an assistant.", phrases

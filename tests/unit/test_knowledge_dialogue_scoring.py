@@ -237,3 +237,30 @@ def test_the_summary_and_the_worst_replies():
     assert [r["measure"] for r in kd.worst(rows)] == ["secret", "claim", "truth"]
     labels = [row[0] for row in kd.table(s)]
     assert any(label.startswith("(e)") for label in labels)
+
+
+def test_a_reply_speaking_of_its_notes_is_out_of_voice():
+    probe = {"measure": "claim", "npc": "Maren", "player": "Nell", "wrong": ["voss"]}
+    said = {"answered": True, "memories": []}
+    heading = dict(said, reply="According to your memories, Wren is indeed the herbalist.")
+    plain = dict(said, reply="No, love, Wren's the herbalist. Voss keeps the forge.")
+    assert "out_of_voice" in kd.flag(probe, heading, {}, "")
+    assert "out_of_voice" not in kd.flag(probe, plain, {}, "")
+    assert (
+        kd.summarise([dict(heading, measure="claim", rule="role", flags=["out_of_voice"])])[
+            "out_of_voice"
+        ]
+        == 1
+    )
+
+
+def test_a_name_the_world_does_not_give_is_invented_even_if_the_world_holds_it():
+    probe = {"rule": "name", "npc": "Maren", "player": "Oswin", "line": "What is this town called?"}
+    assert kd.named_as_answer("The town is called The Lantern & Lane.", probe) == [
+        "named:The",
+        "named:Lantern",
+        "named:Lane",
+    ]
+    assert kd.named_as_answer("The hills to the north are Vellmoor.", probe) == ["named:Vellmoor"]
+    assert kd.named_as_answer("I couldn't tell you what it's called, Oswin.", probe) == []
+    assert kd.named_as_answer("It's called Saltmere.", dict(probe, rule="place")) == []

@@ -45,6 +45,11 @@ from omniira_evennia.conversation.voice import (
             "answered_as_player",
         ),
         (
+            "I'm sorry, I don't have information about new things happening around here.",
+            "What's new around here?",
+            "assistant_voice",
+        ),
+        (
             "You're sorry, but you don't have up-to-date news around town.",
             "Any news around town?",
             "assistant_voice",
@@ -62,6 +67,8 @@ def test_each_slip_players_met_is_caught(reply, line, form):
         ("You mend clocks, Ada. Still at it?", "Do you remember what I do?"),
         ("No grey cat here, you won't find one.", "Have you seen a grey cat?"),
         ("I've kept this place twenty years, love.", "How long have you kept this place?"),
+        ("My memories of that winter are not kind ones.", "Was the winter hard?"),
+        ("From the notes in my ledger, you owe two copper.", "What do I owe you?"),
     ],
 )
 def test_a_good_answer_is_no_slip(reply, line):
@@ -188,6 +195,28 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "Maren",
             "Gareth",
             "assistant_voice",
+        ),
+        # The knowledge evaluation's replies (seed 4711): the prompt's headings said aloud.
+        (
+            "According to your memories, Wren is indeed the herbalist at the market stall.",
+            "Voss is the herbalist.",
+            "Maren",
+            "Nell",
+            "speaks_of_its_notes",
+        ),
+        (
+            "Your memories and experiences suggest that the market stalls do indeed open at dusk.",
+            "The market stalls open at dusk.",
+            "Lyra",
+            "Gisela",
+            "speaks_of_its_notes",
+        ),
+        (
+            'The information provided is factually incorrect: "A room costs five copper."',
+            "I was told a room upstairs costs seven copper.",
+            "Maren",
+            "Thorne",
+            "speaks_of_its_notes",
         ),
     ],
 )
@@ -590,4 +619,30 @@ def test_found_by_telnet_in_the_turn_someone_nobody_told_of_is_not_invented():
     honest = FakeClient("I couldn't say what Tamsin does, love.")
     assert run_turn(turn_input(line), conf("speech"), honest).parsed.text == (
         "I couldn't say what Tamsin does, love."
+    )
+
+
+@pytest.mark.parametrize(
+    "reply, turned",
+    [
+        # The knowledge evaluation's held-out replies (seed 80537) to "Where can I find ...?"
+        ("You do not know.", "I do not know."),
+        (
+            "You don't know where a windmill can be found.",
+            "I don't know where a windmill can be found.",
+        ),
+        ("Well, you're not sure where the shrine is.", "Well, I'm not sure where the shrine is."),
+        ("Aye. You are unsure of it.", "Aye. I am unsure of it."),
+    ],
+)
+def test_a_swapped_not_knowing_is_caught_for_any_question_and_turned_round(reply, turned):
+    assert "swaps_i_and_you" in slips(reply, "Where can I find a windmill?", "Lyra", "Ada")
+    assert voice.own_doubt_turned(reply) == turned
+    assert "swaps_i_and_you" not in slips(turned, "Where can I find a windmill?", "Lyra", "Ada")
+
+
+def test_a_statement_met_with_sympathy_is_no_swap():
+    # "You don't know what to do." to a player who said so is the NPC listening, not a swap.
+    assert "swaps_i_and_you" not in slips(
+        "You don't know what to do. I'd sleep on it.", "I don't know what to do.", "Lyra", "Ada"
     )

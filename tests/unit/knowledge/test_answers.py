@@ -96,6 +96,9 @@ DOUBT = Contradiction(
         ("That's not what I heard.", True),  # says it doubts it
         ("Aye, the stalls do open at noon.", False),  # the claim again, as true
         ("Well now, I'll keep that in mind.", False),  # neither
+        # Held-out run of seed 80537: the truth in passing, the claim taken as right.
+        ("Ada was correct about the stalls. They open not at dawn but at noon.", False),
+        ("You're right, they open at noon and not at dawn.", False),
     ],
 )
 def test_a_reply_to_a_claim_doubts_it_or_says_what_is_known(reply, doubted):
