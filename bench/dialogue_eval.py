@@ -1017,7 +1017,7 @@ def _beliefs(subject) -> list[dict]:
 
 
 def _gossip_memories() -> list[dict]:
-    from omniira_evennia.models import Memory, Source
+    from omniira_evennia.models import Knowledge, Memory, Source
 
     rows = Memory.objects.filter(source=Source.GOSSIP).select_related(
         "npc", "subject", "provenance"
@@ -1031,14 +1031,32 @@ def _gossip_memories() -> list[dict]:
             "chain": m.chain,
         }
         for m in rows.order_by("id")
+    ] + [
+        # Knowledge one NPC passed to another (news a player told, a world event): gossip too.
+        {
+            "npc": k.npc.key,
+            "subject": "",
+            "teller": k.teller.key if k.teller else "",
+            "value": k.text,
+            "chain": k.chain,
+            "knowledge": True,
+        }
+        for k in Knowledge.objects.filter(source="gossip").select_related("npc", "teller")
     ]
 
 
 def _npc_memories(npcs) -> dict[str, list[str]]:
-    from omniira_evennia.models import Memory
+    """What each NPC holds of people and of what it was told or heard: its memories and the
+    knowledge it learned (news a player told it, gossip of it), not what a builder wrote."""
+    from omniira_evennia.models import Knowledge, Memory
 
     return {
         name: list(Memory.objects.filter(npc=npc).values_list("value", flat=True))
+        + list(
+            Knowledge.objects.filter(npc=npc)
+            .exclude(source="authored")
+            .values_list("text", flat=True)
+        )
         for name, npc in npcs.items()
     }
 

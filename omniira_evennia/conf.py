@@ -159,6 +159,11 @@ class OmniiraSettings(BaseModel):
     KNOWLEDGE_MIN_CONFIDENCE: float = Field(0.2, ge=0, le=1)
     KNOWLEDGE_PER_NPC: int = Field(200, ge=1)
     KNOWLEDGE_EVENT_IMPORTANCE: int = Field(6, ge=1, le=10)
+    # News a player tells about someone else ("Harlan the miller broke his leg") is kept as
+    # knowledge the NPC was told, for KNOWLEDGE_NEWS_DAYS game days (0: not kept), at most
+    # KNOWLEDGE_NEWS_PER_TELLER items per player and NPC; gossip passes it on (issue #24).
+    KNOWLEDGE_NEWS_DAYS: int = Field(7, ge=0)
+    KNOWLEDGE_NEWS_PER_TELLER: int = Field(5, ge=1)
 
     # Conversation.
     HISTORY_TURNS: int = Field(8, ge=0)

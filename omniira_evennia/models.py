@@ -486,6 +486,7 @@ class Knowledge(models.Model):
     class Origin(models.TextChoices):
         AUTHORED = "authored", "authored by a builder"
         OBSERVED = "observed", "witnessed (a world event)"
+        TOLD = "told", "told by a player (news)"
         GOSSIP = "gossip", "heard from another NPC"
 
     key = models.CharField(max_length=64)

@@ -274,6 +274,8 @@ def start_turn(npc, speaker, message: str):
             grounds=their_lines,
             later=True,
         )
+        if not labels:
+            _hear_news(npc, speaker, message, conf)
 
         def _keep_vector(line):
             # The line's vector was computed as the retrieval query: kept (the verbatim lane).
@@ -303,6 +305,20 @@ def start_turn(npc, speaker, message: str):
         # A farewell ends the conversation once the reply has been said.
         deferred.addBoth(_then, close_conversation, conversation_id, "goodbye")
     return deferred
+
+
+def _hear_news(npc, speaker, message: str, conf) -> None:
+    """A player's news about someone else, kept as what the NPC was told (knowledge.hear_news)
+    once the reply is said; a failure there costs the news, never the reply."""
+    if getattr(speaker, "is_omniira_npc", False):
+        return
+    try:
+        pending = knowledge.hear_news(npc, speaker, message, conf)
+    except Exception:
+        log.exception(f"omniira: news told to {npc.key} was not kept")
+        return
+    for written in pending:
+        written.addErrback(lambda failure: log.error(f"omniira: news not kept: {failure.value}"))
 
 
 GATHER_SECONDS = 30.0  # the longest a turn's worker waits for the reactor's gathering

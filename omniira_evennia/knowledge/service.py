@@ -35,7 +35,7 @@ from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import EMBEDDING_DIM, is_postgres
-from omniira_evennia.knowledge import answers, files
+from omniira_evennia.knowledge import answers, files, news
 from omniira_evennia.knowledge.contradiction import Contradiction, stem
 from omniira_evennia.knowledge.facts import (
     CATEGORIES,
@@ -179,8 +179,9 @@ class Fact:
     """
     One knowledge row to write (`write_fact`). `source`: "authored" (a builder or game code
     writing lore: personal data kept, as in a builder's memory), "observed" (a world event an
-    NPC saw) or "gossip" (told by `teller`); the last two are redacted and must not read like
-    an instruction. `expires`: a datetime, or an `Expiry` from `facts.parse_expiry`.
+    NPC saw), "told" (news a player told, `hear_news`) or "gossip" (told by `teller`, an NPC);
+    all but the first are redacted and must not read like an instruction. `expires`: a
+    datetime, or an `Expiry` from `facts.parse_expiry`.
     """
 
     scope: Scope
@@ -707,7 +708,7 @@ def shareable(teller, listener, conf=None) -> list[KnowledgeRecord]:
     (everyone knows it), not expired, important enough (KNOWLEDGE_GOSSIP_IMPORTANCE), sure
     enough after one more hop (KNOWLEDGE_MIN_CONFIDENCE), fewer than GOSSIP_MAX_HOPS tellings
     from its source, the listener not among its tellers and not knowing it already. Best
-    first: importance, then confidence.
+    first: events, then importance, then confidence.
     """
     conf = conf or get_settings()
     view = view_for(teller, listener, conf=conf)
@@ -726,7 +727,9 @@ def shareable(teller, listener, conf=None) -> list[KnowledgeRecord]:
         and listener.id not in r.chain
         and r.lineage not in known
     ]
-    return sorted(found, key=lambda r: (-r.importance, -r.confidence, r.id))
+    # What happened (an event: news a player told, a world event) before standing lore: it is
+    # what people pass on, and one fact a talk (KNOWLEDGE_GOSSIP_PER_TALK) would else be a price.
+    return sorted(found, key=lambda r: (r.category != "event", -r.importance, -r.confidence, r.id))
 
 
 def share(teller, listener, conf=None) -> list[Knowledge]:
@@ -765,6 +768,54 @@ def share(teller, listener, conf=None) -> list[Knowledge]:
             health.incr("knowledge_gossiped")
     cap_learned(listener, conf.KNOWLEDGE_PER_NPC)
     return told
+
+
+def hear_news(npc, speaker, line: str, conf=None) -> list:
+    """
+    News a player tells `npc` about someone else (knowledge/news.py), kept as knowledge it was
+    told: "Ada says Harlan the miller broke his leg.", category event, teller the player, the
+    confidence of one telling, KNOWLEDGE_NEWS_DAYS game days to live, important enough to pass
+    on (KNOWLEDGE_GOSSIP_IMPORTANCE). News against what the NPC knows is not kept (the claim
+    is noted as uncertain by the turn); a teller keeps at most KNOWLEDGE_NEWS_PER_TELLER items
+    with one NPC (the oldest go). Written off the reactor (`write_later`); Deferreds returned.
+    """
+    conf = conf or get_settings()
+    if not conf.KNOWLEDGE_NEWS_DAYS or not getattr(speaker, "key", ""):
+        return []
+    items = news.news_in(line, speaker.key, npc.key, set(npc_names()))
+    doubt = doubt_for(npc, speaker) if items else None
+    pending = []
+    for sentence in items:
+        if doubt is not None and doubt(sentence):
+            continue
+        text = news.told_text(speaker.key, sentence)
+        fact = Fact(
+            npc_scope(npc),
+            text,
+            key=("news_" + slug_key(sentence))[:60],
+            category="event",
+            importance=conf.KNOWLEDGE_GOSSIP_IMPORTANCE,
+            expires=as_expiry(f"{conf.KNOWLEDGE_NEWS_DAYS} game days"),
+            source="told",
+            teller=speaker,
+            chain=(speaker.id,),
+            confidence=round(1.0 - conf.KNOWLEDGE_CONFIDENCE_DECAY, 3),
+        )
+        health.incr("news_heard")
+        pending.append(write_later(fact).addCallback(_keep_news, npc, speaker, conf))
+    return pending
+
+
+def _keep_news(row, npc, speaker, conf):
+    """After one more item from `speaker`: their oldest beyond KNOWLEDGE_NEWS_PER_TELLER go."""
+    told = Knowledge.objects.filter(
+        scope_token=scope_token("npc", npc.id), source="told", teller=speaker
+    ).order_by("-created_at", "-id")
+    extra = list(told.values_list("id", flat=True)[conf.KNOWLEDGE_NEWS_PER_TELLER :])
+    if extra:
+        Knowledge.objects.filter(id__in=extra).delete()
+    cap_learned(npc, conf.KNOWLEDGE_PER_NPC)
+    return row
 
 
 def witnessed(event, npcs, expires=None, importance=None, category: str = "event") -> list:

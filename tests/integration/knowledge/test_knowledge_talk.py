@@ -8,11 +8,14 @@ a world question nothing known answers is answered plainly.
 
 from datetime import timedelta
 
+import pytest
 from django.test import override_settings
 from django.utils import timezone
 
 from omniira_evennia.commands import CmdTalk
+from omniira_evennia.knowledge import service
 from omniira_evennia.memory import store
+from omniira_evennia.memory.erasure import erase_player
 from omniira_evennia.models import Knowledge, LLMUsage, Memory, Relationship
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
@@ -183,3 +186,59 @@ class TestClaimsNamingOthers(KnowledgeTestBase):
         claim = Memory.objects.get(npc=self.maren, subject=self.char1)
         assert claim.uncertain and claim.key == "claim_voss"
         assert claim.grounding["contradicts"]["rule"] == "name"
+
+
+NEWS = "Have you heard? Harlan the miller fell off his roof and broke his leg."
+HEARD = "Ada says Harlan the miller fell off his roof and broke his leg."
+
+
+class TestNewsAPlayerTells(SocialTestBase):
+    """Issue #24, point 2: news about someone else is kept as what the NPC was told, with its
+    teller, and gossip passes it on; talk and questions are not news."""
+
+    def tell(self, *lines, npc="Maren", **settings):
+        with ScriptedLLM(["Oh, the poor man."] * len(lines)) as llm:
+            with override_settings(OMNIIRA={**tiers(llm.base_url), **settings}):
+                for line in lines:
+                    self.call(CmdTalk(), f"{npc} = {line}")
+
+    def test_news_is_kept_with_its_teller_and_passed_on_by_gossip(self):
+        self.tell(NEWS)
+        [told] = Knowledge.objects.filter(npc=self.maren, source="told")
+        assert (told.text, told.category, told.teller_id) == (HEARD, "event", self.char1.id)
+        assert told.confidence == pytest.approx(0.9) and told.chain == [self.char1.id]
+        assert told.expires_at is not None and told.expires_at > timezone.now()
+        assert not Memory.objects.filter(npc=self.maren, value__icontains="Harlan").exists()
+        [passed] = service.share(self.maren, self.lyra)
+        assert (passed.text, passed.source, passed.teller_id) == (HEARD, "gossip", self.maren.id)
+        assert passed.chain == [self.char1.id, self.maren.id]
+        assert passed.confidence == pytest.approx(0.8)
+        assert HEARD in [k.text for k in self.lyra.memory.knowledge()]
+
+    def test_talk_greetings_questions_and_the_players_own_facts_are_not_news(self):
+        self.tell(
+            "Lyra doesn't know anything about me.",
+            "Good evening, Maren.",
+            "Did Harlan the miller fall off his roof?",
+            "My sister Odile went towards the old mill.",
+        )
+        assert not Knowledge.objects.filter(source="told").exists()
+
+    def test_a_teller_keeps_a_few_items_and_erasure_takes_them(self):
+        self.tell(
+            "Harlan the miller broke his leg mending the thatch.",
+            "Gundred the watchman is leaving town at the month's end.",
+            "Tobin the tollkeeper found a pot of old silver under the bridge.",
+            KNOWLEDGE_NEWS_PER_TELLER=2,
+        )
+        kept = Knowledge.objects.filter(npc=self.maren, source="told")
+        assert sorted(k.text.split()[2] for k in kept) == ["Gundred", "Tobin"]  # oldest went
+        erase_player(self.char1)
+        assert not Knowledge.objects.filter(source="told").exists()
+
+    def test_gossip_passes_news_before_a_price(self):
+        self.maren.memory.know("A mug of cider costs two copper.", key="cider", importance=8)
+        self.tell(NEWS)
+        with override_settings(OMNIIRA={"KNOWLEDGE_GOSSIP_PER_TALK": 1}):
+            [passed] = service.share(self.maren, self.lyra)
+        assert passed.text == HEARD
