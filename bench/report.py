@@ -85,6 +85,12 @@ offline model uses half the cores (`local_model.default_threads`). With one slot
 waits for the review ahead of it; with two, llama.cpp decodes both in one batch. So `make demo`
 serves the model with two slots (`local_model.SLOTS`) and runs background work one job at a time
 (`BACKGROUND_THREADS` 1 in its local branch): one slot is always a player's.
+Reading the prompt is another matter (measured 2026-12-01 by hand, a 660-token prompt, one
+slot): with one thread 40 tokens a second idle and 39 busy; with two threads for prompts only
+(llama.cpp's batch threads, generation on one) 72 idle and 29 busy: a batch does much work
+between barriers, so it does not collapse, but it is slower busy. A first reply (700-1,000
+prompt tokens) would come in about half the time idle and take a third longer busy, past the
+30 s a busy machine's first reply must stay under; prompts stay on one thread.
 """
 
 

@@ -23,8 +23,8 @@ named rule on the reply (and the line it answers), deterministically:
 - `recites_the_example`: the prompt's worked example said to the player;
 - `reports_the_line`: what the player just did told back instead of an answer ("I remember you
   telling me about your farewell." to "Goodbye, Lyra");
-- `shrugs_off_a_statement`: "I don't know." and nothing else, to a line that asked nothing or
-  asked about the NPC itself ("Have you had a long day, Lyra?");
+- `shrugs_off_a_statement`: "I don't know." (or "I remember that.") and nothing else, to a line
+  that asked nothing or asked about the NPC itself ("Have you had a long day, Lyra?");
 - `speaks_of_its_notes`: the prompt's words for what the NPC holds said aloud ("According to
   your memories, Wren is the herbalist", "The information provided is incorrect");
 
@@ -151,6 +151,8 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("swaps_i_and_you")
     elif speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and _FIRST_PERSON.search(line):
         found.append("swaps_i_and_you")
+    elif _OWN_MEMORY_AS_YOURS.search(reply):
+        found.append("swaps_i_and_you")
     if npc and _addresses(reply, npc):
         found.append("addresses_itself")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
@@ -194,6 +196,14 @@ _OWN_DOUBT_AS_YOURS = re.compile(
     r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?you(?:'re| are)?\s+(?:not sure|unsure|"
     r"don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|can'?t (?:say|remember|"
     r"recall)|cannot (?:say|remember|recall))\b[^?]*?(?:[.!]|$)",
+    re.IGNORECASE,
+)
+
+
+# The NPC's remembering said as the player's ("You remember baking bread for a living,
+# Yvaine." to "I bake bread for a living"): a statement, not a question back.
+_OWN_MEMORY_AS_YOURS = re.compile(
+    r"(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?you (?:remember|recall)\b[^?]*?(?:[.!]|$)",
     re.IGNORECASE,
 )
 
@@ -323,9 +333,15 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
 
 
+# "I remember that." to something said for the first time: a claim of a memory it has not.
+_BARE_REMEMBER = re.compile(
+    r"^\W*(?:(?:yes|aye|oh|ah)[,!.]?\s+)?i (?:remember|recall|know) (?:that|it|this)\W*$", re.I
+)
+
+
 def _only_a_shrug(reply: str) -> bool:
     words = re.findall(r"[a-z']+", reply.lower())
-    return 0 < len(words) <= 6 and admits_not_knowing(reply)
+    return 0 < len(words) <= 6 and (admits_not_knowing(reply) or bool(_BARE_REMEMBER.match(reply)))
 
 
 def _answered_as_player(reply: str, line: str) -> bool:

@@ -341,6 +341,14 @@ def _shown(kind: str, values) -> str:
     return " or ".join(str(v if not isinstance(v, float) else f"{v:g}") for v in sorted(values))
 
 
+def _who(clause: Clause) -> frozenset:
+    """The names a clause says that are not where a road goes ("the north road climbs to
+    Vellmoor" names a place, not who did something: no clash with "Wren was robbed on the north
+    road")."""
+    places = clause.of("destination")
+    return frozenset(n for n in clause.of("name") if stem(n) not in places)
+
+
 def clash(claim: Clause, known: Clause) -> tuple[str, str] | None:
     """(kind, reason) when `claim` contradicts `known` by the rules of the module, else None."""
     shared = claim.subject & known.subject
@@ -358,7 +366,7 @@ def clash(claim: Clause, known: Clause) -> tuple[str, str] | None:
                     kind,
                     f"{kind}: {_shown(kind, said)} said, {_shown(kind, fact)} known ({words})",
                 )
-    said, fact = claim.of("name"), known.of("name")
+    said, fact = _who(claim), _who(known)
     # Names both say ("the Lantern & Lane") are what the two are about, not who: compared are
     # the names only one of them says.
     common = said & fact

@@ -31,7 +31,8 @@ STARTING = {"trust": 0.5, "fear": 0.0, "respect": 0.5, "loyalty": 0.5, "friendli
 CATEGORY_HINTS = {
     "event": "news happening happened lately rumour rumours rumor rumors going event events "
     "recent recently today tonight week new latest gossip",
-    "trade": "sell sells selling sold buy buying cost costs price prices priced pour pours "
+    "trade": "sell sells selling sold buy buying cost costs price prices priced charge charges "
+    "fee fees pour pours "
     "drink drinks eat food menu serve serves coin coins copper silver gold pay wares stall "
     "stalls shop goods cheap dear rent room rooms bed stew ale cider wine",
     "place": "where road roads way path north south east west leave leads lead direction "

@@ -68,6 +68,8 @@ def test_each_slip_players_met_is_caught(reply, line, form):
         ("No grey cat here, you won't find one.", "Have you seen a grey cat?"),
         ("I've kept this place twenty years, love.", "How long have you kept this place?"),
         ("My memories of that winter are not kind ones.", "Was the winter hard?"),
+        ("I remember that.", "Do you remember my trade?"),  # asked what it remembers
+        ("You remember the flood, then? It took my barn.", "The flood took half the town."),
         ("From the notes in my ledger, you owe two copper.", "What do I owe you?"),
     ],
 )
@@ -174,6 +176,21 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "Wren",
             "Honora",
             "shrugs_off_a_statement",
+        ),
+        (
+            # Held-out run of seed 27183: a trade told for the first time.
+            "I remember that.",
+            "By trade I am a dyer; I dye cloth in great vats, day in, day out.",
+            "Maren",
+            "Colette",
+            "shrugs_off_a_statement",
+        ),
+        (
+            "You remember baking bread for a living, Yvaine.",
+            "Wren, I bake bread before dawn for a living; I am a baker.",
+            "Wren",
+            "Yvaine",
+            "swaps_i_and_you",
         ),
         (
             "You are not sure what the name of Isolde's tortoise is.",

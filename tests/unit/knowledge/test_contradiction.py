@@ -104,3 +104,12 @@ def test_a_pronoun_names_whom_its_sentence_named():
     [item] = find("Wren keeps the forge on the square, I'm told.", facts, names)
     assert item.kind == "name" and item.reason.startswith("name: wren said, voss known")
     assert find("Voss keeps the forge on the square.", facts, names) == []
+
+
+def test_a_place_a_road_goes_to_is_no_one_doing_something():
+    # The held-out run of seed 27183: news of a robbery on the road was doubted as a "name".
+    north = [(10, "The north road climbs over the hills to Vellmoor, two days on foot.")]
+    assert find("Wren was robbed on the north road.", north, NAMES, IGNORE) == []
+    assert [c.kind for c in find("The north road goes to Saltmere.", north, NAMES, IGNORE)] == [
+        "destination"
+    ]
