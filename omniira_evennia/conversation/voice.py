@@ -186,7 +186,7 @@ _ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|kn
 # they add nothing of the NPC's own.
 _FRAMING = set(
     "remember recall told tell telling said say saying says mention mentioned know knew heard "
-    "hear think thought see seen indeed really sure right true".split()
+    "hear think thought see seen indeed really sure right true understand understood".split()
 )
 
 
@@ -239,11 +239,15 @@ def _said_again(reply: str, line: str, names: list[str]) -> bool:
     return False
 
 
+_TO_YOU = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?you\b", re.IGNORECASE)
+
+
 def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     """
     The reply gives the line's words back: at least three of the line's content words and
     three fifths of them are in it, and it adds at most two of its own (framing words such as
-    "remember" and "told" and the two names not counted).
+    "remember" and "told" and the two names not counted); or, said to "you", three of them and
+    none of its own.
     """
     reply, line = _cap(reply), _cap(line)
     if _said_again(reply, line, [npc, speaker]) or _asked_back(reply, line, [npc, speaker]):
@@ -254,7 +258,10 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     shared = said & answer
     if len(said) < 3 or len(shared) < 3:
         return False
-    return len(shared) / len(said) >= 0.6 and len(answer - said) <= 2
+    # A long line's first clause handed back to "you" is a restatement too ("You understand
+    # that Voss, the thing you treasure most is an old brass spyglass."): nothing new in it.
+    handed_back = not (answer - said) and _TO_YOU.match(reply)
+    return (len(shared) / len(said) >= 0.6 and len(answer - said) <= 2) or bool(handed_back)
 
 
 _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
@@ -421,10 +428,19 @@ _OWN_TOPICS = [
     (re.compile(r"\bwhat(?:'s| is| was| are)? my ([a-z]+(?:'s)?(?: [a-z]+){0,2})", re.I), None),
     (
         re.compile(
-            r"\b(?:where|what town) (?:do|did) i (live|come from|hail from|grow up)\b", re.I
+            r"\b(?:where|what town) (?:do|did) i (?:(?:say|tell you|mention) (?:that )?i )?"
+            r"(live|come from|hail from|grow up|grew up)\b",
+            re.I,
         ),
-        {"live": "home", "come from": "home", "hail from": "home", "grow up": "home"},
+        {
+            "live": "home",
+            "come from": "home",
+            "hail from": "home",
+            "grow up": "home",
+            "grew up": "home",
+        },
     ),
+    (re.compile(r"\bwhere (?:am|was) i (?:from|born)\b", re.I), "home"),
     (
         re.compile(r"\bwhat (?:do |did )?i do\b|\bmy (?:trade|work|job|living)\b", re.I),
         "trade",

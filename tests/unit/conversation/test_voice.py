@@ -87,6 +87,10 @@ def test_a_never_told_question_is_found_and_answered_plainly():
     assert unknown_topic("What's my horse called?", known) == "your horse"
     assert unknown_topic("What do I do for a living?", known) is None  # mends: a trade
     assert unknown_topic("Where do I live?", ["Ada mends clocks."]) == "where you live"
+    # The newcomers' questions of the held-out run of seed 31337, answered with inventions.
+    assert unknown_topic("Lyra, where did I say I come from?", known) == "where you live"
+    assert unknown_topic("Maren, where am I from, do you recall?", known) == "where you live"
+    assert unknown_topic("Where did I say I grew up?", known) == "where you live"
     assert unknown_topic("What's my sister's name?", known) == "your sister"
     assert unknown_topic("I like horses.", known) is None  # no question
     assert dont_know_line("your horse", "Ada") == "You never told me about your horse, Ada."
@@ -184,6 +188,14 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "Maren",
             "Colette",
             "shrugs_off_a_statement",
+        ),
+        (
+            "You understand that Voss, the thing you treasure most is an old brass spyglass.",
+            "Voss, the thing I treasure most is an old brass spyglass; I would run into a "
+            "burning house for it.",
+            "Voss",
+            "Hesper",
+            "restated",
         ),
         (
             "You remember baking bread for a living, Yvaine.",
@@ -554,7 +566,9 @@ def test_a_sentence_that_claims_the_speakers_own_words_is_still_said_back():
     reply = "Yes, I've seen the iron key to the burned house. I never let it out of my sight."
     result = run_turn(turn_input(line), conf("speech"), FakeClient(reply, reply))
     assert result.parsed.text.startswith("Yes, I've seen the iron key to the burned house.")
-    assert "You never let it out of your sight." in result.parsed.text
+    # The player's claim is not the NPC's; said back to them ("You never let it out of your
+    # sight.") it would be their words handed back, and goes as a restatement.
+    assert "my sight" not in result.parsed.text and "your sight" not in result.parsed.text
 
 
 @pytest.mark.parametrize(
