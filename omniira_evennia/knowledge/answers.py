@@ -30,6 +30,7 @@ from omniira_evennia.knowledge.contradiction import (
     stems,
 )
 from omniira_evennia.knowledge.facts import (
+    is_question,
     KnowledgeLine,
     KnowledgeRecord,
     Recalled,
@@ -38,11 +39,6 @@ from omniira_evennia.knowledge.facts import (
 from omniira_evennia.knowledge.selection import KnowledgeView, shown_masks
 
 MAX_CHARS = 1000
-_QUESTION = re.compile(
-    r"^\W*(?:do|does|did|are|is|was|were|have|has|can|could|will|would|what|who|how|where|"
-    r"when|why|which|whose|any)\b",
-    re.IGNORECASE,
-)
 _ABOUT_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
 # About the speaker's own life (conversation/voice.py answers those): "my horse", "what do I
 # do", "am I"; "where can I buy a horse?" is about the world.
@@ -162,10 +158,6 @@ def doubting_line(doubt: Contradiction, speaker: str) -> str:
         return lead
     best = best[0].upper() + best[1:]
     return f"{lead} {best if best[-1] in '.!?' else best + '.'}"
-
-
-def is_question(line: str) -> bool:
-    return "?" in line or bool(_QUESTION.match(line))
 
 
 _ASKING_STEMS = frozenset(stem(w) for w in _ASKING)

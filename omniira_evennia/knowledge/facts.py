@@ -104,6 +104,19 @@ def tag_name(key: str, category: str | None) -> str:
     return str(key) if not category else f"{key}:{category}"
 
 
+_QUESTION = re.compile(
+    r"^\W*(?:do|does|did|are|is|was|were|have|has|can|could|will|would|what|who|how|where|"
+    r"when|why|which|whose|any)\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(line: str) -> bool:
+    """A line that asks ("?" or a question's first word)."""
+    line = str(line or "")[:2000]
+    return "?" in line or bool(_QUESTION.match(line))
+
+
 def hinted_categories(text: str) -> set[str]:
     """The categories a line asks about by its words (CATEGORY_HINTS)."""
     words = set(_WORD.findall(str(text or "").lower()[:2000]))

@@ -7,7 +7,8 @@ matrix, not a copy per NPC). A turn's `KnowledgeView` (gathered on the reactor) 
 indexes, the guarded rows this speaker may be shown, and the full-text hits for the line.
 
 `select_knowledge` ranks what may be shown as memories are ranked (`memory/fusion.py`): the
-embedding lane (cosine above KNOWLEDGE_FLOOR), the full-text lane and a category lane (facts of
+embedding lane (cosine above KNOWLEDGE_QUESTION_FLOOR for a question, KNOWLEDGE_FLOOR for a
+statement), the full-text lane and a category lane (facts of
 the categories the line asks about by its words, "news" for events), fused by reciprocal rank
 (RRF_K), times the importance multiplier and the fact's confidence (a rumour counts for less,
 as hearsay does); facts of KNOWLEDGE_STANDING_IMPORTANCE and up ride along like the recency
@@ -33,6 +34,7 @@ from omniira_evennia.knowledge.facts import (
     KnowledgeRecord,
     Withheld,
     hinted_categories,
+    is_question,
 )
 from omniira_evennia.memory.fusion import rrf_scores
 from omniira_evennia.memory.retrieval import importance_multiplier
@@ -254,6 +256,12 @@ def _hint_lane(pool: _Pool, line: str, depth: int) -> np.ndarray:
     return rows[np.argsort(-pool.importance[rows], kind="stable")][:depth]
 
 
+def _floor(line: str, conf) -> float:
+    """The meaning lane's floor: lower for a question (it wants material) than for a statement
+    (what it brings, a small model recites)."""
+    return conf.KNOWLEDGE_QUESTION_FLOOR if is_question(line) else conf.KNOWLEDGE_FLOOR
+
+
 def select_knowledge(
     view: KnowledgeView | None,
     query,
@@ -273,7 +281,7 @@ def select_knowledge(
     standing = np.flatnonzero(pool.importance >= conf.KNOWLEDGE_STANDING_IMPORTANCE)
     standing = standing[np.argsort(-pool.importance[standing], kind="stable")]
     lanes = {
-        "dense": _dense_lane(pool, conf.KNOWLEDGE_FLOOR, depth),
+        "dense": _dense_lane(pool, _floor(line, conf), depth),
         "lexical": _lexical_lane(view, pool, depth),
         "hint": _hint_lane(pool, line, depth),
     }

@@ -103,3 +103,13 @@ def test_a_rumour_counts_for_less():
     explain = {}
     chosen = select_knowledge(view, axis(5), "x", conf(), now=0.0, explain=explain)
     assert ids(chosen) == [20, 21] and explain[21]["weight_x"] < explain[20]["weight_x"]
+
+
+def test_a_statement_needs_closer_meaning_than_a_question():
+    # A fact at cosine 0.3 to the line: brought for a question, not for a statement (which a
+    # small model would answer by reciting it).
+    view = KnowledgeView(groups=[WORLD])
+    near = axis(1) * 0.3 + axis(5) * (1 - 0.3**2) ** 0.5
+    settings = conf(KNOWLEDGE_SLOTS=5)
+    assert 2 in ids(select_knowledge(view, near, "Is it so, then?", settings, now=1000.0))
+    assert 2 not in ids(select_knowledge(view, near, "My feet ache tonight.", settings, now=1000.0))
