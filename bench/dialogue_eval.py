@@ -1410,12 +1410,14 @@ def score_gossip(record: dict, scenarios: list[Scenario]) -> dict:
         if any(matches(v, s.news.keys) for v in record["npc_memories"].get(s.npc, [])):
             kept.append(s.id)
     facts = [f for s in scenarios for f in s.facts]
-    news, told, talk = [], [], []
+    news, told, talk, lore = [], [], [], []
     for g in record["gossip_memories"]:
         if any(matches(g["value"], s.news.keys) for s in planted):
             news.append(g)
         elif any(matches(g["value"], f.keys) for f in facts):
             told.append(g)  # a player's own fact passed on: news about the player, not planted
+        elif g.get("knowledge") and not re.search(r"\b(?:you|your)\b", g["value"], re.I):
+            lore.append(g)  # what the world's builder wrote, passed on: no talk, no news
         else:
             talk.append(g)
     return {
@@ -1425,6 +1427,7 @@ def score_gossip(record: dict, scenarios: list[Scenario]) -> dict:
         "news_memories": len(news),
         "player_facts": told,
         "talk": talk,
+        "lore": lore,
         "exchanges": record.get("exchanges", []),
     }
 
@@ -1515,6 +1518,7 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
         "gossip_news_memories": gossip["news_memories"],
         "gossip_player_facts_passed": len(gossip["player_facts"]),
         "gossip_talk_passed": len(gossip["talk"]),
+        "gossip_lore_passed": len(gossip.get("lore", [])),
         "gossip_exchanges": len(gossip["exchanges"]),
         "fallbacks": sum(r["fallback"] for r in replies),
         "fallback_pct": _pct(sum(r["fallback"] for r in replies), len(replies)),

@@ -627,6 +627,14 @@ def run_turn(
     if problem and parsed is not None and parsed.text:
         parsed.text = _repaired(parsed.text, problem, ctx, topic, answer)
         parsed.text = voice.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
+    if (
+        answer
+        and parsed.text
+        and not voice.gives_answer(parsed.text, answer, ctx.message, ctx.speaker_name)
+    ):
+        # "Yes, I remember your cat's name." and no name: the NPC says what it remembers.
+        health.incr("answers_said_plainly")
+        parsed.text = voice.remembered_line(answer, ctx.speaker_name)
     parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
     parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
     if turn_format == "json":

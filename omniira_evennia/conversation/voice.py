@@ -636,6 +636,19 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
     return None
 
 
+def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
+    """`reply` says what `answer` (`answer_from`) holds: one of its own words (not the
+    question's, not the speaker's name), or it has none to say. "Yes, I remember your cat's
+    name." to "Do you remember my cat's name?" with "Wystan's cat is called Ember." does not."""
+
+    def words(text: str) -> set[str]:
+        return {w.split("'")[0] for w in _content(text)}  # "cat's" is "cat"
+
+    besides = {speaker.lower()[:5]} | {w[:5] for w in _FRAMING} | {"calle", "named", "name"}
+    own = words(answer) - words(line) - besides
+    return not own or bool(own & words(reply))
+
+
 def answer_note(answer: str, speaker: str) -> str:
     """The line of the prompt that puts what answers the question next to it."""
     quoted = answer.replace('"', "'")

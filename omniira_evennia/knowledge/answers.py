@@ -125,6 +125,11 @@ _AGREES = re.compile(
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 
+def addressed_to_npc(text: str) -> bool:
+    """A fact written to its NPC in the second person ("You keep the forge")."""
+    return bool(_SECOND_PERSON.search(str(text or "")[:MAX_CHARS]))
+
+
 def _values(text: str) -> set:
     return {(kind, v) for c in clauses(text) for kind, found in c.values for v in found}
 

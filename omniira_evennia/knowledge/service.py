@@ -707,7 +707,8 @@ def shareable(teller, listener, conf=None) -> list[KnowledgeRecord]:
     What `teller` may pass on to `listener` (the seed's rules): not guarded, not the world's
     (everyone knows it), not expired, important enough (KNOWLEDGE_GOSSIP_IMPORTANCE), sure
     enough after one more hop (KNOWLEDGE_MIN_CONFIDENCE), fewer than GOSSIP_MAX_HOPS tellings
-    from its source, the listener not among its tellers and not knowing it already. Best
+    from its source, the listener not among its tellers and not knowing it already, not
+    written to the NPC as "you". Best
     first: events, then importance, then confidence.
     """
     conf = conf or get_settings()
@@ -726,6 +727,8 @@ def shareable(teller, listener, conf=None) -> list[KnowledgeRecord]:
         and r.hops < conf.GOSSIP_MAX_HOPS
         and listener.id not in r.chain
         and r.lineage not in known
+        # A fact written to the NPC ("Your forge is on the square") is its own, not news.
+        and not answers.addressed_to_npc(r.text)
     ]
     # What happened (an event: news a player told, a world event) before standing lore: it is
     # what people pass on, and one fact a talk (KNOWLEDGE_GOSSIP_PER_TALK) would else be a price.

@@ -438,13 +438,22 @@ def test_gossip_news_against_talk():
                 "teller": "Lyra",
                 "value": "Corvina mends clocks.",
             },
+            # Knowledge passed on: a builder's price is lore; a fact written to its NPC is talk.
+            {"npc": "Voss", "teller": "Maren", "value": "A mug of cider costs two copper."}
+            | {"knowledge": True},
+            {"npc": "Wren", "teller": "Voss", "value": "Your forge is on the square."}
+            | {"knowledge": True},
         ],
     }
     gossip = ev.score_gossip(record, [told])
     assert [p["reached"] for p in gossip["passed"]] == [["Lyra"]]
     assert gossip["kept_by_the_told"] == ["t-00"]
     assert gossip["news_memories"] == 1
-    assert [g["value"] for g in gossip["talk"]] == ["Maren doesn't know anything about Corvina."]
+    assert [g["value"] for g in gossip["talk"]] == [
+        "Maren doesn't know anything about Corvina.",
+        "Your forge is on the square.",
+    ]
+    assert [g["value"] for g in gossip["lore"]] == ["A mug of cider costs two copper."]
     assert len(gossip["player_facts"]) == 1
 
 

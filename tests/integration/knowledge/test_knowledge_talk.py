@@ -242,3 +242,8 @@ class TestNewsAPlayerTells(SocialTestBase):
         with override_settings(OMNIIRA={"KNOWLEDGE_GOSSIP_PER_TALK": 1}):
             [passed] = service.share(self.maren, self.lyra)
         assert passed.text == HEARD
+
+    def test_a_fact_written_to_the_npc_is_not_passed_on(self):
+        # Held-out run of seed 27183: Wren was told "Your forge is on the market square".
+        self.maren.memory.know("Your cellar floods each spring.", key="cellar", importance=8)
+        assert service.shareable(self.maren, self.lyra) == []

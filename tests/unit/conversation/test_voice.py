@@ -677,3 +677,24 @@ def test_a_statement_met_with_sympathy_is_no_swap():
     assert "swaps_i_and_you" not in slips(
         "You don't know what to do. I'd sleep on it.", "I don't know what to do.", "Lyra", "Ada"
     )
+
+
+def test_a_reply_that_remembers_without_saying_what_says_the_memory():
+    """Held-out run of seed 27183: "Yes, I remember your cat's name." (and no name), with what
+    answers it in front of the NPC (here the player's own earlier words)."""
+    line = "Do you remember my cat's name?"
+    told = [Turn("user", "My cat is called Ember; she sleeps by the fire.")]
+    client = FakeClient("Yes, I remember your cat's name.", "Yes, I remember your cat's name.")
+    assert run_turn(turn_input(line, told), conf("speech"), client).parsed.text == (
+        'You told me so yourself, Ada: "My cat is called Ember; she sleeps by the fire."'
+    )
+    said = "Ember, isn't it? Fat as butter, that one."
+    assert run_turn(turn_input(line, told), conf("speech"), FakeClient(said)).parsed.text == said
+
+
+def test_an_answer_is_given_when_it_holds_a_word_of_its_own():
+    answer = "Wystan's cat is called Ember."
+    line = "Do you remember my cat's name?"
+    assert not voice.gives_answer("Yes, I remember your cat's name.", answer, line, "Wystan")
+    assert voice.gives_answer("Ember, love.", answer, line, "Wystan")
+    assert voice.gives_answer("Yes.", "Wystan's cat.", line, "Wystan")  # nothing of its own
