@@ -637,6 +637,10 @@ def run_turn(
         parsed.text = voice.remembered_line(answer, ctx.speaker_name)
     parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
     parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
+    news = answers.untold_news(ctx.message, ctx.knowledge, parsed.text) if parsed.text else None
+    if news:
+        health.incr("news_said_plainly")
+        parsed.text = news
     if turn_format == "json":
         _notes_about_the_speaker(parsed, ctx)
     if not parsed.text:

@@ -163,8 +163,13 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("reports_the_line")
     if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
         found.append("shrugs_off_a_statement")
-    if _OWN_NOTES.search(reply):
+    if _OWN_NOTES.search(reply) or (
+        npc and re.search(rf"\byou(?:'re| are) {re.escape(npc)}\b", reply, re.IGNORECASE)
+    ):
+        # "You are Maren, Briony." (telnet trial): the prompt's first line read to the player.
         found.append("speaks_of_its_notes")
+    if is_question(line) and _ASKS_OWN.search(line) and _NOT_KNOWING_MINE.search(reply):
+        found.append("swaps_i_and_you")
     return found
 
 
@@ -204,6 +209,16 @@ _OWN_DOUBT_AS_YOURS = re.compile(
 # Yvaine." to "I bake bread for a living"): a statement, not a question back.
 _OWN_MEMORY_AS_YOURS = re.compile(
     r"(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?you (?:remember|recall)\b[^?]*?(?:[.!]|$)",
+    re.IGNORECASE,
+)
+
+
+# Asked about the player's own life ("What am I afraid of?"), the NPC's not knowing said of
+# itself: "I do not remember what frightens me" (telnet trial). "... what you told me" is fine.
+_ASKS_OWN = re.compile(r"\b(?:i|i'm|my|me)\b", re.IGNORECASE)
+_NOT_KNOWING_MINE = re.compile(
+    r"\b(?:don'?t|do not|can'?t|cannot|couldn'?t) (?:remember|recall|know|say|tell)\b"
+    r"(?:(?!\byou\b|\byour\b)[^.?!])*\b(?:me|my|myself)\b",
     re.IGNORECASE,
 )
 

@@ -125,6 +125,36 @@ _AGREES = re.compile(
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 
+# A question for the news itself (not every line with "tonight" or "week" in it).
+_ASKS_NEWS = re.compile(
+    r"\b(?:news|happening|happened|lately|rumou?rs?|gossip|latest|what'?s new|anything new|"
+    r"going on)\b",
+    re.IGNORECASE,
+)
+
+
+def untold_news(line: str, shown, reply: str) -> str | None:
+    """
+    Asked for the news with news in front of it (an event among the `shown` KnowledgeLines,
+    not a secret, not written to the NPC as "you"), a reply that tells none of it ("No,
+    Haldor." in the telnet trial) is replaced by the first of them, as said: "Have you heard?
+    Briony says Harlan the miller broke his leg." None when the reply tells one (two of its
+    words) or nothing asked for news.
+    """
+    if not (is_question(line) and _ASKS_NEWS.search(str(line)[:MAX_CHARS])):
+        return None
+    events = [k for k in shown if k.category == "event" and not k.secret]
+    events = [k for k in events if not addressed_to_npc(k.text)]
+    if not events:
+        return None
+    said = stems(reply)
+    if any(len(said & (stems(k.text) - stems(line))) >= 2 for k in events):
+        return None
+    news = events[0].text.strip()
+    heard = f"{events[0].heard_from} told me: " if events[0].heard_from else ""
+    return f"Have you heard? {heard}{news[0].upper()}{news[1:]}"
+
+
 def addressed_to_npc(text: str) -> bool:
     """A fact written to its NPC in the second person ("You keep the forge")."""
     return bool(_SECOND_PERSON.search(str(text or "")[:MAX_CHARS]))

@@ -36,7 +36,7 @@ CATEGORY_HINTS = {
     "drink drinks eat food menu serve serves coin coins copper silver gold pay wares stall "
     "stalls shop goods cheap dear rent room rooms bed stew ale cider wine",
     "place": "where road roads way path north south east west leave leads lead direction "
-    "directions nearby near far square market tavern",
+    "directions nearby near far square market tavern sights visit visiting",
     "people": "who whom everyone anyone folk people neighbour neighbours townsfolk keeps "
     "runs works lives",
     "lore": "history story stories legend legends old fun games custom customs festival "

@@ -69,6 +69,7 @@ def test_each_slip_players_met_is_caught(reply, line, form):
         ("I've kept this place twenty years, love.", "How long have you kept this place?"),
         ("My memories of that winter are not kind ones.", "Was the winter hard?"),
         ("I remember that.", "Do you remember my trade?"),  # asked what it remembers
+        ("I don't remember what you told me of it.", "What am I afraid of?"),
         ("You remember the flood, then? It took my barn.", "The flood took half the town."),
         ("From the notes in my ledger, you owe two copper.", "What do I owe you?"),
     ],
@@ -196,6 +197,21 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "Voss",
             "Hesper",
             "restated",
+        ),
+        # Telnet trial of `make demo`, 2026-12-02.
+        (
+            "You are Maren, Briony. Two copper.",
+            "What do you charge?",
+            "Maren",
+            "Briony",
+            "speaks_of_its_notes",
+        ),
+        (
+            "I do not remember what frightens me, Haldor.",
+            "What am I afraid of, do you remember?",
+            "Maren",
+            "Haldor",
+            "swaps_i_and_you",
         ),
         (
             "You remember baking bread for a living, Yvaine.",

@@ -13,7 +13,7 @@ from omniira_evennia.conversation.prompts import (
 )
 from omniira_evennia.knowledge import answers
 from omniira_evennia.knowledge.contradiction import Contradiction
-from omniira_evennia.knowledge.facts import Guard, KnowledgeRecord
+from omniira_evennia.knowledge.facts import Guard, KnowledgeLine, KnowledgeRecord
 from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
 
 CIDER = KnowledgeRecord(1, "cider", "A mug of cider costs two copper.", category="trade")
@@ -113,3 +113,20 @@ def test_the_doubting_line_says_the_sentence_the_claim_is_about():
         2, "You keep the Lantern & Lane.", "Wren keeps the Lantern & Lane", "name", ""
     )
     assert answers.doubting_line(own, "Ada") == "That's not what I know, Ada."
+
+
+def test_asked_for_news_a_reply_that_tells_none_tells_the_first():
+    # Telnet trial of `make demo`: "Any news around town?" "No, Haldor." with the news shown.
+    told = KnowledgeLine("Briony says Harlan the miller broke his leg.", category="event")
+    heard = KnowledgeLine("The bridge is out.", category="event", heard_from="Voss")
+    price = KnowledgeLine("A mug of cider costs two copper.", category="trade")
+    own = KnowledgeLine("Your cellar floods in spring.", category="event")
+    assert answers.untold_news("Any news around town?", [price, told], "No, Haldor.") == (
+        "Have you heard? Briony says Harlan the miller broke his leg."
+    )
+    assert answers.untold_news("What's new?", [heard], "Nothing.") == (
+        "Have you heard? Voss told me: The bridge is out."
+    )
+    assert answers.untold_news("Any news?", [told], "Harlan broke his leg, poor man.") is None
+    assert answers.untold_news("Any news?", [price, own], "No.") is None  # no news to tell
+    assert answers.untold_news("What's on tonight?", [told], "Stew.") is None  # not the news
