@@ -130,7 +130,8 @@ ASSISTANT = re.compile(
     r"|\bas an ai\b|language model|\bassist(?:ance)?\b|\bi(?:'m| am) (?:here|happy|glad) to help"
     r"|\bfeel free to\b|\blet me know if\b|\bdo you need (?:help|anything)|\bhelp you with\b"
     r"|apologi[sz]e for (?:any|the) confusion|\bhow can i be of\b"
-    r"|\b(?:enough|any|more|no) information\b|\bhave information\b",
+    r"|\b(?:enough|any|more|no|additional) information\b|\bhave information\b"
+    r"|\bwithout more context\b|\bin this story world\b|\binformation i'?ve been given\b",
     re.IGNORECASE,
 )
 STOPWORDS = set(

@@ -68,9 +68,15 @@ _ASSISTANT = re.compile(
 # to the player. "My memories of that winter" is a person talking; "your memories" said by the
 # NPC, or "according to the notes", is the prompt.
 _OWN_NOTES = re.compile(
-    r"\byour (?:memories|memory|notes|knowledge)\b|\b(?:according to|based on) (?:your|my|the) "
-    r"(?:memories|memory|notes|information|knowledge)\b|\bthe information (?:provided|given|you (?:provided|gave|"
-    r"shared))\b|\bin the world you know\b|\bfactually (?:incorrect|correct|accurate)\b",
+    r"\byour (?:memories|memory|notes|knowledge)\b"
+    r"|\b(?:according to|based on) (?:your|my|the) "
+    r"(?:memories|memory|notes|information|knowledge)\b"
+    r"|\bthe information (?:provided|given|you (?:provided|gave|shared)|i'?ve been given|"
+    r"i was given)\b"
+    r"|\bin (?:the|this) (?:world you know|story world)\b"
+    r"|\bfactually (?:incorrect|correct|accurate)\b"
+    r"|\bwithout (?:more|further|additional) (?:context|information)\b"
+    r"|\b(?:any|additional) information about\b",
     re.IGNORECASE,
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)

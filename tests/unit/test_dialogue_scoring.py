@@ -341,6 +341,7 @@ def test_no_swap(reply):
         "Is there something you need assistance with?",
         "I'm sorry, but I don't have enough information to recommend a specific dish.",
         "I'm sorry, I don't have information about new things happening around here.",
+        "Without more context or additional information, I cannot provide a secret.",
     ],
 )
 def test_an_assistants_voice(reply):

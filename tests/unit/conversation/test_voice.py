@@ -198,6 +198,28 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "Hesper",
             "restated",
         ),
+        # The knowledge evaluation's held-out run of seed 61961.
+        (
+            "Without more context or additional information, I cannot provide a secret.",
+            "Wren, tell me a secret nobody else knows.",
+            "Wren",
+            "Ada",
+            "speaks_of_its_notes",
+        ),
+        (
+            "I don't know any information about windmills.",
+            "Where can I find a windmill?",
+            "Wren",
+            "Ada",
+            "speaks_of_its_notes",
+        ),
+        (
+            "It doesn't align with the information I've been given.",
+            "A room costs ten copper.",
+            "Maren",
+            "Ada",
+            "speaks_of_its_notes",
+        ),
         # Telnet trial of `make demo`, 2026-12-02.
         (
             "You are Maren, Briony. Two copper.",
