@@ -9,7 +9,7 @@ indexes, the guarded rows this speaker may be shown, and the full-text hits for 
 `select_knowledge` ranks what may be shown as memories are ranked (`memory/fusion.py`): the
 embedding lane (cosine above KNOWLEDGE_QUESTION_FLOOR for a question, KNOWLEDGE_FLOOR for a
 statement), the full-text lane and a category lane (facts of
-the categories the line asks about by its words, "news" for events), fused by reciprocal rank
+the categories a question asks about by its words, "news" for events), fused by reciprocal rank
 (RRF_K), times the importance multiplier and the fact's confidence (a rumour counts for less,
 as hearsay does); facts of KNOWLEDGE_STANDING_IMPORTANCE and up ride along like the recency
 lane; the best KNOWLEDGE_SLOTS within KNOWLEDGE_PROMPT_CHARS characters, best first. Expired
@@ -283,7 +283,9 @@ def select_knowledge(
     lanes = {
         "dense": _dense_lane(pool, _floor(line, conf), depth),
         "lexical": _lexical_lane(view, pool, depth),
-        "hint": _hint_lane(pool, line, depth),
+        # Only a question asks for a category: "My sister lives past the marsh road" is no
+        # question about roads (the telnet trial's reply gave her a distance from the facts).
+        "hint": _hint_lane(pool, line, depth) if is_question(line) else EMPTY,
     }
     rows, scores = rrf_scores([(lane, 1.0) for lane in lanes.values()], conf.RRF_K)
     weighted = scores * pool.weight[rows] if len(rows) else scores

@@ -113,3 +113,13 @@ def test_a_statement_needs_closer_meaning_than_a_question():
     settings = conf(KNOWLEDGE_SLOTS=5)
     assert 2 in ids(select_knowledge(view, near, "Is it so, then?", settings, now=1000.0))
     assert 2 not in ids(select_knowledge(view, near, "My feet ache tonight.", settings, now=1000.0))
+
+
+def test_only_a_question_asks_for_a_category():
+    view = KnowledgeView(groups=[WORLD])
+    settings = conf(KNOWLEDGE_SLOTS=5)
+    asked = select_knowledge(view, None, "Where does the road go?", settings, now=1000.0)
+    told = select_knowledge(
+        view, None, "My sister lives past the marsh road.", settings, now=1000.0
+    )
+    assert 2 in ids(asked) and 2 not in ids(told)
