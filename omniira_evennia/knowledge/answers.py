@@ -30,11 +30,11 @@ from omniira_evennia.knowledge.contradiction import (
     stems,
 )
 from omniira_evennia.knowledge.facts import (
-    is_question,
     KnowledgeLine,
     KnowledgeRecord,
     Recalled,
     WontDiscuss,
+    is_question,
 )
 from omniira_evennia.knowledge.selection import KnowledgeView, shown_masks
 
