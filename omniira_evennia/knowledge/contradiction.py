@@ -106,7 +106,8 @@ STOPWORDS = set(
     his hers we us our ours you your yours i me my mine myself what which who whom whose when
     where why how cost costs costing sell sells sold selling price prices priced charge charges
     charged pay pays paid go goes went get gets got make makes made say says said saying think
-    thought know knew known heard hear told tell reckon believe believed now today still yet
+    thought know knows knew known heard hear hears told tell tells reckon reckons believe
+    believes believed now today still yet
     ever always usually often will would can could shall should may might must let lets well
     oh ah aye yes nay hey there's here's that's thing things something anything everything
     someone anyone everyone people folk town around""".split()

@@ -35,6 +35,7 @@ def found(line):
         ("The market closes at noon.", [(5, "time")]),
         ("The stew here is ten gold, and the cider is cheap", [(4, "money")]),
         ("Wren is the blacksmith.", [(6, "name")]),
+        ("Everyone knows Wren is the blacksmith.", [(6, "name")]),  # seed 61961's claim form
         ("Wren keeps the Lantern & Lane.", [(7, "name")]),
         ("I heard a loaf is eight copper.", [(8, "money")]),
         ("The east road goes to Wyndale.", [(9, "destination")]),
