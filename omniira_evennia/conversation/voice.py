@@ -203,11 +203,14 @@ _FRAMING = set(
 
 # The NPC's own not knowing said as the player's ("You are not sure what Isolde's tortoise is
 # called", asked "Do you remember my tortoise's name?"): a statement, not a question.
+# Where such a sentence starts, and its words for not knowing (`own_doubt_turned` too).
+_DOUBT_LEAD = r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?"
+_DOUBTING = (
+    r"(?:not sure|unsure|don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|"
+    r"can'?t (?:say|remember|recall)|cannot (?:say|remember|recall))\b"
+)
 _OWN_DOUBT_AS_YOURS = re.compile(
-    r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?you(?:'re| are)?\s+(?:not sure|unsure|"
-    r"don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|can'?t (?:say|remember|"
-    r"recall)|cannot (?:say|remember|recall))\b[^?]*?(?:[.!]|$)",
-    re.IGNORECASE,
+    _DOUBT_LEAD + r"you(?:'re| are)?\s+" + _DOUBTING + r"[^?]*?(?:[.!]|$)", re.IGNORECASE
 )
 
 
@@ -419,10 +422,7 @@ def turned_round(reply: str, line: str) -> str:
 
 
 _DOUBT_AS_YOURS_TURN = re.compile(
-    r"(?P<lead>(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?)(?P<you>you(?:'re| are)?)"
-    r"(?=\s+(?:not sure|unsure|don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|"
-    r"can'?t (?:say|remember|recall)|cannot (?:say|remember|recall))\b)",
-    re.IGNORECASE,
+    rf"(?P<lead>{_DOUBT_LEAD})(?P<you>you(?:'re| are)?)(?=\s+{_DOUBTING})", re.IGNORECASE
 )
 _DOUBT_AS_MINE = {"you": "I", "you're": "I'm", "you are": "I am"}
 
@@ -453,13 +453,7 @@ _OWN_TOPICS = [
             r"(live|come from|hail from|grow up|grew up)\b",
             re.I,
         ),
-        {
-            "live": "home",
-            "come from": "home",
-            "hail from": "home",
-            "grow up": "home",
-            "grew up": "home",
-        },
+        "home",
     ),
     (re.compile(r"\bwhere (?:am|was) i (?:from|born)\b", re.I), "home"),
     (
@@ -612,8 +606,6 @@ def asked_topic(line: str) -> AskedTopic | None:
             kind = _NOUN_KINDS.get(noun)
             if kind is None:
                 return AskedTopic(f"your {noun}", (noun[:5],))
-        if isinstance(kind, dict):
-            kind = kind.get(match.group(1).lower(), "home")
         return AskedTopic(TOPIC_PHRASE[kind], tuple(TOPIC_WORDS[kind]), trade=kind == "trade")
     return None
 

@@ -189,7 +189,7 @@ def doubting_line(doubt: Contradiction, speaker: str) -> str:
     sentences = re.findall(r"[^.!?]+[.!?]*", doubt.known[:MAX_CHARS])
     best = max(sentences, key=lambda s: len(stems(s) & claim), default="").strip()
     lead = f"That's not what I know, {speaker or 'friend'}."
-    if not best or _SECOND_PERSON.search(best):
+    if not best or addressed_to_npc(best):
         return lead
     best = best[0].upper() + best[1:]
     return f"{lead} {best if best[-1] in '.!?' else best + '.'}"

@@ -58,12 +58,12 @@ def third_parties(sentence: str, known: set[str], speaker: str, listener: str) -
     out = []
     lowered = {n.lower() for n in known}
     skip = {speaker.lower(), listener.lower()}
+    named_first = bool(_APPOSITION.match(sentence))
     for match in _CAPITAL.finditer(sentence):
         word = match.group(0).split("'")[0]
         if word.lower() in skip or word in _NOT_NAMES:
             continue
-        first = match.start() == 0
-        if word.lower() in lowered or not first or _APPOSITION.match(sentence):
+        if word.lower() in lowered or match.start() > 0 or named_first:
             out.append(word)
     return list(dict.fromkeys(out))
 

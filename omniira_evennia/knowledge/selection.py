@@ -8,9 +8,8 @@ indexes, the guarded rows this speaker may be shown, and the full-text hits for 
 
 `select_knowledge` ranks what may be shown as memories are ranked (`memory/fusion.py`): the
 embedding lane (cosine above KNOWLEDGE_QUESTION_FLOOR for a question, KNOWLEDGE_FLOOR for a
-statement), the full-text lane and a category lane (facts of
-the categories a question asks about by its words, "news" for events), fused by reciprocal rank
-(RRF_K), times the importance multiplier and the fact's confidence (a rumour counts for less,
+statement), the full-text lane and a category lane (facts of the categories a question asks
+about by its words, "news" for events), fused by reciprocal rank (RRF_K), times the importance multiplier and the fact's confidence (a rumour counts for less,
 as hearsay does); facts of KNOWLEDGE_STANDING_IMPORTANCE and up ride along like the recency
 lane; the best KNOWLEDGE_SLOTS within KNOWLEDGE_PROMPT_CHARS characters, best first. Expired
 facts and guarded ones the speaker may not be told are never candidates.

@@ -708,8 +708,7 @@ def shareable(teller, listener, conf=None) -> list[KnowledgeRecord]:
     (everyone knows it), not expired, important enough (KNOWLEDGE_GOSSIP_IMPORTANCE), sure
     enough after one more hop (KNOWLEDGE_MIN_CONFIDENCE), fewer than GOSSIP_MAX_HOPS tellings
     from its source, the listener not among its tellers and not knowing it already, not
-    written to the NPC as "you". Best
-    first: events, then importance, then confidence.
+    written to the NPC as "you". Best first: events, then importance, then confidence.
     """
     conf = conf or get_settings()
     view = view_for(teller, listener, conf=conf)
