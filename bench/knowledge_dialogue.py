@@ -146,6 +146,14 @@ def stemmed(text: str) -> str:
     return " ".join(stem(w) for w in re.findall(r"[a-z][a-z']*", plain(text).lower()))
 
 
+def gives_name(thing: str, texts) -> bool:
+    """Whether a text names `thing` ("this town", "the river"): its noun followed by a name,
+    or by "of"/"called"/"named" and a name ("the town of Wickham Cross", "the river Wend")."""
+    noun = re.sub(r"^(?:this|the|that)\s+", "", thing).split()[0]
+    pattern = re.compile(rf"\b{noun}\s+(?:(?:of|called|named)\s+)?[A-Z][a-z]", re.IGNORECASE)
+    return any(m and m.group(0)[-2].isupper() for t in texts for m in [pattern.search(plain(t))])
+
+
 def stems_of(text: str) -> set[str]:
     words = re.findall(r"[a-z][a-z'-]*", plain(text).lower())
     out = set()
@@ -471,6 +479,11 @@ TRUTH_PHRASINGS = {
         "{npc}, what's the name of the {noun} here?",
         "What do they call the {noun} in this town?",
     ],
+    "town": [
+        "What is this town called?",
+        "{npc}, what's the name of this town?",
+        "What town is this, {npc}?",
+    ],
     "where": [
         "Where is {subject}?",
         "Where would I find {subject}?",
@@ -602,6 +615,9 @@ def truth_items(entry: dict, names, common=frozenset()) -> list[dict]:
             if where:
                 keys = _key_words(where["where"], noun)
                 items.append(dict(rule="where", subject=f"the {noun}", keys=[keys]))
+        m = re.search(r"\bthe town of (?P<town>[A-Z][a-z]+)", sentence)
+        if m:
+            items.append(dict(rule="town", keys=[[m["town"].lower()]], answer=m["town"]))
         for m in re.finditer(
             r"(?P<who>(?:Old\s+)?[A-Z][a-z]+)(?:\s+the\s+(?P<role>[a-z]+))?\s+keeps\s+"
             r"(?P<what>the\s+[\w&' ]+?|it)(?=\s*[:;,.]|\s+and\b|\s+by\b|$)"
@@ -871,6 +887,8 @@ def generate(seed: int, entries=None, npcs=None) -> list[Probe]:
         nouns = stems_of(thing) - {"town", "river", "forge", "night", "north", "hill"}
         if nouns & known_stems:
             continue  # the knowledge holds it
+        if kind == "name" and gives_name(thing, public):
+            continue  # a fact gives it its name ("the town of Wickham Cross")
         npc = rng.choice(names)
         line = _fill(rng.choice(UNKNOWN_PHRASINGS[kind]), thing=thing, npc=npc)
         probes.append(Probe("unknown", f"unknown:{thing}", npc, line, rule=kind))

@@ -57,6 +57,31 @@ def test_a_world_question_nothing_known_answers():
     assert answers.unanswered("Is there a temple?", None, [], None, CONF) is None  # knows nothing
 
 
+def test_a_name_nothing_known_gives_is_unanswered_though_its_thing_is_known():
+    # Held-out run of seed 61961: "Lyra, what's the name of this town?" met "The town is The
+    # Lantern & Lane." ("town" is a word every question uses; a fact about the town names none).
+    def unknown(line, context=("tavern keeper",)):
+        return answers.unanswered(line, view(), list(context), None, CONF, names={"Lyra", "Ada"})
+
+    assert unknown("Lyra, what's the name of this town?") == "town"
+    assert unknown("What is the river called?") == "river"  # ROAD speaks of the river docks
+    assert unknown("What do folk call the hills to the north?") == "hill north"
+    assert unknown("What is this town called?", ["Ashby is a market town."]) is None
+    assert unknown("What's the name of the river?", ["The river Wend runs east."]) is None
+    assert unknown("What's the blacksmith's name?", ["Voss is the blacksmith."]) is None
+    assert unknown("Who sells bread? What's the baker's name?", ["Old Hob the baker."]) is None
+    assert unknown("What's your name?") is None  # about the NPC
+
+
+def test_what_names_a_thing():
+    assert answers.names_thing("This is the town of Ashby.", {"town"})
+    assert answers.names_thing("The river called Wend runs east.", {"river"})
+    assert answers.names_thing("The healer is Wren.", {"healer"})
+    assert not answers.names_thing("The Lantern & Lane is the town's tavern.", {"town"})
+    assert not answers.names_thing("Maren keeps the town tavern.", {"town"})
+    assert not answers.names_thing("The east road runs down to the river docks.", {"river"})
+
+
 def test_the_prompt_shows_knowledge_apart_from_memories_and_never_a_withheld_secret():
     recalled = answers.prompt_lines([CIDER], view())
     ctx = PromptContext(
