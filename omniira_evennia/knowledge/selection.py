@@ -9,8 +9,9 @@ indexes, the guarded rows this speaker may be shown, and the full-text hits for 
 `select_knowledge` ranks what may be shown as memories are ranked (`memory/fusion.py`): the
 embedding lane (cosine above KNOWLEDGE_QUESTION_FLOOR for a question, KNOWLEDGE_FLOOR for a
 statement), the full-text lane and a category lane (facts of the categories a question asks
-about by its words, "news" for events), fused by reciprocal rank (RRF_K), times the importance multiplier and the fact's confidence (a rumour counts for less,
-as hearsay does); facts of KNOWLEDGE_STANDING_IMPORTANCE and up ride along like the recency
+about by its words, "news" for events) and a name lane (for "what is this town called?", the
+facts that give the town a name, knowledge/naming.py), fused by reciprocal rank (RRF_K), times
+the importance multiplier and the fact's confidence (a rumour counts for less, as hearsay does); facts of KNOWLEDGE_STANDING_IMPORTANCE and up ride along like the recency
 lane; the best KNOWLEDGE_SLOTS within KNOWLEDGE_PROMPT_CHARS characters, best first. Expired
 facts and guarded ones the speaker may not be told are never candidates.
 
@@ -35,6 +36,7 @@ from omniira_evennia.knowledge.facts import (
     hinted_categories,
     is_question,
 )
+from omniira_evennia.knowledge.naming import name_asked, names_in_any
 from omniira_evennia.memory.fusion import rrf_scores
 from omniira_evennia.memory.retrieval import importance_multiplier
 
@@ -255,6 +257,17 @@ def _hint_lane(pool: _Pool, line: str, depth: int) -> np.ndarray:
     return rows[np.argsort(-pool.importance[rows], kind="stable")][:depth]
 
 
+def _name_lane(view: KnowledgeView, pool: _Pool, line: str, depth: int) -> np.ndarray:
+    """For a question for a thing's name, the candidates that give it one (knowledge/naming)."""
+    thing = name_asked(line)
+    if not thing or not len(pool.row):
+        return EMPTY
+    texts = [_record(view, pool, position).text for position in range(len(pool.row))]
+    found = names_in_any(texts, thing)
+    found.sort(key=lambda position: -int(pool.importance[position]))
+    return np.asarray(found[:depth], dtype=np.int64)
+
+
 def _floor(line: str, conf) -> float:
     """The meaning lane's floor: lower for a question (it wants material) than for a statement
     (what it brings, a small model recites)."""
@@ -285,8 +298,13 @@ def select_knowledge(
         # Only a question asks for a category: "My sister lives past the marsh road" is no
         # question about roads (the telnet trial's reply gave her a distance from the facts).
         "hint": _hint_lane(pool, line, depth) if is_question(line) else EMPTY,
+        "name": _name_lane(view, pool, line, depth),
     }
-    rows, scores = rrf_scores([(lane, 1.0) for lane in lanes.values()], conf.RRF_K)
+    # A fact that names what a name question asks is its answer: that lane counts double.
+    weights = {"name": 2.0}
+    rows, scores = rrf_scores(
+        [(lane, weights.get(name, 1.0)) for name, lane in lanes.items()], conf.RRF_K
+    )
     weighted = scores * pool.weight[rows] if len(rows) else scores
     first = set(standing.tolist())
     order = standing.tolist() + [

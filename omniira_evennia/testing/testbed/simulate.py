@@ -5,7 +5,8 @@ A simulated day, for each game day 1..N (the game clock is patched, nothing wait
 
 1. 09:00 - each scripted player visits a few NPCs and says two seeded lines to each, through
    `service.start_turn` (as the `talk` command does); leaving ends the conversation, which is
-   extracted (`social.end_conversation_with`);
+   extracted (`social.end_conversation_with`); on day 1 the first player also tells the first
+   NPC a piece of news about a third party (NEWS), and the first NPC is given PLANTED_FACT;
 2. 14:00 - `gossip_rounds` times: the NPCs are shuffled across the rooms (movement) and every
    pair sharing a room talks (`social.gossip_round`), unless gossip is switched off;
 3. 23:00 - the diffusion probes are counted, then the day's rollover runs
@@ -76,6 +77,18 @@ LIE = "Brannoc poisoned the crossroads well at midnight."
 # A real model retells in its own words ("Ada tucked a note beneath the bridge"), so a probe
 # is held by an NPC whose memory (key or value) names every cue: one stem of each group.
 PLANTED_CUES = (("letter", "note", "message", "envelope", "missive"), ("bridge",))
+# News about a third party, told by the first player to the first NPC on day 1 as a line of
+# talk (the turn's real path keeps it as knowledge the NPC was told, issue #24).
+NEWS = "Harlan the miller fell off his roof mending the thatch and broke his leg."
+NEWS_CUES = (("harlan",), ("leg", "roof", "fell", "fall"))
+# Talk about who knows what ("Maren doesn't know anything about Corvina") is no news: a copy
+# that reads so was passed on wrongly.
+TALK = re.compile(
+    r"\b(?:does ?n[o']t|do ?n[o']t|did ?n[o']t|never|not)\s+(?:know|remember|recall|hear|heard)\b"
+    r"|\bknows? (?:nothing|little|anything)\b|\bhas(?:n't| not)? (?:heard|been told)\b"
+    r"|\b(?:asked|wondered|wants to know) (?:about|whether|if|what|who)\b",
+    re.IGNORECASE,
+)
 LIE_CUES = (("poison", "taint", "contaminat"), ("well",))
 
 
@@ -218,20 +231,38 @@ def _words_of(row) -> str:
     return f"{row['key'].replace('_', ' ')} {row['value']}"  # keys are snake_case
 
 
-def _holders(npc_ids, probe: dict):
-    """NPCs holding the probe's fact in any words (firsthand or hearsay) and the hearsay
-    copies' rows."""
-    from omniira_evennia.models import Memory
+def _passed_on(npc_ids) -> list[dict]:
+    """Every copy one NPC heard from another: hearsay memories and gossiped knowledge, as
+    rows with `npc_id`, `key`, `value`, `hops`, `chain` and `provenance_id` (the teller)."""
+    from omniira_evennia.models import Knowledge, Memory
 
-    pattern = cue_pattern(probe["cues"])
-    rows = [
-        row
-        for row in Memory.objects.filter(npc_id__in=npc_ids).values(
+    rows = list(
+        Memory.objects.filter(npc_id__in=npc_ids, provenance__isnull=False).values(
             "npc_id", "key", "value", "source", "hops", "chain", "provenance_id"
         )
-        if row["value"] == probe["value"] or pattern.match(_words_of(row))
-    ]
-    return {r["npc_id"] for r in rows}, [r for r in rows if r["provenance_id"]]
+    )
+    for row in Knowledge.objects.filter(npc_id__in=npc_ids, source="gossip").values(
+        "npc_id", "key", "text", "source", "hops", "chain", "teller_id"
+    ):
+        rows.append({**row, "value": row.pop("text"), "provenance_id": row.pop("teller_id")})
+    return rows
+
+
+def _holders(npc_ids, probe: dict):
+    """NPCs holding the probe's fact in any words (firsthand or hearsay, as a memory or as
+    knowledge they were told or heard) and the copies passed on between NPCs."""
+    from omniira_evennia.models import Knowledge, Memory
+
+    pattern = cue_pattern(probe["cues"])
+
+    def holds(row):
+        return row["value"] == probe["value"] or bool(pattern.match(_words_of(row)))
+
+    held = Memory.objects.filter(npc_id__in=npc_ids).values("npc_id", "key", "value")
+    known = Knowledge.objects.filter(npc_id__in=npc_ids).values("npc_id", "key", "text")
+    holders = {r["npc_id"] for r in held if holds(r)}
+    holders |= {r["npc_id"] for r in known if holds({**r, "value": r["text"]})}
+    return holders, [r for r in _passed_on(npc_ids) if holds(r)]
 
 
 def _usage_by_tier(since_id: int, npc_ids) -> dict:
@@ -346,6 +377,17 @@ def _run(cfg: SimConfig, clock) -> dict:
                 "cues": PLANTED_CUES,
                 "origin": holder.key,
                 "origin_id": holder.id,
+            }
+        if day == 1 and cfg.probe:
+            teller, listener = players[0], npcs[0]
+            teller.move_to(listener.location, quiet=True, move_type="teleport")
+            start_turn(listener, teller, NEWS)
+            conversation_lifecycle.close_conversations_with(listener, teller, "left")
+            probes["news"] = {
+                "value": NEWS,
+                "cues": NEWS_CUES,
+                "origin": listener.key,
+                "origin_id": listener.id,
             }
         if day == 1 and cfg.liar:
             liar = npcs[-1]
@@ -477,6 +519,9 @@ def _run(cfg: SimConfig, clock) -> dict:
             "items_written": health.get("gossip_items_written"),
             "items_rejected": health.get("gossip_items_rejected"),
             "chain_lengths": dict(sorted(Counter(hearsay).items())),
+            "talk_passed_on": sorted(
+                {r["value"] for r in _passed_on(npc_ids) if TALK.search(r["value"])}
+            ),
         },
         "diffusion": diffusion,
         "llm": {

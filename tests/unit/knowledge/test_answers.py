@@ -11,7 +11,7 @@ from omniira_evennia.conversation.prompts import (
     build_messages,
     render_system_prompt,
 )
-from omniira_evennia.knowledge import answers
+from omniira_evennia.knowledge import answers, naming
 from omniira_evennia.knowledge.contradiction import Contradiction
 from omniira_evennia.knowledge.facts import Guard, KnowledgeLine, KnowledgeRecord
 from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
@@ -74,12 +74,12 @@ def test_a_name_nothing_known_gives_is_unanswered_though_its_thing_is_known():
 
 
 def test_what_names_a_thing():
-    assert answers.names_thing("This is the town of Ashby.", {"town"})
-    assert answers.names_thing("The river called Wend runs east.", {"river"})
-    assert answers.names_thing("The healer is Wren.", {"healer"})
-    assert not answers.names_thing("The Lantern & Lane is the town's tavern.", {"town"})
-    assert not answers.names_thing("Maren keeps the town tavern.", {"town"})
-    assert not answers.names_thing("The east road runs down to the river docks.", {"river"})
+    assert naming.names_thing("This is the town of Ashby.", {"town"})
+    assert naming.names_thing("The river called Wend runs east.", {"river"})
+    assert naming.names_thing("The healer is Wren.", {"healer"})
+    assert not naming.names_thing("The Lantern & Lane is the town's tavern.", {"town"})
+    assert not naming.names_thing("Maren keeps the town tavern.", {"town"})
+    assert not naming.names_thing("The east road runs down to the river docks.", {"river"})
 
 
 def test_the_prompt_shows_knowledge_apart_from_memories_and_never_a_withheld_secret():

@@ -123,3 +123,24 @@ def test_only_a_question_asks_for_a_category():
         view, None, "My sister lives past the marsh road.", settings, now=1000.0
     )
     assert 2 in ids(asked) and 2 not in ids(told)
+
+
+def test_a_question_for_a_name_brings_the_fact_that_gives_it():
+    # Held-out seed 90217: "Maren, what's the name of this town?" met "I do not know." with
+    # the town's name authored; "town" is in half the facts and "name" in none.
+    town = index(
+        "w1",
+        [
+            (fact(20, "The tavern is the town's best.", category="place"), axis(5)),
+            (fact(21, "The town's well is deep.", category="place"), axis(6)),
+            (fact(22, "This is the town of Wickham Cross.", category="place"), axis(4)),
+            (fact(23, "The river docks are busy.", category="place"), axis(1)),
+        ],
+    )
+    settings = conf(KNOWLEDGE_SLOTS=1)
+    view = KnowledgeView(groups=[town])
+    explain = {}
+    line = "Maren, what's the name of this town?"
+    chosen = select_knowledge(view, axis(5), line, settings, now=1000.0, explain=explain)
+    assert ids(chosen) == [22] and explain[22]["name_rank"] == 1
+    assert ids(select_knowledge(view, axis(5), "Is the town nice?", settings, now=1000.0)) != [22]
