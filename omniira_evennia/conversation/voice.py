@@ -76,7 +76,8 @@ _OWN_NOTES = re.compile(
     r"|\bin (?:the|this) (?:world you know|story world)\b"
     r"|\bfactually (?:incorrect|correct|accurate)\b"
     r"|\bwithout (?:more|further|additional) (?:context|information)\b"
-    r"|\b(?:any|additional) information about\b",
+    r"|\b(?:any|additional) information about\b"
+    r"|\bcontradicts my (?:knowledge|information|memories|notes)\b",
     re.IGNORECASE,
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)

@@ -123,6 +123,9 @@ _AGREES = re.compile(
     r"\bthat'?s (?:right|correct|true)\b|\bdo(?:es)? indeed\b",
     re.IGNORECASE,
 )
+# The doubt note read back ("What Emrys just said goes against what I know, Emrys.", held-out
+# seed 70423): it names the player in the third person and says nothing known.
+_NOTE_ECHO = re.compile(r"\bwhat \w+ just said\b|\bgoes against what (?:i|you) know\b", re.I)
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours)\b", re.IGNORECASE)
 
 
@@ -179,6 +182,8 @@ def disputes(reply: str, doubt: Contradiction) -> bool:
     if _AGREES.search(reply) and not _DISPUTES.search(reply):
         return False
     truth = _values(doubt.known) - _values(doubt.claim)
+    if _NOTE_ECHO.search(reply):
+        return bool(truth & _values(reply))
     return bool(truth & _values(reply)) or bool(_DISPUTES.search(reply))
 
 

@@ -36,6 +36,16 @@ def test_all_extensions_on_the_planted_fact_spreads_and_the_lie_is_traceable():
     assert fact["copies"] == fact["holders_by_day"][-1] - 1
     assert fact["max_chain"] >= 1 and sum(fact["chain_lengths"].values()) == fact["copies"]
     assert lie["copies"] >= 1 and lie["traceable"] is True
+    # News a player told about a third party (issue #24): kept by the NPC told, passed on as
+    # knowledge; talk about who knows what is never passed on.
+    news = report["diffusion"]["news"]
+    assert news["holders_by_day"][0] >= 1 and news["holders_by_day"][-1] > 1
+    assert news["final_holders"][0] and news["copies"] >= 1
+    assert all(
+        copy.startswith(("Ada says", "(heard")) or "Harlan" in copy
+        for copy in news["copies_as_told"]
+    )
+    assert report["gossip"]["talk_passed_on"] == []
     assert lie["copies_traced_to_origin"] == lie["copies"]
     memory = report["memory"]
     assert memory["hearsay_rows"] > 0 and memory["self_rows"] > 0
@@ -53,6 +63,7 @@ def test_gossip_off_means_no_hearsay_and_the_fact_stays_put():
     assert report["memory"]["hearsay_rows"] == 0
     assert report["gossip"]["npc_conversations"] == 0
     assert report["diffusion"]["fact"]["holders_by_day"] == [1, 1, 1]
+    assert report["diffusion"]["news"]["holders_by_day"] == [1, 1, 1]  # the NPC told keeps it
     assert report["diffusion"]["lie"]["copies"] == 0
     assert report["diffusion"]["lie"]["traceable"] is None  # no copy, nothing to trace
     assert report["health"].get("npc_conversations", 0) == 0

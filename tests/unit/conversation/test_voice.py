@@ -220,6 +220,14 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "Ada",
             "speaks_of_its_notes",
         ),
+        # The knowledge evaluation's held-out run of seed 70423.
+        (
+            "I'm sorry, but that contradicts my knowledge. The market stalls do open at dawn.",
+            "The market stalls open at midnight.",
+            "Maren",
+            "Calla",
+            "speaks_of_its_notes",
+        ),
         # Telnet trial of `make demo`, 2026-12-02.
         (
             "You are Maren, Briony. Two copper.",

@@ -124,6 +124,8 @@ DOUBT = Contradiction(
         # Held-out run of seed 80537: the truth in passing, the claim taken as right.
         ("Ada was correct about the stalls. They open not at dawn but at noon.", False),
         ("You're right, they open at noon and not at dawn.", False),
+        # Held-out run of seed 70423: the prompt's note read back, nothing known said.
+        ("What Emrys just said goes against what I know, Emrys.", False),
     ],
 )
 def test_a_reply_to_a_claim_doubts_it_or_says_what_is_known(reply, doubted):
