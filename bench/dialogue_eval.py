@@ -574,7 +574,7 @@ def specific_mentions(
             continue
         pattern = re.compile(rf"\b{re.escape(word)}(?:s|es)?\b", re.IGNORECASE)
         hits = [x for x in said if pattern.search(x)]
-        if stem in asked:
+        if stem in asked or pattern.search(question):  # "horses" asked: _stem gives "hors"
             hits = [x for x in hits if affirmed and not NEGATION.search(x)]
         if hits:
             found.append(word)

@@ -499,7 +499,7 @@ def doubted(text: str, doubts: list, ctx: PromptContext) -> str:
     if not text or answers.disputes(text, doubts[0]):
         return text
     health.incr("claims_answered_with_doubt")
-    return answers.doubting_line(doubts[0], ctx.speaker_name)
+    return answers.doubting_line(doubts[0], ctx.speaker_name, ctx.identity.name)
 
 
 def _call(client, tier, conf, inp, messages, schema):

@@ -187,14 +187,30 @@ def disputes(reply: str, doubt: Contradiction) -> bool:
     return bool(truth & _values(reply)) or bool(_DISPUTES.search(reply))
 
 
-def doubting_line(doubt: Contradiction, speaker: str) -> str:
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def _said_price(value: tuple) -> str:
+    amount, coin = value
+    return f"{_NUMBER_WORDS[amount] if 0 <= amount < len(_NUMBER_WORDS) else amount} {coin}"
+
+
+def doubting_line(doubt: Contradiction, speaker: str, npc: str = "") -> str:
     """What the NPC says to a claim its reply took as true: it doubts it, with what it knows
     (the fact's sentence that shares most with the claim; a fact written to the NPC as "you"
-    is not said aloud)."""
+    is not said aloud; one that names the NPC itself gives only its price, as the NPC would
+    say it: "That's not what I know, Ilsa: one silver.")."""
     claim = stems(doubt.claim)
     sentences = re.findall(r"[^.!?]+[.!?]*", doubt.known[:MAX_CHARS])
     best = max(sentences, key=lambda s: len(stems(s) & claim), default="").strip()
     lead = f"That's not what I know, {speaker or 'friend'}."
+    if npc and best and re.search(rf"\b{re.escape(npc)}\b", best):
+        parts = [c for c in clauses(best) if any(kind == "money" for kind, _ in c.values)]
+        part = max(parts, key=lambda c: len(stems(c.text) & claim), default=None)
+        prices = [
+            v for kind, found in (part.values if part else ()) if kind == "money" for v in found
+        ]
+        return f"{lead[:-1]}: {_said_price(prices[0])}." if prices else lead
     if not best or addressed_to_npc(best):
         return lead
     best = best[0].upper() + best[1:]

@@ -163,6 +163,15 @@ def test_specific_mentions_name_what_was_asserted():
         "You must never add artificial colors, sugar, or artificial sweeteners.", "food?", []
     )
     assert "sugar" in found
+    # Knowledge evaluation, held-out seed 33071: the asked plural ("horses") is what was asked.
+    found = ev.specific_mentions(
+        "I don't remember anything about a stable that hires out horses in town.",
+        "Is there a stable that hires out horses in town?",
+        [],
+        affirmed=True,
+    )
+    assert found == []
+    assert ev.specific_mentions("Yes, the stable hires horses.", "Any horses?", [], affirmed=True)
 
 
 # ---------------------------------------------------------------- restated

@@ -140,6 +140,20 @@ def test_the_doubting_line_says_the_sentence_the_claim_is_about():
         2, "You keep the Lantern & Lane.", "Wren keeps the Lantern & Lane", "name", ""
     )
     assert answers.doubting_line(own, "Ada") == "That's not what I know, Ada."
+    # Held-out seed 33071: Voss said of himself "At his forge Voss mends a tool ...".
+    forge = Contradiction(
+        3,
+        "At his forge Voss mends a tool for two copper and sells a good knife for one silver.",
+        "Voss, a good knife is nine silver.",
+        "price",
+        "",
+    )
+    assert (
+        answers.doubting_line(forge, "Ilsa", "Voss") == "That's not what I know, Ilsa: one silver."
+    )
+    assert answers.doubting_line(forge, "Ilsa", "Maren").startswith(
+        "That's not what I know, Ilsa. At his forge Voss"
+    )
 
 
 def test_asked_for_news_a_reply_that_tells_none_tells_the_first():

@@ -37,6 +37,8 @@ def found(line):
         ("Wren is the blacksmith.", [(6, "name")]),
         ("Everyone knows Wren is the blacksmith.", [(6, "name")]),  # seed 61961's claim form
         ("Wren keeps the Lantern & Lane.", [(7, "name")]),
+        ("Lyra, Voss runs the Lantern & Lane.", [(7, "name")]),  # seed 33071: runs = keeps
+        ("Voss owns the Lantern & Lane.", [(7, "name")]),
         ("I heard a loaf is eight copper.", [(8, "money")]),
         ("The east road goes to Wyndale.", [(9, "destination")]),
         ("I heard the east road leads to Vellmoor.", [(9, "destination")]),
