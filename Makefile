@@ -146,6 +146,7 @@ bench: $(STAMP) $(STAMP_TORCH)
 	$(PY) bench/hostile_server.py
 	$(PY) bench/turn_share.py --probe
 	$(PY) bench/rollover.py
+	$(PY) bench/long_run.py
 	$(PY) bench/dialogue_eval.py
 	$(PY) bench/dialogue_eval.py --busy --limit 8
 	$(PY) bench/report.py

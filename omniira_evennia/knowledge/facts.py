@@ -37,7 +37,7 @@ CATEGORY_HINTS = {
     "stalls shop goods cheap dear rent room rooms bed stew ale cider wine",
     "place": "where road roads way path north south east west leave leads lead direction "
     "directions nearby near far square market tavern sights visit visiting",
-    "people": "who whom everyone anyone folk people neighbour neighbours townsfolk keeps "
+    "people": "who whom whose everyone anyone folk people neighbour neighbours townsfolk keeps "
     "runs works lives",
     "lore": "history story stories legend legends old fun games custom customs festival "
     "song songs tale tales",

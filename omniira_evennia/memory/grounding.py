@@ -217,15 +217,19 @@ class Evidence:
     subject: str
 
 
-def evidence(lines, *, subject: str, told: bool = False, pooled: bool = False) -> Evidence:
+def evidence(
+    lines, *, subject: str, told: bool = False, pooled: bool = False, own: bool = False
+) -> Evidence:
     """What `lines` state (see the module): each statement, and each two in a row (a fact may
     join two things said one after the other), with their word stems; with `pooled`, also
-    all of them as one (a belief drawn from several memories)."""
+    all of them as one (a belief drawn from several memories). `own` with `told`: the lines
+    are the subject's own ("Ada told me: I have a pony" rests on any line of Ada's, not only on
+    those naming her)."""
     every = statements(lines, about_self=False)[-MAX_STATEMENTS:]
     if told:
         said = every
         naming = [s for s in said if any(w.lower() in _names(subject) for w in _words(s))]
-        said = naming or said
+        said = said if own else (naming or said)
         joined = said + [f"{a} {b}" for a, b in zip(said, said[1:])]
     else:
         # A statement about themselves, alone or with the sentence after it ("I'm looking for
@@ -245,6 +249,38 @@ def evidence(lines, *, subject: str, told: bool = False, pooled: bool = False) -
     )
 
 
+# Words that frame a note without saying anything of the fact ("Ada told me that ...",
+# "Ada mentioned ..."); the long-run benchmark met the review's "Ada mentioned that I live in
+# Brackwater" beside the tag's "Ada told me: I live in Brackwater".
+_FRAMING = frozenset(
+    _stem(w)
+    for w in "told tells said says mentioned mentions mention shared explained claims claimed "
+    "admitted confided noted remarked me that".split()
+)
+
+
+def gist(value: str, subject: str = "") -> frozenset:
+    """What a note says, as word stems without its framing, its subject's name and small words:
+    two notes with one gist say one thing ("Ada told me: I live in Brackwater", "Ada lives in
+    Brackwater"). Empty for a note of nothing but such words."""
+    skip = _names(subject)
+    return frozenset(
+        _root(w)
+        for w in _words(str(value or "")[:LINE_CHARS])
+        if w.lower() not in STOPWORDS and w.lower() not in skip and _stem(w) not in _FRAMING
+    )
+
+
+def _root(word: str) -> str:
+    """A word without its ending ("lives", "lived", "living": "liv"), five letters at most."""
+    word = word.lower().replace("’", "'").strip("'")
+    for ending in ("ing", "ed", "es", "s", "e"):
+        if word.endswith(ending) and len(word) - len(ending) >= 3 and not word.endswith("ss"):
+            word = word[: -len(ending)]
+            break
+    return word[:5]
+
+
 def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False) -> Grounding:
     """
     Whether `value`, a fact about `subject`, rests on `lines` (a list of lines, or their
@@ -254,8 +290,8 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
     if not isinstance(lines, Evidence):
         # "Maren told me Oskar poisoned the well": a note of what its subject said rests on
         # any statement of theirs, not only on what they said about themselves.
-        told = told or bool(_REPORTS(subject).match(value))
-        lines = evidence(lines, subject=subject, told=told)
+        reported = not told and bool(_REPORTS(subject).match(value))
+        lines = evidence(lines, subject=subject, told=told or reported, own=reported)
     value = str(value or "")[:LINE_CHARS]
     if _ASKING.search(value) or value.rstrip(" \"'").endswith("?"):
         # "Have Kaspar always lived in this town?": a question turned round is still no fact.

@@ -42,7 +42,7 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none, to_blob
-from omniira_evennia.memory.grounding import Grounding, evidence, ground
+from omniira_evennia.memory.grounding import Grounding, evidence, gist, ground
 from omniira_evennia.memory.lateness import late_write
 from omniira_evennia.memory.policy import police
 from omniira_evennia.memory.safety import detect_manipulation
@@ -187,6 +187,8 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
     )
     if note.doubt:
         fields["grounding"] = {**fields["grounding"], "contradicts": note.doubt}
+    if not admin:
+        key = _restated_key(npc, note, key, fields["value"])
     memory, created = _upsert(npc, note.subject, key, fields, admin)
     if memory is None:
         return None
@@ -224,6 +226,28 @@ def _grounding_record(npc, note: Note, grounded: Grounding | None) -> dict:
     if getattr(note.subject, "id", None) == npc.id:
         return {"source": "its own life"}
     return {"source": note.source}
+
+
+def _restated_key(npc, note: Note, key: str, value: str) -> str:
+    """The key of a memory about the note's subject, from the same teller, that says what
+    `value` says in other words (one gist: the tag's "Ada told me: I live in Brackwater" and
+    the review's "Ada mentioned that I live in Brackwater"), else `key`: a restated fact
+    updates the one it restates instead of standing beside it. Never a builder's row."""
+    name = getattr(note.subject, "key", "") or ""
+    said = gist(value, name)
+    if len(said) < 2:
+        return key
+    others = (
+        Memory.objects.filter(npc=npc, subject=note.subject, provenance=note.teller)
+        .exclude(key=key)
+        .exclude(source=Source.ADMIN)
+        .values_list("key", "value")
+    )
+    for other_key, other_value in others[: get_settings().MEMORY_CAP_PER_SUBJECT]:
+        if gist(other_value, name) == said:
+            health.incr("memory_restated_merged")
+            return other_key
+    return key
 
 
 def _upsert(npc, subject, key, fields, admin: bool) -> tuple[Memory | None, bool]:

@@ -96,7 +96,11 @@ class TestSafety(SocialTestBase):
     def test_no_email_or_phone_reaches_any_llm_request_or_storage(self):
         self.maren.db.npc_headline = True
         router = Router()
-        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+        # The tags say one thing five times, kept as one memory: one is enough to reflect on.
+        with (
+            ScriptedLLM(router) as llm,
+            override_settings(OMNIIRA={**tiers(llm.base_url), "REFLECTION_THRESHOLD": 1}),
+        ):
             for line in (
                 f"My email is {EMAIL}.",
                 f"And my phone is {PHONE}.",

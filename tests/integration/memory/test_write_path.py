@@ -112,3 +112,33 @@ class TestUpdatedNotErased(WritePathBase):
         history = self.stored(key="age").history
         assert len(history) == HISTORY_KEPT
         assert history[0]["value"] == f"Ada is {20 + HISTORY_KEPT + 1} years old."
+
+
+class TestRestatedNotCopied(WritePathBase):
+    """A fact said again in other words updates the memory it restates (issue #29)."""
+
+    def test_the_review_restating_a_tag_updates_it(self):
+        write_note(self.maren, Note(self.char1, "Ada told me: I live in Brackwater.", key="live_x"))
+        write_note(
+            self.maren,
+            Note(self.char1, "Ada mentioned that she lives in Brackwater.", key="mentioned_live"),
+        )
+        rows = Memory.objects.filter(npc=self.maren, subject=self.char1)
+        assert [m.key for m in rows] == ["live_x"]
+        assert rows[0].value == "Ada mentioned that she lives in Brackwater."
+        assert health.get("memory_restated_merged") == 1
+
+    def test_another_fact_another_teller_or_a_builder_row_stand_apart(self):
+        lyra = create.create_object(
+            "omniira_evennia.typeclasses.MemoryNPC", key="Lyra", location=self.room1
+        )
+        write_note(self.maren, Note(self.char1, "Ada keeps bees.", key="bees"))
+        write_note(self.maren, Note(self.char1, "Ada keeps goats.", key="goats"))
+        hearsay = Note(
+            self.char1, "Ada keeps bees.", key="heard", source=Source.GOSSIP, teller=lyra
+        )
+        write_note(self.maren, hearsay)
+        api.remember(self.maren, self.char1, "Ada has a mule.", key="mule", embed=False)
+        write_note(self.maren, Note(self.char1, "Ada told me she has a mule.", key="mule2"))
+        keys = set(Memory.objects.filter(npc=self.maren).values_list("key", flat=True))
+        assert keys == {"bees", "goats", "heard", "mule", "mule2"}

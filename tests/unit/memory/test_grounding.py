@@ -88,6 +88,15 @@ def test_gossip_rests_on_the_tellers_words_about_the_subject():
     assert not talk.ok
 
 
+def test_what_the_subject_told_rests_on_any_line_of_theirs():
+    # The long-run benchmark: "Ada told me: I have a pony called Juniper." was refused as "not
+    # in their words: juniper" right after Ada said it, because one earlier line named her.
+    said = ["I'm Ada, from the coast.", "I have a pony called Juniper."]
+    result = ground("Ada told me: I have a pony called Juniper.", said, subject="Ada", npc="Maren")
+    assert result.ok, result
+    assert not ground("Ada told me: I have a goat.", said, subject="Ada", npc="Maren").ok
+
+
 def test_questions_and_statements():
     assert is_question("Do you have family here?")
     assert is_question("How long have you kept this place, Maren")
