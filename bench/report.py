@@ -1201,6 +1201,40 @@ The contrib's share, median(say to reply) minus median(look): **{data['share_med
 """)
 
 
+def long_run_section(data: dict) -> str:
+    """Issue #29: memory over months, the deterministic run."""
+    cfg, overall = data["config"], data["overall"]
+    changed, planted, caps = data["changed_facts"], data["planted"], data["caps"]
+    checks = "\n".join(
+        f"| {name} | {check['value']} | {'met' if check['pass'] else '**not met**'} |"
+        for name, check in data["acceptance"].items()
+    )
+    return reflow(f"""## Memory over months (issue #29)
+
+`bench/long_run.py`, {data['date']} (Python {data['machine']['python']}): {cfg['npcs']} NPCs and
+{cfg['players']} scripted players over {cfg['days']} game days in the testbed's world with the
+deterministic LLM and the hashing embedder, every line through the real turn path (seed
+{cfg['seed']}; players come back on {cfg['return_rate']:.0%} of days, tell new facts, repeat
+old ones in other words, change some and tell news of each other), {data['wall_seconds']} s.
+
+| measure | value |
+|---|---|
+| memories stored (tags / reviews) | {overall['memories']} ({overall['by_source'].get('self', 0)} / {overall['by_source'].get('extracted', 0)}) |
+| junk (ungrounded, trivial or a copy) | {overall['junk_share']:.1%} |
+| copies of the same scripted fact | {overall['dup_fact_share']:.1%} |
+| changed facts superseded (of those told to an NPC holding the old value) | {changed['superseded']} of {changed['judged']} |
+| planted day-1 facts brought back at the end | {planted['brought_back']} of {planted['stored_day1']} stored ({planted['told_day1']} told) |
+| largest store per subject (cap) | {caps['memories_per_subject_max']} ({caps['memory_cap_per_subject']}) |
+| beliefs (most about one target), grounded | {overall['beliefs']} ({overall['beliefs_max_per_target']}), {overall['beliefs_grounded_share']:.0%} |
+| diary entries grounded | {overall['diaries_grounded_share']:.0%} |
+| tokens per NPC per game day | {overall['tokens_per_npc_day']:.0f} |
+
+| acceptance (deterministic run) | value | |
+|---|---|---|
+{checks}
+""")
+
+
 def knowledge_dialogue_section(data: dict) -> str:
     """Issue #25's acceptance: what NPCs say of their world, with the offline model."""
     rows = "\n".join(
@@ -1346,6 +1380,7 @@ SECTIONS = {
     "dialogue_eval.json": dialogue_eval_section,
     "busy_server.json": busy_server_section,
     "rollover.json": rollover_section,
+    "long_run.json": long_run_section,
 }
 
 

@@ -61,8 +61,19 @@ _ASSISTANT = re.compile(
     r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date|(?:any )?"
     r"information)|"
     r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
-    r"am unable|are unable))",
+    r"am unable|are unable))"
+    # An essay's advice (held-out seed 41257: Maren on being a jeweller, "This profession
+    # requires ... it's important to be well-prepared ... Overall, this profession is ...").
+    r"|\bit'?s (?:important|essential|crucial|vital) (?:to|that)\b"
+    r"|(?:^|[.!?]\s+)(?:additionally|overall|furthermore|in conclusion|in summary),"
+    r"|\bwith this knowledge\b|\b(?:a )?good starting point\b",
     re.IGNORECASE,
+)
+# The player's line handed back about them in the third person ("I understand that Lavinia
+# is a jeweller by trade, ...", held-out seed 41257).
+_THIRD_PERSON_BACK = (
+    r"^\W*(?:(?:oh|ah|well|so|yes|aye)[,!.]?\s+)?i (?:understand|see|gather|take it|hear) "
+    r"(?:that )?{speaker}\b"
 )
 # The prompt's headings ("YOUR MEMORIES", "Your notes about ...", what "you know") read back
 # to the player. "My memories of that winter" is a person talking; "your memories" said by the
@@ -150,7 +161,10 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("assistant_voice")
     if is_question(line) and re.search(r"\byou\b", line, re.I) and _answered_as_player(reply, line):
         found.append("answered_as_player")
-    if restates(reply, line, npc, speaker):
+    if restates(reply, line, npc, speaker) or (
+        speaker
+        and re.match(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
+    ):
         found.append("restated")
     if _OWN_DOUBT_AS_YOURS.search(reply) and (
         re.search(r"\byou\b", line, re.IGNORECASE) or is_question(line)

@@ -271,6 +271,50 @@ def gist(value: str, subject: str = "") -> frozenset:
     )
 
 
+# Facts a person has one of at a time: where they live, their trade. A note of a new one
+# supersedes the old ("Ada moved to Ashby" after "Ada lives in Brackwater": one memory, the
+# old value its history), and a possession given up ends the note of having it.
+_ONE_AT_A_TIME = {
+    "home": re.compile(
+        r"\b(?:lives?|living|lived|moved|moving|settled|resides?|home is|home's)\b"
+        r"(?:\s+\w+){0,2}\s+(?:in|to|at|near|by)\b",
+        re.IGNORECASE,
+    ),
+    "trade": re.compile(
+        r"\b(?:works? as|working as|by trade|trade is|(?:makes?|earns?) (?:a|his|her|their) "
+        r"living)\b",
+        re.IGNORECASE,
+    ),
+}
+_GIVEN_UP = re.compile(
+    r"\b(?:sold|lost|gave away|gave up|no longer ha(?:s|ve)|got rid of)\s+(?:(?:my|his|her|"
+    r"their|the|a|an|our)\s+)?(?P<thing>[a-z]+)",
+    re.IGNORECASE,
+)
+
+
+_SOMEONE_ELSE = re.compile(
+    r"\b(?:sister|brother|mother|father|mum|mam|da|son|daughter|wife|husband|cousin|uncle|aunt|"
+    r"niece|nephew|friend|family|parents|children|kin|neighbour|partner)\b",
+    re.IGNORECASE,
+)
+
+
+def one_at_a_time(value: str) -> str | None:
+    """The topic of a note a person has one of at a time (home, trade), or None; a note about
+    their kin ("Ada's sister lives in Brackwater") is none of theirs."""
+    value = str(value or "")[:LINE_CHARS]
+    if _SOMEONE_ELSE.search(value):
+        return None
+    return next((name for name, rule in _ONE_AT_A_TIME.items() if rule.search(value)), None)
+
+
+def given_up(value: str) -> str | None:
+    """The stem of what a note says its subject gave up ("Ada sold the mule": "mule")."""
+    found = _GIVEN_UP.search(str(value or "")[:LINE_CHARS])
+    return _root(found["thing"]) if found else None
+
+
 def _root(word: str) -> str:
     """A word without its ending ("lives", "lived", "living": "liv"), five letters at most."""
     word = word.lower().replace("’", "'").strip("'")

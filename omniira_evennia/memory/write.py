@@ -42,7 +42,14 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none, to_blob
-from omniira_evennia.memory.grounding import Grounding, evidence, gist, ground
+from omniira_evennia.memory.grounding import (
+    Grounding,
+    evidence,
+    gist,
+    given_up,
+    ground,
+    one_at_a_time,
+)
 from omniira_evennia.memory.lateness import late_write
 from omniira_evennia.memory.policy import police
 from omniira_evennia.memory.safety import detect_manipulation
@@ -229,23 +236,31 @@ def _grounding_record(npc, note: Note, grounded: Grounding | None) -> dict:
 
 
 def _restated_key(npc, note: Note, key: str, value: str) -> str:
-    """The key of a memory about the note's subject, from the same teller, that says what
-    `value` says in other words (one gist: the tag's "Ada told me: I live in Brackwater" and
-    the review's "Ada mentioned that I live in Brackwater"), else `key`: a restated fact
-    updates the one it restates instead of standing beside it. Never a builder's row."""
+    """The key of a memory about the note's subject, from the same teller, that `value` says
+    again in other words (one gist: the tag's "Ada told me: I live in Brackwater" and the
+    review's "Ada mentioned that I live in Brackwater") or changes (a new home or trade, a
+    possession given up: "Ada moved to Ashby", "Ada sold the mule"), else `key`: the note
+    updates that memory, whose old value becomes its history. Never a builder's row."""
     name = getattr(note.subject, "key", "") or ""
     said = gist(value, name)
-    if len(said) < 2:
+    topic, gone = one_at_a_time(value), given_up(value)
+    if len(said) < 2 and not (topic or gone):
         return key
     others = (
         Memory.objects.filter(npc=npc, subject=note.subject, provenance=note.teller)
         .exclude(key=key)
         .exclude(source=Source.ADMIN)
+        .order_by("-learned_at", "-id")
         .values_list("key", "value")
     )
     for other_key, other_value in others[: get_settings().MEMORY_CAP_PER_SUBJECT]:
-        if gist(other_value, name) == said:
+        if len(said) >= 2 and gist(other_value, name) == said:
             health.incr("memory_restated_merged")
+            return other_key
+        if (topic and one_at_a_time(other_value) == topic) or (
+            gone and gone in gist(other_value, name)
+        ):
+            health.incr("memory_superseded")
             return other_key
     return key
 

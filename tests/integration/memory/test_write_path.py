@@ -142,3 +142,31 @@ class TestRestatedNotCopied(WritePathBase):
         write_note(self.maren, Note(self.char1, "Ada told me she has a mule.", key="mule2"))
         keys = set(Memory.objects.filter(npc=self.maren).values_list("key", flat=True))
         assert keys == {"bees", "goats", "heard", "mule", "mule2"}
+
+
+class TestChangedFactsSupersede(WritePathBase):
+    """A changed home or trade, or a possession given up, supersedes the old (issue #29)."""
+
+    def history_of(self, key):
+        return [h["value"] for h in self.stored(key=key).history]
+
+    def test_a_new_home_a_new_trade_and_a_mule_sold(self):
+        write_note(self.maren, Note(self.char1, "Ada lives in Brackwater.", key="home_town"))
+        write_note(self.maren, Note(self.char1, "Ada moved to Ashby last week.", key="moved"))
+        write_note(self.maren, Note(self.char1, "Ada works as a carpenter.", key="trade"))
+        write_note(self.maren, Note(self.char1, "Ada is a cooper by trade now.", key="cooper"))
+        write_note(self.maren, Note(self.char1, "Ada has a mule called Pip.", key="mule"))
+        write_note(self.maren, Note(self.char1, "Ada sold the mule.", key="sold_mule"))
+        write_note(self.maren, Note(self.char1, "Ada keeps bees.", key="bees"))
+        rows = dict(
+            Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", "value")
+        )
+        assert rows == {
+            "home_town": "Ada moved to Ashby last week.",
+            "trade": "Ada is a cooper by trade now.",
+            "mule": "Ada sold the mule.",
+            "bees": "Ada keeps bees.",
+        }
+        assert self.history_of("home_town") == ["Ada lives in Brackwater."]
+        assert self.history_of("mule") == ["Ada has a mule called Pip."]
+        assert health.get("memory_superseded") == 3

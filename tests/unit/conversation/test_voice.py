@@ -320,6 +320,24 @@ def test_an_answer_in_its_own_words_does_not_slip(reply, line):
     assert voice.slips(reply, line, "Maren", "Merrick") == []
 
 
+JEWELLER = (
+    "I understand that Lavinia is a jeweller by trade, setting gems in gold and silver. This "
+    "profession requires a lot of skill and attention to detail, and it's important to be "
+    "well-prepared and confident in your work. Additionally, as a jeweller, Lavinia may have "
+    "some experience working with customers. Overall, this profession is exciting and rewarding."
+)
+
+
+def test_an_essay_handing_back_the_players_line_slips_sentence_by_sentence():
+    # Held-out run of seed 41257: "I'm a jeweller by trade, setting gems in gold and silver."
+    line = "I'm a jeweller by trade, setting gems in gold and silver."
+    found = voice.slips(JEWELLER, line, "Maren", "Lavinia")
+    assert "restated" in found and "assistant_voice" in found
+    assert voice.without_slips(JEWELLER, line, "Maren", "Lavinia") == ""
+    kept = "Gems, is it? Mind the tavern's thieves, love."
+    assert voice.slips(kept, line, "Maren", "Lavinia") == []
+
+
 def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
     line = "My raven is called Ember."
     assert voice.heard_line(line, "Merrick") == voice.heard_line(line, "Merrick")

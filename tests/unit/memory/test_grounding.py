@@ -145,3 +145,15 @@ def test_the_sentence_after_a_statement_grounds_only_if_it_goes_on_about_it():
     assert not ground("Rosalie lives in Mildreth.", lines, subject="Rosalie", npc="Wren").ok
     odile = ["I'm looking for my sister Odile. She vanished near the old mill."]
     assert ground("Rosalie's sister Odile vanished near the old mill.", odile, subject="Rosalie").ok
+
+
+def test_facts_held_one_at_a_time_and_things_given_up():
+    from omniira_evennia.memory.grounding import given_up, one_at_a_time
+
+    assert one_at_a_time("Ada told me: I live in Brackwater.") == "home"
+    assert one_at_a_time("Ada moved to Ashby.") == "home"
+    assert one_at_a_time("Ada works as a carpenter.") == "trade"
+    assert one_at_a_time("Ada's sister lives in Brackwater.") is None  # her kin's, not hers
+    assert one_at_a_time("Ada keeps bees.") is None
+    assert given_up("Ada sold the mule.") == "mul"  # a root, as gist keeps it
+    assert given_up("Ada has a mule.") is None
