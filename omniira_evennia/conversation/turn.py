@@ -308,6 +308,9 @@ def _again(
         )
     elif problem == NEVER_TOLD:
         reminder = f"({speaker} never told you this. Say plainly that you do not know.)"
+    elif problem.startswith(MISSTATES):
+        known = problem[len(MISSTATES) + 2 :]
+        reminder = f"(That goes against what you know, {known}. Say it as you know it.)"
     else:
         reminder = (
             f"(Answer {speaker} now with the words you, {name}, say aloud: first person, your "
@@ -319,6 +322,7 @@ def _again(
 
 
 NEVER_TOLD = "answered what it was never told"
+MISSTATES = "said otherwise what it knows"
 
 
 def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -> str | None:
@@ -329,6 +333,9 @@ def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -
     found = voice.slips(parsed.text, ctx.message, ctx.identity.name, ctx.speaker_name)
     if found:
         return "slipped: " + ", ".join(found)
+    wrong = answers.misstates(parsed.text, ctx.knowledge, (ctx.identity.name, ctx.speaker_name))
+    if wrong is not None:
+        return f'{MISSTATES}: "{wrong.known}"'
     if topic and not voice.admits_not_knowing(parsed.text):
         return NEVER_TOLD
     return None
@@ -359,6 +366,12 @@ def _repaired(
         if whole and not (topic and not voice.admits_not_knowing(kept)):
             health.incr("voice_slips_repaired")
             return kept
+    if problem.startswith(MISSTATES):
+        wrong = answers.misstates(text, ctx.knowledge, (name, speaker))
+        if wrong is not None:
+            health.incr("misstated_knowledge_repaired")
+            kept = answers.without_misstated(text, wrong, (name, speaker))
+            return kept or answers.known_line(wrong, speaker, name) or text
     if topic:
         health.incr("never_told_answered_plainly")
         return voice.dont_know_line(topic, speaker)

@@ -25,7 +25,9 @@ from omniira_evennia.knowledge.contradiction import (
     STOP_STEMS,
     Contradiction,
     clauses,
+    find,
     first_clash,
+    names_in,
     stem,
     stems,
 )
@@ -215,6 +217,48 @@ def doubting_line(doubt: Contradiction, speaker: str, npc: str = "") -> str:
         return lead
     best = best[0].upper() + best[1:]
     return f"{lead} {best if best[-1] in '.!?' else best + '.'}"
+
+
+def misstates(reply: str, shown: list[KnowledgeLine], ignore=()) -> Contradiction | None:
+    """The first fact the prompt showed as certain (authored or seen, not a rumour or news
+    told) that `reply` says otherwise ("I charge a copper for tea" with "willow-bark tea ... at
+    two copper a twist" shown, held-out seed 41257), or None. `ignore`: the speakers' names."""
+    facts = [
+        (i, line.text)
+        for i, line in enumerate(shown or ())
+        if line.heard_from is None and line.confidence >= 1.0
+    ]
+    if not reply or not facts:
+        return None
+    ignore = frozenset(w.lower() for name in ignore for w in str(name).split())
+    names = names_in(text for _, text in facts)
+    found = find(str(reply)[:MAX_CHARS], facts, names, ignore)
+    return found[0] if found else None
+
+
+def without_misstated(reply: str, doubt: Contradiction, ignore=()) -> str:
+    """`reply` without its sentences that say the fact otherwise ("" if none is left)."""
+    ignore = frozenset(w.lower() for name in ignore for w in str(name).split())
+    names = names_in([doubt.known])
+    kept = [
+        s.strip()
+        for s in re.findall(r"[^.!?]+[.!?]*", str(reply)[:MAX_CHARS])
+        if s.strip() and not find(s, [(0, doubt.known)], names, ignore)
+    ]
+    return " ".join(kept)
+
+
+def known_line(doubt: Contradiction, speaker: str, npc: str = "") -> str:
+    """What the NPC says instead of a reply that said a fact otherwise: the fact's sentence the
+    reply was about, or (a fact naming the NPC, or written to it as "you") its price."""
+    line = doubting_line(doubt, speaker, npc)
+    lead = f"That's not what I know, {speaker or 'friend'}"
+    rest = line[len(lead) :].lstrip(".:").strip()
+    if not rest:
+        return ""
+    if line[len(lead) : len(lead) + 1] == ".":
+        return rest  # the fact's own sentence
+    return f"{rest[0].upper()}{rest[1:].rstrip('.')}, {speaker or 'friend'}."  # "Two copper, Ada."
 
 
 _ASKING_STEMS = frozenset(stem(w) for w in _ASKING)

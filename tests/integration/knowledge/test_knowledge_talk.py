@@ -140,6 +140,19 @@ class TestKnowledgeInTheTurn(KnowledgeTestBase):
         assert "ten gold it is" not in shown
         assert health.snapshot()["claims_answered_with_doubt"] == 1
 
+    def test_a_reply_that_says_a_price_otherwise_is_asked_again_then_mended(self):
+        """'I charge a copper for tea' with the tea's price shown as two copper (held-out run
+        of the dialogue evaluation, seed 41257): asked again with the fact, then said right."""
+        wrong = ["A mug of cider costs five copper, love.", "Cider's five copper a mug."]
+        with ScriptedLLM(wrong + ["A mug of cider costs five copper."]) as llm:
+            with override_settings(OMNIIRA=tiers(llm.base_url)):
+                shown = self.call(CmdTalk(), "Maren = What does a mug of cider cost?")
+                again = llm.requests[1]["messages"][-1]["content"]
+        assert "goes against what you know" in again and "two copper" in again
+        assert "five copper" not in shown
+        assert "A mug of cider costs two copper." in shown
+        assert health.snapshot()["misstated_knowledge_repaired"] == 1
+
     def test_a_note_against_what_is_known_is_uncertain_too(self):
         reply = (
             'Ten gold, is it? [[REMEMBER:{"key":"cider_claim","value":"Ada says cider costs '
