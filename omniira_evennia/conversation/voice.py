@@ -57,7 +57,7 @@ _ASSISTANT = re.compile(
     r"(?:any|have) (?:more|other|further) questions|"
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
     r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"
-    r"answer|information)|i can'?t help you with|"
+    r"answer|information|details)|i can'?t help you with|"
     r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date|(?:any )?"
     r"information)|"
     r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
@@ -74,6 +74,9 @@ _ASSISTANT = re.compile(
 _THIRD_PERSON_BACK = (
     r"^\W*(?:(?:oh|ah|well|so|yes|aye)[,!.]?\s+)?i (?:understand|see|gather|take it|hear) "
     r"(?:that )?{speaker}\b"
+    # "Rosalie has a fear of spiders." to Rosalie (held-out seed 41257): of them, to their face.
+    r"|(?:^|[.!?]\s+){speaker}\s+(?:has|is|was|had|likes|loves|fears|came|comes|wants|works|"
+    r"lives|keeps|owns|earns|mentioned|said|told)\b"
 )
 # The prompt's headings ("YOUR MEMORIES", "Your notes about ...", what "you know") read back
 # to the player. "My memories of that winter" is a person talking; "your memories" said by the
@@ -152,7 +155,9 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("denies_being_itself")
     if npc and re.search(
         rf"(?:^|[.!?]\s+){re.escape(npc)}\s+(?:is|was|has|had|keeps|runs|sells|pours|works|"
-        rf"lives|will|would|can|does|doesn't|don't|never|always)\b",
+        rf"lives|will|would|can|does|doesn't|don't|never|always)\b"
+        # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
+        rf"|\b{re.escape(npc)}'s\b",
         reply,
         re.IGNORECASE,
     ):

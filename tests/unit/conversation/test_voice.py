@@ -338,6 +338,44 @@ def test_an_essay_handing_back_the_players_line_slips_sentence_by_sentence():
     assert voice.slips(kept, line, "Maren", "Lavinia") == []
 
 
+@pytest.mark.parametrize(
+    "reply, line, npc, speaker, slip",
+    [
+        # The dialogue evaluation's held-out run of seed 41257.
+        (
+            "Rosalie has a fear of spiders.",
+            "I have been terrified of spiders.",
+            "Wren",
+            "Rosalie",
+            "restated",
+        ),
+        (
+            "I know Rufus is Lyra's goat and sleeps at her foot.",
+            "My goat is Rufus.",
+            "Lyra",
+            "Ysolde",
+            "third_person_self",
+        ),
+        (
+            "From Voss's forge, Gisela.",
+            "Where are you from, Voss?",
+            "Voss",
+            "Gisela",
+            "third_person_self",
+        ),
+        (
+            "Sorry, I can't provide any details about Maren's marital status.",
+            "Are you married?",
+            "Wren",
+            "Lavinia",
+            "assistant_voice",
+        ),
+    ],
+)
+def test_seed_41257s_slips(reply, line, npc, speaker, slip):
+    assert slip in voice.slips(reply, line, npc, speaker)
+
+
 def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
     line = "My raven is called Ember."
     assert voice.heard_line(line, "Merrick") == voice.heard_line(line, "Merrick")
