@@ -664,8 +664,11 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
         if named.search(text.lower()) and asked.held_by(text.lower()):
             return text
     for text in reversed([_cap(t) for t in said]):
-        if asked.held_by(text.lower()):
-            return text
+        # A question is no answer ("Where are you from, Maren?" to "Where am I from?",
+        # held-out seed 41257): only what they stated.
+        stated = " ".join(s for s in _sentences(text) if not is_question(s))
+        if stated and asked.held_by(stated.lower()):
+            return stated
     return None
 
 

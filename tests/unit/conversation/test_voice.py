@@ -545,6 +545,14 @@ def test_the_prompts_worked_example_said_aloud_is_a_slip():
         ),
         ("Are you afraid of the dark, Maren?", ["Ada is terrified of deep water."], [], None),
         ("I have a dog.", ["Ada's dog is called Pip."], [], None),  # no question
+        # Held-out seed 41257: "I remember: Where are you from, Maren?." A question is no answer.
+        ("Where am I from, do you recall?", [], ["Where are you from, Maren?"], None),
+        (
+            "Where am I from, do you recall?",
+            [],
+            ["I come from Pellham. Where are you from?"],
+            "I come from Pellham.",
+        ),
     ],
 )
 def test_what_answers_a_question_about_the_speakers_own_life(line, memories, said, expected):
