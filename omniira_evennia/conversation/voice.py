@@ -469,7 +469,7 @@ _OWN_TOPICS = [
     (re.compile(r"\bwhat(?:'s| is| was| are)? my ([a-z]+(?:'s)?(?: [a-z]+){0,2})", re.I), None),
     (
         re.compile(
-            r"\b(?:where|what town) (?:do|did) i (?:(?:say|tell you|mention) (?:that )?i )?"
+            r"\b(?:where|(?:what|which) town) (?:do|did) i (?:(?:say|tell you|mention) (?:that )?i )?"
             r"(live|come from|hail from|grow up|grew up)\b",
             re.I,
         ),
@@ -515,7 +515,22 @@ TOPIC_WORDS = {
     "trade": ["trade", "work", "job", "living", "craft", "make", "mend", "sell"],
     "fear": ["afraid", "fear", "scare", "frighten", "terrified", "terrifies", "dread"],
     "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
-    "food": ["eat", "allergic", "allergy", "abide", "stomach", "food", "plate", "sick", "ill"],
+    # "Lavinia hasn't eaten since sunrise" is no answer to what she cannot eat (seed 41257).
+    "food": [
+        "allergic",
+        "allergy",
+        "cannot eat",
+        "can't eat",
+        "can not eat",
+        "never eat",
+        "won't eat",
+        "abide",
+        "stomach",
+        "food",
+        "plate",
+        "sick",
+        "rash",
+    ],
     "treasure": [
         "treasure",
         "treasures",
@@ -682,6 +697,10 @@ def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
 
     besides = {speaker.lower()[:5]} | {w[:5] for w in _FRAMING} | {"calle", "named", "name"}
     own = words(answer) - words(line) - besides
+    if own and admits_not_knowing(reply):
+        # "You never told me what you're allergic to." with "cannot eat honey" held (held-out
+        # seed 41257): its "never" is no answer.
+        return False
     return not own or bool(own & words(reply))
 
 

@@ -376,6 +376,19 @@ def test_seed_41257s_slips(reply, line, npc, speaker, slip):
     assert slip in voice.slips(reply, line, npc, speaker)
 
 
+def test_seed_41257s_answers():
+    honey = "Peregrine cannot eat honey; it makes them ill, so never put it in their food."
+    asked = "What am I allergic to, Voss?"
+    assert voice.answer_from(asked, [honey], [], "Peregrine") == honey
+    never = "You never told me what you're allergic to, Peregrine."
+    assert not voice.gives_answer(never, honey, asked, "Peregrine")
+    assert voice.gives_answer("Honey, Peregrine: none in your food.", honey, asked, "Peregrine")
+    ate = "Lavinia hasn't eaten since sunrise."
+    assert voice.answer_from("What am I allergic to, Maren?", [ate], [], "Lavinia") is None
+    home = "Talia's home is Saltmere, in the hill country."
+    assert voice.answer_from("Which town did I grow up in?", [home], [], "Talia") == home
+
+
 def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
     line = "My raven is called Ember."
     assert voice.heard_line(line, "Merrick") == voice.heard_line(line, "Merrick")
