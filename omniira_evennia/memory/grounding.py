@@ -190,6 +190,11 @@ def content(value: str, skip: set[str]) -> list[str]:
     ]
 
 
+# A statement whose subject is the speaker's kin: "My uncle Ambrose vanished ...", "Maren, my
+# sister sings ...".
+_KIN_LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*,\s*)?(?:my|our)\s+([\w'-]+)(?:\s+([\w'-]+))?", re.I)
+
+
 def _roles_agree(value: str, statement: str, wanted: list[str]) -> bool:
     """
     A fact about someone's kin ("Ada's sister was looking for her") needs the kin as the
@@ -198,7 +203,11 @@ def _roles_agree(value: str, statement: str, wanted: list[str]) -> bool:
     """
     match = _POSSESSED_SUBJECT.match(value)
     if not match or match.group(1).lower() not in KIN:
-        return True
+        # And a fact about them, not their kin, does not rest on what their kin did ("Gisela is
+        # from the old mill" from "My uncle Ambrose vanished near the old mill", seed 41257).
+        lead = _KIN_LEAD.match(statement)
+        about_kin = lead and any(g and g.lower() in KIN for g in lead.groups())
+        return not about_kin or any(w.lower() in KIN for w in _words(value))
     kin = match.group(1).lower()
     found = re.search(rf"\b(?:my|our)\s+(?:[\w'-]+\s+)?{kin}\b(.*)$", statement, re.IGNORECASE)
     if not found:
