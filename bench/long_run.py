@@ -2,7 +2,7 @@
 Benchmark: memory that stays clean over months (issue #29, parts 1 and 2), on the testbed.
 
 NPCs and scripted players live through many game days (default 90) in the testbed's headless
-world (omniira_evennia/testing/testbed: `build_world`, `game_clock`, the deterministic LLM and
+world (omniira_evennia/testing/testbed: `build_world`, `headless_settings`, the deterministic LLM and
 the hashing embedder, a throwaway SQLite database). Everything the players say goes through
 the real turn path (`conversation.service.start_turn`), so the write policy, the tags and the
 conversation-end review decide what is stored; the deterministic LLM decides what it tags.
@@ -66,7 +66,7 @@ from omniira_evennia.testing.testbed.simulate import (  # noqa: E402
     SimConfig,
     ablation_settings,
     build_world,
-    game_clock,
+    headless_settings,
     shuffle_npcs,
 )
 
@@ -638,34 +638,9 @@ def run_long(cfg: LongRunConfig, tiers: dict, embedder=None) -> dict:
     The settings are the product's defaults with the testbed's headless switches (no ticker,
     no thinking delay) and `cfg.settings` on top, as `run_simulation` applies them.
     """
-    from django.conf import settings
-    from django.test import override_settings
-
-    from omniira_evennia import conf
-    from omniira_evennia.llm import client as llm
-    from omniira_evennia.memory import embeddings, store
-    from omniira_evennia.runtime import health, runner
-
-    omniira = dict(getattr(settings, "OMNIIRA", {}) or {})
-    omniira["TIERS"] = tiers
-    omniira.update(ablation_settings(frozenset()))
-    omniira.update(cfg.settings)
-    previous = embeddings._embedder
-    runner.run_inline(True)
-    with override_settings(OMNIIRA=omniira), game_clock() as clock:
-        conf.reset_settings()
-        llm.reset_client()
-        store.invalidate()
-        health.reset()
-        if embedder is not None:
-            embeddings.set_embedder(embedder)
-        try:
-            return _run(cfg, clock)
-        finally:
-            embeddings.set_embedder(previous)
-            conf.reset_settings()
-            llm.reset_client()
-            store.invalidate()
+    on_top = {**ablation_settings(frozenset()), **cfg.settings}
+    with headless_settings(tiers, on_top, embedder) as clock:
+        return _run(cfg, clock)
 
 
 class Timings:

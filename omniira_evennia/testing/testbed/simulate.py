@@ -300,11 +300,11 @@ def _last_usage_id() -> int:
 # ---------------------------------------------------------------- the run
 
 
-def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> dict:
-    """
-    Run the simulation in the current database and return the report. `tiers` are the OMNIIRA
-    TIERS to use (default: whatever the settings hold); `embedder` replaces the configured one.
-    """
+@contextlib.contextmanager
+def headless_settings(tiers: dict | None, settings_on_top: dict, embedder=None):
+    """The settings a headless run uses (the product's, `tiers`, the testbed's switches and
+    `settings_on_top`), every cache dropped before and after, the Deferreds run inline;
+    yields the patched game clock. Shared by the testbed and bench/long_run.py."""
     from django.conf import settings
     from django.test import override_settings
 
@@ -316,8 +316,7 @@ def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> 
     omniira = dict(getattr(settings, "OMNIIRA", {}) or {})
     if tiers is not None:
         omniira["TIERS"] = tiers
-    omniira.update(ablation_settings(cfg.off))
-    omniira.update(cfg.extra_settings)
+    omniira.update(settings_on_top)
     previous_embedder = embeddings._embedder
     runner.run_inline(True)
     with override_settings(OMNIIRA=omniira), game_clock() as clock:
@@ -328,12 +327,22 @@ def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> 
         if embedder is not None:
             embeddings.set_embedder(embedder)
         try:
-            return _run(cfg, clock)
+            yield clock
         finally:
             embeddings.set_embedder(previous_embedder)
             conf.reset_settings()
             llm.reset_client()
             store.invalidate()
+
+
+def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> dict:
+    """
+    Run the simulation in the current database and return the report. `tiers` are the OMNIIRA
+    TIERS to use (default: whatever the settings hold); `embedder` replaces the configured one.
+    """
+    on_top = {**ablation_settings(cfg.off), **cfg.extra_settings}
+    with headless_settings(tiers, on_top, embedder) as clock:
+        return _run(cfg, clock)
 
 
 def _run(cfg: SimConfig, clock) -> dict:
