@@ -302,18 +302,15 @@ _GIVEN_UP = re.compile(
 )
 
 
-_SOMEONE_ELSE = re.compile(
-    r"\b(?:sister|brother|mother|father|mum|mam|da|son|daughter|wife|husband|cousin|uncle|aunt|"
-    r"niece|nephew|friend|family|parents|children|kin|neighbour|partner)\b",
-    re.IGNORECASE,
-)
+# Whose home or trade a note is about: a kin word (KIN) or another of the people near them.
+_SOMEONE_ELSE = KIN | {"da", "family", "parents", "kin", "neighbour"}
 
 
 def one_at_a_time(value: str) -> str | None:
     """The topic of a note a person has one of at a time (home, trade), or None; a note about
     their kin ("Ada's sister lives in Brackwater") is none of theirs."""
     value = str(value or "")[:LINE_CHARS]
-    if _SOMEONE_ELSE.search(value):
+    if any(w.lower().split("'")[0] in _SOMEONE_ELSE for w in _words(value)):
         return None
     return next((name for name, rule in _ONE_AT_A_TIME.items() if rule.search(value)), None)
 
