@@ -174,8 +174,12 @@ def third_person(value: str, speaker: str) -> str:
         return value
     out, pos, named = [], 0, False
     for match in _PRONOUN.finditer(value):
-        out.append(value[pos : match.start()])
         word = match.group(1).lower().replace("\u2019", "'")
+        if word == "mine" and _MINE_THE_NOUN.search(
+            value[max(0, match.start() - 40) : match.start()]
+        ):
+            continue  # "the lost mine of Carrow" is a place, not a possession
+        out.append(value[pos : match.start()])
         subject = speaker if not named else "they"
         if word in ("i am", "i'm", "you are", "you're"):
             text = f"{subject} is" if not named else "they are"
@@ -205,6 +209,11 @@ def third_person(value: str, speaker: str) -> str:
     out.append(value[pos:])
     text = "".join(out)
     return text[:1].upper() + text[1:]
+
+
+# "mine" after a word other than a verb of being or "of" ("the lost mine", "a tin mine") is
+# the noun; "it is mine", "a friend of mine", "Mine is the red one" are the pronoun.
+_MINE_THE_NOUN = re.compile(r"\b(?!(?:is|was|are|were|be|been|of|it's)\s+$)[a-z]+\s+$", re.I)
 
 
 def names_in(name: str, text: str) -> bool:

@@ -542,7 +542,8 @@ def _claims(
             if not (rest and rest[0] in _OWN_STANCE):
                 subjects.append(i)
     if not subjects:
-        return False
+        # "Mushrooms make me break out in a rash": a claim only in the speaker's own words.
+        return "me" in words and bool(_trigrams(words) & evidence)
     if _trigrams(words) & evidence:
         return True
     # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")
@@ -600,6 +601,13 @@ def give_back_claims(
                 flags=re.IGNORECASE,
             )
             changed += 1
+        elif (lead := _STANCE_LEAD.match(sentence)) and _claims(
+            lead.group(2), evidence, stems, own_stems, by_word=not asked_about_npc
+        ):
+            # "I remember that mushrooms make me break out in a rash": the memory is the
+            # NPC's, the rash the speaker's.
+            sentence = lead.group(1) + _to_second_person(lead.group(2))
+            changed += 1
         elif _claims(sentence, evidence, stems, own_stems, by_word=not asked_about_npc):
             first = sentence.lstrip()
             fixed = _to_second_person(first)
@@ -607,6 +615,12 @@ def give_back_claims(
             changed += 1
         out.append(sentence)
     return ("".join(out), changed) if changed else (text, 0)
+
+
+_STANCE_LEAD = re.compile(
+    r"^(\s*I (?:remember|recall|know|heard|think|believe)(?: that)?,?\s+)(.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 TURN_FORMATS = ("tags", "json")

@@ -321,6 +321,12 @@ def _again(
     return nudged
 
 
+# The openings of `_again`'s reminders.
+_REMINDER = re.compile(
+    r"\((?:You are [^,]+, a person in this world|That goes against "
+    r"what you know|Answer \S+ now with the words|\S+ never told you this)"
+)
+
 NEVER_TOLD = "answered what it was never told"
 MISSTATES = "said otherwise what it knows"
 
@@ -607,6 +613,8 @@ def run_turn(
             break  # keep the first reply, such as it is
         usage = reply.usage if usage is None else _add_usage(usage, reply.usage)
         candidate = parse_voice_reply(reply.text, turn_format)
+        # A note that quotes the retry's reminder is the prompt's words, not the speaker's.
+        candidate.remember = [t for t in candidate.remember if not _REMINDER.search(t.value)]
         for problem in candidate.errors:
             log.info("npc #%s: %s", inp.npc_id, problem)
         candidate.text, broke = strip_character_breaks(

@@ -154,8 +154,9 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
     ):
         found.append("denies_being_itself")
     if npc and re.search(
-        rf"(?:^|[.!?]\s+){re.escape(npc)}\s+(?:is|was|has|had|keeps|runs|sells|pours|works|"
-        rf"lives|will|would|can|does|doesn't|don't|never|always)\b"
+        rf"(?:^|[.!?]\s+|\b(?:that|know|remember|recall|heard|think|believe)\s+){re.escape(npc)}"
+        rf"\s+(?:is|was|has|had|keeps|runs|sells|pours|works|lives|will|would|can|does|doesn't|"
+        rf"don't|never|always|wants|dreams|hopes|means|plans|fears|loves|likes)\b"
         # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
         rf"|\b{re.escape(npc)}'s\b",
         reply,
@@ -260,7 +261,7 @@ def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
     return re.compile(
         r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention|said)"
         rf"(?: to)? you (?:(?:about|of) (?:your|{sp}'s)\b|(?:what|where|who|whom|how) (?:i|your|"
-        rf"{sp})\b|your\b|{sp}'s\b)",
+        rf"{sp})\b|your\b|{sp}'s\b|that (?:i|my)\b)",
         re.IGNORECASE,
     )
 
@@ -619,9 +620,20 @@ class AskedTopic(NamedTuple):
     trade: bool = False  # a trade said as what someone is also answers it (_TRADE_NOUN)
 
     def held_by(self, text: str) -> bool:
-        if self.trade and _TRADE_NOUN.search(text):
-            return True
-        return any(re.search(rf"\b{re.escape(stem)}", text) for stem in self.stems)
+        return self.weight(text) > 0
+
+    def weight(self, text: str) -> int:
+        """How many of the topic's words `text` holds (a trade said as what someone is counts
+        one more): "dyes cloth for a living; he is a dyer" answers "what is my trade?" better
+        than "onions make him sick"."""
+        if self.trade:
+            text = _CAUSING.sub(" ", text)  # "it makes him sick" makes nothing for a living
+        found = sum(1 for stem in self.stems if re.search(rf"\b{re.escape(stem)}", text))
+        return found + bool(self.trade and _TRADE_NOUN.search(text))
+
+
+# "It makes him sick", "made me cry": a cause, not a trade's making.
+_CAUSING = re.compile(r"\b(?:make|makes|made|making)\s+(?:him|her|me|them|you|us|it)\b")
 
 
 def asked_topic(line: str) -> AskedTopic | None:
@@ -667,17 +679,23 @@ def unknown_topic(line: str, known: list[str]) -> str | None:
 
 def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -> str | None:
     """
-    What the NPC holds that answers a question about the speaker's own life: the newest of
-    `memories` (oldest first) that names `speaker` and holds the topic's words, else the newest
+    What the NPC holds that answers a question about the speaker's own life: of `memories`
+    (oldest first) that name `speaker`, the one that holds most of the topic's words (the
+    newest of those), else the newest
     of the speaker's own earlier words (`said`) that does; None if nothing does.
     """
     asked = asked_topic(line)
     if asked is None or not speaker:
         return None
     named = re.compile(rf"\b{re.escape(speaker.lower())}\b")
-    for text in reversed([_cap(m) for m in memories]):
-        if named.search(text.lower()) and asked.held_by(text.lower()):
-            return text
+    # The one that holds most of the topic's words; of those, the newest.
+    best, best_weight = None, 0
+    for text in [_cap(m) for m in memories]:
+        weight = asked.weight(text.lower()) if named.search(text.lower()) else 0
+        if weight and weight >= best_weight:
+            best, best_weight = text, weight
+    if best is not None:
+        return best
     for text in reversed([_cap(t) for t in said]):
         # A question is no answer ("Where are you from, Maren?" to "Where am I from?",
         # held-out seed 41257): only what they stated.

@@ -159,3 +159,14 @@ def test_notes_in_the_speakers_voice_are_said_about_them_by_name():
     reply = facts(("allergy", "I cannot eat honey."))
     [memory] = run_extraction(inp(), FakeClient(reply)).memories
     assert memory.value == "Tobiah cannot eat honey."
+
+
+def test_a_mine_that_is_a_place_is_not_a_possession():
+    """ "the lost theirs of Carrow" was stored (tuning half, seed 23671)."""
+    assert third_person("I mean to find the lost mine of Carrow.", "Jasmin") == (
+        "Jasmin means to find the lost mine of Carrow."
+    )
+    assert third_person("That ring is mine.", "Jasmin") == "That ring is Jasmin's."
+    assert third_person("A friend of mine lives in Ashby.", "Jasmin") == (
+        "A friend of Jasmin's lives in Ashby."
+    )

@@ -6,6 +6,7 @@ from omniira_evennia.conversation.prompts import (
     PromptContext,
     Turn,
     build_messages,
+    give_back_claims,
     pin,
     render_system_prompt,
     strip_character_breaks,
@@ -168,3 +169,21 @@ def test_the_lean_speech_prompt_teaches_no_tags_and_is_about_half_as_long():
     assert "REMEMBER" not in speech and "[[" not in speech
     assert '"Ada mends clocks in Vellmoor."' in speech and "You are Maren." in speech
     assert len(speech) < 0.65 * len(tags)
+
+
+def test_a_claim_after_the_npcs_own_remembering_is_given_back():
+    """ "I remember that mushrooms make me break out in a rash." (tuning half, seed 23671):
+    the remembering is the NPC's, the rash the speaker's."""
+    text, changed = give_back_claims(
+        "I remember that mushrooms make me break out in a rash.",
+        [],
+        ["Mushrooms make Rosalind break out in a rash."],
+        "Rosalind",
+    )
+    assert (text, changed) == ("I remember that mushrooms make you break out in a rash.", 1)
+    assert (
+        give_back_claims("I remember you. Give me a moment.", ["I grew up by the sea."], [], "Ada")[
+            1
+        ]
+        == 0
+    )

@@ -821,3 +821,54 @@ def test_an_answer_is_given_when_it_holds_a_word_of_its_own():
     assert not voice.gives_answer("Yes, I remember your cat's name.", answer, line, "Wystan")
     assert voice.gives_answer("Ember, love.", answer, line, "Wystan")
     assert voice.gives_answer("Yes.", "Wystan's cat.", line, "Wystan")  # nothing of its own
+
+
+# ---------------------------------------------------------------- tuning half, seed 23671
+
+
+def test_a_note_quoting_the_retry_reminder_is_dropped():
+    note = (
+        '[[REMEMBER:{"key": "coins", "value": "Ada told me: Dorcas owes me five silver. (You are'
+        ' Maren, a person in this world, not an assistant)", "importance": 5}]]'
+    )
+    client = FakeClient("How can I help you today?", "Five silver! That's a sum. " + note)
+    result = run_turn(turn_input("Dorcas owes me five silver."), conf("tags"), client)
+    assert result.parsed.text == "Five silver! That's a sum."
+    assert result.parsed.remember == []
+
+
+def test_the_answer_is_the_memory_that_holds_most_of_the_topic():
+    memories = [
+        "Tobiah dyes cloth in great vats for a living; he is a dyer.",
+        "Tobiah's horse is called Dumpling.",
+        "Tobiah cannot touch onions, it makes him sick.",  # "makes" is no trade
+    ]
+    assert voice.answer_from("Maren, what is my trade, do you recall?", memories, [], "Tobiah") == (
+        memories[0]
+    )
+    assert voice.answer_from("What can't I eat, do you remember?", memories, [], "Tobiah") == (
+        memories[2]
+    )
+
+
+@pytest.mark.parametrize(
+    "reply, line, npc, speaker, slip",
+    [
+        (
+            "I know that Maren has a dream of finding the lost mine of Carrow.",
+            "Maren, before I'm old I mean to find the lost mine of Carrow.",
+            "Maren",
+            "Fenwick",
+            "third_person_self",
+        ),
+        (
+            "I never told you that I was afraid of spiders.",
+            "What did I tell you scares me most?",
+            "Lyra",
+            "Edda",
+            "swaps_i_and_you",
+        ),
+    ],
+)
+def test_tuning_half_slips_are_named(reply, line, npc, speaker, slip):
+    assert slip in slips(reply, line, npc, speaker)
