@@ -71,7 +71,7 @@ from omniira_evennia.testing.testbed.simulate import (  # noqa: E402
 )
 
 RESULTS = ROOT / "bench" / "results"
-DUPLICATE_COSINE = 0.9  # the hashing embedder: bag of words, so a paraphrase sits at ~0.6-0.8
+DUPLICATE_COSINE = 0.9  # MiniLM puts restatements at 0.73-0.95; the hashing one 0.6-0.8
 COSINE_LEVELS = (0.8, 0.9, 0.95)
 TRACE_SHARE = 0.6  # of a memory's content words one line said must hold to ground it
 ACCEPTANCE = {
@@ -410,10 +410,12 @@ def is_trivial(text: str, names=frozenset()) -> bool:
     return len(normalised(text, names)) < 2 or bool(TALK.search(text) or TRIVIAL.search(text))
 
 
-def duplicates(rows, vectors, names) -> dict[int, dict]:
+def duplicates(rows, vectors, key_of) -> dict[int, dict]:
     """
     For each memory, what it duplicates among the older memories (lower id) of the same NPC
     about the same subject: {"text": id or None, "cosine": {level: id or None}, "best": cos}.
+    The text is compared without its subject's name only: "Ada found a coin" and "Dunstan
+    found a coin", told by Cyra, are two pieces of news.
     """
     import numpy as np
 
@@ -425,7 +427,7 @@ def duplicates(rows, vectors, names) -> dict[int, dict]:
         seen_text = {}
         earlier = []
         for row in group:
-            key = normalised(row["value"], names)
+            key = normalised(row["value"], {str(key_of.get(row["subject_id"], "")).lower()})
             vec = vectors.get(row["id"])
             best, best_id = -1.0, None
             for other in earlier:
@@ -439,6 +441,7 @@ def duplicates(rows, vectors, names) -> dict[int, dict]:
                 "text": seen_text.get(key) if key else None,
                 "cosine": {lv: best_id if best >= lv else None for lv in COSINE_LEVELS},
                 "best": round(best, 3),
+                "nearest": best_id,
             }
             if key:
                 seen_text.setdefault(key, row["id"])
@@ -825,7 +828,7 @@ def measure(script: Script, npcs, players, rooms, cfg, planted_day1, first_usage
     npc_ids = [n.id for n in npcs]
     key_of = {o.id: o.key for o in [*npcs, *players]}
     rows = memory_rows(npc_ids)
-    dups = duplicates(rows, vectors_of(rows), lower)
+    dups = duplicates(rows, vectors_of(rows), key_of)
     all_facts = script.all_facts()
     verdicts = [judge(r, dups[r["id"]], tracer, all_facts, lower) for r in rows]
     by_fact_dups(rows, verdicts)
@@ -890,11 +893,11 @@ def measure(script: Script, npcs, players, rooms, cfg, planted_day1, first_usage
         "caps": caps_report(rows, beliefs, npcs, key_of),
         "examples": examples(rows, verdicts, key_of),
         "refused_by_product": refused(npc_ids),
-        "cosine_to_nearest_older": cosine_split(verdicts),
+        "cosine_to_nearest_older": cosine_split(verdicts, rows),
     }
 
 
-def cosine_split(verdicts) -> dict:
+def cosine_split(verdicts, rows=(), each: int = 6) -> dict:
     """The best cosine to an older memory (same NPC, subject), for memories that restate a
     fact already held (by the script's facts) and for the rest: where a write-time threshold
     would have to sit to catch the one and spare the other."""
@@ -904,11 +907,34 @@ def cosine_split(verdicts) -> dict:
         if not values:
             return {"n": 0}
         pick = lambda q: values[min(len(values) - 1, int(q * len(values)))]  # noqa: E731
-        return {"n": len(values), "p10": pick(0.1), "median": pick(0.5), "p90": pick(0.9)}
+        return {
+            "n": len(values),
+            "min": values[0],
+            "p10": pick(0.1),
+            "median": pick(0.5),
+            "p90": pick(0.9),
+            "max": values[-1],
+            "at_least": {str(t): sum(1 for v in values if v >= t) for t in (0.7, 0.75, 0.8, 0.85)},
+        }
 
+    value_of = {r["id"]: r["value"] for r in rows}
+
+    def pairs(chosen, reverse):
+        chosen = sorted(chosen, key=lambda v: v["best_cosine"], reverse=reverse)[:each]
+        return [
+            f"{v['best_cosine']}: {value_of.get(v['id'])} | {value_of.get(v.get('nearest'))}"
+            for v in chosen
+        ]
+
+    restating = [v for v in verdicts if v["dup_fact"]]
+    distinct = [v for v in verdicts if not v["dup_fact"] and v["best_cosine"] >= 0]
     return {
-        "restating": spread(v["best_cosine"] for v in verdicts if v["dup_fact"]),
-        "distinct": spread(v["best_cosine"] for v in verdicts if not v["dup_fact"]),
+        "restating": spread(v["best_cosine"] for v in restating),
+        "distinct": spread(v["best_cosine"] for v in distinct),
+        # Where a threshold errs: the restatements farthest from what they restate, and the
+        # distinct memories nearest an older one.
+        "restating_farthest": pairs(restating, reverse=False),
+        "distinct_nearest": pairs(distinct, reverse=True),
     }
 
 
@@ -951,20 +977,23 @@ def judge(row, dup, tracer: Tracer, facts, names) -> dict:
         "dup_text": dup_text,
         "dup_fact": False,
         "best_cosine": dup["best"],
+        "nearest": dup.get("nearest"),
         "junk": ungrounded or trivial or dup_cos or dup_text,
     }
 
 
 def by_fact_dups(rows, verdicts) -> None:
     """Mark memories naming a fact value an older memory (same NPC, subject) already names."""
-    seen = set()
+    seen = {}
     for row, verdict in sorted(zip(rows, verdicts), key=lambda rv: rv[0]["id"]):
         if verdict["fact"] is None:
             continue
         key = (row["npc_id"], row["subject_id"], verdict["fact"])
         verdict["dup_fact"] = key in seen
         verdict["junk"] = verdict["junk"] or verdict["dup_fact"]  # the ground truth counts
-        seen.add(key)
+        if verdict["dup_fact"]:
+            verdict["copies"] = seen[key]
+        seen.setdefault(key, row)
 
 
 def _share(part: int, whole: int) -> float:
@@ -1053,6 +1082,8 @@ def changed_report(script: Script, key_of) -> dict:
                 "new_current": len(new),
                 "old_in_history": in_history,
                 "new_keys": sorted({r["key"] for r in new}),
+                "old_values": sorted({r["value"] for r in old})[:3],
+                "new_values": sorted({r["value"] for r in new})[:3],
             }
         )
     judged = [e for e in entries if e["old_held"] and e["new_current"]]
@@ -1153,6 +1184,11 @@ def examples(rows, verdicts, key_of, each: int = 6) -> dict:
         found[kind] = [
             f"{key_of.get(by_id[v['id']]['npc_id'])} about {key_of.get(v['subject_id'])}: "
             f"[{by_id[v['id']]['key']}] {by_id[v['id']]['value']}"
+            + (
+                f"  (copies [{v['copies']['key']}] {v['copies']['value']})"
+                if v.get("copies")
+                else ""
+            )
             for v in picked
         ]
     return found
@@ -1309,6 +1345,12 @@ def parse_args(argv=None):
         metavar="KEY=VALUE",
         help="an OMNIIRA setting for the run (VALUE read as JSON when it parses)",
     )
+    parser.add_argument(
+        "--embedder",
+        choices=("onnx", "hashing"),
+        default="onnx",
+        help="the testbed's bag-of-words embedder (fast) or the product's default MiniLM",
+    )
     parser.add_argument("--out", default=str(RESULTS / "long_run.json"))
     parser.add_argument("--profile", action="store_true", help="cProfile the run, print the top")
     parser.add_argument("--quiet", action="store_true", help="no per-day progress line")
@@ -1326,6 +1368,19 @@ def overrides(pairs) -> dict:
     return found
 
 
+def run_embedder(name: str):
+    """The embedder a run uses: the hashing one sees shared words only, so a paraphrase ("I
+    have a cottage in Coldharbour" after "I live in Coldharbour") passes for a new fact; the
+    product's MiniLM is what a game has and what the write-time merge is measured with."""
+    from omniira_evennia.testing.testbed.deterministic_llm import HashingEmbedder
+
+    if name == "onnx":
+        from omniira_evennia.memory.embeddings import embedder_class
+
+        return embedder_class("onnx")()
+    return HashingEmbedder()
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     wall = time.monotonic()
@@ -1333,7 +1388,7 @@ def main(argv=None) -> int:
     from omniira_evennia.testing.testbed.cli import setup_django
 
     setup_django(argparse.Namespace(settings=None, keep_db=False), tmp)
-    from omniira_evennia.testing.testbed.deterministic_llm import DeterministicLLM, HashingEmbedder
+    from omniira_evennia.testing.testbed.deterministic_llm import DeterministicLLM
 
     cfg = LongRunConfig(
         days=args.days,
@@ -1356,8 +1411,9 @@ def main(argv=None) -> int:
         tier = {"base_url": server.base_url, "model": "deterministic"}
         tiers = {"voice": tier, "reasoning": tier, "ambient": tier}
         with profiler if profiler is not None else contextlib.nullcontext():
-            report = run_long(cfg, tiers, HashingEmbedder())
+            report = run_long(cfg, tiers, run_embedder(args.embedder))
         report["llm_calls_by_feature"] = dict(server.calls)
+    report["config"]["embedder"] = args.embedder
     report["date"] = date.today().isoformat()
     report["machine"] = {"python": platform.python_version(), "platform": platform.platform()}
     report["wall_seconds"] = round(time.monotonic() - wall, 1)

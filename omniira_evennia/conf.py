@@ -213,6 +213,12 @@ class OmniiraSettings(BaseModel):
     REFLECTION_THRESHOLD: int = Field(4, ge=1)  # new memories about a target before reflecting
     ROLLOVER_CONCURRENCY: int = Field(2, ge=1)  # rollover LLM jobs in flight at once
     MEMORY_CAP_PER_SUBJECT: int = Field(200, ge=1)
+    # A new note about someone that the embedder puts at least this near an older one from the
+    # same teller (and whose words allow it: memory/grounding.may_restate) updates that memory
+    # instead of adding a copy; measured with the default MiniLM by bench/long_run.py (a
+    # restatement's cosine 0.73-0.95, a different fact's at most 0.67 once the words agree).
+    # 1 turns the merge by meaning off.
+    MEMORY_MERGE_COSINE: float = Field(0.76, gt=0, le=1)
     RETENTION_HALF_LIFE_DAYS: float = Field(30.0, gt=0)
 
     # The game hour at which day 1 begins (the server's first start), so a new world can wake

@@ -280,24 +280,100 @@ def gist(value: str, subject: str = "") -> frozenset:
     )
 
 
+# At most this many substantive words on each side of what two notes do not share, for them
+# to be one sentence with one thing swapped ("my dog is called Rex" / "my cat is called Rex").
+SWAP_WORDS = 2
+
+
+def _framed_words(value: str, subject: str) -> list[str]:
+    skip = _names(subject)
+    return [
+        w.lower()
+        for w in _words(str(value or "")[:LINE_CHARS])
+        if w.lower() not in skip and _stem(w) not in _FRAMING
+    ]
+
+
+def _proper_names(value: str, subject: str) -> set[str]:
+    """The capitalised words of a note that do not open a sentence or a clause (its subject's
+    name aside): the names and places it speaks of."""
+    skip = _names(subject)
+    found = set()
+    for sentence in re.split(r"[.!?:;]\s*", str(value or "")[:LINE_CHARS]):
+        for word in _words(sentence)[1:]:
+            low = word.lower()
+            if word[:1].isupper() and low not in skip and low not in STOPWORDS:
+                found.add(low)
+    return found
+
+
+# Words of time and degree that a retelling adds or drops ("Eudo still has nine of my coins").
+FILLER = frozenset(
+    "still always usually often sometimes really once ago now today currently recently ever "
+    "again these days years year".split()
+)
+_NEGATION = frozenset("not no never nor cannot none".split())
+
+
+def _negated(words: list[str]) -> bool:
+    return any(w in _NEGATION or w.endswith("n't") for w in words)
+
+
+def may_restate(value: str, other: str, subject: str = "") -> bool:
+    """
+    Whether two notes about `subject` could say one fact in other words, as far as their words
+    tell; a meaning check (the embedder's cosine) decides the rest. Not when one names someone
+    or somewhere the other does not ("Ada found a coin" / "Dunstan found a coin"), nor when
+    they are one sentence with one thing swapped: "my dog is called Rex" and "my cat is called
+    Rex", "I love the cold" and "I hate the cold", "my sister lives in Ashby" and "my brother
+    lives in Ashby" sit as near as any paraphrase to an embedder and are different facts.
+    """
+    a, b = _framed_words(value, subject), _framed_words(other, subject)
+    if not a or not b:
+        return False
+    words_a, words_b = {w.replace("'", "") for w in a}, {w.replace("'", "") for w in b}
+    for name in _proper_names(value, subject) | _proper_names(other, subject):
+        if name.replace("'", "") not in words_a or name.replace("'", "") not in words_b:
+            return False
+    start = 0
+    while start < min(len(a), len(b)) and _root(a[start]) == _root(b[start]):
+        start += 1
+    end = 0
+    while end < min(len(a), len(b)) - start and _root(a[-1 - end]) == _root(b[-1 - end]):
+        end += 1
+    # What each says in the stretch where they part that the other does not: both something,
+    # and little, in one frame, is a swap ("dog" / "cat"); one side nothing is the same fact
+    # told with more ("I play the hurdy-gurdy", "in the evenings I play my hurdy-gurdy").
+    left = {_root(w) for w in a[start : len(a) - end] if w not in STOPWORDS | FILLER}
+    right = {_root(w) for w in b[start : len(b) - end] if w not in STOPWORDS | FILLER}
+    only_left, only_right = left - right, right - left
+    # ... in one frame: what they share around it is at least half the shorter sentence.
+    framed = 2 * (start + end) >= min(len(a), len(b))
+    if framed and _negated(a) != _negated(b):
+        return False  # "I'm afraid of the dark" / "I'm not afraid of the dark"
+    small = 0 < len(only_left) <= SWAP_WORDS and 0 < len(only_right) <= SWAP_WORDS
+    return not (framed and small)
+
+
 # Facts a person has one of at a time: where they live, their trade. A note of a new one
 # supersedes the old ("Ada moved to Ashby" after "Ada lives in Brackwater": one memory, the
 # old value its history), and a possession given up ends the note of having it.
 _ONE_AT_A_TIME = {
     "home": re.compile(
         r"\b(?:lives?|living|lived|moved|moving|settled|resides?|home is|home's)\b"
-        r"(?:\s+\w+){0,2}\s+(?:in|to|at|near|by)\b",
+        r"(?:\s+\w+){0,2}\s+(?:in|to|at|near|by)\b"
+        r"|\b(?:cottage|house|roof|farm|croft)\s+(?:in|at|near|by)\b",
         re.IGNORECASE,
     ),
     "trade": re.compile(
-        r"\b(?:works? as|working as|by trade|trade is|(?:makes?|earns?) (?:a|his|her|their) "
-        r"living)\b",
+        r"\b(?:works? as|working as|by trade|trade is|(?:my|his|her|their) (?:old |new )?trade|"
+        r"(?:makes?|earns?|made|earned) (?:a|my|his|her|their) living)\b",
         re.IGNORECASE,
     ),
 }
 _GIVEN_UP = re.compile(
     r"\b(?:sold|lost|gave away|gave up|no longer ha(?:s|ve)|got rid of)\s+(?:(?:my|his|her|"
-    r"their|the|a|an|our)\s+)?(?P<thing>[a-z]+)",
+    r"their|the|a|an|our)\s+)?(?:(?:old|little|dear|poor|new|last|only)\s+)?(?P<thing>[a-z]+)",
     re.IGNORECASE,
 )
 
@@ -316,9 +392,13 @@ def one_at_a_time(value: str) -> str | None:
 
 
 def given_up(value: str) -> str | None:
-    """The stem of what a note says its subject gave up ("Ada sold the mule": "mule")."""
-    found = _GIVEN_UP.search(str(value or "")[:LINE_CHARS])
-    return _root(found["thing"]) if found else None
+    """The stem of what a note says its subject gave up ("Ada sold the mule": "mule"); a
+    trade given up is a change of trade (`one_at_a_time`), not a thing."""
+    value = str(value or "")[:LINE_CHARS]
+    found = _GIVEN_UP.search(value)
+    if not found or found["thing"].lower() in ("trade", "work", "job", "craft"):
+        return None
+    return _root(found["thing"])
 
 
 def _root(word: str) -> str:

@@ -138,6 +138,7 @@ class DeterministicLLM(ScriptedLLM):
         if not match:  # an NPC opening with nothing to share
             return "Quiet day, is it not?"
         speaker, text = match.group(1), match.group(2).strip()
+        text = re.sub(r"\n\n\(.*\)\s*$", "", text, flags=re.DOTALL).strip()  # a retry's reminder
         rng = self._rng("voice", name, speaker, text, len(messages))
         line = rng.choice(OPENERS).format(speaker=speaker) + " " + rng.choice(ANSWERS)
         if rng.random() < self.tag_rate:

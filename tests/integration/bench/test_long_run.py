@@ -71,7 +71,7 @@ def test_a_short_run_reports_every_measure_and_finds_the_changes_and_planted_fac
 def test_normalised_text_sets_the_framing_aside_and_cosine_and_text_are_reported_apart():
     import numpy as np
 
-    names = frozenset({"ada", "maren"})
+    key_of = {5: "Ada", 6: "Cyra", 9: "Maren", 8: "Lyra"}
     rows = [
         {"id": 1, "npc_id": 9, "subject_id": 5, "value": "Ada told me: I live in Brackwater."},
         {
@@ -82,16 +82,21 @@ def test_normalised_text_sets_the_framing_aside_and_cosine_and_text_are_reported
         },
         {"id": 3, "npc_id": 9, "subject_id": 5, "value": "Ada told me: My home is in Brackwater."},
         {"id": 4, "npc_id": 8, "subject_id": 5, "value": "Ada told me: I live in Brackwater."},
+        # Told by Cyra, news of two people: two memories, not a copy (the subject's name
+        # alone is set aside).
+        {"id": 5, "npc_id": 9, "subject_id": 6, "value": "Cyra told me: Ada found a coin."},
+        {"id": 6, "npc_id": 9, "subject_id": 6, "value": "Cyra told me: Dunstan found a coin."},
     ]
     vectors = {
         r["id"]: v for r, v in zip(rows, HashingEmbedder().embed([r["value"] for r in rows]))
     }
     vectors[3] = vectors[1]  # as if the embedder took the paraphrase for the same thing
-    found = lr.duplicates(rows, vectors, names)
+    found = lr.duplicates(rows, vectors, key_of)
     assert found[1]["text"] is None and found[2]["text"] == 1  # framing aside: the same words
     assert found[3]["text"] is None and found[3]["cosine"][lr.DUPLICATE_COSINE] == 1
     assert found[4]["text"] is None  # another NPC's memory is no copy of this one's
     assert np.isclose(found[3]["best"], 1.0)
+    assert found[6]["text"] is None
 
 
 def test_fact_versions_tell_the_old_value_from_the_new():

@@ -5,6 +5,7 @@ different source's real entry point and checks what was stored.
 
 import json
 
+import numpy as np
 from django.test import override_settings
 from evennia.utils import create
 from evennia.utils.test_resources import EvenniaCommandTest
@@ -13,7 +14,8 @@ from omniira_evennia import api
 from omniira_evennia.admin_commands import CmdMemory
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conversation import lifecycle
-from omniira_evennia.memory.write import HISTORY_KEPT, Note, write_note
+from omniira_evennia.memory.embeddings import EMBEDDING_DIM
+from omniira_evennia.memory.write import HISTORY_KEPT, Note, fold_restated, write_note
 from omniira_evennia.models import AuditLog, Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.operations import trace_text
 from omniira_evennia.runtime import health
@@ -37,6 +39,9 @@ class WritePathBase(EvenniaCommandTest):
 
     def stored(self, **filters):
         return Memory.objects.get(npc=self.maren, subject=self.char1, **filters)
+
+    def history_of(self, key):
+        return [h["value"] for h in self.stored(key=key).history]
 
 
 class TestSamePolicyForEverySource(WritePathBase):
@@ -128,6 +133,108 @@ class TestRestatedNotCopied(WritePathBase):
         assert rows[0].value == "Ada mentioned that she lives in Brackwater."
         assert health.get("memory_restated_merged") == 1
 
+    def vector(self, *weights):
+        v = np.zeros(EMBEDDING_DIM, dtype=np.float32)
+        v[: len(weights)] = weights
+        return v / np.linalg.norm(v)
+
+    def test_the_same_fact_by_meaning_updates_it_and_a_swapped_one_stands_apart(self):
+        pony, goat = self.vector(1.0, 0.0), self.vector(0.0, 1.0)
+        write_note(
+            self.maren,
+            Note(
+                self.char1, "Ada told me: I have a pony called Sorrel.", key="pony", embedding=pony
+            ),
+        )
+        # As near as a restatement, and one thing swapped: another fact (may_restate).
+        write_note(
+            self.maren,
+            Note(
+                self.char1, "Ada told me: I have a goat called Sorrel.", key="goat", embedding=pony
+            ),
+        )
+        write_note(
+            self.maren,
+            Note(
+                self.char1,
+                "Ada mentioned that Sorrel, her old pony, eats a lot.",
+                key="sorrel_eats",
+                embedding=self.vector(1.0, 0.1),  # cosine 0.995 to the pony, 0.1 to the goat
+            ),
+        )
+        rows = dict(
+            Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", "value")
+        )
+        assert rows == {
+            "pony": "Ada mentioned that Sorrel, her old pony, eats a lot.",
+            "goat": "Ada told me: I have a goat called Sorrel.",
+        }
+        assert self.history_of("pony") == ["Ada told me: I have a pony called Sorrel."]
+        assert health.get("memory_restated_by_meaning") == 1
+
+    def test_a_far_meaning_or_the_setting_at_one_keeps_both(self):
+        write_note(
+            self.maren,
+            Note(
+                self.char1,
+                "Ada told me: I have a pony called Sorrel.",
+                key="pony",
+                embedding=self.vector(1.0, 0.0),
+            ),
+        )
+        write_note(
+            self.maren,
+            Note(
+                self.char1,
+                "Ada mentioned that Sorrel eats a lot.",
+                key="eats",
+                embedding=self.vector(1.0, 1.0),
+            ),  # cosine 0.71, under the 0.76 default
+        )
+        with override_settings(OMNIIRA={"MEMORY_MERGE_COSINE": 1}):
+            from omniira_evennia.conf import reset_settings
+
+            reset_settings()
+            try:
+                write_note(
+                    self.maren,
+                    Note(
+                        self.char1,
+                        "Ada rides Sorrel to market.",
+                        key="hers",
+                        embedding=self.vector(1.0, 0.0),
+                    ),
+                )
+            finally:
+                reset_settings()
+        keys = set(
+            Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", flat=True)
+        )
+        assert keys == {"pony", "eats", "hers"}
+
+    def test_a_tag_embedded_after_the_reply_folds_into_the_fact_it_restates(self):
+        write_note(
+            self.maren,
+            Note(
+                self.char1,
+                "Ada told me: I have a pony called Sorrel.",
+                key="pony",
+                embedding=self.vector(1.0, 0.0),
+            ),
+        )
+        late = write_note(
+            self.maren,
+            Note(self.char1, "Ada mentioned that Sorrel, her old pony, eats a lot.", key="eats"),
+        )
+        assert late.embedding is None  # an inline tag: embedded after the reply is said
+        kept = fold_restated(late, self.vector(1.0, 0.1))
+        assert kept.key == "pony"
+        rows = dict(
+            Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", "value")
+        )
+        assert rows == {"pony": "Ada mentioned that Sorrel, her old pony, eats a lot."}
+        assert self.history_of("pony") == ["Ada told me: I have a pony called Sorrel."]
+
     def test_another_fact_another_teller_or_a_builder_row_stand_apart(self):
         lyra = create.create_object(
             "omniira_evennia.typeclasses.MemoryNPC", key="Lyra", location=self.room1
@@ -146,9 +253,6 @@ class TestRestatedNotCopied(WritePathBase):
 
 class TestChangedFactsSupersede(WritePathBase):
     """A changed home or trade, or a possession given up, supersedes the old (issue #29)."""
-
-    def history_of(self, key):
-        return [h["value"] for h in self.stored(key=key).history]
 
     def test_a_new_home_a_new_trade_and_a_mule_sold(self):
         write_note(self.maren, Note(self.char1, "Ada lives in Brackwater.", key="home_town"))
