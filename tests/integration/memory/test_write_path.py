@@ -138,102 +138,52 @@ class TestRestatedNotCopied(WritePathBase):
         v[: len(weights)] = weights
         return v / np.linalg.norm(v)
 
-    def test_the_same_fact_by_meaning_updates_it_and_a_swapped_one_stands_apart(self):
-        pony, goat = self.vector(1.0, 0.0), self.vector(0.0, 1.0)
-        write_note(
-            self.maren,
-            Note(
-                self.char1, "Ada told me: I have a pony called Sorrel.", key="pony", embedding=pony
-            ),
-        )
-        # As near as a restatement, and one thing swapped: another fact (may_restate).
-        write_note(
-            self.maren,
-            Note(
-                self.char1, "Ada told me: I have a goat called Sorrel.", key="goat", embedding=pony
-            ),
-        )
-        write_note(
-            self.maren,
-            Note(
-                self.char1,
-                "Ada mentioned that Sorrel, her old pony, eats a lot.",
-                key="sorrel_eats",
-                embedding=self.vector(1.0, 0.1),  # cosine 0.995 to the pony, 0.1 to the goat
-            ),
-        )
-        rows = dict(
+    def note(self, value, key, *weights):
+        """Write `value` as Ada's, with a vector of `weights` (none: embedded later)."""
+        vector = self.vector(*weights) if weights else None
+        return write_note(self.maren, Note(self.char1, value, key=key, embedding=vector))
+
+    def rows(self):
+        return dict(
             Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", "value")
         )
-        assert rows == {
-            "pony": "Ada mentioned that Sorrel, her old pony, eats a lot.",
+
+    PONY = "Ada told me: I have a pony called Sorrel."
+    EATS = "Ada mentioned that Sorrel, her old pony, eats a lot."
+
+    def test_the_same_fact_by_meaning_updates_it_and_a_swapped_one_stands_apart(self):
+        self.note(self.PONY, "pony", 1.0, 0.0)
+        # As near as a restatement, and one thing swapped: another fact (may_restate).
+        self.note("Ada told me: I have a goat called Sorrel.", "goat", 1.0, 0.0)
+        self.note(self.EATS, "sorrel_eats", 1.0, 0.1)  # cosine 0.995 to the pony, 0.1 the goat
+        assert self.rows() == {
+            "pony": self.EATS,
             "goat": "Ada told me: I have a goat called Sorrel.",
         }
-        assert self.history_of("pony") == ["Ada told me: I have a pony called Sorrel."]
+        assert self.history_of("pony") == [self.PONY]
         assert health.get("memory_restated_by_meaning") == 1
 
     def test_a_far_meaning_or_the_setting_at_one_keeps_both(self):
-        write_note(
-            self.maren,
-            Note(
-                self.char1,
-                "Ada told me: I have a pony called Sorrel.",
-                key="pony",
-                embedding=self.vector(1.0, 0.0),
-            ),
-        )
-        write_note(
-            self.maren,
-            Note(
-                self.char1,
-                "Ada mentioned that Sorrel eats a lot.",
-                key="eats",
-                embedding=self.vector(1.0, 1.0),
-            ),  # cosine 0.71, under the 0.76 default
-        )
+        self.note(self.PONY, "pony", 1.0, 0.0)
+        self.note("Ada mentioned that Sorrel eats a lot.", "eats", 1.0, 1.0)  # cosine 0.71
         with override_settings(OMNIIRA={"MEMORY_MERGE_COSINE": 1}):
             from omniira_evennia.conf import reset_settings
 
             reset_settings()
             try:
-                write_note(
-                    self.maren,
-                    Note(
-                        self.char1,
-                        "Ada rides Sorrel to market.",
-                        key="hers",
-                        embedding=self.vector(1.0, 0.0),
-                    ),
-                )
+                self.note("Ada rides Sorrel to market.", "hers", 1.0, 0.0)
             finally:
                 reset_settings()
-        keys = set(
-            Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", flat=True)
-        )
-        assert keys == {"pony", "eats", "hers"}
+        assert set(self.rows()) == {"pony", "eats", "hers"}
 
     def test_a_tag_embedded_after_the_reply_folds_into_the_fact_it_restates(self):
-        write_note(
-            self.maren,
-            Note(
-                self.char1,
-                "Ada told me: I have a pony called Sorrel.",
-                key="pony",
-                embedding=self.vector(1.0, 0.0),
-            ),
-        )
-        late = write_note(
-            self.maren,
-            Note(self.char1, "Ada mentioned that Sorrel, her old pony, eats a lot.", key="eats"),
-        )
+        self.note(self.PONY, "pony", 1.0, 0.0)
+        late = self.note(self.EATS, "eats")
         assert late.embedding is None  # an inline tag: embedded after the reply is said
         kept = fold_restated(late, self.vector(1.0, 0.1))
         assert kept.key == "pony"
-        rows = dict(
-            Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", "value")
-        )
-        assert rows == {"pony": "Ada mentioned that Sorrel, her old pony, eats a lot."}
-        assert self.history_of("pony") == ["Ada told me: I have a pony called Sorrel."]
+        assert self.rows() == {"pony": self.EATS}
+        assert self.history_of("pony") == [self.PONY]
 
     def test_another_fact_another_teller_or_a_builder_row_stand_apart(self):
         lyra = create.create_object(
