@@ -681,8 +681,8 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
     """
     What the NPC holds that answers a question about the speaker's own life: of `memories`
     (oldest first) that name `speaker`, the one that holds most of the topic's words (the
-    newest of those), else the newest
-    of the speaker's own earlier words (`said`) that does; None if nothing does.
+    newest of those), else the newest of the speaker's own earlier words (`said`) that holds
+    them; None if nothing does.
     """
     asked = asked_topic(line)
     if asked is None or not speaker:
@@ -691,7 +691,8 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
     # The one that holds most of the topic's words; of those, the newest.
     best, best_weight = None, 0
     for text in [_cap(m) for m in memories]:
-        weight = asked.weight(text.lower()) if named.search(text.lower()) else 0
+        low = text.lower()
+        weight = asked.weight(low) if named.search(low) else 0
         if weight and weight >= best_weight:
             best, best_weight = text, weight
     if best is not None:

@@ -268,23 +268,6 @@ _FRAMING = frozenset(
 )
 
 
-def gist(value: str, subject: str = "") -> frozenset:
-    """What a note says, as word stems without its framing, its subject's name and small words:
-    two notes with one gist say one thing ("Ada told me: I live in Brackwater", "Ada lives in
-    Brackwater"). Empty for a note of nothing but such words."""
-    skip = _names(subject)
-    return frozenset(
-        _root(w)
-        for w in _words(str(value or "")[:LINE_CHARS])
-        if w.lower() not in STOPWORDS and w.lower() not in skip and _stem(w) not in _FRAMING
-    )
-
-
-# At most this many substantive words on each side of what two notes do not share, for them
-# to be one sentence with one thing swapped ("my dog is called Rex" / "my cat is called Rex").
-SWAP_WORDS = 2
-
-
 def _framed_words(value: str, subject: str) -> list[str]:
     skip = _names(subject)
     return [
@@ -292,6 +275,18 @@ def _framed_words(value: str, subject: str) -> list[str]:
         for w in _words(str(value or "")[:LINE_CHARS])
         if w.lower() not in skip and _stem(w) not in _FRAMING
     ]
+
+
+def gist(value: str, subject: str = "") -> frozenset:
+    """What a note says, as word stems without its framing, its subject's name and small words:
+    two notes with one gist say one thing ("Ada told me: I live in Brackwater", "Ada lives in
+    Brackwater"). Empty for a note of nothing but such words."""
+    return frozenset(_root(w) for w in _framed_words(value, subject) if w not in STOPWORDS)
+
+
+# At most this many substantive words on each side of what two notes do not share, for them
+# to be one sentence with one thing swapped ("my dog is called Rex" / "my cat is called Rex").
+SWAP_WORDS = 2
 
 
 def _proper_names(value: str, subject: str) -> set[str]:

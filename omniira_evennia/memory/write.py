@@ -246,8 +246,11 @@ def _restated_key(npc, note: Note, key: str, value: str) -> str:
     name = getattr(note.subject, "key", "") or ""
     said = gist(value, name)
     topic, gone = one_at_a_time(value), given_up(value)
+    by_words = len(said) >= 2 or topic or gone
+    if not by_words and note.embedding is None:
+        return key  # nothing to compare by: no query
     others = _others(npc, note.subject, note.teller, key)
-    if len(said) >= 2 or topic or gone:
+    if by_words:
         for other_key, other_value, _ in others:
             if len(said) >= 2 and gist(other_value, name) == said:
                 health.incr("memory_restated_merged")
