@@ -164,6 +164,10 @@ _EN_SUFFIX = (
     r"street|st|road|rd|avenue|ave|lane|ln|drive|dr|boulevard|blvd|court|ct|way|place|pl|"
     r"terrace|close|crescent|highway|hwy|parkway|pkwy|square|sq|gardens|grove|row|mews"
 )
+_FR_STREET = (
+    r"rue|avenue|av\.|boulevard|bd|place|chemin|allée|allee|impasse|quai|cours|route|passage|"
+    r"square"
+)
 _DE_NL_SUFFIX = (
     r"straße|strasse|str\.|weg|gasse|allee|platz|chaussee|straat|laan|gracht|plein|kade|steeg"
 )
@@ -190,8 +194,7 @@ _ADDRESSES = (
     ),
     # French: "12 rue de la Paix", "5, avenue des Champs-Élysées", "3 bis boulevard Haussmann".
     re.compile(
-        r"\d(?<!\w\d)\d{0,3}(?:\s?(?:bis|ter))?,?\s++(?i:rue|avenue|av\.|boulevard|bd|place|"
-        r"chemin|allée|allee|impasse|quai|cours|route|passage|square)\s++"
+        rf"\d(?<!\w\d)\d{{0,3}}(?:\s?(?:bis|ter))?,?\s++(?i:{_FR_STREET})\s++"
         r"(?:(?:de|du|des|de la|de l'|d'|la|le|les|l')\s*+)?[\wÀ-ÿ'’-]++"
         r"(?:[ -][A-ZÀ-Ý][\wÀ-ÿ'’-]*+)*+"
     ),
@@ -239,7 +242,9 @@ _TRIGGERS = {
     "nacid|cumplea",
     _NI_CUE: "ni|national insurance",
     _SSN_CUE: "ssn|social security|sozialversicherung|national insurance|curit",
+    _ADDRESSES[0]: _EN_SUFFIX,
     _ADDRESSES[1]: "live|living|address|moved|staying|send it|ship it|mail it|find me",
+    _ADDRESSES[3]: _FR_STREET.replace("\\.", "."),
     _ADDRESSES[4]: "calle|c/|avenida|avda|paseo|plaza|carrer|via|piazza|corso|largo|rua|travessa",
     _ADDRESSES[5]: "box|postfach|postale|apartado",
     _POSTCODES[4]: "post|zip|plz",
@@ -330,7 +335,8 @@ def _phone_regions(text: str, start: int, raw: str, groups: list[str]) -> tuple 
     A number to dial has a leading `+`, a trunk `0`, a phone word before it, or a US form;
     game talk's digit groups have none ("1200 1500", "100-200-300-400", "1350 1351").
     """
-    if sum(len(group) == 1 for group in groups) > 1:
+    sizes = list(map(len, groups))
+    if sizes.count(1) > 1:
         return None  # "rolled 3 4 5 6 2 1 6", "0 1 2 3 4 5 6"
     if raw[0] == "+":
         return (None,)  # international: the country code says where
@@ -428,7 +434,7 @@ def redact_pii(text: str) -> tuple[str, int]:
             continue
         text, count = _sub_checked(pattern, text, placeholder, check)
         total += count
-    if sum(char.isdigit() for char in text) >= 7:
+    if sum(map(str.isdigit, text)) >= 7:
         spans = _phone_spans(text)
         text = _replace_spans(text, spans, "[phone]")
         total += len(spans)

@@ -7,8 +7,10 @@ from omniira_evennia.conversation.prompts import (
     Turn,
     build_messages,
     give_back_claims,
+    is_narration,
     pin,
     render_system_prompt,
+    sentences,
     strip_character_breaks,
 )
 
@@ -131,6 +133,26 @@ def test_character_breaks_are_removed():
 def test_prices_and_addresses_are_not_split_into_sentences():
     text = "That is 2.5 silver, love. Write to maren.k@example.org! Aye."
     assert strip_character_breaks(text, "Maren") == (text, False)
+
+
+def test_sentences_keep_their_ends_and_leading_spaces():
+    assert sentences('Aye.  "Cider?" she said! 2.5 silver') == [
+        "Aye.",
+        '  "Cider?"',
+        " she said!",
+        " 2.5 silver",
+    ]
+    assert sentences("   ") == [] and sentences("Aye! ") == ["Aye!"]
+
+
+def test_sentences_read_a_long_run_once():
+    # Matching whole sentences rescanned a run of spaces or "!" from each position in it: 6 ms
+    # at 800 characters, so minutes at this length; one pass returns at once.
+    for run in (" ", "!", "\n \n", "a!"):
+        text = run * 100_000
+        pieces = sentences(text)
+        assert "".join(pieces).strip() == text.strip()
+        assert not is_narration(text, "Maren") or run == "a!"
 
 
 def test_narrated_speech_keeps_only_the_spoken_words():
