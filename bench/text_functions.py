@@ -68,7 +68,8 @@ def functions():
     import django
 
     django.setup()
-    from omniira_evennia.conversation import addressing, extraction, prompts, tags, turn
+    from omniira_evennia.conversation import addressing, extraction, prompts, tags, turn, voice
+    from omniira_evennia.knowledge import contradiction
     from omniira_evennia.memory import grounding, policy, safety, verbatim
     from omniira_evennia.social import gossip
     from omniira_evennia.vocabulary import defang_tags
@@ -123,6 +124,19 @@ def functions():
             lambda t: gossip.in_the_others_words(t, t[::-1], t, "Ada"),
         ),
         ("gossip.told_as_news", line, lambda t: gossip.told_as_news(t, None)),
+        ("voice.slips", line, lambda t: voice.slips(t, t[:player], "Maren", "Ada")),
+        ("voice.without_slips", line, lambda t: voice.without_slips(t, t[:player], "Maren", "Ada")),
+        ("voice.restates", line, lambda t: voice.restates(t, t[:player], "Maren", "Ada")),
+        ("voice.asked_topic", player, voice.asked_topic),
+        ("voice.answer_from", player, lambda t: voice.answer_from(t, [t[:value]] * 8, [t], "Ada")),
+        ("voice.invents", line, lambda t: voice.invents(t, [t[:value]] * 8, "Ada", "Maren")),
+        ("grounding.may_restate", value, lambda t: grounding.may_restate(t, t[::-1], "Ada")),
+        ("grounding.given_up", value, grounding.given_up),
+        (
+            "contradiction.find (a reply against 6 facts)",
+            line,
+            lambda t: contradiction.find(t, [(n, t[:value]) for n in range(6)]),
+        ),
     ]
 
 

@@ -457,9 +457,16 @@ def own_doubt_turned(reply: str) -> str:
     )
 
 
+# A spoken line is weighed a sentence at a time, at most this many (each costs a few patterns).
+MAX_SENTENCES = 6
+
+
 def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
     """`reply` without its sentences that slip (the rest stays); "" if nothing is left."""
-    kept = [s for s in _sentences(_cap(reply)) if not slips(s, line, npc, speaker)]
+    pieces = _sentences(_cap(reply))
+    if len(pieces) > MAX_SENTENCES:  # "a.a.a..." is 400 sentences: the rest is read as one
+        pieces = pieces[: MAX_SENTENCES - 1] + [" ".join(pieces[MAX_SENTENCES - 1 :])]
+    kept = [s for s in pieces if not slips(s, line, npc, speaker)]
     return " ".join(kept)
 
 

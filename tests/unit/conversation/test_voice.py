@@ -83,6 +83,12 @@ def test_only_the_slipped_sentences_go():
     assert without_slips(reply, "A drink?", "Maren", "Ada") == "Cider's on, love."
 
 
+def test_a_line_of_many_sentences_is_weighed_in_a_bounded_number_of_pieces():
+    reply = "Cider's on, love. " * 5 + "Aye. " * 300 + "Do you need help with anything else?"
+    kept = without_slips(reply, "A drink?", "Maren", "Ada")
+    assert kept.startswith("Cider's on, love. " * 4) and "anything else" not in kept
+
+
 def test_a_never_told_question_is_found_and_answered_plainly():
     known = ["Ada mends clocks in Vellmoor.", "Ada cannot eat honey."]
     assert unknown_topic("What's my horse called?", known) == "your horse"

@@ -67,6 +67,11 @@ def test_no_contradiction(line):
     assert found(line) == []
 
 
+def test_a_claim_is_found_before_a_hostile_tail_of_clauses():
+    line = "The cider here costs ten gold. " + "Maren, Ada, " * 70
+    assert [item.knowledge_id for item in find(line, FACTS, NAMES, IGNORE)] == [1]
+
+
 def test_the_rule_says_why():
     [item] = find("The cider here costs ten gold.", FACTS, NAMES, IGNORE)
     assert item.reason == "money: 10 gold said, 2 copper known (cider)"
