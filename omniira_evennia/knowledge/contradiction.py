@@ -418,7 +418,7 @@ def find(line: str, facts, known_names=frozenset(), ignore=frozenset()) -> list[
         return []
     found = []
     for fact_id, text in facts:
-        hit = first_clash(said, list(clauses(text, known_names))[:MAX_FACT_CLAUSES])
+        hit = first_clash(said, clauses(text, known_names)[:MAX_FACT_CLAUSES])
         if hit is not None:
             claim, kind, reason = hit
             found.append(Contradiction(fact_id, text, claim.text, kind, reason))

@@ -335,8 +335,7 @@ def _phone_regions(text: str, start: int, raw: str, groups: list[str]) -> tuple 
     A number to dial has a leading `+`, a trunk `0`, a phone word before it, or a US form;
     game talk's digit groups have none ("1200 1500", "100-200-300-400", "1350 1351").
     """
-    sizes = list(map(len, groups))
-    if sizes.count(1) > 1:
+    if list(map(len, groups)).count(1) > 1:
         return None  # "rolled 3 4 5 6 2 1 6", "0 1 2 3 4 5 6"
     if raw[0] == "+":
         return (None,)  # international: the country code says where
