@@ -379,7 +379,10 @@ def holds(text: str, version: Version) -> bool:
 
 
 def fact_of(text: str, facts: list[Fact]) -> tuple[str, int] | None:
-    """(fact id, version index) of the first fact value the text names, newest version first."""
+    """(fact id, version index) of the first fact value the text names, newest version first.
+    The framing goes first: in "Brannoc told me: News for you: Cyra fell into the mill pond"
+    the teller's name is not the news's ("Ada: Brannoc fell into the mill pond")."""
+    text = FRAMING.sub("", str(text))
     for fact in facts:
         for index in range(len(fact.versions) - 1, -1, -1):
             if holds(text, fact.versions[index]):

@@ -368,7 +368,9 @@ _ONE_AT_A_TIME = {
 }
 _GIVEN_UP = re.compile(
     r"\b(?:sold|lost|gave away|gave up|no longer ha(?:s|ve)|got rid of)\s+(?:(?:my|his|her|"
-    r"their|the|a|an|our)\s+)?(?:(?:old|little|dear|poor|new|last|only)\s+)?(?P<thing>[a-z]+)",
+    r"their|the|a|an|our)\s+)?(?:(?:old|little|dear|poor|new|last|only)\s+)?(?P<thing>[a-z]+)"
+    # Said the other way round: "Thistle is sold", "the mule is gone".
+    r"|\b(?P<passive>[a-z]+)\s+(?:is|was|has been)\s+(?:sold|gone|given away|lost)\b",
     re.IGNORECASE,
 )
 
@@ -386,14 +388,20 @@ def one_at_a_time(value: str) -> str | None:
     return next((name for name, rule in _ONE_AT_A_TIME.items() if rule.search(value)), None)
 
 
-def given_up(value: str) -> str | None:
-    """The stem of what a note says its subject gave up ("Ada sold the mule": "mule"); a
-    trade given up is a change of trade (`one_at_a_time`), not a thing."""
+def given_up(value: str) -> frozenset:
+    """The stems of what a note says its subject gave up ("Ada sold the mule": {"mul"};
+    "Thistle is sold, the mule is gone": {"thist", "mul"}); a trade given up is a change of
+    trade (`one_at_a_time`), not a thing."""
     value = str(value or "")[:LINE_CHARS]
-    found = _GIVEN_UP.search(value)
-    if not found or found["thing"].lower() in ("trade", "work", "job", "craft"):
-        return None
-    return _root(found["thing"])
+    things = (found["thing"] or found["passive"] for found in _GIVEN_UP.finditer(value))
+    return frozenset(
+        _root(thing)
+        for thing in things
+        if thing.lower() not in _NOT_THINGS and thing.lower() not in STOPWORDS
+    )
+
+
+_NOT_THINGS = {"trade", "work", "job", "craft"}
 
 
 def _root(word: str) -> str:

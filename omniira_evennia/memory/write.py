@@ -200,6 +200,8 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
     memory, created = _upsert(npc, note.subject, key, fields, admin)
     if memory is None:
         return None
+    if not admin:
+        _fold_given_up(memory, given_up(memory.value))
     if memory.suspect:
         store.audit(
             "memory",
@@ -255,12 +257,38 @@ def _restated_key(npc, note: Note, key: str, value: str) -> str:
             if len(said) >= 2 and gist(other_value, name) == said:
                 health.incr("memory_restated_merged")
                 return other_key
-            if (topic and one_at_a_time(other_value) == topic) or (
-                gone and gone in gist(other_value, name)
-            ):
+            if (topic and one_at_a_time(other_value) == topic) or (gone & gist(other_value, name)):
                 health.incr("memory_superseded")
                 return other_key
     return _restating(others, value, note.embedding, name) or key
+
+
+def _fold_given_up(memory: Memory, gone: frozenset) -> None:
+    """A note that its subject gave something up ("Ada sold the mule") ends every other memory
+    of that thing from the same teller ("Ada's mule Pip carries her packs", "Pip, her old mule,
+    eats a lot"): their values become this memory's history and their rows go, so no memory
+    still says she has the mule. Locked rows and a builder's stay."""
+    if not gone:
+        return
+    name = getattr(memory.subject, "key", "") or ""
+    others = [
+        other
+        for other in Memory.objects.filter(
+            npc=memory.npc, subject=memory.subject, provenance=memory.provenance, locked=False
+        )
+        .exclude(id=memory.id)
+        .exclude(source=Source.ADMIN)
+        .order_by("-learned_at", "-id")[: get_settings().MEMORY_CAP_PER_SUBJECT]
+        if gone & gist(other.value, name)
+    ]
+    if not others:
+        return
+    with transaction.atomic():
+        for other in others:
+            memory.history = [*superseded(other)[:1], *(memory.history or [])][:HISTORY_KEPT]
+            other.delete()
+            health.incr("memory_superseded")
+        memory.save(update_fields=["history"])
 
 
 def _others(npc, subject, teller, key: str) -> list[tuple]:

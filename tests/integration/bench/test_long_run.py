@@ -110,3 +110,14 @@ def test_fact_versions_tell_the_old_value_from_the_new():
     assert 27 <= home.change_day <= 63
     assert lr._status(old=True, new=True) == "both_current"
     assert lr._status(old=False, new=True) == "superseded"
+
+
+def test_news_is_told_apart_by_whom_it_is_about_not_by_its_teller():
+    """Seed 5 counted "Brannoc told me: ... Cyra fell into the mill pond" as a copy of Ada's
+    news about Brannoc: the teller's name in the framing matched the other item's cue."""
+    script = lr.make_script(["Ada", "Brannoc", "Cyra", "Dunstan"], 90, random.Random(5))
+    facts = script.all_facts()
+    about = {f.fid: f.versions[0].lines[0] for f in script.news["Brannoc"]}
+    for fid, line in about.items():
+        assert lr.fact_of(f"Brannoc told me: {line}", facts) == (fid, 0)
+        assert lr.fact_of(f"(heard from Maren) Brannoc told me: {line}", facts) == (fid, 0)

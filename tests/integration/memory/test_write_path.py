@@ -224,3 +224,31 @@ class TestChangedFactsSupersede(WritePathBase):
         assert self.history_of("home_town") == ["Ada lives in Brackwater."]
         assert self.history_of("mule") == ["Ada has a mule called Pip."]
         assert health.get("memory_superseded") == 3
+
+    def test_a_thing_given_up_ends_every_memory_of_it(self):
+        """Two memories held the mule and "sold" superseded one (long run, seed 4): "Ada's mule
+        Pip carries her packs" stayed current beside "Ada sold the mule Pip"."""
+        write_note(self.maren, Note(self.char1, "Ada's mule Pip carries her packs.", key="pip"))
+        write_note(self.maren, Note(self.char1, "Pip, her old mule, eats a lot.", key="eats"))
+        write_note(self.maren, Note(self.char1, "Ada keeps bees.", key="bees"))
+        write_note(self.maren, Note(self.char1, "Pip is sold, the mule is gone.", key="gone"))
+        rows = dict(
+            Memory.objects.filter(npc=self.maren, subject=self.char1).values_list("key", "value")
+        )
+        assert rows == {"eats": "Pip is sold, the mule is gone.", "bees": "Ada keeps bees."}
+        assert set(self.history_of("eats")) == {
+            "Pip, her old mule, eats a lot.",
+            "Ada's mule Pip carries her packs.",
+        }
+        assert health.get("memory_superseded") == 2
+
+    def test_a_locked_memory_of_a_thing_given_up_stays(self):
+        write_note(self.maren, Note(self.char1, "Ada's mule Pip carries her packs.", key="pip"))
+        write_note(self.maren, Note(self.char1, "Ada rides the mule to market.", key="rides"))
+        Memory.objects.filter(npc=self.maren, key="pip").update(locked=True)
+        write_note(self.maren, Note(self.char1, "Ada sold the mule at the fair.", key="sold"))
+        rows = dict(Memory.objects.filter(npc=self.maren).values_list("key", "value"))
+        assert rows == {  # a builder locked it: it stays as it was
+            "pip": "Ada's mule Pip carries her packs.",
+            "rides": "Ada sold the mule at the fair.",
+        }
