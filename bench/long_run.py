@@ -81,6 +81,16 @@ ACCEPTANCE = {
     "planted_brought_back_min": 0.9,
     "flat_ratio_max": 1.5,  # rollover seconds per NPC, last tenth of the days over the first
 }
+# With the packaged offline model (`--llm local`, at least 14 game days): the issue's looser
+# bars, the model choosing what to note; the rollover's time follows the model's, not the store.
+ACCEPTANCE_LOCAL = {
+    **ACCEPTANCE,
+    "junk_share_max": 0.10,
+    "duplicate_share_max": 0.05,
+    "superseded_min": 0.9,
+    "planted_brought_back_min": 0.8,
+    "flat_ratio_max": None,
+}
 
 # ---------------------------------------------------------------- the script's facts
 
@@ -467,6 +477,7 @@ class LongRunConfig:
     gossip_rounds: int = 1
     settings: dict = field(default_factory=dict)  # merged into OMNIIRA
     progress: bool = False
+    llm: str = "deterministic"  # or "local": the packaged offline model
 
 
 @dataclass
@@ -721,7 +732,9 @@ def _run(cfg: LongRunConfig, clock) -> dict:
         "run": round(run_seconds, 1),
         "measure": round(time.monotonic() - measured, 1),
     }
-    report["acceptance"] = acceptance(report)
+    report["acceptance"] = acceptance(
+        report, ACCEPTANCE_LOCAL if cfg.llm == "local" else ACCEPTANCE
+    )
     return report
 
 
@@ -1238,33 +1251,35 @@ def timing_report(timings: Timings, npcs) -> dict:
     }
 
 
-def acceptance(report: dict) -> dict:
-    """The issue's deterministic-run acceptance, each with its value and whether it holds."""
+def acceptance(report: dict, bars: dict = ACCEPTANCE) -> dict:
+    """The issue's acceptance (`bars`: the deterministic run's, or ACCEPTANCE_LOCAL), each with
+    its value and whether it holds."""
     overall = report["overall"]
     changed, planted = report["changed_facts"], report["planted"]
     ratio = report["timing"]["rollover_cpu_trend_mean"]["ratio"]
     checks = {
         "junk_share": (
             overall["junk_share"],
-            overall["junk_share"] <= ACCEPTANCE["junk_share_max"],
+            overall["junk_share"] <= bars["junk_share_max"],
         ),
         "duplicate_share": (
             overall["duplicate_share"],
-            overall["duplicate_share"] <= ACCEPTANCE["duplicate_share_max"],
+            overall["duplicate_share"] <= bars["duplicate_share_max"],
         ),
         "superseded_share": (
             changed["superseded_share"],
-            changed["judged"] > 0 and changed["superseded_share"] >= ACCEPTANCE["superseded_min"],
+            changed["judged"] > 0 and changed["superseded_share"] >= bars["superseded_min"],
         ),
         "planted_brought_back_share": (
             planted["brought_back_share"],
             planted["stored_day1"] > 0
-            and planted["brought_back_share"] >= ACCEPTANCE["planted_brought_back_min"],
+            and planted["brought_back_share"] >= bars["planted_brought_back_min"],
         ),
         "within_caps": (report["caps"]["within_caps"], report["caps"]["within_caps"]),
         "rollover_cpu_flat_ratio": (
             ratio,
-            ratio is not None and ratio <= ACCEPTANCE["flat_ratio_max"],
+            bars["flat_ratio_max"] is None
+            or (ratio is not None and ratio <= bars["flat_ratio_max"]),
         ),
     }
     return {k: {"value": v, "pass": bool(ok)} for k, (v, ok) in checks.items()}
@@ -1354,7 +1369,13 @@ def parse_args(argv=None):
         default="onnx",
         help="the testbed's bag-of-words embedder (fast) or the product's default MiniLM",
     )
-    parser.add_argument("--out", default=str(RESULTS / "long_run.json"))
+    parser.add_argument(
+        "--llm",
+        choices=("deterministic", "local"),
+        default="deterministic",
+        help="the testbed's deterministic server, or the packaged offline model (llama.cpp)",
+    )
+    parser.add_argument("--out", default=None, help="default bench/results/long_run[_local].json")
     parser.add_argument("--profile", action="store_true", help="cProfile the run, print the top")
     parser.add_argument("--quiet", action="store_true", help="no per-day progress line")
     return parser.parse_args(argv)
@@ -1384,6 +1405,33 @@ def run_embedder(name: str):
     return HashingEmbedder()
 
 
+@contextlib.contextmanager
+def llm_tiers(llm: str, seed: int):
+    """(the OMNIIRA TIERS, the deterministic server or None) for the run's LLM: the testbed's
+    deterministic server, or the packaged offline model served as the testbed serves it, with
+    the demo's sampling and the small model's tier settings (local_model.py)."""
+    if llm == "local":
+        from omniira_evennia.llm.local_model import (
+            SMALL_MODEL_TIERS,
+            TIER_SAMPLING,
+            running_server,
+        )
+        from omniira_evennia.testing.testbed.cli import LOCAL_TIMEOUT
+
+        with running_server() as base_url:
+            tier = {"base_url": base_url, "model": "local", "timeout": LOCAL_TIMEOUT}
+            yield {
+                name: {**tier, **sampling, **SMALL_MODEL_TIERS.get(name, {})}
+                for name, sampling in TIER_SAMPLING.items()
+            }, None
+        return
+    from omniira_evennia.testing.testbed.deterministic_llm import DeterministicLLM
+
+    with DeterministicLLM(seed=seed) as server:
+        tier = {"base_url": server.base_url, "model": "deterministic"}
+        yield {"voice": tier, "reasoning": tier, "ambient": tier}, server
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     wall = time.monotonic()
@@ -1391,8 +1439,6 @@ def main(argv=None) -> int:
     from omniira_evennia.testing.testbed.cli import setup_django
 
     setup_django(argparse.Namespace(settings=None, keep_db=False), tmp)
-    from omniira_evennia.testing.testbed.deterministic_llm import DeterministicLLM
-
     cfg = LongRunConfig(
         days=args.days,
         npcs=args.npcs,
@@ -1404,26 +1450,34 @@ def main(argv=None) -> int:
         gossip_rounds=args.gossip_rounds,
         settings=overrides(args.set),
         progress=not args.quiet,
+        llm=args.llm,
+    )
+    out = args.out or str(
+        RESULTS / ("long_run_local.json" if args.llm == "local" else "long_run.json")
     )
     profiler = None
     if args.profile:
         import cProfile
 
         profiler = cProfile.Profile()
-    with DeterministicLLM(seed=args.seed) as server:
-        tier = {"base_url": server.base_url, "model": "deterministic"}
-        tiers = {"voice": tier, "reasoning": tier, "ambient": tier}
+    with llm_tiers(args.llm, args.seed) as (tiers, server):
+        if args.llm == "local":  # what the demo sets for the small model, under --set
+            from omniira_evennia.llm.local_model import SMALL_MODEL_SETTINGS
+
+            cfg.settings = {**SMALL_MODEL_SETTINGS, **cfg.settings}
         with profiler if profiler is not None else contextlib.nullcontext():
             report = run_long(cfg, tiers, run_embedder(args.embedder))
-        report["llm_calls_by_feature"] = dict(server.calls)
+        if server is not None:
+            report["llm_calls_by_feature"] = dict(server.calls)
+    report["config"]["llm"] = args.llm
     report["config"]["embedder"] = args.embedder
     report["date"] = date.today().isoformat()
     report["machine"] = {"python": platform.python_version(), "platform": platform.platform()}
     report["wall_seconds"] = round(time.monotonic() - wall, 1)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2, default=str) + "\n")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(report, indent=2, default=str) + "\n")
     print(table(report))
-    print(f"wall {report['wall_seconds']} s; wrote {args.out}")
+    print(f"wall {report['wall_seconds']} s; wrote {out}")
     if profiler is not None:
         import pstats
 

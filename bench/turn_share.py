@@ -82,7 +82,7 @@ def play(port: int, turns: int, pace: float) -> dict:
 
 
 def run(args) -> dict:
-    llm = ScriptedLLM(scripted).start()
+    llm = ScriptedLLM(scripted, keep_alive=True).start()  # as a model server keeps them
     game = DemoGame(args.port_base, llm.base_url, keep=args.keep)
     probe = None
     try:

@@ -339,8 +339,8 @@ def may_restate(value: str, other: str, subject: str = "") -> bool:
     # What each says in the stretch where they part that the other does not: both something,
     # and little, in one frame, is a swap ("dog" / "cat"); one side nothing is the same fact
     # told with more ("I play the hurdy-gurdy", "in the evenings I play my hurdy-gurdy").
-    left = {_root(w) for w in a[start : len(a) - end] if w not in STOPWORDS | FILLER}
-    right = {_root(w) for w in b[start : len(b) - end] if w not in STOPWORDS | FILLER}
+    left = {_sense(w) for w in a[start : len(a) - end] if w not in STOPWORDS | FILLER}
+    right = {_sense(w) for w in b[start : len(b) - end] if w not in STOPWORDS | FILLER}
     only_left, only_right = left - right, right - left
     # ... in one frame: what they share around it is at least half the shorter sentence.
     framed = 2 * (start + end) >= min(len(a), len(b))
@@ -348,6 +348,23 @@ def may_restate(value: str, other: str, subject: str = "") -> bool:
         return False  # "I'm afraid of the dark" / "I'm not afraid of the dark"
     small = 0 < len(only_left) <= SWAP_WORDS and 0 < len(only_right) <= SWAP_WORDS
     return not (framed and small)
+
+
+# Words one feeling is said with: "I have always feared deep water" and "I am afraid of deep
+# water" part on "feared" / "afraid", which is no swap (long run, seed 5: two memories of one
+# fear). Only same-meaning words; "love" and "hate" stay apart.
+_SENSES = {
+    # By root (`_root`: "scares" is "scar", "loves" "lov", "hates" "hat").
+    **dict.fromkeys(("fear", "afrai", "scar", "dread", "terri", "frigh"), "fear"),
+    **dict.fromkeys(("lov", "lik", "enjoy", "fond", "ador"), "like"),
+    **dict.fromkeys(("hat", "loath", "detes", "despi"), "hate"),
+}
+
+
+def _sense(word: str) -> str:
+    """A word's root, or the feeling it names (`_SENSES`)."""
+    root = _root(word)
+    return _SENSES.get(root, root)
 
 
 # Facts a person has one of at a time: where they live, their trade. A note of a new one

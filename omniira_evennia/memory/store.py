@@ -936,14 +936,17 @@ def has_met(npc, subject) -> bool:
 # ---------------------------------------------------------------- conversation lifecycle
 
 
-def touch_conversation(npc, speaker, conversation_id: str, extraction: str = "pending"):
-    conv, created = Conversation.objects.get_or_create(
+def touch_conversation(npc, speaker, conversation_id: str, extraction: str = "pending") -> None:
+    """A line of the conversation now: its last_turn_at moves, or its row is made. One UPDATE
+    a line (this runs on the reactor every turn); the row is read only for a new one."""
+    if Conversation.objects.filter(conversation_id=conversation_id).update(
+        last_turn_at=timezone.now()
+    ):
+        return
+    Conversation.objects.get_or_create(
         conversation_id=conversation_id,
         defaults={"npc": npc, "speaker": speaker, "extraction": extraction},
     )
-    if not created:
-        Conversation.objects.filter(pk=conv.pk).update(last_turn_at=timezone.now())
-    return conv
 
 
 def mark_conversation_ended(conversation_id: str, reason: str) -> bool:

@@ -208,6 +208,13 @@ def test_a_fact_about_them_does_not_rest_on_what_their_kin_did():
             "Brannoc told me: Dorcas still has eleven of my silver coins.",
             "Brannoc told me: I lent Dorcas eleven silver coins and never got them back.",
         ),
+        # One feeling in other words (long run, seed 5: kept twice as a swap of one word).
+        (
+            "Cyra mentioned that i have always feared deep water.",
+            "Cyra told me: I am afraid of deep water.",
+        ),
+        ("Ada told me: Nothing scares me like tall ladders.", "Ada told me: I fear tall ladders."),
+        ("Ada told me: I love the cold.", "Ada told me: I like the cold."),
     ],
 )
 def test_words_allow_a_restatement_in_other_words(value, other):
