@@ -147,6 +147,8 @@ bench: $(STAMP) $(STAMP_TORCH)
 	$(PY) bench/turn_share.py --probe
 	$(PY) bench/rollover.py
 	$(PY) bench/long_run.py
+	$(PY) bench/long_run.py --llm local --days 14 --npcs 3 --players 3 --visits 2 --lines 2 --seed 101
+	$(PY) bench/plot_long_run.py
 	$(PY) bench/dialogue_eval.py
 	$(PY) bench/dialogue_eval.py --busy --limit 8
 	$(PY) bench/report.py

@@ -1202,8 +1202,11 @@ The contrib's share, median(say to reply) minus median(look): **{data['share_med
 
 
 def long_run_section(data: dict) -> str:
-    """Issue #29: memory over months, the deterministic run."""
+    """Issue #29: memory over months, the deterministic run or the offline model's."""
     cfg, overall = data["config"], data["overall"]
+    local = cfg.get("llm") == "local"
+    llm = "the packaged offline model (llama.cpp)" if local else "the deterministic LLM"
+    kind = "offline-model run" if local else "deterministic run"
     changed, planted, caps = data["changed_facts"], data["planted"], data["caps"]
     checks = "\n".join(
         f"| {name} | {check['value']} | {'met' if check['pass'] else '**not met**'} |"
@@ -1213,11 +1216,19 @@ def long_run_section(data: dict) -> str:
     split = data.get("cosine_to_nearest_older", {})
     restating, distinct = split.get("restating", {}), split.get("distinct", {})
     status = changed.get("status_when_old_held", {})
-    return reflow(f"""## Memory over months (issue #29)
+    title = "## Memory over months, with the offline model" if local else "## Memory over months"
+    # bench/plot_long_run.py draws both runs' stores side by side, shown once, after the last.
+    plot = (
+        "\n\nThe store over time, both runs (`bench/plot_long_run.py`):\n\n"
+        "![memories held per NPC by game day](long_run_store.svg)"
+        if local and (ROOT / "docs" / "long_run_store.svg").exists()
+        else ""
+    )
+    return reflow(f"""{title} (issue #29)
 
-`bench/long_run.py`, {data['date']} (Python {data['machine']['python']}): {cfg['npcs']} NPCs and
-{cfg['players']} scripted players over {cfg['days']} game days in the testbed's world with the
-deterministic LLM and the {embedder} embedder, every line through the real turn path (seed
+`bench/long_run.py{' --llm local' if local else ''}`, {data['date']} (Python {data['machine']['python']}): {cfg['npcs']} NPCs and
+{cfg['players']} scripted players over {cfg['days']} game days in the testbed's world with
+{llm} and the {embedder} embedder, every line through the real turn path (seed
 {cfg['seed']}; players come back on {cfg['return_rate']:.0%} of days, tell new facts, repeat
 old ones in other words, change some and tell news of each other), {data['wall_seconds']} s.
 
@@ -1242,10 +1253,10 @@ least `MEMORY_MERGE_COSINE` (0.76) and words that allow it (memory/grounding.py
 Rex" / "my cat is called Rex" at 0.93). The threshold was set on seed 1 (restatements 0.73 to
 0.95 with MiniLM, distinct memories at most 0.67 once the words agree; a pair the words allow,
 "I was born in Ouston" / "I once sailed to Ouston", sits at 0.75) and is reported here on
-another seed. "Never noted" is a change the deterministic LLM neither tagged nor the review
-extracted: the old value stands because the NPC never took the new one down.
+another seed. "Never noted" is a change {'the model' if local else 'the deterministic LLM'} neither tagged nor the review
+extracted: the old value stands because the NPC never took the new one down.{plot}
 
-| acceptance (deterministic run) | value | |
+| acceptance ({kind}) | value | |
 |---|---|---|
 {checks}
 """)
@@ -1397,6 +1408,7 @@ SECTIONS = {
     "busy_server.json": busy_server_section,
     "rollover.json": rollover_section,
     "long_run.json": long_run_section,
+    "long_run_local.json": long_run_section,
 }
 
 

@@ -274,8 +274,14 @@ def start_turn(npc, speaker, message: str):
             grounds=their_lines,
             later=True,
         )
-        if not labels:
-            _hear_news(npc, speaker, message, conf)
+
+        def _hear(outcome):
+            # After the line has left for the room (apply_turn's writes wait for the reactor's
+            # next turn, and so does this): the player does not wait for the news they told,
+            # and it is kept whatever became of the turn's writes.
+            if not labels:
+                _hear_news(npc, speaker, message, conf)
+            return outcome
 
         def _keep_vector(line):
             # The line's vector was computed as the retrieval query: kept (the verbatim lane).
@@ -283,8 +289,8 @@ def start_turn(npc, speaker, message: str):
             return line
 
         if isinstance(said_back, defer.Deferred):
-            return said_back.addCallback(_keep_vector)
-        return _keep_vector(said_back)
+            return said_back.addBoth(_hear).addCallback(_keep_vector)
+        return _keep_vector(_hear(said_back))
 
     def _crash(failure):
         log.error(

@@ -519,7 +519,23 @@ _OWN_TOPICS = [
     ),
 ]
 TOPIC_WORDS = {
-    "home": ["live", "lives", "home", "from", "hail", "born", "grew", "town", "village"],
+    # "from" only as where someone is from: "Ada heard it from the carter" is no home.
+    "home": [
+        "live",
+        "lives",
+        "home",
+        "comes from",
+        "come from",
+        "came from",
+        "is from",
+        "am from",
+        "i'm from",
+        "hail",
+        "born",
+        "grew",
+        "town",
+        "village",
+    ],
     "trade": ["trade", "work", "job", "living", "craft", "make", "mend", "sell"],
     "fear": ["afraid", "fear", "scare", "frighten", "terrified", "terrifies", "dread"],
     "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],

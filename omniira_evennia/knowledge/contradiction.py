@@ -16,7 +16,7 @@ A claim clause contradicts a known clause when they are about the same thing and
   share none of them, and they share at least half the subject words of the shorter (at
   least one): "The cider here costs ten gold" against "A mug of cider costs two copper";
 - **a name**: each names someone the other does not, and they share at least two subject
-  words and half the claim's (names both say, "the Lantern & Lane", count as shared words),
+  words and half of each one's (names both say, "the Lantern & Lane", count as shared words),
   or exactly the same subject words: "Wren keeps the forge" against "Voss keeps the forge on
   the square", "Wren is the blacksmith" against "Voss is the blacksmith";
 - **a negation**: one is negated and the other not, with no values to compare, sharing at
@@ -384,7 +384,10 @@ def clash(claim: Clause, known: Clause) -> tuple[str, str] | None:
     if said and fact:
         about = shared | common
         same_thing = shared == claim.subject == known.subject  # "Wren/Voss is the blacksmith"
-        if same_thing or (len(about) >= 2 and len(about) >= math.ceil(len(claim.subject) / 2)):
+        # Half of each side's words: "he runs a stall at the spring fair" shares "keep, stall"
+        # with "Old Hob the baker keeps the bread stall by the well", and is another stall.
+        half = math.ceil(max(len(claim.subject), len(known.subject)) / 2)
+        if same_thing or (len(about) >= 2 and len(about) >= half):
             words = ", ".join(sorted(shared))
             return (
                 "name",

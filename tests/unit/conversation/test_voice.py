@@ -878,3 +878,13 @@ def test_the_answer_is_the_memory_that_holds_most_of_the_topic():
 )
 def test_tuning_half_slips_are_named(reply, line, npc, speaker, slip):
     assert slip in slips(reply, line, npc, speaker)
+
+
+def test_from_alone_is_no_answer_to_where_one_is_from():
+    """ "from" as a home word took "Ada heard the news from the carter" for where Ada is from."""
+    asked = "Where am I from, do you remember?"
+    assert voice.unknown_topic(asked, ["Ada heard the news from the carter."]) == "where you live"
+    assert voice.unknown_topic(asked, ["Ada comes from Ashby, over the hills."]) is None
+    assert voice.unknown_topic(asked, ["Ada told me: I'm from Ashby."]) is None
+    memories = ["Ada got a letter from her sister.", "Ada was born in Fenmoor."]
+    assert voice.answer_from(asked, memories, [], "Ada") == memories[1]

@@ -42,6 +42,7 @@ def found(line):
         ("I heard a loaf is eight copper.", [(8, "money")]),
         ("The east road goes to Wyndale.", [(9, "destination")]),
         ("I heard the east road leads to Vellmoor.", [(9, "destination")]),
+        ("Wren keeps the bread stall by the well.", [(8, "name")]),
     ],
 )
 def test_a_claim_against_what_is_known(line, expected):
@@ -60,6 +61,8 @@ def test_a_claim_against_what_is_known(line, expected):
         "I had a drink at the Lantern & Lane.",  # the same place, nothing said of its keeper
         "The east road runs down to the docks by the river.",  # agrees
         "I walked the east road to the docks at dawn.",  # agrees, and a time of no fact
+        # Another stall (dialogue seed 47363 kept "Odette claimed: he runs a stall ...").
+        "Voss, my brother is Florian, and he runs a stall at the spring fair.",
         "",
     ],
 )
