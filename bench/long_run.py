@@ -1184,10 +1184,11 @@ def caps_report(rows, beliefs, npcs, key_of) -> dict:
         "concerns_cap": conf.CONCERNS_PER_NPC,
         "beliefs_per_target_max": max(belief_pairs.values(), default=0),
         "beliefs_total": len(beliefs),
-        "belief_cap": None,  # no setting caps an NPC's beliefs (only 2 per reflection)
+        "belief_cap": conf.BELIEFS_PER_TARGET,
         "within_caps": most[1] <= conf.MEMORY_CAP_PER_SUBJECT
         and max(knowledge.values(), default=0) <= conf.KNOWLEDGE_PER_NPC
-        and max(concerns.values(), default=0) <= conf.CONCERNS_PER_NPC,
+        and max(concerns.values(), default=0) <= conf.CONCERNS_PER_NPC
+        and max(belief_pairs.values(), default=0) <= conf.BELIEFS_PER_TARGET,
     }
 
 
@@ -1328,7 +1329,7 @@ def table(report: dict) -> str:
         f"caps: memories/subject max {caps['memories_per_subject_max']}/"
         f"{caps['memory_cap_per_subject']}, knowledge max {caps['knowledge_max']}/"
         f"{caps['knowledge_cap']}, concerns max {caps['concerns_max']}/{caps['concerns_cap']}, "
-        f"beliefs/target max {caps['beliefs_per_target_max']} (no cap)"
+        f"beliefs/target max {caps['beliefs_per_target_max']}/{caps['belief_cap']}"
     )
     lines.append(
         "acceptance: "

@@ -213,6 +213,9 @@ class OmniiraSettings(BaseModel):
     REFLECTION_THRESHOLD: int = Field(4, ge=1)  # new memories about a target before reflecting
     ROLLOVER_CONCURRENCY: int = Field(2, ge=1)  # rollover LLM jobs in flight at once
     MEMORY_CAP_PER_SUBJECT: int = Field(200, ge=1)
+    # Beliefs one NPC keeps about one target; beyond it the least important, then the oldest,
+    # go at the rollover (a prompt shows REFLECTION_SLOTS of them: newest and nearest).
+    BELIEFS_PER_TARGET: int = Field(30, ge=1)
     # A new note about someone that the embedder puts at least this near an older one from the
     # same teller (and whose words allow it: memory/grounding.may_restate) updates that memory
     # instead of adding a copy; measured with the default MiniLM by bench/long_run.py (a

@@ -198,6 +198,27 @@ def forget(now=None) -> dict[str, int]:
     return {"expired": expired_count, "evicted": evicted}
 
 
+def evict_beliefs(cap: int) -> int:
+    """Beyond `cap` beliefs one NPC holds about one target (BELIEFS_PER_TARGET), the least
+    important and then the oldest go: a reflection adds up to two a night, for months."""
+    evicted = 0
+    over = (
+        Reflection.objects.values("npc_id", "target_id")
+        .annotate(n=Count("id"))
+        .filter(n__gt=cap)
+        .order_by()
+    )
+    for group in over:
+        ids = list(
+            Reflection.objects.filter(npc_id=group["npc_id"], target_id=group["target_id"])
+            .order_by("importance", "created_at", "id")
+            .values_list("id", flat=True)
+        )
+        evicted += Reflection.objects.filter(id__in=ids[: len(ids) - cap]).delete()[0]
+    health.incr("beliefs_evicted", evicted)
+    return evicted
+
+
 # ---------------------------------------------------------------- inputs (on the reactor)
 
 
@@ -512,6 +533,7 @@ def run_rollover(game_day: int | None = None, npcs=None, per_npc: bool = False) 
         health.incr("forget_failures")
         forgotten = {"expired": 0, "evicted": 0}
     forgotten["concerns_expired"] = store.expire_concerns(day, conf.CONCERN_DAYS)
+    forgotten["beliefs_evicted"] = evict_beliefs(conf.BELIEFS_PER_TARGET)
     try:
         forgotten["retention_deleted"] = apply_retention(day)
     except Exception:  # retention can wait a day too

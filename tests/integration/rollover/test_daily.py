@@ -8,6 +8,8 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from evennia.utils import create
+from evennia.utils.test_resources import EvenniaTest
 from twisted.internet import defer
 
 import omniira_evennia as omniira
@@ -244,3 +246,24 @@ def test_a_world_can_wake_at_a_set_hour():
         conf.reset_settings()
         assert clock.current_game_day() == 2  # midnight came 17 game hours after the start
     conf.reset_settings()
+
+
+class TestBeliefCap(EvenniaTest):
+    """Beliefs about one target stay within BELIEFS_PER_TARGET (issue #29): the least
+    important, then the oldest, go at the rollover; another target's are not touched."""
+
+    def test_the_least_important_then_the_oldest_go(self):
+        npc = create.create_object("omniira_evennia.typeclasses.MemoryNPC", key="Maren")
+        for i, importance in enumerate([5, 2, 5, 9, 2]):
+            Reflection.objects.create(
+                npc=npc, target=self.char1, belief=f"Belief {i}.", importance=importance
+            )
+        Reflection.objects.create(npc=npc, target=self.char2, belief="Other.", importance=1)
+        assert daily.evict_beliefs(3) == 2
+        kept = Reflection.objects.filter(npc=npc, target=self.char1)
+        assert sorted(kept.values_list("belief", flat=True)) == [
+            "Belief 0.",
+            "Belief 2.",
+            "Belief 3.",
+        ]
+        assert Reflection.objects.filter(target=self.char2).count() == 1
