@@ -27,6 +27,12 @@ class OmniiraConfig(AppConfig):
         from omniira_evennia.llm.usage import spend_of_day
 
         llm.use_spend_loader(spend_of_day)  # budgets count today's recorded usage
+        from omniira_evennia.memory import safety
+
+        # The one choke point before any prompt leaves: the client redacts every message with
+        # redact_pii (llm/client.py, "the prompt filter"); set here, as the llm layer may not
+        # import memory.
+        llm.set_prompt_filter(safety.redact_pii)
         store.connect_signals()
         knowledge.connect_signals()
         _unpin_on_change()

@@ -8,8 +8,8 @@ characters (MUD design seed, defence in depth; what each catches and misses: doc
   numbers (national IDs, UK National Insurance numbers, card numbers passing the Luhn check,
   IBANs passing theirs) with placeholders. Player text is redacted before it is stored or sent
   anywhere, memory values and concerns before they are written, and every prompt's messages
-  once more as the LLM client sends them (`llm.client.set_prompt_filter`, registered when this
-  module is imported), so no LLM call (conversation, extraction, gossip, reflection, diary)
+  once more as the LLM client sends them (`llm.client.set_prompt_filter`, registered by the
+  app's `ready`, apps.py), so no LLM call (conversation, extraction, gossip, reflection, diary)
   carries them, whatever text a prompt was assembled from.
 - `detect_manipulation` labels instruction-like text ("ignore your instructions", "you are
   now...", "forget everything", system-prompt talk, tag syntax typed by a player, in every form
@@ -587,11 +587,3 @@ def neutralize_markup(text: str, mode: str = "strip") -> str:
 
     # Last, as removing pipes can join `<` to an MXP name; removing `<` joins no pipe.
     return _MXP_OPENING.sub("", _TOKEN.sub(token, text))
-
-
-# The one choke point before any prompt leaves: the LLM client redacts every message with
-# `redact_pii` (llm/client.py, "the prompt filter"). Registered here because the llm layer may
-# not import memory; every module that calls the client imports this one.
-from omniira_evennia.llm import client as _llm_client  # noqa: E402
-
-_llm_client.set_prompt_filter(redact_pii)

@@ -51,7 +51,6 @@ from omniira_evennia.llm.client import (
     Usage,
     chat_json,
 )
-from omniira_evennia.memory import safety  # noqa: F401  (redacts every prompt: llm/client.py)
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.runtime import health
 
