@@ -24,6 +24,7 @@ class OmniiraConfig(AppConfig):
                 llm.reset_client()
 
         setting_changed.connect(_settings_changed, weak=False)
+        conf.read_settings_from(_omniira_setting)
         from omniira_evennia.llm.usage import spend_of_day
 
         llm.use_spend_loader(spend_of_day)  # budgets count today's recorded usage
@@ -110,3 +111,10 @@ def _unpin_on_change():
         uid = f"omniira_unpin_{model.__name__}"
         post_save.connect(unpin, sender=model, dispatch_uid=uid + "_save", weak=False)
         post_delete.connect(unpin, sender=model, dispatch_uid=uid + "_delete", weak=False)
+
+
+def _omniira_setting():
+    """The game's raw OMNIIRA dict (conf.get_settings validates it)."""
+    from django.conf import settings
+
+    return getattr(settings, "OMNIIRA", None)

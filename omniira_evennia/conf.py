@@ -17,6 +17,9 @@ launcher, fill in only the tiers that still have no endpoint after all of that.
 
 `get_settings()` validates the result with pydantic and caches it; the cache is cleared when
 Django's `setting_changed` fires (tests using `override_settings`) or by `reset_settings()`.
+The raw dict is Django's `settings.OMNIIRA`, read through the source the app's `ready` sets
+(`read_settings_from`, apps.py): this module imports no Django, so the plain modules that read
+settings stay plain; before `ready` (a script without Django) the defaults apply.
 """
 
 from __future__ import annotations
@@ -359,11 +362,25 @@ def build_settings(raw: dict[str, Any] | None, environ: dict[str, str] | None = 
     return OmniiraSettings(TIERS=tiers, **raw)
 
 
+def _no_settings() -> dict | None:
+    return None
+
+
+# Where the raw OMNIIRA dict comes from: Django's settings, set by the app's `ready` (apps.py),
+# so this module (which plain modules import) imports no Django; until then, the defaults.
+_raw_settings = _no_settings
+
+
+def read_settings_from(source) -> None:
+    """Take the raw OMNIIRA dict from `source()` from now on (apps.py: Django's settings)."""
+    global _raw_settings
+    _raw_settings = source
+    reset_settings()
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> OmniiraSettings:
-    from django.conf import settings
-
-    return build_settings(getattr(settings, "OMNIIRA", None))
+    return build_settings(_raw_settings())
 
 
 def reset_settings(**kwargs) -> None:

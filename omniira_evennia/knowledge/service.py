@@ -52,8 +52,9 @@ from omniira_evennia.knowledge.facts import (
     tag_name,
 )
 from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
-from omniira_evennia.memory import embeddings, fulltext, store
-from omniira_evennia.memory.embeddings import comparable_vectors, embed_or_none, from_blob, to_blob
+from omniira_evennia.memory import embedder_records, embeddings, fulltext, store
+from omniira_evennia.memory.embedder_records import comparable_vectors
+from omniira_evennia.memory.embeddings import embed_or_none, from_blob, to_blob
 from omniira_evennia.memory.fusion import without_names
 from omniira_evennia.memory.policy import police
 from omniira_evennia.memory.safety import detect_manipulation
@@ -476,7 +477,7 @@ def connect_signals() -> None:
     pre_save.connect(_save_scope_token, sender=Knowledge, dispatch_uid="omniira_knowledge_token")
     post_save.connect(_on_change, sender=Knowledge, dispatch_uid="omniira_knowledge_save")
     post_delete.connect(_on_change, sender=Knowledge, dispatch_uid="omniira_knowledge_delete")
-    embeddings.connect_signals(Knowledge)
+    embedder_records.connect_signals(Knowledge)
 
 
 def _save_scope_token(sender, instance, raw=False, **kwargs):

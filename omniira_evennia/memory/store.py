@@ -35,14 +35,9 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.llm import guards
-from omniira_evennia.memory import embeddings, lateness, relationships
-from omniira_evennia.memory.embeddings import (
-    EMBEDDING_DIM,
-    comparable_vectors,
-    comparable_where,
-    from_blob,
-    to_blob,
-)
+from omniira_evennia.memory import embedder_records, embeddings, lateness, relationships
+from omniira_evennia.memory.embedder_records import comparable_vectors, comparable_where
+from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob, to_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
 from omniira_evennia.memory.verbatim import SaidLine
 from omniira_evennia.models import (
@@ -312,7 +307,7 @@ def connect_signals() -> None:
     post_save.connect(_on_memory_saved, sender=Memory, dispatch_uid="omniira_mem_save")
     post_delete.connect(_on_memory_deleted, sender=Memory, dispatch_uid="omniira_mem_delete")
     # Every vector saved records the embedder that made it (issue #19).
-    embeddings.connect_signals(Memory, Reflection, DiaryEntry)
+    embedder_records.connect_signals(Memory, Reflection, DiaryEntry)
     # The rollover writes beliefs and diaries itself: late ones for an erased player go here.
     for model in (Reflection, DiaryEntry):
         uid = f"omniira_late_{model.__name__}"
@@ -354,7 +349,7 @@ def _index_rows(npc_id: int) -> list[tuple]:
     from django.db import connection
 
     # -- issue #19: a vector made by an embedder the configured one cannot be compared with is
-    # read as missing (NULL) until `@memory reembed` redoes it (see embeddings.comparable_vectors).
+    # read as missing (NULL) until `@memory reembed` redoes it (see embedder_records.comparable_vectors).
 
     vector_wire = comparable_vectors(_vector_wire(connection)[0])
     # -- end issue #19
