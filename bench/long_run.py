@@ -977,7 +977,8 @@ def judge(row, dup, tracer: Tracer, facts, names) -> dict:
     value = row["value"]
     fact = fact_of(value, facts)
     ungrounded = fact is None and not tracer.grounded(value)
-    trivial = is_trivial(value, names)
+    # A memory naming a scripted fact is no small talk, however short ("Brannoc is a chandler").
+    trivial = fact is None and is_trivial(value, names)
     dup_cos = dup["cosine"][DUPLICATE_COSINE] is not None
     dup_text = dup["text"] is not None
     return {

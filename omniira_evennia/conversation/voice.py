@@ -178,7 +178,7 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("swaps_i_and_you")
     elif speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and _FIRST_PERSON.search(line):
         found.append("swaps_i_and_you")
-    elif _OWN_MEMORY_AS_YOURS.search(reply):
+    elif _OWN_MEMORY_AS_YOURS.search(reply) or _UNTOLD_AS_YOURS.search(reply):
         found.append("swaps_i_and_you")
     if npc and _addresses(reply, npc):
         found.append("addresses_itself")
@@ -232,6 +232,14 @@ _DOUBTING = (
 )
 _OWN_DOUBT_AS_YOURS = re.compile(
     _DOUBT_LEAD + r"you(?:'re| are)?\s+" + _DOUBTING + r"[^?]*?(?:[.!]|$)", re.IGNORECASE
+)
+
+
+# The NPC's not having been told said as the player's: "You were never told about that, Cyra."
+# to "I live in Dunmere." (long run with the offline model, seed 101, twice).
+_UNTOLD_AS_YOURS = re.compile(
+    _DOUBT_LEAD + r"you(?: were|'ve been| have been| was) never (?:been )?told\b[^?]*?(?:[.!]|$)",
+    re.IGNORECASE,
 )
 
 

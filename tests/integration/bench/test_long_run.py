@@ -121,3 +121,21 @@ def test_news_is_told_apart_by_whom_it_is_about_not_by_its_teller():
     for fid, line in about.items():
         assert lr.fact_of(f"Brannoc told me: {line}", facts) == (fid, 0)
         assert lr.fact_of(f"(heard from Maren) Brannoc told me: {line}", facts) == (fid, 0)
+
+
+def test_a_short_memory_of_a_scripted_fact_is_not_small_talk():
+    """The offline-model run (seed 101) counted "Brannoc is a chandler." as trivial junk: one
+    content word besides the name, though it is the player's trade."""
+    trade = lr.Fact(
+        "Brannoc/trade", "Brannoc", "trade", "", [lr.Version(("I am a chandler.",), ("chandler",))]
+    )
+    names = frozenset({"brannoc", "maren"})
+    tracer = lr.Tracer(["Maren, I am a chandler."], ["Brannoc", "Maren"])
+    levels = {level: None for level in lr.COSINE_LEVELS}
+    dup = {"cosine": levels, "text": None, "best": -1.0}
+
+    def row(value):
+        return {"id": 1, "value": value, "source": "self", "provenance_id": None, "subject_id": 2}
+
+    assert not lr.judge(row("Brannoc is a chandler."), dup, tracer, [trade], names)["trivial"]
+    assert lr.judge(row("Brannoc said hello."), dup, tracer, [trade], names)["trivial"]

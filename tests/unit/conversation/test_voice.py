@@ -888,3 +888,17 @@ def test_from_alone_is_no_answer_to_where_one_is_from():
     assert voice.unknown_topic(asked, ["Ada told me: I'm from Ashby."]) is None
     memories = ["Ada got a letter from her sister.", "Ada was born in Fenmoor."]
     assert voice.answer_from(asked, memories, [], "Ada") == memories[1]
+
+
+def test_never_having_been_told_said_as_the_players_is_a_swap():
+    """ "You were never told about that, Cyra." to "I live in Dunmere." (long run with the
+    offline model, seed 101): the NPC's not knowing, said as if the player did not."""
+    swapped = "You were never told about that, Ada."
+    assert "swaps_i_and_you" in voice.slips(swapped, "I live in Dunmere.", "Maren", "Ada")
+    assert voice.without_slips(swapped, "I live in Dunmere.", "Maren", "Ada") == ""
+    # The right way round, and a question back, are no slips.
+    for reply in ("You never told me about a dog, Ada.", "You were never told about the mine?"):
+        assert voice.slips(reply, "What is my dog called?", "Maren", "Ada") == []
+    client = FakeClient(swapped, swapped)
+    result = run_turn(turn_input("I live in Dunmere."), conf("speech"), client)
+    assert "never told" not in result.parsed.text
