@@ -509,6 +509,20 @@ def assistant_voice(reply: str) -> bool:
     return bool(ASSISTANT.search(plain(reply)))
 
 
+# A text adventure's narration of the player: "You look at the ledger, where you see a note",
+# "You decide to look for a shop", "You hear a sound and see a man" (not "You look tired").
+NARRATION = re.compile(
+    r"(?:^|[.!?]\s+)you (?:decide to|notice|find yourself|pick up|turn to|walk (?:in|into|over|up)|"
+    r"enter |step (?:in|into|forward)|look (?:at|around|up at|into)|see an? |hear an? )",
+    re.IGNORECASE,
+)
+
+
+def narrates_player(reply: str) -> bool:
+    """Role slip: the reply narrates what the player does or sees, instead of speaking."""
+    return bool(NARRATION.search(plain(reply)))
+
+
 def admits_not_knowing(reply: str) -> bool:
     """The reply says the NPC does not know or was never told ("You never told me about a dog,
     Bryn.", "I don't know who Thorne is searching for", "we've never met")."""
@@ -656,6 +670,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "answered_as_player": answered_as_player(reply, step.line, scenario.npc, npc_directed),
         "swaps_i_and_you": swaps_i_and_you(reply),
         "assistant_voice": assistant_voice(reply),
+        "narrates_player": narrates_player(reply),
     }
     return [form for form, hit in forms.items() if hit]
 
@@ -668,6 +683,7 @@ SLIP_FORMS = (
     "answered_as_player",
     "swaps_i_and_you",
     "assistant_voice",
+    "narrates_player",
 )
 
 

@@ -180,6 +180,8 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("swaps_i_and_you")
     elif _OWN_MEMORY_AS_YOURS.search(reply) or _UNTOLD_AS_YOURS.search(reply):
         found.append("swaps_i_and_you")
+    if _NARRATES_YOU.search(reply):
+        found.append("narrates_the_player")
     if npc and _addresses(reply, npc):
         found.append("addresses_itself")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
@@ -239,6 +241,17 @@ _OWN_DOUBT_AS_YOURS = re.compile(
 # to "I live in Dunmere." (long run with the offline model, seed 101, twice).
 _UNTOLD_AS_YOURS = re.compile(
     _DOUBT_LEAD + r"you(?: were|'ve been| have been| was) never (?:been )?told\b[^?]*?(?:[.!]|$)",
+    re.IGNORECASE,
+)
+
+
+# The player's doings narrated, as a text adventure does: "You look at Cuthbert's ledger, where
+# you see a note", "You decide to look for locations in town" (long run with the offline model,
+# seed 101), "You hear a sound and see a man" (its NPC talk). "You look tired" is a remark.
+_NARRATES_YOU = re.compile(
+    r"(?:^|[.!]\s+)you (?:decide to|look (?:at|around|up|down|into)|see an? |hear an? |notice |"
+    r"walk (?:in|into|up|over|to)|enter |step (?:in|into|up|over|forward)|find yourself|"
+    r"pick up|turn to)",
     re.IGNORECASE,
 )
 

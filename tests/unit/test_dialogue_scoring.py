@@ -616,3 +616,13 @@ def test_the_evaluation_runs_the_demos_tiers_and_small_model_settings():
         assert ev.DEMO_TIERS[tier]["timeout"] == params["timeout"]
         assert ev.DEMO_TIERS[tier]["max_tokens"] == params["max_tokens"]
     assert ev.DEMO_TIERS["voice"]["turn_format"] == "speech"
+
+
+def test_narrating_the_player_is_a_role_slip():
+    """The offline model's long run (seed 101): "You look at Cuthbert's ledger, where you see a
+    note", "You decide to look for locations in town where you can set up a bakery"."""
+    assert ev.narrates_player("You look at Cuthbert's ledger, where you see a note.")
+    assert ev.narrates_player("Aye. You decide to look for a shop in town.")
+    assert not ev.narrates_player("You look tired, Ada. Sit down.")
+    assert not ev.narrates_player("You see, the cider is cheap here.")
+    assert "narrates_player" in ev.SLIP_FORMS

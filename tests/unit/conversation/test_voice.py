@@ -902,3 +902,16 @@ def test_never_having_been_told_said_as_the_players_is_a_swap():
     client = FakeClient(swapped, swapped)
     result = run_turn(turn_input("I live in Dunmere."), conf("speech"), client)
     assert "never told" not in result.parsed.text
+
+
+def test_narrating_the_players_doings_is_a_slip():
+    """ "You look at Cuthbert's ledger, where you see a note" (long run, offline model)."""
+    narrated = "You look at Cuthbert's ledger, where you see a note. Well, Ada."
+    assert "narrates_the_player" in voice.slips(narrated, "I have a ledger.", "Maren", "Ada")
+    assert voice.without_slips(narrated, "I have a ledger.", "Maren", "Ada") == "Well, Ada."
+    for remark in (
+        "You look tired, Ada.",
+        "You see, Ada, the cider is cheap.",
+        "When you walk in, sit.",
+    ):
+        assert voice.slips(remark, "I have a ledger.", "Maren", "Ada") == []
