@@ -908,6 +908,7 @@ def measure(script: Script, npcs, players, rooms, cfg, planted_day1, first_usage
         "planted": planted_report(script, npcs, players, planted_day1),
         "caps": caps_report(rows, beliefs, npcs, key_of),
         "examples": examples(rows, verdicts, key_of),
+        "raw": raw_sample(npc_ids, key_of, beliefs, diaries),
         "refused_by_product": refused(npc_ids),
         "cosine_to_nearest_older": cosine_split(verdicts, rows),
     }
@@ -1190,6 +1191,43 @@ def caps_report(rows, beliefs, npcs, key_of) -> dict:
         and max(knowledge.values(), default=0) <= conf.KNOWLEDGE_PER_NPC
         and max(concerns.values(), default=0) <= conf.CONCERNS_PER_NPC
         and max(belief_pairs.values(), default=0) <= conf.BELIEFS_PER_TARGET,
+    }
+
+
+RAW_REPLIES = 40  # NPC lines kept in the report with what they answered, to read by hand
+
+
+def raw_sample(npc_ids, key_of, beliefs, diaries) -> dict:
+    """What a player would read: NPC lines (spread over the run, each with the line it
+    answered), every belief and diary entry, as stored."""
+    from omniira_evennia.models import ConversationTurn
+
+    turns = list(
+        ConversationTurn.objects.filter(npc_id__in=npc_ids)
+        .order_by("id")
+        .values("npc_id", "speaker_id", "role", "text", "game_day")
+    )
+    pairs = [
+        {
+            "day": reply["game_day"],
+            "npc": key_of.get(reply["npc_id"], reply["npc_id"]),
+            "to": key_of.get(reply["speaker_id"], reply["speaker_id"]),
+            "line": said["text"],
+            "reply": reply["text"],
+        }
+        for said, reply in zip(turns, turns[1:])
+        if reply["role"] == "npc" and said["role"] != "npc" and said["npc_id"] == reply["npc_id"]
+    ]
+    step = max(1, len(pairs) // RAW_REPLIES)
+    return {
+        "replies": pairs[::step][:RAW_REPLIES],
+        "beliefs": [
+            f"{key_of.get(b['npc_id'])} of {key_of.get(b['target_id'])}: {b['belief']}"
+            for b in beliefs
+        ],
+        "diaries": [
+            f"{key_of.get(d['npc_id'])}, day {d['game_day']}: {d['entry']}" for d in diaries
+        ],
     }
 
 

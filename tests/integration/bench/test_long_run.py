@@ -66,6 +66,11 @@ def test_a_short_run_reports_every_measure_and_finds_the_changes_and_planted_fac
         "rollover_cpu_flat_ratio",
     }
     assert lr.table(report).count("\n") >= 6
+    # What a player would read is in the report, to be read by hand.
+    raw = report["raw"]
+    assert raw["replies"] and all(r["line"] and r["reply"] for r in raw["replies"])
+    assert {r["npc"] for r in raw["replies"]} <= {"Maren", "Lyra", "Voss"}
+    assert len(raw["diaries"]) == overall["diaries"] and len(raw["beliefs"]) == overall["beliefs"]
 
 
 def test_normalised_text_sets_the_framing_aside_and_cosine_and_text_are_reported_apart():
