@@ -612,6 +612,28 @@ def is_invented_answer(
     return bool(specific_mentions(reply, question, [*allowed_names, player], world_words))
 
 
+def gives_world_name_as_theirs(reply: str, player: str, world_names) -> bool:
+    """A never-told question answered with a name of the world said of the player: "the old
+    town where you grew up is Wickham Cross", "Guinevere is from a town called Wickham Cross"
+    (held-out run of seed 86111, not flagged: the world's names were allowed everywhere)."""
+    if admits_not_knowing(reply):
+        return False
+    them = re.compile(rf"\b(?:you|your|you're|{re.escape(player)}(?:'s)?)\b", re.IGNORECASE)
+    # Said of them as where they are from or what something of theirs is called; a pointer to
+    # a person or a room of the world ("ask Wren", "you're in the Lantern & Lane") is not.
+    cue = re.compile(r"\b(?:from|grew up|born|lives?|living|called|named)\b", re.IGNORECASE)
+    people = {n.lower() for n in world.NPC_NAMES} | {player.lower()}
+    names = [n for n in world_names if n and n[:1].isupper() and n.lower() not in people]
+    for sentence in sentences(reply):
+        if (
+            them.search(sentence)
+            and cue.search(sentence)
+            and any(re.search(rf"\b{re.escape(n)}\b", sentence) for n in names)
+        ):
+            return True
+    return False
+
+
 def classify_memory(value: str, scenario: Scenario | None) -> str:
     """
     Where a memory about a player comes from: "fact" when it matches a fact that player stated
@@ -1318,7 +1340,7 @@ def flag_reply(
             flags.append("admits")
         if is_invented_answer(
             reply, step.line, scenario.npc, speaker, allowed, world_info["words"]
-        ):
+        ) or gives_world_name_as_theirs(reply, speaker, world_info["names"]):
             flags.append("invented")
         if any(matches(reply, f.keys) for o in others for f in o.facts if o.npc == scenario.npc):
             flags.append("mixup")

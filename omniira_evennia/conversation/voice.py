@@ -197,7 +197,11 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
     ):
         # "You are Maren, Briony." (telnet trial): the prompt's first line read to the player.
         found.append("speaks_of_its_notes")
-    if is_question(line) and _ASKS_OWN.search(line) and _NOT_KNOWING_MINE.search(reply):
+    if (
+        is_question(line)
+        and _ASKS_OWN.search(line)
+        and (_NOT_KNOWING_MINE.search(reply) or _NEVER_TOLD_MINE.search(reply))
+    ):
         found.append("swaps_i_and_you")
     return found
 
@@ -270,6 +274,15 @@ _ASKS_OWN = re.compile(r"\b(?:i|i'm|my|me)\b", re.IGNORECASE)
 _NOT_KNOWING_MINE = re.compile(
     r"\b(?:don'?t|do not|can'?t|cannot|couldn'?t) (?:remember|recall|know|say|tell)\b"
     r"(?:(?!\byou\b|\byour\b)[^.?!])*\b(?:me|my|myself)\b",
+    re.IGNORECASE,
+)
+
+
+# Asked about the player's own life, the not telling said as the NPC's own: "I never told you
+# about my origins, Horatio." to "Where am I from?" (held-out run, seed 86111).
+_NEVER_TOLD_MINE = re.compile(
+    r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention)(?: to)? you"
+    r" (?:about |of )?my\b",
     re.IGNORECASE,
 )
 

@@ -217,6 +217,21 @@ def _time(token: str, after: str) -> str | None:
     return None
 
 
+# "One day I want to open a tea shop" is someday, not a count of days: it met "two days on
+# foot" (dialogue held-out run, seed 86111). "One" before a time word, then someone doing.
+_SOMEDAY_TIMES = {"day", "night", "morning", "evening", "year", "spring", "summer", "winter"}
+_SOMEONE = {"i", "we", "you", "he", "she", "they", "i'll", "we'll", "you'll"}
+
+
+def lowered_at(tokens: list[str], i: int) -> tuple[str, str, str]:
+    """The token at `i` and the two after it, lower-cased ("" past the end)."""
+    return tuple((tokens[j].lower() if j < len(tokens) else "") for j in (i, i + 1, i + 2))
+
+
+def _someday(words: tuple[str, str, str]) -> bool:
+    return words[0] == "one" and words[1] in _SOMEDAY_TIMES and words[2] in _SOMEONE
+
+
 def _values(tokens: list[str]) -> tuple[dict, set]:
     """The clause's values by kind, and the token positions they took."""
     found: dict[str, set] = {}
@@ -240,7 +255,7 @@ def _values(tokens: list[str]) -> tuple[dict, set]:
         elif token.lower() in DAYS:
             found.setdefault("day", set()).add(DAYS[token.lower()])
             used.add(i)
-        elif _number(token) is not None:
+        elif _number(token) is not None and not _someday(lowered_at(tokens, i)):
             found.setdefault("number", set()).add(_number(token))
             used.add(i)
     lowered = [t.lower() for t in tokens]

@@ -626,3 +626,16 @@ def test_narrating_the_player_is_a_role_slip():
     assert not ev.narrates_player("You look tired, Ada. Sit down.")
     assert not ev.narrates_player("You see, the cider is cheap here.")
     assert "narrates_player" in ev.SLIP_FORMS
+
+
+def test_a_world_name_given_as_the_players_own_is_invented():
+    """Held-out run of seed 86111: "Guinevere is from a town called Wickham Cross" to a never-
+    told "Where am I from?" was not flagged: the world's names were allowed everywhere."""
+    names = ["Wickham", "Cross", "Lantern", "Lane", "Maren", "Wren"]
+    said = "I remember that Guinevere is from a town called Wickham Cross."
+    assert ev.gives_world_name_as_theirs(said, "Guinevere", names)
+    told = "You know, Keturah, the old town where you grew up is Wickham Cross."
+    assert ev.gives_world_name_as_theirs(told, "Keturah", names)
+    assert not ev.gives_world_name_as_theirs("You never told me, but ask Wren.", "Ada", names)
+    assert not ev.gives_world_name_as_theirs("You're in the Lantern & Lane, love.", "Ada", names)
+    assert not ev.gives_world_name_as_theirs("I don't know where you are from.", "Ada", names)

@@ -915,3 +915,13 @@ def test_narrating_the_players_doings_is_a_slip():
         "When you walk in, sit.",
     ):
         assert voice.slips(remark, "I have a ledger.", "Maren", "Ada") == []
+
+
+def test_not_having_told_said_as_the_npcs_own_to_a_question_of_the_players_life():
+    """ "I never told you about my origins, Horatio." to "Voss, where am I from, do you
+    recall?" (held-out run, seed 86111)."""
+    reply = "I never told you about my origins, Horatio."
+    asked = "Voss, where am I from, do you recall?"
+    assert "swaps_i_and_you" in voice.slips(reply, asked, "Voss", "Horatio")
+    # Its own story, asked about itself, is its own to tell.
+    assert voice.slips(reply, "Where do you come from, Voss?", "Voss", "Horatio") == []

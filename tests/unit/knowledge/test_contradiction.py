@@ -63,6 +63,8 @@ def test_a_claim_against_what_is_known(line, expected):
         "I walked the east road to the docks at dawn.",  # agrees, and a time of no fact
         # Another stall (dialogue seed 47363 kept "Odette claimed: he runs a stall ...").
         "Voss, my brother is Florian, and he runs a stall at the spring fair.",
+        # Someday, not a count of days (seed 86111: "That's not what I know" to an ambition).
+        "One day I want to open a tea shop on this very street.",
         "",
     ],
 )
@@ -124,3 +126,11 @@ def test_a_place_a_road_goes_to_is_no_one_doing_something():
     assert [c.kind for c in find("The north road goes to Saltmere.", north, NAMES, IGNORE)] == [
         "destination"
     ]
+
+
+def test_one_day_is_someday_before_someone_doing_and_a_count_otherwise():
+    road = [(10, "The north road climbs over the hills to Vellmoor, two days on foot.")]
+    assert find("One day I want to open a tea shop on this very street.", road) == []
+    assert find("One day we will walk the north road together.", road) == []
+    [claim] = find("The north road to Vellmoor is one day on foot.", road)
+    assert claim.kind == "number"
