@@ -396,6 +396,33 @@ def _repaired(
     return text
 
 
+REPEAT_MIN_WORDS = 6  # "Aye, love." twice is a habit; a sentence said twice is no answer
+
+
+def repeats_last_reply(text: str, ctx: PromptContext) -> bool:
+    """The reply is, word for word, the NPC's last line in this conversation ("Oh, that's a sad
+    story. Harlan was a hardworking miller..." to the news, then again to "What do I do for a
+    living?": telnet trial, 2026-12-02)."""
+    last = next((t.text for t in reversed(ctx.history) if t.role == "assistant"), "")
+    said = re.findall(r"[a-z']+", text.lower())
+    return len(said) >= REPEAT_MIN_WORDS and said == re.findall(r"[a-z']+", last.lower())
+
+
+def _instead_of_repeating(ctx: PromptContext, topic: str | None, answer: str | None):
+    """What the NPC says instead of its last line again, or None (a question it can only
+    answer as it did: the line stands)."""
+    speaker = ctx.speaker_name
+    if topic:
+        return voice.dont_know_line(topic, speaker)
+    if answer:
+        return voice.remembered_line(answer, speaker)
+    if is_goodbye(ctx.message):
+        return voice.farewell_line(ctx.message, speaker)
+    if not voice.is_question(ctx.message):
+        return voice.heard_line(ctx.message, speaker)
+    return None
+
+
 def known_to_npc(ctx: PromptContext) -> list[str]:
     """What the NPC has in front of it about the speaker: memories, beliefs, their words."""
     return (
@@ -648,6 +675,11 @@ def run_turn(
     if problem and parsed is not None and parsed.text:
         parsed.text = _repaired(parsed.text, problem, ctx, topic, answer)
         parsed.text = voice.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
+    if parsed is not None and parsed.text and repeats_last_reply(parsed.text, ctx):
+        instead = _instead_of_repeating(ctx, topic, answer)
+        if instead:
+            health.incr("repeated_replies_replaced")
+            parsed.text = instead
     if (
         answer
         and parsed.text

@@ -925,3 +925,30 @@ def test_not_having_told_said_as_the_npcs_own_to_a_question_of_the_players_life(
     assert "swaps_i_and_you" in voice.slips(reply, asked, "Voss", "Horatio")
     # Its own story, asked about itself, is its own to tell.
     assert voice.slips(reply, "Where do you come from, Voss?", "Voss", "Horatio") == []
+
+
+def test_the_last_reply_word_for_word_again_is_no_answer():
+    """Telnet trial, 2026-12-02: to "What do I do for a living?" Maren said again, word for
+    word, what she had said to the player's news."""
+    harlan = (
+        "Oh, that's a sad story. Harlan was a hardworking miller who had always been proud of"
+        " his skill."
+    )
+    history = [
+        Turn("user", "I'm Tamsin. I mend nets down at the docks."),
+        Turn("assistant", "Thank you, Tamsin."),
+        Turn("user", "Harlan the miller fell off his roof and broke his leg."),
+        Turn("assistant", harlan),
+    ]
+    asked = turn_input("What do I do for a living?", history)
+    result = run_turn(asked, conf("speech"), FakeClient(harlan, harlan))
+    assert result.parsed.text != harlan and "mend" in result.parsed.text
+    told = turn_input("The rain has not stopped all day.", history)
+    result = run_turn(told, conf("speech"), FakeClient(harlan, harlan))
+    assert result.parsed.text != harlan
+    # A short habit said twice stands.
+    short = history[:2]
+    result = run_turn(
+        turn_input("Cider, please.", short), conf("speech"), FakeClient("Thank you, Tamsin.")
+    )
+    assert result.parsed.text == "Thank you, Tamsin."
