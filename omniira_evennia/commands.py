@@ -11,6 +11,7 @@ from evennia.commands.default.muxcommand import MuxCommand
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import focus
+from omniira_evennia.conversation import service as conversation
 from omniira_evennia.conversation.addressing import addressed_name
 from omniira_evennia.memory.safety import neutralize_markup
 from omniira_evennia.models import Memory
@@ -185,6 +186,12 @@ class CmdRecall(MuxCommand):
             .order_by("learned_at")
         )
         if not rows:
+            if conversation.still_thinking_over(npc, caller):
+                # Said right after a goodbye, "nothing" reads as a broken promise.
+                caller.msg(
+                    f"{npc.key} is still turning over what you talked about. Ask again soon."
+                )
+                return
             caller.msg(f"{npc.key} doesn't seem to remember anything about you.")
             return
         caller.msg(

@@ -58,6 +58,12 @@ def is_answering(npc_id: int) -> bool:
     return any(pair[0] == npc_id for pair in _in_flight)
 
 
+def still_thinking_over(npc, speaker) -> bool:
+    """The NPC has yet to go over a finished conversation with `speaker` (its review): `recall`
+    says so rather than that it remembers nothing."""
+    return store.review_waiting(npc, speaker)
+
+
 def identity_of(npc) -> Identity:
     return Identity(
         name=npc.key,

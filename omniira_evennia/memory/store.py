@@ -988,6 +988,17 @@ def extraction_failed(conversation_id: str, error: str) -> str:
     return state
 
 
+def review_waiting(npc, speaker) -> bool:
+    """A conversation of these two has ended and its review has not yet run (or is running,
+    or waits to be tried again): what was said may not be remembered yet."""
+    return Conversation.objects.filter(
+        npc=npc,
+        speaker=speaker,
+        ended_at__isnull=False,
+        extraction__in=[Conversation.Extraction.PENDING, Conversation.Extraction.RUNNING],
+    ).exists()
+
+
 def requeue_reviews(npc) -> int:
     """Queue `npc`'s failed reviews (and those waiting to be retried) to run now, afresh."""
     return Conversation.objects.filter(

@@ -1,6 +1,7 @@
 """@memory (every subcommand and its bad input), recall, erasure, stats against the rows."""
 
 from django.test import override_settings
+from django.utils import timezone
 
 import omniira_evennia as omniira
 from omniira_evennia.admin_commands import CmdMemory, CmdRecall
@@ -9,6 +10,7 @@ from omniira_evennia.llm import jobs
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import (
     AuditLog,
+    Conversation,
     ConversationTurn,
     LLMUsage,
     Memory,
@@ -186,6 +188,21 @@ class TestRecall(SocialTestBase):
             assert "Usage: recall <npc>" in self.call(CmdRecall(), "")
             assert "no one called 'Bob'" in self.call(CmdRecall(), "Bob")
             assert "doesn't seem to remember" in self.call(CmdRecall(), "Lyra")
+
+    def test_right_after_a_goodbye_the_npc_is_still_going_over_it(self):
+        """Telnet trial, 2026-12-02: `recall Maren` just after "Goodbye, Maren." said she
+        remembered nothing; minutes later, once the review had run, she did."""
+        Conversation.objects.create(
+            conversation_id="just-ended", npc=self.maren, speaker=self.char1, extraction="pending"
+        )
+        with override_settings(OMNIIRA={"PLAYER_RECALL": True}):
+            assert "doesn't seem to remember" in self.call(CmdRecall(), "Maren")  # still open
+            Conversation.objects.filter(conversation_id="just-ended").update(
+                ended_at=timezone.now()
+            )
+            assert "still turning over what you talked about" in self.call(CmdRecall(), "Maren")
+            Conversation.objects.filter(conversation_id="just-ended").update(extraction="done")
+            assert "doesn't seem to remember" in self.call(CmdRecall(), "Maren")
 
 
 class TestEraseRace(SocialTestBase):
