@@ -1451,19 +1451,11 @@ def llm_tiers(llm: str, seed: int):
     deterministic server, or the packaged offline model served as the testbed serves it, with
     the demo's sampling and the small model's tier settings (local_model.py)."""
     if llm == "local":
-        from omniira_evennia.llm.local_model import (
-            SMALL_MODEL_TIERS,
-            TIER_SAMPLING,
-            running_server,
-        )
+        from omniira_evennia.llm.local_model import running_server, small_model_tiers
         from omniira_evennia.testing.testbed.cli import LOCAL_TIMEOUT
 
         with running_server() as base_url:
-            tier = {"base_url": base_url, "model": "local", "timeout": LOCAL_TIMEOUT}
-            yield {
-                name: {**tier, **sampling, **SMALL_MODEL_TIERS.get(name, {})}
-                for name, sampling in TIER_SAMPLING.items()
-            }, None
+            yield small_model_tiers(base_url, LOCAL_TIMEOUT), None
         return
     from omniira_evennia.testing.testbed.deterministic_llm import DeterministicLLM
 

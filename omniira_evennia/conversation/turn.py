@@ -380,20 +380,29 @@ def _repaired(
             return kept or answers.known_line(wrong, speaker, name) or text
     if topic:
         health.incr("never_told_answered_plainly")
-        return voice.dont_know_line(topic, speaker)
-    given_back = problem.startswith("slipped") or problem == ECHO
-    if given_back and answer:
-        # A question about the speaker's own life, given back: the NPC says what it remembers.
+        return _plain_line(ctx, topic, answer)
+    plain = _plain_line(ctx, None, answer)
+    if plain and (problem.startswith("slipped") or problem == ECHO):
         health.incr("voice_slips_answered_plainly")
-        return voice.remembered_line(answer, speaker)
-    if given_back and is_goodbye(ctx.message):
-        health.incr("voice_slips_answered_plainly")
-        return voice.farewell_line(ctx.message, speaker)
-    if given_back and not voice.is_question(ctx.message):
-        # A statement the model could only give back or shrug off: the NPC says it heard it.
-        health.incr("voice_slips_answered_plainly")
-        return voice.heard_line(ctx.message, speaker)
+        return plain
     return text
+
+
+def _plain_line(ctx: PromptContext, topic: str | None, answer: str | None) -> str | None:
+    """The NPC's own plain line for what the speaker said, when the model's will not do: what
+    it was never told it does not know; a question about the speaker's own life, what it
+    remembers; a goodbye, a goodbye; a statement, that it heard it. None for another question
+    (nothing plain to say)."""
+    speaker = ctx.speaker_name
+    if topic:
+        return voice.dont_know_line(topic, speaker)
+    if answer:
+        return voice.remembered_line(answer, speaker)
+    if is_goodbye(ctx.message):
+        return voice.farewell_line(ctx.message, speaker)
+    if not voice.is_question(ctx.message):
+        return voice.heard_line(ctx.message, speaker)
+    return None
 
 
 REPEAT_MIN_WORDS = 6  # "Aye, love." twice is a habit; a sentence said twice is no answer
@@ -406,21 +415,6 @@ def repeats_last_reply(text: str, ctx: PromptContext) -> bool:
     last = next((t.text for t in reversed(ctx.history) if t.role == "assistant"), "")
     said = re.findall(r"[a-z']+", text.lower())
     return len(said) >= REPEAT_MIN_WORDS and said == re.findall(r"[a-z']+", last.lower())
-
-
-def _instead_of_repeating(ctx: PromptContext, topic: str | None, answer: str | None):
-    """What the NPC says instead of its last line again, or None (a question it can only
-    answer as it did: the line stands)."""
-    speaker = ctx.speaker_name
-    if topic:
-        return voice.dont_know_line(topic, speaker)
-    if answer:
-        return voice.remembered_line(answer, speaker)
-    if is_goodbye(ctx.message):
-        return voice.farewell_line(ctx.message, speaker)
-    if not voice.is_question(ctx.message):
-        return voice.heard_line(ctx.message, speaker)
-    return None
 
 
 def known_to_npc(ctx: PromptContext) -> list[str]:
@@ -676,7 +670,7 @@ def run_turn(
         parsed.text = _repaired(parsed.text, problem, ctx, topic, answer)
         parsed.text = voice.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
     if parsed is not None and parsed.text and repeats_last_reply(parsed.text, ctx):
-        instead = _instead_of_repeating(ctx, topic, answer)
+        instead = _plain_line(ctx, topic, answer)  # None: a question it can only answer so
         if instead:
             health.incr("repeated_replies_replaced")
             parsed.text = instead

@@ -52,7 +52,7 @@ from omniira_evennia.knowledge.facts import (
     tag_name,
 )
 from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
-from omniira_evennia.memory import embedder_records, embeddings, fulltext, store
+from omniira_evennia.memory import embedder_records, fulltext, store
 from omniira_evennia.memory.embedder_records import comparable_vectors
 from omniira_evennia.memory.embeddings import embed_or_none, from_blob, to_blob
 from omniira_evennia.memory.fusion import without_names

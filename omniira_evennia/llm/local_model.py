@@ -52,6 +52,18 @@ TIER_SAMPLING = {
 # (turn_format "speech", issue #24), and the memories in that prompt are held to a budget.
 SMALL_MODEL_TIERS = {"voice": {"turn_format": "speech"}}
 SMALL_MODEL_SETTINGS = {"MEMORY_PROMPT_CHARS": 1200, "BACKGROUND_THREADS": 1}
+
+
+def small_model_tiers(base_url: str, timeout: float) -> dict:
+    """OMNIIRA TIERS for this model served at `base_url`: the demo's sampling and tier settings
+    above, with the caller's `timeout` (the testbed and the long run)."""
+    tier = {"base_url": base_url, "model": "local", "timeout": timeout}
+    return {
+        name: {**tier, **sampling, **SMALL_MODEL_TIERS.get(name, {})}
+        for name, sampling in TIER_SAMPLING.items()
+    }
+
+
 # The demo serves the model with two slots of SLOT_CTX tokens each, and the game's background
 # work (reviews, gossip, the nightly rollover) runs one job at a time (BACKGROUND_THREADS above),
 # so one slot is always free for a player's turn: with one slot a turn queued behind a review,

@@ -35,7 +35,7 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.llm import guards
-from omniira_evennia.memory import embedder_records, embeddings, lateness, relationships
+from omniira_evennia.memory import embedder_records, lateness, relationships
 from omniira_evennia.memory.embedder_records import comparable_vectors, comparable_where
 from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob, to_blob
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
@@ -349,7 +349,8 @@ def _index_rows(npc_id: int) -> list[tuple]:
     from django.db import connection
 
     # -- issue #19: a vector made by an embedder the configured one cannot be compared with is
-    # read as missing (NULL) until `@memory reembed` redoes it (see embedder_records.comparable_vectors).
+    # read as missing (NULL) until `@memory reembed` redoes it (see
+    # embedder_records.comparable_vectors).
 
     vector_wire = comparable_vectors(_vector_wire(connection)[0])
     # -- end issue #19

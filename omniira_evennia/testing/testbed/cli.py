@@ -136,19 +136,10 @@ def main(argv=None) -> int:
             tiers = {"voice": tier, "reasoning": tier, "ambient": tier}
             report = run_simulation(cfg, tiers, embedder)
     elif args.llm == "local":
-        from omniira_evennia.llm.local_model import (
-            SMALL_MODEL_TIERS,
-            TIER_SAMPLING,
-            running_server,
-        )
+        from omniira_evennia.llm.local_model import running_server, small_model_tiers
 
         with running_server() as base_url:
-            tier = {"base_url": base_url, "model": "local", "timeout": LOCAL_TIMEOUT}
-            tiers = {
-                name: {**tier, **sampling, **SMALL_MODEL_TIERS.get(name, {})}
-                for name, sampling in TIER_SAMPLING.items()
-            }
-            report = run_simulation(cfg, tiers, embedder)
+            report = run_simulation(cfg, small_model_tiers(base_url, LOCAL_TIMEOUT), embedder)
     else:
         from omniira_evennia.conf import get_settings
 
