@@ -71,6 +71,12 @@ def small_model_tiers(base_url: str, timeout: float) -> dict:
 # decodes both in one batch (bench/local_model_turns.py --busy --background, docs/benchmarks.md).
 SLOTS = 2
 SLOT_CTX = 4096
+# A conversation's prompt keeps its last turns only, so once it is long the oldest turn drops
+# out of the middle of the prompt and everything after it no longer matches the server's cache:
+# llama.cpp then read 330-490 prompt tokens again for every line (9-15 s with one thread), where
+# reusing the unchanged chunks of at least this many tokens (shifting them in the cache) left
+# 47-120 (a real conversation of the dialogue evaluation replayed, docs/benchmarks.md).
+CACHE_REUSE_TOKENS = 64
 
 
 def default_threads() -> int:
@@ -223,6 +229,7 @@ def serve(model: Path, port: int, threads: int = 1, ctx: int = 4096, parallel: i
     params.cpuparams_batch.poll = 0
     params.use_jinja = True
     params.warmup = False
+    params.n_cache_reuse = CACHE_REUSE_TOKENS
     server = xllamacpp.Server(params)  # noqa: F841  (keeps the HTTP server alive)
     print(f"local model server on http://127.0.0.1:{port}/v1 ({model.name})", flush=True)
     stop = threading.Event()

@@ -50,3 +50,36 @@ class TestRealModel(EvenniaCommandTest):
             assert assistant_talk not in reply.lower()
         usage = LLMUsage.objects.get()
         assert usage.ok and usage.tokens_out > 0
+
+
+def test_a_conversation_whose_oldest_turn_dropped_is_not_read_again(local_model_url):
+    """
+    A long conversation's prompt keeps its last turns, so the oldest one leaves the middle of
+    the prompt: the server reuses the unchanged chunks after it (CACHE_REUSE_TOKENS) instead
+    of reading them all again (330-490 tokens a line in the dialogue evaluation before).
+    """
+    import httpx
+
+    system = "You are Maren, who keeps the Lantern & Lane tavern. " + " ".join(
+        f"Rule {n}: answer briefly, in your own voice, as Maren would." for n in range(12)
+    )
+    turns = []
+    for n in range(8):
+        turns.append({"role": "user", "content": f'Ada says to you: "Tell me about day {n}."'})
+        turns.append(
+            {"role": "assistant", "content": f"On day {n} the market was busy, love. " * 4}
+        )
+    line = {"role": "user", "content": 'Ada says to you: "And tonight?"'}
+
+    def prompt_timings(history):
+        body = {"messages": [{"role": "system", "content": system}, *history, line]}
+        body.update(max_tokens=1, temperature=0)
+        response = httpx.post(f"{local_model_url}/chat/completions", json=body, timeout=300)
+        return response.json()["timings"]
+
+    prompt_timings(turns)
+    after_slide = prompt_timings(turns[2:])  # the oldest exchange dropped
+    print("after the slide:", after_slide)
+    kept = after_slide["cache_n"]
+    assert after_slide["prompt_n"] < 60, after_slide  # about 500 tokens follow the dropped pair
+    assert kept > 400, after_slide
