@@ -98,13 +98,22 @@ would; never guess or make it up."""
 # the speaking. Its notes are made off the player's path, by the conversation-end review.
 SPEECH_STYLE = """\
 HOW YOU SPEAK:
-You are {name}, a person living in this story world, never an assistant. {speaker} is talking
-to you: "I" in your words is you, {name}; "you" is {speaker}. Answer what {speaker} just said in
-one to three short sentences, in your own voice: only the words you say aloud, no narration,
-no name in front, never {speaker}'s words said back. What {speaker} tells you about themselves
-is about them, never about you. Never offer help like a shopkeeper's assistant or ask what they
-need. Speak only of what your memories and this place tell you; what you were never told, say
-you do not know, the way {name} would."""
+You are {name}, a person living in this story world, never an assistant. Answer what the
+person talking to you just said in one to three short sentences, in your own voice: only the
+words you say aloud, no narration, no name in front, never their words said back. What they
+tell you about themselves is about them, never about you. Never offer help like a
+shopkeeper's assistant or ask what they need. Speak only of what your memories and this place
+tell you; what you were never told, say you do not know, the way {name} would."""
+
+# Who is talking, after everything an NPC's prompt has in common with every other player's in
+# the same place (identity, way of speaking, example, the place): a server's prompt cache then
+# keeps that much for a newcomer's first line, where the player's name in the first block left
+# only the identity (106 of 624 tokens; a first reply took 15-19 s with one thread).
+SPEECH_SPEAKER = """\
+WHO IS TALKING TO YOU: {speaker}. "I" in your words is you, {name}; "you" is {speaker}. What
+{speaker} tells you about themselves is about {speaker}, never about you; never say {speaker}'s
+words back."""
+
 
 SPEECH_EXAMPLE = """\
 EXAMPLE (another person, another day; only the way of answering matters):
@@ -631,17 +640,19 @@ def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
     The system prompt; `turn_format` "tags" teaches the inline tags, "json" the structured
     turn (see `tags.StructuredTurn`), "speech" only the speaking (a small model's lean prompt:
     its notes come from the conversation-end review). Everything before the world block is the
-    same for every turn of an NPC and speaker, so a server's prompt cache keeps it.
+    same for every turn of an NPC and speaker, so a server's prompt cache keeps it; in "speech"
+    everything up to the time of day is the same for every speaker in one place.
     """
     name = ctx.identity.name
     if turn_format == "speech":
         blocks = [
             render_identity(ctx),
-            SPEECH_STYLE.format(name=name, speaker=ctx.speaker_name or "the other"),
+            SPEECH_STYLE.format(name=name),
             SPEECH_EXAMPLE.replace("{name}", name),
             render_world(ctx),
             render_knowledge(ctx),
             render_social(ctx),
+            SPEECH_SPEAKER.format(name=name, speaker=ctx.speaker_name or "the other"),
             render_memory_block(ctx, turn_format),
         ]
         return "\n\n".join(block for block in blocks if block)

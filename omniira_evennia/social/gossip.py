@@ -132,6 +132,10 @@ class ExchangeInput:
     reasoning_tier: str = "reasoning"
     max_hops: int = MAX_HOPS
     player_cap: int = 7  # PLAYER_IMPORTANCE_CAP: a player's claim never gains weight by travel
+    # "speech" for a small voice tier (its lean prompt: about 600 prompt tokens a line against
+    # 1,000 with the tags taught, and the news reaches the listener through the extraction
+    # below, not through tags); otherwise the tags prompt.
+    turn_format: str = "tags"
 
 
 @dataclass
@@ -330,7 +334,7 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None, lines
 # ---------------------------------------------------------------- the exchange
 
 
-def _messages_for(me: Participant, other: Participant, lines, opening: bool):
+def _messages_for(me: Participant, other: Participant, lines, opening: bool, turn_format="tags"):
     ctx = me.context
     ctx.history = (
         [
@@ -355,11 +359,11 @@ def _messages_for(me: Participant, other: Participant, lines, opening: bool):
             f"({other.name} is here with you and nobody else is around. Start a short "
             f"chat.{share})"
         )
-        messages = build_messages(ctx)
+        messages = build_messages(ctx, turn_format)
         messages[-1]["content"] = ctx.message
         return messages
     ctx.message = lines[-1][1]
-    messages = build_messages(ctx)
+    messages = build_messages(ctx, turn_format)
     if len(lines) == 1 and me.topic:  # the first answer: the listener's own news, in turn
         messages[-1]["content"] += (
             f"\n(Answer {other.name}, then tell {other.name} your own news about "
@@ -436,7 +440,7 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
     result = ExchangeResult()
     for number in range(inp.lines):
         me, other = (inp.a, inp.b) if number % 2 == 0 else (inp.b, inp.a)
-        messages = _messages_for(me, other, result.lines, opening=number == 0)
+        messages = _messages_for(me, other, result.lines, number == 0, inp.turn_format)
         try:
             reply = client.chat(inp.voice_tier, messages, feature="npc_conversation", npc_id=me.id)
         except LLMError as err:

@@ -138,6 +138,13 @@ def _participant(npc, other, exclude):
     return Participant(npc.id, npc.key, ctx, held, topic), turn
 
 
+def npc_talk_format(conf, tier: str = "voice") -> str:
+    """How NPCs talk to each other on `tier`: its lean "speech" prompt if it has one, else tags
+    (a "json" turn is a player's, with its notes as fields)."""
+    settings = conf.TIERS.get(tier)
+    return "speech" if settings is not None and settings.turn_format == "speech" else "tags"
+
+
 def talk_between(a, b):
     """Two NPCs talk a few lines off the reactor; gossip is written on the listeners."""
     # Matrices not in the cache are read in the worker pool first, not on the reactor.
@@ -158,6 +165,7 @@ def _talk_between(a, b):
         lines=conf.NPC_CONVERSATION_LINES,
         max_hops=conf.GOSSIP_MAX_HOPS,
         player_cap=conf.PLAYER_IMPORTANCE_CAP,
+        turn_format=npc_talk_format(conf),
     )
     health.incr("npc_conversations")
     client, embedder = get_client(), get_embedder()

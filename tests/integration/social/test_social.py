@@ -248,6 +248,24 @@ class TestGossip(SocialTestBase):
             'under the bridge."'
         ) in opening
 
+    def test_npcs_on_a_small_models_speech_tier_talk_from_its_lean_prompt(self):
+        """A voice tier with turn_format "speech" (the offline model's) is used for NPC talk as
+        it is for players: no tags taught (about 600 prompt tokens a line, not 1,000)."""
+        from omniira_evennia.social.service import talk_between
+
+        omniira.remember(self.maren, self.char1, "Ada hid a letter under the bridge.", importance=9)
+        self.leave_room()
+        router = Router(voice=["Ada hid a letter under the bridge, Lyra!", "Ada did?", "Aye."])
+        with (
+            ScriptedLLM(router) as llm,
+            override_settings(OMNIIRA=tiers(llm.base_url, turn_format="speech")),
+        ):
+            talk_between(self.maren, self.lyra)
+            first, second = (r["messages"][0]["content"] for r in llm.requests[:2])
+        assert "PRIVATE NOTES" not in first and "[[REMEMBER" not in first
+        assert "You are Maren." in first and "WHO IS TALKING TO YOU: Lyra." in first
+        assert "You are Lyra." in second and "WHO IS TALKING TO YOU: Maren." in second
+
     def test_news_in_the_openers_line_alone_is_heard_when_the_listener_only_echoes(self):
         from omniira_evennia.social.service import talk_between
 

@@ -193,6 +193,33 @@ def test_the_lean_speech_prompt_teaches_no_tags_and_is_about_half_as_long():
     assert len(speech) < 0.65 * len(tags)
 
 
+def test_the_speech_prompt_names_the_speaker_only_after_what_every_speaker_shares():
+    """A newcomer's first line finds the NPC's identity, way of speaking, example and place in
+    the model server's prompt cache: nothing before the time of day depends on who speaks."""
+    from os.path import commonprefix
+
+    from omniira_evennia.conversation.prompts import Identity, PromptContext, render_system_prompt
+
+    def prompt(speaker, time):
+        ctx = PromptContext(
+            identity=Identity("Maren", "tavern keeper", "Warm and blunt.", "You run the tavern."),
+            speaker_name=speaker,
+            message="What do you pour?",
+            place="The Lantern & Lane",
+            place_description="A low-beamed tavern.",
+            game_time=time,
+        )
+        return render_system_prompt(ctx, "speech")
+
+    ada, bram = prompt("Ada", "day 1, evening"), prompt("Bram", "day 2, morning")
+    shared = commonprefix([ada, bram])
+    assert shared.endswith("- It is day ")
+    assert "EXAMPLE" in shared and "The Lantern & Lane (A low-beamed tavern.)" in shared
+    assert (
+        "Ada" not in shared and 'WHO IS TALKING TO YOU: Ada. "I" in your words is you, Maren' in ada
+    )
+
+
 def test_a_claim_after_the_npcs_own_remembering_is_given_back():
     """ "I remember that mushrooms make me break out in a rash." (tuning half, seed 23671):
     the remembering is the NPC's, the rash the speaker's."""
