@@ -208,6 +208,7 @@ def measure_latency(args, rng, results) -> None:
 
     from omniira_evennia.conf import build_settings
     from omniira_evennia.conversation import service as conversation
+    from omniira_evennia.conversation import store as conversations
     from omniira_evennia.conversation.turn import retrieve_context
     from omniira_evennia.knowledge import answers
     from omniira_evennia.knowledge import service as knowledge
@@ -267,7 +268,9 @@ def measure_latency(args, rng, results) -> None:
     results["knowledge_retrieval"] = timed(args.runs, whole)
     doubt = knowledge.doubt_for(npc, speaker)
     results["note_check"] = timed(args.runs, lambda i: doubt(line(i)))
-    conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
+    conversation_id = conversations.conversation_id_for(
+        npc, speaker, conf.CONVERSATION_IDLE_SECONDS
+    )
     for label, with_knowledge in (("turn_retrieval", True), ("turn_retrieval_no_knowledge", False)):
         turn = conversation.turn_input_for(npc, speaker, lines[0], conversation_id, 1)
         if not with_knowledge:

@@ -121,6 +121,7 @@ def measure_sizes(args, rng, room, subjects, results):
     from evennia.utils import create
 
     from omniira_evennia.conf import OmniiraSettings, build_settings
+    from omniira_evennia.conversation import store as conversations
     from omniira_evennia.memory import fulltext, store
     from omniira_evennia.memory.retrieval import select_memories
     from omniira_evennia.memory.selection import select_for_line
@@ -183,6 +184,7 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10, embedder=No
 
     from omniira_evennia.conf import build_settings
     from omniira_evennia.conversation import service
+    from omniira_evennia.conversation import store as conversations
     from omniira_evennia.conversation.prompts import (
         build_messages,
         strip_character_breaks,
@@ -227,10 +229,12 @@ def measure_turns(rng, room, subjects, results, turns=60, warmup=10, embedder=No
         t0, c0 = time.perf_counter(), time.thread_time()
         # On the reactor (service.start_turn): the turn's input as the service gathers it (the
         # context, the cached matrix, the full-text hits, the verbatim lane's lines), the line.
-        conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
+        conversation_id = conversations.conversation_id_for(
+            npc, speaker, conf.CONVERSATION_IDLE_SECONDS
+        )
         turn = service.turn_input_for(npc, speaker, message, conversation_id, 1)
-        store.touch_conversation(npc, speaker, conversation_id)
-        store.add_turn(npc, speaker, conversation_id, "speaker", message, 1)
+        conversations.touch_conversation(npc, speaker, conversation_id)
+        conversations.add_turn(npc, speaker, conversation_id, "speaker", message, 1)
         t1 = time.perf_counter()
         # In the worker (conversation.run_turn without the LLM call): the line as said and
         # without the pair's names, in one embedder call.

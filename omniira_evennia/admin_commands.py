@@ -15,6 +15,7 @@ from evennia.commands.default.muxcommand import MuxCommand
 from omniira_evennia.api import remember_later
 from omniira_evennia.commands import CmdRecall
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import service as conversations
 from omniira_evennia.conversation.lifecycle import process_ended
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.memory import reembed, store
@@ -320,7 +321,7 @@ class CmdMemory(MuxCommand):
         if npc is None:
             return
         if (self.rhs or "").strip().lower() == "retry":
-            queued = store.requeue_reviews(npc)
+            queued = conversations.requeue_reviews(npc)
             started = [d for d in process_ended() if d is not None]
             self.caller.msg(
                 f"{queued} review{'s' if queued != 1 else ''} of {npc.key}'s conversations "

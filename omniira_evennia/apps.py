@@ -13,6 +13,7 @@ class OmniiraConfig(AppConfig):
 
         from omniira_evennia import checks  # noqa: F401  (registers the system checks)
         from omniira_evennia import conf, notices
+        from omniira_evennia.conversation import store as conversations
         from omniira_evennia.knowledge import service as knowledge
         from omniira_evennia.llm import client as llm
         from omniira_evennia.memory import fulltext, store
@@ -35,6 +36,7 @@ class OmniiraConfig(AppConfig):
         # import memory.
         llm.set_prompt_filter(safety.redact_pii)
         store.connect_signals()
+        conversations.connect_signals()
         knowledge.connect_signals()
         _unpin_on_change()
         runner.install_orm_guard(_guard_mode())

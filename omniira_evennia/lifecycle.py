@@ -12,6 +12,7 @@ from django.conf import settings
 from twisted.internet import reactor
 
 from omniira_evennia import notices
+from omniira_evennia.conversation import service as conversations
 from omniira_evennia.conversation.lifecycle import process_ended
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.usage import seed_budget
@@ -40,7 +41,7 @@ def at_server_start():
 
     reset_unfinished_claims()
     for conv in Conversation.objects.filter(ended_at__isnull=True):
-        if store.mark_conversation_ended(conv.conversation_id, "restart"):
+        if conversations.mark_conversation_ended(conv.conversation_id, "restart"):
             health.incr("conversations_ended_restart")
     # "running" after a restart means the worker died before writing: nothing was stored.
     Conversation.objects.filter(extraction=Conversation.Extraction.RUNNING).update(

@@ -12,6 +12,7 @@ from django.db.models import Count, Sum
 from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import service as conversations
 from omniira_evennia.conversation.service import turn_input_for
 from omniira_evennia.conversation.turn import retrieve_context, turn_vectors, world_unknown
 from omniira_evennia.knowledge import answers
@@ -152,7 +153,9 @@ def why(npc, question: str, speaker, not_: str | None = None) -> Recall:
     chosen (`memory.selection.why_not`). Nothing is stored and no LLM is called.
     """
     conf = get_settings()
-    conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
+    conversation_id = conversations.conversation_id_for(
+        npc, speaker, conf.CONVERSATION_IDLE_SECONDS
+    )
     turn_input = turn_input_for(npc, speaker, question, conversation_id, current_game_day())
     if turn_input.index is None:
         turn_input.index = store.load_index(npc.id)

@@ -11,6 +11,7 @@ on the character's non-persistent attributes (`ndb`): a reload starts everyone u
 from __future__ import annotations
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import store as conversations
 from omniira_evennia.memory import store
 
 ATTRIBUTE = "omniira_focus"
@@ -32,7 +33,9 @@ def current(caller, npcs):
     npc = next((n for n in npcs if n.id == wanted), None)
     if npc is None:
         return None  # it left, or they did
-    if not store.has_open_conversation(npc, caller, get_settings().CONVERSATION_IDLE_SECONDS):
+    if not conversations.has_open_conversation(
+        npc, caller, get_settings().CONVERSATION_IDLE_SECONDS
+    ):
         end(caller)
         return None
     return npc

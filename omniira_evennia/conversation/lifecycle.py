@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import store as conversations
 from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction, speaker_lines
 from omniira_evennia.knowledge.service import doubt_for
 from omniira_evennia.llm.client import get_client
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 
 def close_conversation(conversation_id: str, reason: str):
     """End a conversation now (if still open) and extract it. Returns the extraction Deferred."""
-    if store.mark_conversation_ended(conversation_id, reason):
+    if conversations.mark_conversation_ended(conversation_id, reason):
         health.incr(f"conversations_ended_{reason}")
     return extract(conversation_id)
 
@@ -57,7 +58,7 @@ def reap_conversations(now=None) -> int:
             reason = "timeout"
         else:
             continue
-        if store.mark_conversation_ended(conv.conversation_id, reason):
+        if conversations.mark_conversation_ended(conv.conversation_id, reason):
             health.incr(f"conversations_ended_{reason}")
             ended += 1
     return ended
@@ -92,13 +93,13 @@ def review_cue(npc, speaker) -> bool:
 
 def extract(conversation_id: str):
     """Extract an ended conversation once; a no-op (None) if someone else already claimed it."""
-    if not store.claim_extraction(conversation_id):
+    if not conversations.claim_extraction(conversation_id):
         return None
     conv = Conversation.objects.select_related("npc", "speaker").get(
         conversation_id=conversation_id
     )
     npc, speaker = conv.npc, conv.speaker
-    turns = store.transcript(conversation_id)
+    turns = conversations.transcript(conversation_id)
     lines = [
         (
             npc.key if t.role == ConversationTurn.Role.NPC else (speaker.key if speaker else "?"),
@@ -107,7 +108,7 @@ def extract(conversation_id: str):
         for t in turns
     ]
     if speaker is None or not any(t.role == ConversationTurn.Role.SPEAKER for t in turns):
-        store.finish_extraction(conversation_id, Conversation.Extraction.SKIPPED)
+        conversations.finish_extraction(conversation_id, Conversation.Extraction.SKIPPED)
         return None
     known = list(
         Memory.objects.filter(npc=npc, subject=speaker)
@@ -126,7 +127,7 @@ def extract(conversation_id: str):
             return 0
         if result.error is not None:
             health.incr("extraction_failures")
-            state = store.extraction_failed(conversation_id, result.error)
+            state = conversations.extraction_failed(conversation_id, result.error)
             log.warning(
                 f"omniira: extraction of {conversation_id} failed ({state}): {result.error}"
             )
@@ -163,7 +164,7 @@ def extract(conversation_id: str):
             )
             if write_note(npc, note, rejected):
                 written += 1
-        store.finish_extraction(
+        conversations.finish_extraction(
             conversation_id, Conversation.Extraction.DONE, written, rejected=rejected
         )
         health.incr("extractions")
@@ -177,6 +178,6 @@ def extract(conversation_id: str):
             work=lambda: run_extraction(inp, client, embedder),
             apply=_apply,
             npc=npc,
-            on_failure=lambda: store.extraction_failed(conversation_id, "the job crashed"),
+            on_failure=lambda: conversations.extraction_failed(conversation_id, "the job crashed"),
         )
     )

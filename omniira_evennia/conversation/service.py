@@ -20,6 +20,7 @@ from django.db import transaction
 from twisted.internet import defer, reactor, task
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import store as conversations
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.lifecycle import close_conversation
 from omniira_evennia.conversation.prompts import Identity, PinnedPrompt, PromptContext, Turn
@@ -39,6 +40,13 @@ from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked
 from omniira_evennia.runtime.runner import defer_interactive
+
+# A conversation's rows as other capabilities and the shell use them (conversation/store.py).
+add_turn = conversations.add_turn
+conversation_id_for = conversations.conversation_id_for
+mark_conversation_ended = conversations.mark_conversation_ended
+requeue_reviews = conversations.requeue_reviews
+touch_conversation = conversations.touch_conversation
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +69,7 @@ def is_answering(npc_id: int) -> bool:
 def still_thinking_over(npc, speaker) -> bool:
     """The NPC has yet to go over a finished conversation with `speaker` (its review): `recall`
     says so rather than that it remembers nothing."""
-    return store.review_waiting(npc, speaker)
+    return conversations.review_waiting(npc, speaker)
 
 
 def identity_of(npc) -> Identity:
@@ -77,7 +85,11 @@ def build_context(npc, speaker, message: str, conversation_id: str | None) -> Pr
     conf = get_settings()
     location = npc.location
     history = []
-    turns = store.recent_turns(npc, conversation_id, conf.HISTORY_TURNS) if conversation_id else []
+    turns = (
+        conversations.recent_turns(npc, conversation_id, conf.HISTORY_TURNS)
+        if conversation_id
+        else []
+    )
     for turn in turns:
         if turn.role == ConversationTurn.Role.NPC:
             history.append(Turn("assistant", turn.text))
@@ -93,7 +105,7 @@ def build_context(npc, speaker, message: str, conversation_id: str | None) -> Pr
             if obj not in (npc, speaker)
             and (obj.has_account or getattr(obj, "is_omniira_npc", False))
         ]
-    stable = store.conversation_context(npc, speaker, conversation_id, conf)
+    stable = conversations.conversation_context(npc, speaker, conversation_id, conf)
     return PromptContext(
         identity=identity_of(npc),
         speaker_name=speaker.key,
@@ -129,10 +141,14 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
         speaker_id=speaker.id,
         context=build_context(npc, speaker, message, conversation_id),
         index=store.cached_index(npc.id),
-        reflections=store.conversation_context(npc, speaker, conversation_id, conf)["reflections"],
+        reflections=conversations.conversation_context(npc, speaker, conversation_id, conf)[
+            "reflections"
+        ],
         now=time.time(),
         lexical=fulltext.lexical_hits(npc.id, speaker.id, message, conf),
-        said_lines=store.conversation_context(npc, speaker, conversation_id, conf)["said_lines"],
+        said_lines=conversations.conversation_context(npc, speaker, conversation_id, conf)[
+            "said_lines"
+        ],
         today=game_day,
         pinned=_pinned_for(conversation_id, conf),
         knowledge=knowledge.view_for(npc, speaker, message, conf),
@@ -231,7 +247,9 @@ def start_turn(npc, speaker, message: str):
             _turn_in_worker, gathered, conf, client, embedder, names, message
         )
     game_day = clock.current_game_day()
-    conversation_id = store.conversation_id_for(npc, speaker, conf.CONVERSATION_IDLE_SECONDS)
+    conversation_id = conversations.conversation_id_for(
+        npc, speaker, conf.CONVERSATION_IDLE_SECONDS
+    )
     # Gathered before the line is stored, so the history holds only the earlier lines.
     try:
         turn_input = turn_input_for(npc, speaker, message, conversation_id, game_day)
@@ -240,8 +258,8 @@ def start_turn(npc, speaker, message: str):
         raise
     gathered.set_result(turn_input)
     # The speaker's words are kept whatever happens to the reply.
-    store.touch_conversation(npc, speaker, conversation_id)
-    said = store.add_turn(
+    conversations.touch_conversation(npc, speaker, conversation_id)
+    said = conversations.add_turn(
         npc, speaker, conversation_id, ConversationTurn.Role.SPEAKER, message, game_day
     )
     if labels:
@@ -291,7 +309,7 @@ def start_turn(npc, speaker, message: str):
 
         def _keep_vector(line):
             # The line's vector was computed as the retrieval query: kept (the verbatim lane).
-            store.keep_line_vector(said.id, result.query_vector, embedder_name())
+            conversations.keep_line_vector(said.id, result.query_vector, embedder_name())
             return line
 
         if isinstance(said_back, defer.Deferred):
@@ -404,7 +422,7 @@ def apply_turn(
     # A reply begun before the player's data was erased writes and says nothing of it: it
     # was made from what was erased (memory/write.py, late_write). The turn began when its
     # line was taken (the conversation's last_turn_at).
-    started = store.turn_started(conversation_id)
+    started = conversations.turn_started(conversation_id)
     with job_started(started):
         late = late_write((speaker,))
     if late:
@@ -456,7 +474,7 @@ def _write_turn(
         )
         # What the speaker claimed against the NPC's knowledge is kept, as uncertain.
         written += knowledge.note_claims(npc, speaker, result.doubts, game_day)
-        store.add_turn(
+        conversations.add_turn(
             npc, speaker, conversation_id, ConversationTurn.Role.NPC, parsed.text, game_day
         )
     embed_later([m for m in written if m is not None and m.embedding is None])

@@ -75,7 +75,7 @@ class TurnInput:
     # Full-text ranked ids for the line (read on the reactor, see `fulltext.lexical_hits`);
     # None (paper mode, or no full-text index) means the paper's scorer.
     lexical: LexicalHits | None = None
-    # The verbatim lane's candidates: the speaker's earlier lines (store.said_lines), and the
+    # The verbatim lane's candidates: the speaker's earlier lines (conversation/store.said_lines), and the
     # game day they are dated against.
     said_lines: list[SaidLine] = field(default_factory=list)
     today: int = 0

@@ -3,7 +3,7 @@ Late results after an erasure, and how a player is named in text.
 
 Work that began before a player was erased (a reply on its way, a review, gossip, a rollover
 job) must not write them back when it finishes: `late_write` and `scrub_late` are asked by the
-one write policy (memory/write.py) and by the rows written outside it (store.add_turn, the
+one write policy (memory/write.py) and by the rows written outside it (conversation/store.add_turn, the
 rollover's beliefs and diaries through `drop_late_rollover_rows`). The erasure registry
 (memory/erasure.py) finds the player in text with the same `names_of` and `mention_pattern`.
 This module imports no other memory module but full-text search, so the store, the write

@@ -49,7 +49,7 @@ from omniira_evennia.rollover.reflection import (
     render_memory,
     run_reflection,
 )
-from omniira_evennia.runtime import clock, health, runner
+from omniira_evennia.runtime import backoff, clock, health, runner
 from omniira_evennia.runtime.claims import claim_once
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ def _mark(kind, npc, game_day, status, target_id=0):
 
 def _failed(kind, npc, game_day, error: str, target_id=0) -> str:
     """
-    Work that failed waits to be tried again ("retry", after `store.retry_delay`) until it
+    Work that failed waits to be tried again ("retry", after `backoff.retry_delay`) until it
     was tried RETRY_ATTEMPTS times, then stays "failed" (`retry_failed` runs it again).
     Returns the status it is left in.
     """
@@ -101,7 +101,7 @@ def _failed(kind, npc, game_day, error: str, target_id=0) -> str:
     rows = DailyWork.objects.filter(kind=kind, npc=npc, target_id=target_id, game_day=game_day)
     tried = rows.values_list("attempts", flat=True).first() or 1
     again = tried < conf.RETRY_ATTEMPTS
-    delay = timedelta(seconds=store.retry_delay(tried, conf))
+    delay = timedelta(seconds=backoff.retry_delay(tried, conf))
     rows.update(
         status="retry" if again else "failed",
         retry_at=timezone.now() + delay if again else None,

@@ -22,6 +22,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import service as conversations
 from omniira_evennia.conversation.service import build_context
 from omniira_evennia.conversation.turn import TurnInput
 from omniira_evennia.knowledge import service as knowledge
@@ -188,13 +189,15 @@ def apply_exchange(result, a, b):
     game_day = clock.current_game_day()
     people = {a.id: a, b.id: b}
     if result.lines:
-        conversation_id = store.conversation_id_for(a, b, 0)
-        store.touch_conversation(a, b, conversation_id, extraction=Conversation.Extraction.NONE)
+        conversation_id = conversations.conversation_id_for(a, b, 0)
+        conversations.touch_conversation(
+            a, b, conversation_id, extraction=Conversation.Extraction.NONE
+        )
         for speaker_id, text in result.lines:
             npc, other = people[speaker_id], people[b.id if speaker_id == a.id else a.id]
             role = ConversationTurn.Role.NPC if npc is a else ConversationTurn.Role.SPEAKER
-            store.add_turn(a, b, conversation_id, role, said_text(text), game_day)
-        store.mark_conversation_ended(conversation_id, "finished")
+            conversations.add_turn(a, b, conversation_id, role, said_text(text), game_day)
+        conversations.mark_conversation_ended(conversation_id, "finished")
     for speaker_id, parsed, vectors in result.parsed:
         npc = people[speaker_id]
         other = b if npc is a else a

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 import omniira_evennia as omniira
 from omniira_evennia.commands import CmdTalk
+from omniira_evennia.conversation import store as conversations
 from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction
 from omniira_evennia.memory import store
 from omniira_evennia.models import Concern, Conversation, Memory, Reflection
@@ -84,8 +85,10 @@ class TestPromptBounds(SocialTestBase):
             day = clock.current_game_day()
             for n in range(298):
                 said, reply = exchange(n)
-                store.add_turn(self.maren, self.char1, conversation_id, "speaker", said, day)
-                store.add_turn(self.maren, self.char1, conversation_id, "npc", reply, day)
+                conversations.add_turn(
+                    self.maren, self.char1, conversation_id, "speaker", said, day
+                )
+                conversations.add_turn(self.maren, self.char1, conversation_id, "npc", reply, day)
             self.call(CmdTalk(), "Maren = Do you remember the mill?")
             self.call(CmdTalk(), "Maren = Goodbye!")
         features = [

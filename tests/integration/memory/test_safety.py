@@ -9,6 +9,7 @@ from django.test import override_settings
 import omniira_evennia as omniira
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conf import TierSettings
+from omniira_evennia.conversation import store as conversations
 from omniira_evennia.llm.client import LLMCircuitOpen, LLMClient, LLMError
 from omniira_evennia.llm.guards import Budget, CircuitBreaker
 from omniira_evennia.llm.usage import seed_budget
@@ -249,7 +250,7 @@ class TestBudgetsAndFailures(SocialTestBase):
         assert ConversationTurn.objects.filter(role="npc").count() == 0
 
     def test_locked_database_is_retried_and_the_reply_still_arrives(self):
-        real_add_turn = store.add_turn
+        real_add_turn = conversations.add_turn
         calls = []
 
         def flaky(*args, **kwargs):
@@ -261,7 +262,7 @@ class TestBudgetsAndFailures(SocialTestBase):
         with (
             ScriptedLLM(["Still here."]) as llm,
             override_settings(OMNIIRA=tiers(llm.base_url)),
-            mock.patch.object(store, "add_turn", flaky),
+            mock.patch.object(conversations, "add_turn", flaky),
         ):
             shown = self.call(CmdTalk(), "Maren = hello")
         assert "Still here." in shown
