@@ -116,6 +116,7 @@ class GossipItem:
     vector: np.ndarray | None = None
     origin_id: int | None = None  # a player whose claim this is: kept at the chain's start
     held: str = ""  # the teller's own memory it was told from, when one matched
+    about_player: bool = False  # its subject is a player: it rests on `held` alone
 
     @property
     def key(self) -> str:
@@ -136,6 +137,10 @@ class ExchangeInput:
     # 1,000 with the tags taught, and the news reaches the listener through the extraction
     # below, not through tags); otherwise the tags prompt.
     turn_format: str = "tags"
+    # Players among `known`: a fact about a player travels only as its teller holds it (a
+    # small model's talk embellishes: "Yvaine is a brave and adventurous young woman who
+    # dreams of exploring the unknown", from a memory that she wants to climb a mountain).
+    players: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -311,6 +316,9 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None, lines
             rejected.append((raw, f"more than {inp.max_hops} hops from its origin"))
             continue
         source = source_fact(vector, teller.held, subject)
+        if subject in inp.players and (source is None or source.subject_id != subject):
+            rejected.append((raw, "a player's fact its teller does not hold"))
+            continue
         origin = source.origin_id if source is not None else None
         if origin is not None:  # a player's claim: no heavier than it came, never above the cap
             importance = min(importance, source.importance, inp.player_cap)
@@ -326,6 +334,7 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None, lines
                 vector,
                 origin,
                 held=source.text if source is not None else "",
+                about_player=subject in inp.players,
             )
         )
     return accepted, rejected

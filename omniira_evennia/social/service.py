@@ -159,14 +159,16 @@ def _talk_between(a, b):
     part_b, turn_b = _participant(b, a, exclude)
     if opener_first(part_a, part_b)[0] is part_b:  # the one with the weightier news opens
         a, b, part_a, part_b, turn_a, turn_b = b, a, part_b, part_a, turn_b, turn_a
+    known = known_subjects()
     inp = ExchangeInput(
         part_a,
         part_b,
-        known_subjects(),
+        known,
         lines=conf.NPC_CONVERSATION_LINES,
         max_hops=conf.GOSSIP_MAX_HOPS,
         player_cap=conf.PLAYER_IMPORTANCE_CAP,
         turn_format=npc_talk_format(conf),
+        players=frozenset(known) - {npc.id for npc in store.memory_npcs()},
     )
     health.incr("npc_conversations")
     client, embedder = get_client(), get_embedder()
@@ -224,8 +226,11 @@ def apply_exchange(result, a, b):
         subject = subjects.get(item.subject_id)
         if subject is None:
             continue
-        # News rests on what its teller said in so many words, or on the memory it told from.
+        # News rests on what its teller said in so many words, or on the memory it told from;
+        # a player's fact on that memory alone (a teller's line embellishes it).
         told = tuple(text for who, text in result.lines if who == item.speaker_id)
+        if item.about_player:
+            told = ()
         told += (item.held,) if item.held else ()
         write_note(
             people[item.listener_id],

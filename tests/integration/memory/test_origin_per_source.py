@@ -122,7 +122,7 @@ class TestConcerns(DailyLifeBase):
 class TestGossipAboutAPlayer(DailyLifeBase):
     """Gossip never makes a player matter more than a player's own words (issue #26, point 7)."""
 
-    def test_a_rumour_about_a_player_is_capped_though_the_teller_holds_nothing_about_them(self):
+    def gossip_round_where_ada_burned_the_mill(self):
         self.char1.move_to(self.room2, quiet=True)
         router = Router(
             # Either NPC may open (pairs are shuffled): both say the news in so many words.
@@ -144,9 +144,18 @@ class TestGossipAboutAPlayer(DailyLifeBase):
         )
         with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             omniira.gossip_round(self.tavern)
-        [rumour] = Memory.objects.filter(subject=self.char1, source="gossip")
-        assert rumour.value == "Ada burned down the old mill."
-        assert rumour.importance == 7  # PLAYER_IMPORTANCE_CAP, though 10 was asked
+        return list(Memory.objects.filter(subject=self.char1, source="gossip"))
+
+    def test_a_rumour_about_a_player_is_capped(self):
+        omniira.remember(self.maren, self.char1, "Ada burned down the old mill.", importance=9)
+        [rumour] = self.gossip_round_where_ada_burned_the_mill()
+        assert rumour.npc_id == self.lyra.id and rumour.value == "Ada burned down the old mill."
+        assert rumour.importance == 7  # PLAYER_IMPORTANCE_CAP, though 9 was held and 10 asked
+
+    def test_a_rumour_about_a_player_the_teller_holds_nothing_of_is_not_passed_on(self):
+        """A small model's talk makes up a player's deeds as readily as it tells them (issue
+        #24, point 2): what the teller never heard or was told is nobody's news."""
+        assert self.gossip_round_where_ada_burned_the_mill() == []
 
 
 class TestRolloverAndOpinionText(DailyLifeBase):

@@ -137,3 +137,38 @@ def test_a_fact_in_the_listeners_words_is_not_the_speakers_news():
     assert validate_item(right, MAREN, LYRA, brannoc, said)[1] is None
     echoed = {MAREN: said[MAREN], LYRA: "Brannoc lost a silver ring? In the square yesterday?"}
     assert validate_item(right, MAREN, LYRA, brannoc, echoed)[1] is None  # said back: still hers
+
+
+def test_a_players_fact_travels_only_as_its_teller_holds_it():
+    """From the dialogue evaluation: Maren held that Yvaine wants to climb the Greyfang
+    mountain; her talk with Lyra made Yvaine "a brave and adventurous young woman", which Lyra
+    kept as heard news about a player nobody had told her anything of."""
+    from omniira_evennia.testing.fakes import HashingEmbedder
+
+    yvaine = 20
+    embedder = HashingEmbedder()
+    held = HeldFact(
+        yvaine,
+        "Yvaine wants to climb the Greyfang mountain.",
+        embedder.embed(["Yvaine wants to climb the Greyfang mountain."])[0],
+        origin_id=yvaine,
+    )
+    inp = ExchangeInput(
+        Participant(MAREN, "Maren", None, held=[held]),
+        Participant(LYRA, "Lyra", None),
+        {**KNOWN, yvaine: "Yvaine"},
+        players=frozenset({yvaine}),
+    )
+    lines = [
+        (MAREN, "Yvaine is a brave and adventurous young woman. She wants to climb Greyfang."),
+        (LYRA, "Is that so? Ada went up there once."),
+    ]
+    embellished = item(MAREN, yvaine, "Yvaine is a brave and adventurous young woman.")
+    kept = item(MAREN, yvaine, "Yvaine wants to climb the Greyfang mountain.")
+    about_ada = item(LYRA, ADA, "Ada went up Greyfang once.")
+    accepted, rejected = accept_items([embellished, kept, about_ada], inp, embedder, lines)
+    assert [(i.fact, i.about_player, i.held) for i in accepted] == [
+        ("Yvaine wants to climb the Greyfang mountain.", True, held.text),
+        ("Ada went up Greyfang once.", False, ""),
+    ]
+    assert rejected == [(embellished, "a player's fact its teller does not hold")]
