@@ -25,9 +25,8 @@ from twisted.internet import task
 
 import omniira_evennia
 from omniira_evennia.conversation import service
-from omniira_evennia.conversation import store as conversations
 from omniira_evennia.llm import usage as llm_usage
-from omniira_evennia.memory import store
+from omniira_evennia.memory import notes_store, store
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.rollover.service import record_visit
 from omniira_evennia.runtime import clock, health
@@ -324,7 +323,7 @@ def probe_start(caller, interval=0.01):
         (service, "_say_thinking", "service._say_thinking"),
         (store, "cached_index", "store.cached_index"),
         (store, "install_index", "store.install_index"),
-        (store, "reflection_records", "store.reflection_records"),
+        (notes_store, "reflection_records", "notes_store.reflection_records"),
         (commands.CmdSay, "func", "CmdSay.func (say + start_turn)"),
         (CmdLook, "func", "CmdLook.func (inside the look trace)"),
         (daily, "forget", "daily.forget"),

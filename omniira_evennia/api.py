@@ -18,7 +18,7 @@ from omniira_evennia.life.service import run_decision_tick as _tick
 from omniira_evennia.life.service import schedule_of
 from omniira_evennia.life.service import set_schedule as _set
 from omniira_evennia.life.service import tick_npc
-from omniira_evennia.memory import store
+from omniira_evennia.memory import relationship_store, store
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.handler import handler_of, object_id, with_rows
 from omniira_evennia.models import Memory, Plan, Source
@@ -112,7 +112,7 @@ def relationship(npc, subject):
 
 def has_met(npc, subject) -> bool:
     """True if they have talked, or the NPC holds a firsthand memory about the subject."""
-    return store.has_met(npc, subject)
+    return relationship_store.has_met(npc, subject)
 
 
 def memories_by(

@@ -19,14 +19,13 @@ from django.utils import timezone
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import lateness
 from omniira_evennia.memory.embeddings import from_blob, to_blob
-from omniira_evennia.memory.store import (
+from omniira_evennia.memory.notes_store import (
     current_concerns,
     opinion_of,
     recent_diary,
     reflection_records,
-    reputation_of,
-    reputation_updated,
 )
+from omniira_evennia.memory.relationship_store import reputation_of, reputation_updated
 from omniira_evennia.memory.verbatim import SaidLine
 from omniira_evennia.models import (
     Concern,

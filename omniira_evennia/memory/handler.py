@@ -23,7 +23,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.memory import fulltext, store
+from omniira_evennia.memory import fulltext, relationship_store, store
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.fusion import LexicalHits
 from omniira_evennia.memory.selection import line_vectors, select_for_line, why_not
@@ -230,7 +230,7 @@ class MemoryHandler:
 
     def relationship(self, subject) -> Any:
         """How the NPC stands towards `subject` (a `Relationship`: six dimensions in 0-1)."""
-        return store.get_relationship(self.obj, subject)
+        return relationship_store.get_relationship(self.obj, subject)
 
     def by(self, *, feeling: str | None = None, source: str | None = None, about=None):
         """Memories filtered by feeling and/or source (e.g. source="gossip"), oldest first."""

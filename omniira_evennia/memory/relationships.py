@@ -4,7 +4,7 @@ Relationships: how an NPC stands towards a subject, moved by the feelings of new
 Six dimensions in 0-1 (trust, fear, respect, loyalty, friendliness, romance). Each new memory
 about a subject nudges them by its feeling, scaled by importance; hearsay counts half. The pure
 functions here compute the nudges, detect threshold crossings and phrase a reputation line for
-the prompt; `store.update_relationship` writes them with optimistic concurrency and sends
+the prompt; `relationship_store.update_relationship` writes them with optimistic concurrency and sends
 `relationship_threshold_crossed` so game code can react (a guard turns hostile, a shop gives a
 discount).
 

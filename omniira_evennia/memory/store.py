@@ -25,44 +25,30 @@ from datetime import timezone as dt_timezone
 from functools import partial
 
 import numpy as np
-from django.db import IntegrityError, transaction
-from django.db.models import BinaryField, F, Func, Q
+from django.db import transaction
+from django.db.models import BinaryField, F, Func
 from django.db.models.signals import post_delete, post_save
-from django.dispatch import Signal
-from django.utils import timezone
 
-from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import is_postgres, vector_literal
 from omniira_evennia.llm import guards
-from omniira_evennia.memory import embedder_records, lateness, relationships
+from omniira_evennia.memory import embedder_records, lateness
 from omniira_evennia.memory.embedder_records import comparable_vectors, comparable_where
 from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob
-from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord, TextRecord
+from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord
 from omniira_evennia.models import (
     AuditLog,
-    Concern,
-    ConversationTurn,
     DiaryEntry,
     Memory,
-    Opinion,
-    Plan,
     Reflection,
-    Relationship,
 )
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.runner import defer_background, orm_allowed
 from omniira_evennia.vocabulary import (
     NPC_TAG,
-    clamp_int,
-    cut_value,
 )
 
 log = logging.getLogger("omniira.store")
-
-# Sent after a relationship row changed by update() (no post_save): a conversation's cached
-# context (conversation/store.py) shows the reputation.
-reputation_updated = Signal()
 
 
 def _record_bytes(record) -> int:
@@ -578,201 +564,6 @@ def who_knows(vector, limit: int = 10, floor: float = 0.3):
                     best[npc_id] = (row_id, sim)
     ranked = sorted(best.items(), key=lambda item: (-item[1][1], item[1][0]))[:limit]
     return [(row_id, npc_id, sim) for npc_id, (row_id, sim) in ranked]
-
-
-# ---------------------------------------------------------------- social state
-
-
-def set_opinion(npc, target, text: str) -> Opinion:
-    opinion, _ = Opinion.objects.update_or_create(
-        npc=npc, target=target, defaults={"opinion": cut_value(text), "updated_at": timezone.now()}
-    )
-    return opinion
-
-
-def opinion_of(npc, target) -> str | None:
-    return Opinion.objects.filter(npc=npc, target=target).values_list("opinion", flat=True).first()
-
-
-def add_concern(
-    npc,
-    topic: str,
-    intensity: int = 2,
-    source=None,
-    suspect=False,
-    game_day: int = 0,
-    private: bool = False,
-) -> Concern:
-    """The row only: every caller goes through `memory.write.write_concern` (the policy)."""
-    return Concern.objects.create(
-        npc=npc,
-        topic=cut_value(topic)[:200],
-        intensity=clamp_int(intensity, 1, 5, 2),
-        source=source,
-        suspect=suspect,
-        game_day=game_day,
-        private=private,
-    )
-
-
-def cap_concerns(npc, keep: int) -> int:
-    """Delete all but the newest `keep` concerns of `npc`; returns how many went."""
-    extra = (
-        Concern.objects.filter(npc=npc)
-        .order_by("-created_at", "-id")
-        .values_list("id", flat=True)[keep:]
-    )
-    return Concern.objects.filter(id__in=list(extra)).delete()[0]
-
-
-def current_concerns(npc, speaker=None, limit: int = 3) -> list[tuple[str, int]]:
-    """
-    What is on the NPC's mind in a conversation with `speaker`: concerns that speaker raised and
-    the NPC's own (a worry someone raised in talk never reaches another's conversation).
-    Suspect concerns are never shown.
-    """
-    rows = Concern.objects.filter(npc=npc, resolved=False, suspect=False)
-    # Whether a concern is private was decided when it was written (write.write_concern), not
-    # from its source's account now: Evennia clears that link when a player logs out.
-    if speaker is not None:
-        rows = rows.filter(Q(private=False) | Q(source=speaker))
-    else:
-        rows = rows.filter(private=False)
-    rows = rows.order_by("-intensity", "-created_at")
-    return [(c.topic, c.intensity) for c in rows[:limit]]
-
-
-def expire_concerns(today: int, days: int) -> int:
-    """Delete concerns raised `days` game days ago or earlier; returns how many."""
-    return Concern.objects.filter(game_day__lte=today - days).delete()[0]
-
-
-def add_plan(
-    npc, commitment, to_obj=None, game_day: int = 0, origin=None, suspect: bool = False
-) -> Plan:
-    """The row only: every caller goes through `memory.write.write_plan` (the policy)."""
-    return Plan.objects.create(
-        npc=npc,
-        to=to_obj,
-        to_name=commitment.to,
-        to_kind=commitment.to_kind,
-        action=commitment.action,
-        target=commitment.target,
-        by=commitment.by,
-        summary=commitment.summary,
-        game_day=game_day,
-        origin=origin,
-        suspect=suspect,
-    )
-
-
-def add_belief(npc, target, belief: str, **fields) -> Reflection:
-    """The row only: every caller goes through `memory.write.write_belief` (the policy)."""
-    return Reflection.objects.create(npc=npc, target=target, belief=belief, **fields)
-
-
-def set_diary(npc, game_day: int, entry: str, **fields) -> DiaryEntry:
-    """The row only: every caller goes through `memory.write.write_diary` (the policy)."""
-    diary, _ = DiaryEntry.objects.update_or_create(
-        npc=npc, game_day=game_day, defaults={"entry": entry, **fields}
-    )
-    return diary
-
-
-def reflection_records(npc, target) -> list[TextRecord]:
-
-    return [
-        TextRecord(
-            id=r.id,
-            text=r.belief,
-            created_at=r.created_at.timestamp(),
-            importance=r.importance,
-            vector=from_blob(r.embedding),
-        )
-        for r in Reflection.objects.filter(npc=npc, target=target).order_by("-created_at")[:200]
-    ]
-
-
-def recent_diary(npc, limit: int = 2) -> list[str]:
-    entries = DiaryEntry.objects.filter(npc=npc).order_by("-game_day")[:limit]
-    return [e.entry for e in reversed(list(entries))]
-
-
-# ---------------------------------------------------------------- usage
-
-
-# ---------------------------------------------------------------- relationships
-
-
-def _starting_attitude(npc, subject) -> str | None:
-    """The NPC's attitude to the subject's faction (`npc.db.faction_attitudes`), if any."""
-    faction = subject.attributes.get("faction", default=None)
-    attitudes = npc.attributes.get("faction_attitudes", default=None) or {}
-    return attitudes.get(faction) if faction else None
-
-
-def get_relationship(npc, subject, create: bool = True) -> Relationship | None:
-    rel = Relationship.objects.filter(npc=npc, subject=subject).first()
-    if rel is None and create:
-        start = relationships.starting_values(_starting_attitude(npc, subject))
-        try:
-            with transaction.atomic():
-                rel = Relationship.objects.create(npc=npc, subject=subject, **start)
-        except IntegrityError:
-            rel = Relationship.objects.get(npc=npc, subject=subject)
-    return rel
-
-
-def update_relationship(npc, subject, feeling, importance, hearsay=False, attempts=5):
-    """
-    Nudge the relationship by one memory's feeling, with optimistic concurrency: the row is
-    written only if its version is unchanged since it was read; otherwise re-read and retry.
-    Sends `relationship_threshold_crossed` once per threshold crossed.
-    """
-    for _ in range(attempts):
-        rel = get_relationship(npc, subject)
-        old = rel.values()
-        new = relationships.apply_feeling(old, feeling, importance, hearsay)
-        if new == old:
-            return rel
-        written = Relationship.objects.filter(pk=rel.pk, version=rel.version).update(
-            version=rel.version + 1, updated_at=timezone.now(), **new
-        )
-        if written:
-            # update() sends no post_save: whoever shows the reputation is told here.
-            reputation_updated.send(sender=Relationship, npc=npc, subject=subject)
-            rel.refresh_from_db()
-            for dimension, threshold, direction in relationships.crossings(old, new):
-                # Sent once the write is committed, so a rolled-back (retried) turn sends none.
-                transaction.on_commit(
-                    partial(
-                        signals.relationship_threshold_crossed.send,
-                        sender=Relationship,
-                        npc=npc,
-                        subject=subject,
-                        dimension=dimension,
-                        threshold=threshold,
-                        direction=direction,
-                        old=old[dimension],
-                        new=new[dimension],
-                    )
-                )
-            return rel
-        health.incr("relationship_conflicts")
-    raise RuntimeError(f"relationship {npc}->{subject}: too many concurrent updates")
-
-
-def reputation_of(npc, subject) -> str | None:
-    rel = get_relationship(npc, subject, create=False)
-    return relationships.reputation_line(rel.values()) if rel else None
-
-
-def has_met(npc, subject) -> bool:
-    """True if they have talked, or the NPC holds a firsthand memory about the subject."""
-    return (
-        ConversationTurn.objects.filter(npc=npc, speaker=subject).exists()
-        or Memory.objects.filter(npc=npc, subject=subject, provenance__isnull=True).exists()
-    )
 
 
 # ---------------------------------------------------------------- safety

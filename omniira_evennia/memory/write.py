@@ -40,7 +40,7 @@ from django.utils import timezone
 
 from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
-from omniira_evennia.memory import store
+from omniira_evennia.memory import notes_store, relationship_store, store
 from omniira_evennia.memory.embeddings import embed_or_none, from_blob, to_blob
 from omniira_evennia.memory.grounding import (
     Grounding,
@@ -212,7 +212,7 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
             excerpt=memory.value,
         )
     if memory.feeling and memory.subject_id != memory.npc_id:
-        store.update_relationship(
+        relationship_store.update_relationship(
             npc, note.subject, memory.feeling, memory.importance, hearsay=memory.is_hearsay
         )
     transaction.on_commit(
@@ -420,7 +420,7 @@ def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=Fal
     raw, topic = topic, _cleaned(topic, "concern")
     labels = _labels(raw, topic)
     private = source is not None and getattr(source, "id", None) != npc.id
-    concern = store.add_concern(
+    concern = notes_store.add_concern(
         npc,
         topic,
         intensity,
@@ -437,7 +437,7 @@ def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=Fal
             speaker=source,
             excerpt=concern.topic,
         )
-    store.cap_concerns(npc, get_settings().CONCERNS_PER_NPC)
+    notes_store.cap_concerns(npc, get_settings().CONCERNS_PER_NPC)
     return concern
 
 
@@ -446,7 +446,7 @@ def write_opinion(npc, target, text: str):
     if late_write((target,), str(text)):
         return None
     text = _cleaned(text, "opinion")
-    return store.set_opinion(npc, target, text) if text else None
+    return notes_store.set_opinion(npc, target, text) if text else None
 
 
 def write_plan(npc, speaker, tag, game_day: int, suspect=False):
@@ -462,7 +462,7 @@ def write_plan(npc, speaker, tag, game_day: int, suspect=False):
     if late_write((speaker,), f"{fields['summary']}. {fields['to']}. {fields['target']}"):
         return None
     labels = _labels(tag.summary, fields["summary"])
-    return store.add_plan(
+    return notes_store.add_plan(
         npc,
         tag.model_copy(update=fields),
         to_obj=speaker if tag.to_kind == "player" else None,
@@ -496,7 +496,7 @@ def write_belief(npc, target, text: str, grounds=None, **fields):
     if is_player(target) and "importance" in fields:
         cap = get_settings().PLAYER_IMPORTANCE_CAP
         fields["importance"] = min(clamp_int(fields["importance"], 1, 10, 5), cap)
-    return store.add_belief(npc, target, text, **fields)
+    return notes_store.add_belief(npc, target, text, **fields)
 
 
 def write_diary(npc, game_day: int, text: str, **fields):
@@ -505,7 +505,7 @@ def write_diary(npc, game_day: int, text: str, **fields):
     one loses its sentences naming an erased player when saved (lateness.drop_late_rollover_rows).
     """
     text = _cleaned(text, "diary")
-    return store.set_diary(npc, game_day, text, **fields) if text else None
+    return notes_store.set_diary(npc, game_day, text, **fields) if text else None
 
 
 def player_line(text: str, limit: int) -> str:

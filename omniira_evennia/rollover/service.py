@@ -25,7 +25,7 @@ from omniira_evennia.conf import get_settings
 from omniira_evennia.knowledge.service import witnessed
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
-from omniira_evennia.memory import store
+from omniira_evennia.memory import notes_store, store
 from omniira_evennia.memory.embeddings import get_embedder, to_blob
 from omniira_evennia.memory.retrieval import importance_multiplier
 from omniira_evennia.memory.write import write_belief, write_diary
@@ -35,7 +35,6 @@ from omniira_evennia.models import (
     Conversation,
     ConversationTurn,
     DailyWork,
-    DiaryEntry,
     LLMUsage,
     Memory,
     PlaceVisit,
@@ -532,7 +531,7 @@ def run_rollover(game_day: int | None = None, npcs=None, per_npc: bool = False) 
         log.exception("omniira: forgetting failed during the rollover")
         health.incr("forget_failures")
         forgotten = {"expired": 0, "evicted": 0}
-    forgotten["concerns_expired"] = store.expire_concerns(day, conf.CONCERN_DAYS)
+    forgotten["concerns_expired"] = notes_store.expire_concerns(day, conf.CONCERN_DAYS)
     forgotten["beliefs_evicted"] = evict_beliefs(conf.BELIEFS_PER_TARGET)
     try:
         forgotten["retention_deleted"] = apply_retention(day)

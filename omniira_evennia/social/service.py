@@ -28,7 +28,7 @@ from omniira_evennia.conversation.turn import TurnInput
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
-from omniira_evennia.memory import fulltext, store
+from omniira_evennia.memory import fulltext, notes_store, store
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.write import Note, said_text, write_note, write_reply
 from omniira_evennia.models import Conversation, ConversationTurn, Source
@@ -126,7 +126,7 @@ def _participant(npc, other, exclude):
         speaker_id=other.id,
         context=ctx,
         index=index,
-        reflections=store.reflection_records(npc, other),
+        reflections=notes_store.reflection_records(npc, other),
         now=time.time(),
         # The exchange's query is the other's name (gossip.run_npc_exchange).
         lexical=fulltext.lexical_hits(npc.id, other.id, other.key),

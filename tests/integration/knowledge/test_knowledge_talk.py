@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.knowledge import service
-from omniira_evennia.memory import store
+from omniira_evennia.memory import relationship_store
 from omniira_evennia.memory.erasure import erase_player
 from omniira_evennia.models import Knowledge, LLMUsage, Memory, Relationship
 from omniira_evennia.runtime import health
@@ -108,7 +108,7 @@ class TestKnowledgeInTheTurn(KnowledgeTestBase):
             assert SECRET not in prompt and "smuggled" not in prompt
 
     def test_a_secret_reaches_a_speaker_the_condition_holds_for(self):
-        store.get_relationship(self.maren, self.char1)
+        relationship_store.get_relationship(self.maren, self.char1)
         Relationship.objects.filter(npc=self.maren, subject=self.char1).update(trust=0.9)
         with ScriptedLLM(["Keep it quiet, love."]) as llm:
             with override_settings(OMNIIRA=tiers(llm.base_url)):

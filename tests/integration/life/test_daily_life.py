@@ -16,7 +16,7 @@ from omniira_evennia import scripts
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conversation.tags import CommitmentTag
 from omniira_evennia.life import service as movement
-from omniira_evennia.memory import store
+from omniira_evennia.memory import notes_store, store
 from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.models import Memory, PlaceVisit, Plan
 from omniira_evennia.rollover import service as daily
@@ -308,7 +308,7 @@ class TestCommitments(DailyLifeBase):
             tag = CommitmentTag(
                 to=to, to_kind="npc", action=action, target=target, by=by, summary=f"{target}{to}"
             )
-            return omniira_store().add_plan(npc, tag, to_obj=to_obj, game_day=1)
+            return notes_store.add_plan(npc, tag, to_obj=to_obj, game_day=1)
 
         with game_time(8):  # promises made at 08:00 on day 1
             docks = promise(self.lyra, "travel_to", target="the docks")
@@ -338,13 +338,11 @@ class TestCommitments(DailyLifeBase):
         assert any("no place called" in line for line in signals.memories)
 
     def test_npc_to_npc_travel_with_resolves_the_name_and_follows(self):
-        from omniira_evennia.memory import store
-
         voss = self.npc("Voss", room=self.tavern)
         tag = CommitmentTag(
             to="Voss", to_kind="npc", action="travel_with", target="market", summary="With Voss."
         )
-        plan = store.add_plan(self.lyra, tag, game_day=1)
+        plan = notes_store.add_plan(self.lyra, tag, game_day=1)
         with game_time(9):
             voss.move_to(self.lane, move_type="traverse")
             assert self.run_follows() == []  # not resolved yet: the tick does it
@@ -357,9 +355,3 @@ class TestCommitments(DailyLifeBase):
             assert self.run_follows() == [True]
             omniira.run_decision_tick()
         assert Plan.objects.get(id=plan.id).status == "done"
-
-
-def omniira_store():
-    from omniira_evennia.memory import store
-
-    return store

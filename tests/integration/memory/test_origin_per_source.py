@@ -12,7 +12,7 @@ from django.test import override_settings
 import omniira_evennia as omniira
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conversation.tags import parse_reply
-from omniira_evennia.memory import store
+from omniira_evennia.memory import notes_store
 from omniira_evennia.memory.write import write_belief, write_diary, write_reply
 from omniira_evennia.models import Concern, DiaryEntry, Memory, Opinion, Plan, Reflection
 from omniira_evennia.testing.fakes import ScriptedLLM
@@ -99,9 +99,9 @@ class TestConcerns(DailyLifeBase):
         self.account.unpuppet_object(self.session)  # Evennia clears the character's account
         self.char1.refresh_from_db()
         assert self.char1.account is None
-        assert store.current_concerns(self.maren, self.char2) == []
-        assert store.current_concerns(self.maren) == []
-        assert store.current_concerns(self.maren, self.char1) == [
+        assert notes_store.current_concerns(self.maren, self.char2) == []
+        assert notes_store.current_concerns(self.maren) == []
+        assert notes_store.current_concerns(self.maren, self.char1) == [
             ("Ada fears the debt collector", 4)
         ]
 
@@ -109,14 +109,16 @@ class TestConcerns(DailyLifeBase):
         parsed = parse_reply('[[CONCERN:{"topic":"The well might be poisoned","intensity":3}]]')
         write_reply(self.maren, self.lyra, parsed, [], [], 1)
         assert Concern.objects.get(npc=self.maren).private
-        assert store.current_concerns(self.maren, self.char1) == []
-        assert store.current_concerns(self.maren, self.lyra) == [("The well might be poisoned", 3)]
+        assert notes_store.current_concerns(self.maren, self.char1) == []
+        assert notes_store.current_concerns(self.maren, self.lyra) == [
+            ("The well might be poisoned", 3)
+        ]
 
     def test_the_npcs_own_concern_is_for_everyone(self):
         parsed = parse_reply('[[CONCERN:{"topic":"The roof leaks","intensity":2}]]')
         write_reply(self.maren, self.maren, parsed, [], [], 1)
         assert not Concern.objects.get(npc=self.maren).private
-        assert store.current_concerns(self.maren, self.char1) == [("The roof leaks", 2)]
+        assert notes_store.current_concerns(self.maren, self.char1) == [("The roof leaks", 2)]
 
 
 class TestGossipAboutAPlayer(DailyLifeBase):

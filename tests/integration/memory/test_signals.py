@@ -7,7 +7,7 @@ from omniira_evennia import signals
 from omniira_evennia.conversation.tags import CommitmentTag
 from omniira_evennia.life.decisions import DONE, PlanOutcome
 from omniira_evennia.life.service import close_plan
-from omniira_evennia.memory import store
+from omniira_evennia.memory import notes_store
 
 
 class TestSignals(EvenniaTest):
@@ -38,7 +38,7 @@ class TestSignals(EvenniaTest):
         tag = CommitmentTag(
             to="Ada", to_kind="player", action="travel_to", target="market", summary="Market."
         )
-        plan = store.add_plan(self.maren, tag, to_obj=self.char1, game_day=1)
+        plan = notes_store.add_plan(self.maren, tag, to_obj=self.char1, game_day=1)
         signals.plan_closed.connect(self.receiver)
         try:
             with self.captureOnCommitCallbacks(execute=True):
