@@ -10,6 +10,8 @@ pool and returns a Deferred.
 
 from __future__ import annotations
 
+import warnings
+
 from django.db.models import QuerySet
 
 from omniira_evennia.conversation.lifecycle import close_conversations_with
@@ -29,6 +31,18 @@ from omniira_evennia.runtime.clock import current_game_day
 from omniira_evennia.social.service import gossip_round as _round
 
 
+def _teller(teller, provenance):
+    """The handler's `teller`, from the old keyword `provenance` if that is what was given."""
+    if provenance is None:
+        return teller
+    warnings.warn(
+        "omniira_evennia.remember(provenance=...) is now teller=..., as npc.memory.remember",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return provenance if teller is None else teller
+
+
 def remember(
     npc,
     subject,
@@ -38,18 +52,21 @@ def remember(
     importance: int = 5,
     feeling: str | None = None,
     source: str = Source.ADMIN,
-    provenance=None,
+    teller=None,
     kind: str = "event",
     embed: bool = True,
     embedding=None,
+    provenance=None,
 ) -> Memory | None:
     """
-    Make `npc` remember `value` about `subject`: `npc.memory.remember` (see its Args).
-    `provenance` is who told the NPC (the handler calls it `teller`).
+    Make `npc` remember `value` about `subject`: `npc.memory.remember` (see its Args; `teller`
+    is who told the NPC). `provenance`, 0.2's name for `teller`, still works with a
+    DeprecationWarning.
 
     Returns:
         The Memory row, or None if a locked memory refused the write.
     """
+    teller = _teller(teller, provenance)
     return handler_of(npc).remember(
         subject,
         value,
@@ -57,7 +74,7 @@ def remember(
         importance=importance,
         feeling=feeling,
         source=source,
-        teller=provenance,
+        teller=teller,
         kind=kind,
         embed=embed,
         embedding=embedding,
@@ -67,7 +84,7 @@ def remember(
 def remember_later(npc, subject, value: str, **kwargs):
     """`remember` with the embedding computed off the reactor; a Deferred of the row."""
     if "provenance" in kwargs:
-        kwargs["teller"] = kwargs.pop("provenance")
+        kwargs["teller"] = _teller(kwargs.get("teller"), kwargs.pop("provenance"))
     return handler_of(npc).remember_later(subject, value, **kwargs)
 
 

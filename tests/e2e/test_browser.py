@@ -45,7 +45,7 @@ def seed(caller):
     bran = [o for o in search_object("Bran") if not getattr(o, "is_omniira_npc", False)][0]
 
     def told(listener, teller, subject, key, text, chain, feeling=None, importance=5):
-        memory = omniira.remember(listener, subject, text, key=key, provenance=teller,
+        memory = omniira.remember(listener, subject, text, key=key, teller=teller,
                                   source="gossip", feeling=feeling, importance=importance,
                                   embed=False)
         Memory.objects.filter(id=memory.id).update(hops=len(chain), chain=[n.id for n in chain])

@@ -131,7 +131,7 @@ class TestTalkPipeline(TalkTestBase):
             self.char1,
             "Ada picked a fight with Voss.",
             key="fight",
-            provenance=lyra,
+            teller=lyra,
             source="gossip",
             feeling="contempt",
         )

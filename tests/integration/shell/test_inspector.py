@@ -121,7 +121,7 @@ class TestInspector(InspectorTestBase):
             self.char1,
             "Ada collects blue glass.",
             key="glass",
-            provenance=self.maren,
+            teller=self.maren,
             source="gossip",
         )
         Memory.objects.filter(npc=self.lyra).update(hops=1, chain=[self.maren.id])
@@ -130,7 +130,7 @@ class TestInspector(InspectorTestBase):
             self.char1,
             "Ada collects blue glass, they say.",
             key="glass",
-            provenance=self.lyra,
+            teller=self.lyra,
             source="gossip",
         )
         Memory.objects.filter(npc=self.voss).update(hops=2, chain=[self.maren.id, self.lyra.id])

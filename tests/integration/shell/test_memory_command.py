@@ -30,7 +30,7 @@ class TestMemoryCommand(SocialTestBase):
             self.char1,
             "Ada pays in silver.",
             key="pays",
-            provenance=self.maren,
+            teller=self.maren,
             source="gossip",
         )
         Memory.objects.filter(id=self.m2.id).update(chain=[self.maren.id], hops=1)

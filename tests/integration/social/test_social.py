@@ -6,6 +6,7 @@ through Evennia objects and a scripted OpenAI-compatible server that answers by 
 import json
 from datetime import timedelta
 
+import pytest
 from django.test import override_settings
 from django.utils import timezone
 from evennia.utils import create
@@ -435,7 +436,7 @@ class TestRelationships(SocialTestBase):
             key="a",
             importance=7,
             feeling="trust",
-            provenance=self.lyra,
+            teller=self.lyra,
             source="gossip",
         )
         firsthand = omniira.relationship(self.lyra, self.char1).trust - 0.5
@@ -448,11 +449,18 @@ class TestRelationships(SocialTestBase):
         rel = omniira.relationship(self.maren, self.char1)
         assert rel.trust < 0.5 and rel.fear > 0
 
+    def test_remember_names_who_told_it_teller_as_the_handler_does(self):
+        """0.2 called it `provenance`: still accepted, with a DeprecationWarning (issue #28)."""
+        told = omniira.remember(self.maren, self.char2, "Char2 sings.", teller=self.lyra)
+        with pytest.warns(DeprecationWarning, match="teller"):
+            old = omniira.remember(self.maren, self.char2, "Char2 hums.", provenance=self.lyra)
+        assert (told.provenance_id, old.provenance_id) == (self.lyra.id, self.lyra.id)
+
     def test_has_met_and_memories_by(self):
         assert not omniira.has_met(self.maren, self.char1)
         omniira.remember(self.maren, self.char1, "Ada paid in silver.", feeling="trust")
         omniira.remember(
-            self.maren, self.char2, "Heard of Char2.", provenance=self.lyra, source="gossip"
+            self.maren, self.char2, "Heard of Char2.", teller=self.lyra, source="gossip"
         )
         assert omniira.has_met(self.maren, self.char1)
         assert not omniira.has_met(self.maren, self.char2)  # hearsay is not meeting
