@@ -16,7 +16,9 @@ named rule on the reply (and the line it answers), deterministically:
   telling you that his raven is called Ember" for "My raven is called Ember"), or a sentence of
   the reply that is the line itself;
 - `swaps_i_and_you`: the NPC's own not knowing said as the player's ("You are not sure what
-  Isolde's tortoise is called");
+  Isolde's tortoise is called"), or its own sorrow ("You're sorry, Zephyr, but ...");
+- `claims_their_words`: the player's own "I ..." said back as the NPC's ("You're right,
+  Zephyr, I cannot eat eggs." to "I cannot eat eggs; it makes me ill");
 - `addresses_itself`: the NPC calling itself by name as if it were the listener ("Good evening,
   Wren." said by Wren);
 - `plays_itself`: an actor's frame ("As Maren, I enjoy ...");
@@ -180,6 +182,10 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("swaps_i_and_you")
     elif _OWN_MEMORY_AS_YOURS.search(reply) or _UNTOLD_AS_YOURS.search(reply):
         found.append("swaps_i_and_you")
+    elif _SORRY_AS_YOURS.search(reply) and not re.search(r"\bsorry\b", line, re.IGNORECASE):
+        found.append("swaps_i_and_you")
+    if _claims_their_words(reply, line):
+        found.append("claims_their_words")
     if _NARRATES_YOU.search(reply):
         found.append("narrates_the_player")
     if npc and _addresses(reply, npc):
@@ -247,6 +253,35 @@ _UNTOLD_AS_YOURS = re.compile(
     _DOUBT_LEAD + r"you(?: were|'ve been| have been| was) never (?:been )?told\b[^?]*?(?:[.!]|$)",
     re.IGNORECASE,
 )
+
+
+# The NPC's own sorrow said as the player's: "You're sorry, Zephyr, but you haven't been eating
+# since sunrise." (held-out run, seed 94727), "You're sorry, but you don't have up-to-date news".
+_SORRY_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you(?:'re| are) (?:so |very )?sorry\b", re.IGNORECASE)
+
+# "I" and the three words after it, in the player's line: the same four words in the reply
+# are the player's fact (or feeling) taken as the NPC's own.
+_FIRST_PERSON_RUN = re.compile(r"\bi\s+([a-z']+)\s+([a-z']+)\s+([a-z']+)", re.IGNORECASE)
+
+
+_PLAIN_WORDS = set(
+    "a an the to of in on at it is was am be been do don't did not no know what that this "
+    "think mean see understand sure can can't cannot could will would have had just so very "
+    "you your me my i i'm i'll i've i'd want like need".split()
+)
+
+
+def _claims_their_words(reply: str, line: str) -> bool:
+    """The player's "I <three words>" found again in the reply ("I cannot eat eggs")."""
+    said = " ".join(re.findall(r"[a-z']+", line.lower()))
+    answer = " " + " ".join(re.findall(r"[a-z']+", reply.lower())) + " "
+    for run in _FIRST_PERSON_RUN.finditer(said):
+        words = run.groups()
+        if set(words) <= _PLAIN_WORDS:  # "I don't know what" is anyone's
+            continue
+        if f" i {' '.join(words)} " in answer:
+            return True
+    return False
 
 
 # The player's doings narrated, as a text adventure does: "You look at Cuthbert's ledger, where

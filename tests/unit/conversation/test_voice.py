@@ -78,6 +78,40 @@ def test_a_good_answer_is_no_slip(reply, line):
     assert slips(reply, line, "Maren", "Ada") == []
 
 
+@pytest.mark.parametrize(
+    "reply, line, slip",
+    [
+        # The held-out run of seed 94727, Maren to Zephyr.
+        (
+            "You're right, Zephyr, I cannot eat eggs.",
+            "I cannot eat eggs; it makes me ill.",
+            "claims_their_words",
+        ),
+        ("Aye, I am a tanner too.", "Good evening, I am a tanner.", "claims_their_words"),
+        (
+            "You're sorry, Zephyr, but you haven't been eating since sunrise.",
+            "I haven't eaten since sunrise.",
+            "swaps_i_and_you",
+        ),
+    ],
+)
+def test_the_players_own_words_or_the_npcs_sorrow_turned_round(reply, line, slip):
+    assert slip in slips(reply, line, "Maren", "Zephyr")
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        ("I don't know what you mean, love.", "I don't know what to do tonight."),
+        ("You cannot eat eggs; I'll keep them off your plate.", "I cannot eat eggs."),
+        ("I'm sorry to hear that, Zephyr.", "I haven't eaten since sunrise."),
+        ("You're sorry? No need, love.", "I'm sorry I'm late."),
+    ],
+)
+def test_the_players_words_said_back_to_them_are_no_claim(reply, line):
+    assert slips(reply, line, "Maren", "Zephyr") == []
+
+
 def test_only_the_slipped_sentences_go():
     reply = "Cider's on, love. Do you need help with anything else?"
     assert without_slips(reply, "A drink?", "Maren", "Ada") == "Cider's on, love."
