@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import voice
+from omniira_evennia.conversation import plain_lines, voice
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
@@ -351,7 +351,7 @@ def _repaired(
     text: str, problem: str, ctx: PromptContext, topic: str | None, answer: str | None = None
 ) -> str:
     """A reply that still slipped after it was asked again: its slipped sentences go; what it
-    was never told, it says it does not know (voice.dont_know_line)."""
+    was never told, it says it does not know (plain_lines.dont_know_line)."""
     name, speaker = ctx.identity.name, ctx.speaker_name
     if "answered_as_player" in problem:
         turned = voice.turned_round(text, ctx.message)
@@ -395,13 +395,13 @@ def _plain_line(ctx: PromptContext, topic: str | None, answer: str | None) -> st
     (nothing plain to say)."""
     speaker = ctx.speaker_name
     if topic:
-        return voice.dont_know_line(topic, speaker)
+        return plain_lines.dont_know_line(topic, speaker)
     if answer:
-        return voice.remembered_line(answer, speaker)
+        return plain_lines.remembered_line(answer, speaker)
     if is_goodbye(ctx.message):
-        return voice.farewell_line(ctx.message, speaker)
+        return plain_lines.farewell_line(ctx.message, speaker)
     if not voice.is_question(ctx.message):
-        return voice.heard_line(ctx.message, speaker)
+        return plain_lines.heard_line(ctx.message, speaker)
     return None
 
 
@@ -681,7 +681,7 @@ def run_turn(
     ):
         # "Yes, I remember your cat's name." and no name: the NPC says what it remembers.
         health.incr("answers_said_plainly")
-        parsed.text = voice.remembered_line(answer, ctx.speaker_name)
+        parsed.text = plain_lines.remembered_line(answer, ctx.speaker_name)
     parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
     parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
     news = answers.untold_news(ctx.message, ctx.knowledge, parsed.text) if parsed.text else None

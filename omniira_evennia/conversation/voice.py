@@ -824,49 +824,6 @@ def answer_note(answer: str, speaker: str) -> str:
     )
 
 
-# What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
-# the line (the same line, the same answer), so a conversation does not repeat one of them.
-_HEARD = (
-    "Is that so, {speaker}? I'll remember that.",
-    "Well now, {speaker}, I'll keep that in mind.",
-    "I hear you, {speaker}. I won't forget it.",
-    "That's worth knowing, {speaker}. Go on.",
-)
-
-
-_FAREWELLS = ("Safe home, {speaker}.", "Mind how you go, {speaker}.", "Until next time, {speaker}.")
-
-
-def _one_of(lines: tuple[str, ...], line: str, speaker: str) -> str:
-    """One of `lines`, chosen by `line` (the same line, the same answer), for `speaker`."""
-    return lines[sum(map(ord, _cap(line))) % len(lines)].format(speaker=speaker or "friend")
-
-
-def farewell_line(line: str, speaker: str) -> str:
-    """The NPC's plain goodbye, for a farewell its model could only give back."""
-    return _one_of(_FAREWELLS, line, speaker)
-
-
-def heard_line(line: str, speaker: str) -> str:
-    """The NPC's plain answer to a line its model could only hand back (see `restates`)."""
-    return _one_of(_HEARD, line, speaker)
-
-
-def remembered_line(answer: str, speaker: str) -> str:
-    """The NPC's plain answer from what it remembers (`answer_from`), for a question about the
-    speaker's own life its model could only give back: "I remember: your brother is Aldric."
-    (the speaker named at the start of a memory becomes "you"); their own words are quoted."""
-    text = _cap(answer).strip().rstrip(".!") + "."
-    if _FIRST_PERSON.search(text):  # their own words
-        return f'You told me so yourself, {speaker or "friend"}: "{text}"'
-    if speaker:
-        name = re.escape(speaker)
-        text = re.sub(rf"^\W*{name}'s\b", "your", text, flags=re.IGNORECASE)
-        for verb, yours in (("is", "are"), ("has", "have"), ("was", "were")):
-            text = re.sub(rf"^\W*{name} {verb}\b", f"you {yours}", text, flags=re.IGNORECASE)
-    return f"I remember: {text}"
-
-
 # A question about someone else's life, by name ("Do you know what Tamsin does for a living?").
 _ABOUT_SOMEONE = [
     (
@@ -907,18 +864,11 @@ def someone_unknown(line: str, in_view: str, names: set[str]) -> str | None:
     return None
 
 
-def _about_the_speaker(topic: str) -> bool:
+def about_the_speaker(topic: str) -> bool:
     return bool(re.search(r"\byou\b|^your\b", topic))
 
 
-def dont_know_line(topic: str, speaker: str) -> str:
-    """The NPC's plain answer about something it was never told."""
-    if not _about_the_speaker(topic):
-        return f"I couldn't tell you {topic}, {speaker}."
-    return f"You never told me {_told_about(topic)}, {speaker}."
-
-
-def _told_about(topic: str) -> str:
+def told_about(topic: str) -> str:
     return f"about {topic}" if topic.startswith("your ") else topic
 
 
@@ -936,7 +886,7 @@ def unknown_note(topic: str, speaker: str) -> str:
     about = _NOTE_PHRASE.get(topic, "").format(s=speaker) or topic.replace(
         "your ", f"{speaker}'s ", 1
     )
-    told = f"{speaker} never told you" if _about_the_speaker(topic) else "nobody told you"
+    told = f"{speaker} never told you" if about_the_speaker(topic) else "nobody told you"
     return (
         f"(You know nothing about {about}: {told}. Say so plainly, as yourself; do not guess or "
         "make it up.)"

@@ -5,10 +5,9 @@ and what an NPC says of what it was never told. The replies are the ones quoted 
 
 import pytest
 
-from omniira_evennia.conversation import voice
+from omniira_evennia.conversation import plain_lines, voice
 from omniira_evennia.conversation.voice import (
     admits_not_knowing,
-    dont_know_line,
     invents,
     slips,
     unknown_note,
@@ -134,7 +133,10 @@ def test_a_never_told_question_is_found_and_answered_plainly():
     assert unknown_topic("Where did I say I grew up?", known) == "where you live"
     assert unknown_topic("What's my sister's name?", known) == "your sister"
     assert unknown_topic("I like horses.", known) is None  # no question
-    assert dont_know_line("your horse", "Ada") == "You never told me about your horse, Ada."
+    assert (
+        plain_lines.dont_know_line("your horse", "Ada")
+        == "You never told me about your horse, Ada."
+    )
     assert "Ada's horse" in unknown_note("your horse", "Ada")
     assert "where Ada lives" in unknown_note("where you live", "Ada")
 
@@ -431,9 +433,9 @@ def test_seed_41257s_answers():
 
 def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
     line = "My raven is called Ember."
-    assert voice.heard_line(line, "Merrick") == voice.heard_line(line, "Merrick")
-    assert "Merrick" in voice.heard_line(line, "Merrick")
-    assert len({voice.heard_line(f"line {i}", "X") for i in range(20)}) > 1
+    assert plain_lines.heard_line(line, "Merrick") == plain_lines.heard_line(line, "Merrick")
+    assert "Merrick" in plain_lines.heard_line(line, "Merrick")
+    assert len({plain_lines.heard_line(f"line {i}", "X") for i in range(20)}) > 1
 
 
 def test_a_help_desk_refusal_and_a_shrug_at_a_question_about_itself_slip():
@@ -481,7 +483,7 @@ def test_in_the_turn_a_reply_given_back_twice_becomes_the_npcs_plain_heard_line(
     )
     result = run_turn(turn_input(said), conf("speech"), client)
     assert len(client.requests) == 2
-    assert result.parsed.text == voice.heard_line(said, "Ada")
+    assert result.parsed.text == plain_lines.heard_line(said, "Ada")
 
 
 def test_in_the_turn_a_question_about_the_npc_answered_as_the_players_is_turned_round():
@@ -523,7 +525,7 @@ def test_a_goodbye_the_model_could_only_give_back_is_answered_with_a_goodbye():
     said = "Goodbye, Maren, I'll be back tomorrow."
     client = FakeClient("Goodbye, Maren, I'll be back tomorrow.", "Goodbye, Maren!")
     result = run_turn(turn_input(said), conf("speech"), client)
-    assert result.parsed.text == voice.farewell_line(said, "Ada")
+    assert result.parsed.text == plain_lines.farewell_line(said, "Ada")
     assert "Ada" in result.parsed.text and "worth knowing" not in result.parsed.text
 
 
@@ -662,13 +664,13 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
 
 
 def test_a_question_about_oneself_given_back_is_answered_from_memory():
-    assert voice.remembered_line("Zinnia's brother is Aldric.", "Zinnia") == (
+    assert plain_lines.remembered_line("Zinnia's brother is Aldric.", "Zinnia") == (
         "I remember: your brother is Aldric."
     )
-    assert voice.remembered_line("Zinnia is afraid of wolves", "Zinnia") == (
+    assert plain_lines.remembered_line("Zinnia is afraid of wolves", "Zinnia") == (
         "I remember: you are afraid of wolves."
     )
-    assert voice.remembered_line("My brother is Aldric.", "Zinnia") == (
+    assert plain_lines.remembered_line("My brother is Aldric.", "Zinnia") == (
         'You told me so yourself, Zinnia: "My brother is Aldric."'
     )
     assert voice.unknown_topic("Wren, what should you keep off my plate?", []) == (

@@ -1,0 +1,66 @@
+"""
+What an NPC says in its own plain words when its model's reply could not be kept (voice.py
+names why): it heard the line, a goodbye, what it remembers, what it was never told.
+
+Plain Python; every function reads at most the first MAX_CHARS of its text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation.voice import (
+    _FIRST_PERSON,
+    MAX_CHARS,
+    about_the_speaker,
+    told_about,
+)
+
+# What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
+# the line (the same line, the same answer), so a conversation does not repeat one of them.
+_HEARD = (
+    "Is that so, {speaker}? I'll remember that.",
+    "Well now, {speaker}, I'll keep that in mind.",
+    "I hear you, {speaker}. I won't forget it.",
+    "That's worth knowing, {speaker}. Go on.",
+)
+
+
+_FAREWELLS = ("Safe home, {speaker}.", "Mind how you go, {speaker}.", "Until next time, {speaker}.")
+
+
+def _one_of(lines: tuple[str, ...], line: str, speaker: str) -> str:
+    """One of `lines`, chosen by `line` (the same line, the same answer), for `speaker`."""
+    return lines[sum(map(ord, line[:MAX_CHARS])) % len(lines)].format(speaker=speaker or "friend")
+
+
+def farewell_line(line: str, speaker: str) -> str:
+    """The NPC's plain goodbye, for a farewell its model could only give back."""
+    return _one_of(_FAREWELLS, line, speaker)
+
+
+def heard_line(line: str, speaker: str) -> str:
+    """The NPC's plain answer to a line its model could only hand back (see `restates`)."""
+    return _one_of(_HEARD, line, speaker)
+
+
+def remembered_line(answer: str, speaker: str) -> str:
+    """The NPC's plain answer from what it remembers (`answer_from`), for a question about the
+    speaker's own life its model could only give back: "I remember: your brother is Aldric."
+    (the speaker named at the start of a memory becomes "you"); their own words are quoted."""
+    text = answer[:MAX_CHARS].strip().rstrip(".!") + "."
+    if _FIRST_PERSON.search(text):  # their own words
+        return f'You told me so yourself, {speaker or "friend"}: "{text}"'
+    if speaker:
+        name = re.escape(speaker)
+        text = re.sub(rf"^\W*{name}'s\b", "your", text, flags=re.IGNORECASE)
+        for verb, yours in (("is", "are"), ("has", "have"), ("was", "were")):
+            text = re.sub(rf"^\W*{name} {verb}\b", f"you {yours}", text, flags=re.IGNORECASE)
+    return f"I remember: {text}"
+
+
+def dont_know_line(topic: str, speaker: str) -> str:
+    """The NPC's plain answer about something it was never told."""
+    if not about_the_speaker(topic):
+        return f"I couldn't tell you {topic}, {speaker}."
+    return f"You never told me {told_about(topic)}, {speaker}."
