@@ -58,8 +58,9 @@ def _is_memory_npc(obj) -> bool:
     return getattr(obj, "is_omniira_npc", False)
 
 
-def known_subjects(days: int = 7) -> dict[int, str]:
-    """The closed list for gossip: every memory NPC and recently active players."""
+def known_subjects(days: int = 7) -> tuple[dict[int, str], frozenset[int]]:
+    """The closed list for gossip (every memory NPC and recently active players, id -> name)
+    and which of them are players."""
     from evennia.objects.models import ObjectDB
 
     known = {}
@@ -71,11 +72,12 @@ def known_subjects(days: int = 7) -> dict[int, str]:
     )
     for obj in ObjectDB.objects.filter(id__in=speaker_ids):
         known[obj.id] = obj.key
-    for obj in store.memory_npcs():
+    npcs = store.memory_npcs()
+    for obj in npcs:
         known[obj.id] = obj.key
     for session_character in _connected_characters():
         known[session_character.id] = session_character.key
-    return known
+    return known, frozenset(known) - {npc.id for npc in npcs}
 
 
 def candidate_pairs(rooms=None) -> list[tuple]:
@@ -159,7 +161,7 @@ def _talk_between(a, b):
     part_b, turn_b = _participant(b, a, exclude)
     if opener_first(part_a, part_b)[0] is part_b:  # the one with the weightier news opens
         a, b, part_a, part_b, turn_a, turn_b = b, a, part_b, part_a, turn_b, turn_a
-    known = known_subjects()
+    known, players = known_subjects()
     inp = ExchangeInput(
         part_a,
         part_b,
@@ -168,7 +170,7 @@ def _talk_between(a, b):
         max_hops=conf.GOSSIP_MAX_HOPS,
         player_cap=conf.PLAYER_IMPORTANCE_CAP,
         turn_format=npc_talk_format(conf),
-        players=frozenset(known) - {npc.id for npc in store.memory_npcs()},
+        players=players,
     )
     health.incr("npc_conversations")
     client, embedder = get_client(), get_embedder()
@@ -228,9 +230,11 @@ def apply_exchange(result, a, b):
             continue
         # News rests on what its teller said in so many words, or on the memory it told from;
         # a player's fact on that memory alone (a teller's line embellishes it).
-        told = tuple(text for who, text in result.lines if who == item.speaker_id)
-        if item.about_player:
-            told = ()
+        told = (
+            ()
+            if item.about_player
+            else tuple(t for who, t in result.lines if who == item.speaker_id)
+        )
         told += (item.held,) if item.held else ()
         write_note(
             people[item.listener_id],
