@@ -25,6 +25,7 @@ from twisted.internet import task
 
 import omniira_evennia
 from omniira_evennia.conversation import service
+from omniira_evennia.conversation import store as conversations
 from omniira_evennia.llm import usage as llm_usage
 from omniira_evennia.memory import notes_store, store
 from omniira_evennia.memory.write import Note, write_note
@@ -307,12 +308,12 @@ def probe_start(caller, interval=0.01):
         (service, "player_line", "service.player_line"),
         (service, "clean_text", "service.clean_text"),
         (service, "defer_interactive", "service.defer_interactive (the worker's submission)"),
-        (store, "conversation_id_for", "conversations.conversation_id_for"),
+        (conversations, "conversation_id_for", "conversations.conversation_id_for"),
         (store, "generation", "store.generation"),
         (clock, "current_game_day", "clock.current_game_day"),
         (service.knowledge, "view_for", "knowledge.view_for"),
-        (store, "touch_conversation", "conversations.touch_conversation"),
-        (store, "add_turn", "conversations.add_turn"),
+        (conversations, "touch_conversation", "conversations.touch_conversation"),
+        (conversations, "add_turn", "conversations.add_turn"),
         (service, "_turn_in_worker", "worker: the whole job"),
         (service, "line_vectors", "worker: embed the line"),
         (service, "run_turn", "worker: run_turn (retrieve, LLM call, parse)"),
