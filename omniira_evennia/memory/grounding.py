@@ -15,7 +15,8 @@ or what is missing. Two kinds of evidence:
 A value is grounded in one statement when every name or number in it is in that statement,
 and at least half of its substantive words are (by their first five letters): the words left
 once names, stop words and the common words of paraphrase ("works", "lives", "afraid",
-"looking") are set aside. A small model's inventions bring new nouns ("afraid of spiders" when
+"looking") are set aside. A value of common words only ("has had a long day") needs all of
+them. A small model's inventions bring new nouns ("afraid of spiders" when
 deep water was said; a horse "called Quinny" never named); its paraphrases bring common
 verbs. And a fact whose subject is the person's kin ("Hesketh's sister was looking for him")
 needs the kin in the subject's place in the statement ("my sister was looking for me"), not in
@@ -457,9 +458,12 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
     wanted = substantive(value, skip)
     names = specifics(value, skip)
     words = content(value, skip)
+    required = SHARE
     if not wanted and not names:
-        # Only common words ("has family here"): then they are what must have been said.
-        wanted = words
+        # Only common words ("has family here"): then they are what must have been said, all of
+        # them: one common word is no ground ("has had a long day" from "it's a long way from
+        # here", held-out seed 94727).
+        wanted, required = words, 1.0
     if not wanted and not names:
         return Grounding(False, "says nothing but a name")
     if not lines.statements:
@@ -475,7 +479,7 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         share = sum(1 for w in wanted if _stem(w) in stems) / len(wanted) if wanted else 1.0
         if plain and not any(_stem(w) in stems for w in plain):
             share = 0.0
-        if lacking_names or share < SHARE or not found:
+        if lacking_names or share < required or not found:
             if len(found) > len(best_found) or best is None:
                 best, best_found = statement, found
                 missing = lacking_names or [w for w in wanted if _stem(w) not in stems]

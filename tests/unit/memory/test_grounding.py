@@ -66,12 +66,24 @@ def test_what_they_said_of_themselves_is_grounded(value, lines):
             ["I have always lived in this town, you know. Have you?"],
             "question",
         ),
+        # One common word of two is no ground: she asked Lyra about her day (held-out seed
+        # 94727, kept by the review and drawn into a belief).
+        (
+            "Hesketh has had a long day.",
+            ["I'm from Stonereach, on the coast; it's a long way from here."],
+            "not in their words: day",
+        ),
     ],
 )
 def test_what_they_never_said_of_themselves_is_not(value, lines, why):
     result = self_ground(value, *lines)
     assert not result.ok
     assert why in result.reason.lower(), result.reason
+
+
+def test_a_fact_of_common_words_is_grounded_when_all_of_them_were_said():
+    assert self_ground("Hesketh has had a long day.", "It's been a long day, I tell you.").ok
+    assert self_ground("Hesketh has family here.", "I have family here, up the hill.").ok
 
 
 def test_gossip_rests_on_the_tellers_words_about_the_subject():
