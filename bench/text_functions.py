@@ -68,7 +68,15 @@ def functions():
     import django
 
     django.setup()
-    from omniira_evennia.conversation import addressing, extraction, prompts, tags, turn, voice
+    from omniira_evennia.conversation import (
+        addressing,
+        extraction,
+        prompts,
+        tags,
+        topics,
+        turn,
+        voice,
+    )
     from omniira_evennia.knowledge import contradiction
     from omniira_evennia.memory import grounding, policy, safety, verbatim
     from omniira_evennia.social import gossip
@@ -127,9 +135,13 @@ def functions():
         ("voice.slips", line, lambda t: voice.slips(t, t[:player], "Maren", "Ada")),
         ("voice.without_slips", line, lambda t: voice.without_slips(t, t[:player], "Maren", "Ada")),
         ("voice.restates", line, lambda t: voice.restates(t, t[:player], "Maren", "Ada")),
-        ("voice.asked_topic", player, voice.asked_topic),
-        ("voice.answer_from", player, lambda t: voice.answer_from(t, [t[:value]] * 8, [t], "Ada")),
-        ("voice.invents", line, lambda t: voice.invents(t, [t[:value]] * 8, "Ada", "Maren")),
+        ("topics.asked_topic", player, topics.asked_topic),
+        (
+            "topics.answer_from",
+            player,
+            lambda t: topics.answer_from(t, [t[:value]] * 8, [t], "Ada"),
+        ),
+        ("topics.invents", line, lambda t: topics.invents(t, [t[:value]] * 8, "Ada", "Maren")),
         ("grounding.may_restate", value, lambda t: grounding.may_restate(t, t[::-1], "Ada")),
         ("grounding.given_up", value, grounding.given_up),
         (

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import store as conversations
-from omniira_evennia.memory import store
 
 ATTRIBUTE = "omniira_focus"
 

@@ -19,7 +19,6 @@ from omniira_evennia.conversation.extraction import ExtractionInput, run_extract
 from omniira_evennia.knowledge.service import doubt_for
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.jobs import Job, run_job
-from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.grounding import evidence
 from omniira_evennia.memory.write import Note, is_player, write_note

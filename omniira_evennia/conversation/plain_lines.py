@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation.voice import (
-    _FIRST_PERSON,
-    MAX_CHARS,
-    about_the_speaker,
-    told_about,
-)
+from omniira_evennia.conversation.topics import about_the_speaker, told_about
+from omniira_evennia.conversation.voice import _FIRST_PERSON, MAX_CHARS
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
 # the line (the same line, the same answer), so a conversation does not repeat one of them.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import plain_lines, voice
+from omniira_evennia.conversation import plain_lines, topics, voice
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
@@ -32,6 +32,7 @@ from omniira_evennia.conversation.prompts import (
     pin,
     strip_character_breaks,
 )
+from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REMINDER, asked_again
 from omniira_evennia.conversation.tags import (
     ParsedReply,
     StructuredTurn,
@@ -296,41 +297,6 @@ def _badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
     )
 
 
-def _again(
-    messages: list[dict[str, str]], ctx: PromptContext, problem: str = ""
-) -> list[dict[str, str]]:
-    """The same request with a reminder on the last line, suited to what went wrong."""
-    name, speaker = ctx.identity.name, ctx.speaker_name
-    if problem.startswith("slipped"):
-        reminder = (
-            f"(You are {name}, a person in this world, not an assistant and not {speaker}: "
-            f'"I" is you, {name}; "you" is {speaker}. Answer in your own voice; offer no help.)'
-        )
-    elif problem == NEVER_TOLD:
-        reminder = f"({speaker} never told you this. Say plainly that you do not know.)"
-    elif problem.startswith(MISSTATES):
-        known = problem[len(MISSTATES) + 2 :]
-        reminder = f"(That goes against what you know, {known}. Say it as you know it.)"
-    else:
-        reminder = (
-            f"(Answer {speaker} now with the words you, {name}, say aloud: first person, your "
-            "own words, no narration, not their words repeated.)"
-        )
-    nudged = [dict(m) for m in messages]
-    nudged[-1]["content"] += f"\n\n{reminder}"
-    return nudged
-
-
-# The openings of `_again`'s reminders.
-_REMINDER = re.compile(
-    r"\((?:You are [^,]+, a person in this world|That goes against "
-    r"what you know|Answer \S+ now with the words|\S+ never told you this)"
-)
-
-NEVER_TOLD = "answered what it was never told"
-MISSTATES = "said otherwise what it knows"
-
-
 def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -> str | None:
     """Why this reply is not the NPC answering as itself (voice.py), or None."""
     problem = _unheard(parsed, ctx)
@@ -357,7 +323,7 @@ def _repaired(
         turned = voice.turned_round(text, ctx.message)
         # Said back as the NPC's own, an answer may repeat the question's words ("Have you
         # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer.
-        left = [s for s in voice.slips(turned, ctx.message, name, speaker) if s != "restated"]
+        left = [s for s in voice.slips(turned, ctx.message, name, speaker) if s != voice.RESTATED]
         if turned != text and not left:
             health.incr("voice_slips_repaired")
             return turned
@@ -432,7 +398,7 @@ def answer_in_view(ctx: PromptContext) -> str | None:
     answer_from): its trusted memories first, then the speaker's own earlier words."""
     trusted = [m.text for m in ctx.memories if not (m.untrusted or m.doubtful or m.heard_from)]
     said = [text for _, text in ctx.said] + [t.text for t in ctx.history if t.role == "user"]
-    return voice.answer_from(ctx.message, trusted, said, ctx.speaker_name)
+    return topics.answer_from(ctx.message, trusted, said, ctx.speaker_name)
 
 
 def _merge_notes(into: ParsedReply, first: ParsedReply) -> None:
@@ -600,16 +566,16 @@ def run_turn(
     schema = structured_turn_schema() if turn_format == "json" else None
     messages = build_messages(ctx, turn_format, inp.pinned)
     # A question about the speaker's own life nothing here answers: the prompt says so.
-    topic = voice.unknown_topic(ctx.message, known_to_npc(ctx)) or voice.someone_unknown(
+    topic = topics.unknown_topic(ctx.message, known_to_npc(ctx)) or topics.someone_unknown(
         ctx.message,
         "\n".join(m["content"] for m in messages[:-1]),  # all but the line itself
         {ctx.identity.name, ctx.speaker_name},
     )
     if topic:
-        messages[-1]["content"] += "\n" + voice.unknown_note(topic, ctx.speaker_name)
+        messages[-1]["content"] += "\n" + topics.unknown_note(topic, ctx.speaker_name)
     answer = None if topic else answer_in_view(ctx)
     if answer:
-        messages[-1]["content"] += "\n" + voice.answer_note(answer, ctx.speaker_name)
+        messages[-1]["content"] += "\n" + topics.answer_note(answer, ctx.speaker_name)
     doubts, unknown = knowledge_notes(inp, ctx, conf, vectors, messages, topic)
     said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
     ident = ctx.identity
@@ -618,7 +584,7 @@ def run_turn(
     parsed = None
     problem = None
     for attempt in (1, 2):
-        request = messages if attempt == 1 else _again(messages, ctx, problem or "")
+        request = messages if attempt == 1 else asked_again(messages, ctx, problem or "")
         try:
             reply = _call(client, inp.tier, conf, inp, request, schema)
         except LLMError as err:
@@ -635,7 +601,7 @@ def run_turn(
         usage = reply.usage if usage is None else _add_usage(usage, reply.usage)
         candidate = parse_voice_reply(reply.text, turn_format)
         # A note that quotes the retry's reminder is the prompt's words, not the speaker's.
-        candidate.remember = [t for t in candidate.remember if not _REMINDER.search(t.value)]
+        candidate.remember = [t for t in candidate.remember if not REMINDER.search(t.value)]
         for problem in candidate.errors:
             log.info("npc #%s: %s", inp.npc_id, problem)
         candidate.text, broke = strip_character_breaks(
@@ -677,7 +643,7 @@ def run_turn(
     if (
         answer
         and parsed.text
-        and not voice.gives_answer(parsed.text, answer, ctx.message, ctx.speaker_name)
+        and not topics.gives_answer(parsed.text, answer, ctx.message, ctx.speaker_name)
     ):
         # "Yes, I remember your cat's name." and no name: the NPC says what it remembers.
         health.incr("answers_said_plainly")

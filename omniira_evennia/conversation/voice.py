@@ -30,12 +30,8 @@ named rule on the reply (and the line it answers), deterministically:
 - `speaks_of_its_notes`: the prompt's words for what the NPC holds said aloud ("According to
   your memories, Wren is the herbalist", "The information provided is incorrect");
 
-`unknown_topic` finds a question about the player's own life that nothing the NPC holds
-answers ("What's my horse called?" with no memory of a horse); the prompt then says so (the
-model would otherwise invent "Quinny"), and `dont_know_line` is the NPC's plain answer when a
-reply still names something it cannot know. When something does answer it, `answer_from`
-finds it and `answer_note` puts it next to the question (a small model reads the end of its
-prompt best, and otherwise says "I don't know" with the memory in front of it).
+What a question asks about the speaker's life, and whether the NPC holds the answer, is
+`topics`.
 
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
@@ -45,9 +41,9 @@ from __future__ import annotations
 import difflib
 import re
 from functools import lru_cache
-from typing import NamedTuple
 
 MAX_CHARS = 2000
+RESTATED = "restated"  # the slip of the line given back (the retry has its own reminder)
 
 _ASSISTANT = re.compile(
     r"\b(?:how (?:can|may) i (?:help|assist)|(?:anything|something) else (?:i can|you need|"
@@ -108,15 +104,15 @@ _STOP = set(
 _FREQUENCY = set("always never often usually sometimes really truly just".split())
 
 
-def _cap(text) -> str:
+def capped(text) -> str:
     return str(text or "")[:MAX_CHARS]
 
 
-def _content(text: str) -> set[str]:
+def content_stems(text: str) -> set[str]:
     return {w[:5] for w in re.findall(r"[a-z']{3,}", text.lower()) if w not in _STOP}
 
 
-def _sentences(text: str) -> list[str]:
+def sentence_list(text: str) -> list[str]:
     return [s.strip() for s in re.findall(r"[^.!?]+[.!?]*", text) if s.strip()]
 
 
@@ -133,7 +129,7 @@ def is_question(text: str) -> bool:
 
 def about_the_npc(line: str) -> bool:
     """A question about the NPC itself: "you" in it, no "I"/"my" of the speaker's."""
-    line = _cap(line)
+    line = capped(line)
     return (
         is_question(line)
         and bool(re.search(r"\byou(?:r|rs|rself)?\b", line, re.I))
@@ -143,7 +139,7 @@ def about_the_npc(line: str) -> bool:
 
 def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
     """The named ways `reply` (to `line`) is not the NPC speaking as itself (see the module)."""
-    reply, line = _cap(reply), _cap(line)
+    reply, line = capped(reply), capped(line)
     found = []
     if speaker and re.match(
         rf"^\W*{re.escape(speaker)}\s*(?::|says\b|asks\b|replies\b)", reply, re.IGNORECASE
@@ -173,7 +169,7 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         speaker
         and re.match(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
     ):
-        found.append("restated")
+        found.append(RESTATED)
     if _OWN_DOUBT_AS_YOURS.search(reply) and (
         re.search(r"\byou\b", line, re.IGNORECASE) or is_question(line)
     ):
@@ -228,7 +224,7 @@ _ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|kn
 
 # Words a reply frames the player's line with ("You remember Merrick telling you that ..."):
 # they add nothing of the NPC's own.
-_FRAMING = set(
+FRAMING_WORDS = set(
     "remember recall told tell telling said say saying says mention mentioned know knew heard "
     "hear think thought see seen indeed really sure right true understand understood".split()
 )
@@ -345,7 +341,7 @@ def _said_again(reply: str, line: str, names: list[str]) -> bool:
     said = words(line)
     if len(said) < 4:
         return False
-    for sentence in _sentences(reply):
+    for sentence in sentence_list(reply):
         mine = words(sentence)
         common = sum(1 for a, b in zip(said, mine) if a == b)
         if len(mine) >= 4 and common >= 0.8 * max(len(said), len(mine)):
@@ -363,12 +359,12 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     "remember" and "told" and the two names not counted); or, said to "you", three of them and
     none of its own.
     """
-    reply, line = _cap(reply), _cap(line)
+    reply, line = capped(reply), capped(line)
     if _said_again(reply, line, [npc, speaker]) or _asked_back(reply, line, [npc, speaker]):
         return True
     names = {n.lower()[:5] for n in (npc, speaker) if n}
-    said = _content(line) - names
-    answer = _content(reply) - names - {w[:5] for w in _FRAMING}
+    said = content_stems(line) - names
+    answer = content_stems(reply) - names - {w[:5] for w in FRAMING_WORDS}
     shared = said & answer
     if len(said) < 3 or len(shared) < 3:
         return False
@@ -418,7 +414,7 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
     if not npc or npc.lower() == (speaker or "").lower():
         return reply
     name = re.escape(npc)
-    text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", _cap(reply), flags=re.IGNORECASE)
+    text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", capped(reply), flags=re.IGNORECASE)
     opening = re.match(
         rf"^(?P<pre>\W*)(?P<greeting>{_GREETING})?{name}\s*,\s*", text, re.IGNORECASE
     )
@@ -441,7 +437,7 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
         return "Your" if opens else "your"
 
     name = re.escape(speaker)
-    text = re.sub(rf"\b{name}'s\b", yours, _cap(reply))
+    text = re.sub(rf"\b{name}'s\b", yours, capped(reply))
     # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
     return re.sub(
         rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"
@@ -476,11 +472,11 @@ def _answered_as_player(reply: str, line: str) -> bool:
     asked = [w[:5] for w in asked if w not in _STOP and w not in _FREQUENCY]
     if not asked:
         return False
-    for sentence in _sentences(reply):
+    for sentence in sentence_list(reply):
         if sentence.endswith("?"):
             continue
         match = _SECOND_SUBJECT.search(sentence)
-        if match and asked[0] in _content(sentence[match.start() :]):
+        if match and asked[0] in content_stems(sentence[match.start() :]):
             return True
     return False
 
@@ -500,7 +496,7 @@ def turned_round(reply: str, line: str) -> str:
     cider."). Only the subject that opens the sentence turns round; the rest stays.
     """
     out = []
-    for sentence in _sentences(_cap(reply)):
+    for sentence in sentence_list(capped(reply)):
         match = _YOU_SUBJECT.match(sentence)
         if match and _answered_as_player(sentence, line):
             verb = (match.group("verb") or "").strip().lower()
@@ -522,7 +518,7 @@ def own_doubt_turned(reply: str) -> str:
     "You're not sure where the shrine is." -> "I'm not sure where the shrine is.")."""
     return _DOUBT_AS_YOURS_TURN.sub(
         lambda m: m.group("lead") + _DOUBT_AS_MINE[" ".join(m.group("you").lower().split())],
-        _cap(reply),
+        capped(reply),
     )
 
 
@@ -532,7 +528,7 @@ MAX_SENTENCES = 6
 
 def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
     """`reply` without its sentences that slip (the rest stays); "" if nothing is left."""
-    pieces = _sentences(_cap(reply))
+    pieces = sentence_list(capped(reply))
     if len(pieces) > MAX_SENTENCES:  # "a.a.a..." is 400 sentences: the rest is read as one
         pieces = pieces[: MAX_SENTENCES - 1] + [" ".join(pieces[MAX_SENTENCES - 1 :])]
     kept = [s for s in pieces if not slips(s, line, npc, speaker)]
@@ -540,358 +536,6 @@ def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
 
 
 # ---------------------------------------------------------------- what it was never told
-
-# A question about the speaker's own life, and the words a memory answering it would hold.
-_OWN_TOPICS = [
-    (re.compile(r"\bwhat(?:'s| is| was| are)? my ([a-z]+(?:'s)?(?: [a-z]+){0,2})", re.I), None),
-    (
-        re.compile(
-            r"\b(?:where|(?:what|which) town) (?:do|did) i (?:(?:say|tell you|mention) (?:that )?i )?"
-            r"(live|come from|hail from|grow up|grew up)\b",
-            re.I,
-        ),
-        "home",
-    ),
-    (re.compile(r"\bwhere (?:am|was) i (?:from|born)\b", re.I), "home"),
-    (
-        re.compile(r"\bwhat (?:do |did )?i do\b|\bmy (?:trade|work|job|living)\b", re.I),
-        "trade",
-    ),
-    (re.compile(r"\bwho(?:'s| is| was| are) my ([a-z]+(?:'s)?)", re.I), None),
-    (re.compile(r"\bwhat am i (afraid|scared|frightened) of\b", re.I), "fear"),
-    (
-        re.compile(r"\bwhat (?:(?:did|do) i (?:tell|say to) you )?(?:scares|frightens) me\b", re.I),
-        "fear",
-    ),
-    (re.compile(r"\bwhat (?:do|did) i (?:always )?(?:carry|keep with me)\b", re.I), "treasure"),
-    (re.compile(r"\bwho am i (looking|searching) for\b", re.I), "search"),
-    (re.compile(r"\bwhat (?:can't|cannot|can not) i eat\b", re.I), "food"),
-    (
-        re.compile(
-            r"\bwhat am i allergic to\b|\bkeep off my plate\b|\bnever put in my (?:food|drink)\b",
-            re.I,
-        ),
-        "food",
-    ),
-    (re.compile(r"\bdo (?:you )?(?:know|remember) my ([a-z]+)", re.I), None),
-    (re.compile(r"\bname of my ([a-z]+)", re.I), None),
-    (re.compile(r"\bmy ([a-z]+)(?:'s)? (?:is )?(?:called|named|name)\b", re.I), None),
-    (re.compile(r"\b(?:remember|recall|know) (?:what|who|where|how) my ([a-z]+)", re.I), None),
-    (re.compile(r"\bwhat (?:do|did) i (?:treasure|cherish|value|prize)", re.I), "treasure"),
-    (
-        re.compile(
-            r"\bwhat am i (?:saving|putting (?:money )?aside)|\bwhat (?:do|did) i (?:dream|plan|"
-            r"mean|hope|want) (?:of|to)\b",
-            re.I,
-        ),
-        "plan",
-    ),
-]
-TOPIC_WORDS = {
-    # "from" only as where someone is from: "Ada heard it from the carter" is no home.
-    "home": [
-        "live",
-        "lives",
-        "home",
-        "comes from",
-        "come from",
-        "came from",
-        "is from",
-        "am from",
-        "i'm from",
-        "hail",
-        "born",
-        "grew",
-        "town",
-        "village",
-    ],
-    "trade": ["trade", "work", "job", "living", "craft", "make", "mend", "sell"],
-    "fear": ["afraid", "fear", "scare", "frighten", "terrified", "terrifies", "dread"],
-    "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
-    # "Lavinia hasn't eaten since sunrise" is no answer to what she cannot eat (seed 41257).
-    "food": [
-        "allergic",
-        "allergy",
-        "cannot eat",
-        "can't eat",
-        "can not eat",
-        "never eat",
-        "won't eat",
-        "abide",
-        "stomach",
-        "food",
-        "plate",
-        "sick",
-        "rash",
-    ],
-    "treasure": [
-        "treasure",
-        "treasures",
-        "precious",
-        "possession",
-        "prize",
-        "cherish",
-        "value",
-        "keepsake",
-        "carry",
-        "carries",
-        "never let",
-        "never left",
-    ],
-    "plan": [
-        "saving",
-        "aside",
-        "dream",
-        "plan",
-        "mean",
-        "hope",
-        "become",
-        "want",
-        "wish",
-        "ambition",
-        "one day",
-    ],
-}
-TOPIC_PHRASE = {
-    "home": "where you live",
-    "trade": "what you do for a living",
-    "fear": "what frightens you",
-    "search": "who you are looking for",
-    "food": "what you cannot eat",
-    "treasure": "what you treasure most",
-    "plan": "what you are hoping for",
-}
-_GENERIC_NOUNS = {"name", "way", "day", "time", "thing", "friend", "money", "business"}
-# "my great ambition", "my most precious possession": the noun is what is asked about.
-_ADJECTIVES = {
-    "most",
-    "great",
-    "greatest",
-    "best",
-    "dearest",
-    "favourite",
-    "favorite",
-    "old",
-    "little",
-    "big",
-    "elder",
-    "eldest",
-    "older",
-    "younger",
-    "youngest",
-    "precious",
-    "own",
-    "only",
-    "dear",
-}
-# "What is my trade?" asks what "what do I do for a living?" asks.
-_NOUN_KINDS = {
-    "trade": "trade",
-    "work": "trade",
-    "job": "trade",
-    "living": "trade",
-    "craft": "trade",
-    "home": "home",
-    "village": "home",
-    "hometown": "home",
-    "fear": "fear",
-    "treasure": "treasure",
-    "possession": "treasure",
-    "ambition": "plan",
-    "dream": "plan",
-    "plan": "plan",
-    "hope": "plan",
-}
-
-
-class AskedTopic(NamedTuple):
-    """What a question asks about the speaker's own life."""
-
-    phrase: str  # "your horse", "what you do for a living"
-    stems: tuple[str, ...]  # word starts a memory answering it would hold
-    trade: bool = False  # a trade said as what someone is also answers it (_TRADE_NOUN)
-
-    def held_by(self, text: str) -> bool:
-        return self.weight(text) > 0
-
-    def weight(self, text: str) -> int:
-        """How many of the topic's words `text` holds (a trade said as what someone is counts
-        one more): "dyes cloth for a living; he is a dyer" answers "what is my trade?" better
-        than "onions make him sick"."""
-        if self.trade:
-            text = _CAUSING.sub(" ", text)  # "it makes him sick" makes nothing for a living
-        found = sum(1 for stem in self.stems if re.search(rf"\b{re.escape(stem)}", text))
-        return found + bool(self.trade and _TRADE_NOUN.search(text))
-
-
-# "It makes him sick", "made me cry": a cause, not a trade's making.
-_CAUSING = re.compile(r"\b(?:make|makes|made|making)\s+(?:him|her|me|them|you|us|it)\b")
-
-
-def asked_topic(line: str) -> AskedTopic | None:
-    """What a question asks about the speaker's own life (`AskedTopic`), or None."""
-    line = _cap(line)
-    if "?" not in line and not is_question(line):
-        return None
-    for pattern, kind in _OWN_TOPICS:
-        match = pattern.search(line)
-        if not match:
-            continue
-        if kind is None:
-            words = match.group(1).lower().replace("'s", "").split()
-            noun = next((w for w in words if w not in _ADJECTIVES), words[-1])
-            if noun in _GENERIC_NOUNS or len(noun) < 3:
-                continue
-            kind = _NOUN_KINDS.get(noun)
-            if kind is None:
-                return AskedTopic(f"your {noun}", (noun[:5],))
-        return AskedTopic(TOPIC_PHRASE[kind], tuple(TOPIC_WORDS[kind]), trade=kind == "trade")
-    return None
-
-
-# "Perrin is a baker", "Ada works as a rope maker": a trade said as what someone is.
-_TRADE_NOUN = re.compile(
-    r"\b(?:is|am|i'm|was|works as|trained as) an? (?:[a-z-]+ )?[a-z-]*(?:er|or|ist|smith|wright|"
-    r"maker|monger|man|wife)\b(?<!\bstranger)(?<!newcomer)(?<!traveller)(?<!\bother)"
-)
-
-
-def unknown_topic(line: str, known: list[str]) -> str | None:
-    """
-    What the speaker asks about their own life that nothing in `known` (the memories and the
-    speaker's earlier words shown to the NPC) mentions, as a phrase for the NPC to use ("your
-    horse", "what you do for a living"), or None.
-    """
-    asked = asked_topic(line)
-    if asked is None:
-        return None
-    text = " ".join(_cap(k) for k in known).lower()
-    return None if asked.held_by(text) else asked.phrase
-
-
-def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -> str | None:
-    """
-    What the NPC holds that answers a question about the speaker's own life: of `memories`
-    (oldest first) that name `speaker`, the one that holds most of the topic's words (the
-    newest of those), else the newest of the speaker's own earlier words (`said`) that holds
-    them; None if nothing does.
-    """
-    asked = asked_topic(line)
-    if asked is None or not speaker:
-        return None
-    named = re.compile(rf"\b{re.escape(speaker.lower())}\b")
-    # The one that holds most of the topic's words; of those, the newest.
-    best, best_weight = None, 0
-    for text in [_cap(m) for m in memories]:
-        low = text.lower()
-        weight = asked.weight(low) if named.search(low) else 0
-        if weight and weight >= best_weight:
-            best, best_weight = text, weight
-    if best is not None:
-        return best
-    for text in reversed([_cap(t) for t in said]):
-        # A question is no answer ("Where are you from, Maren?" to "Where am I from?",
-        # held-out seed 41257): only what they stated.
-        stated = " ".join(s for s in _sentences(text) if not is_question(s))
-        if stated and asked.held_by(stated.lower()):
-            return stated
-    return None
-
-
-def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
-    """`reply` says what `answer` (`answer_from`) holds: one of its own words (not the
-    question's, not the speaker's name), or it has none to say. "Yes, I remember your cat's
-    name." to "Do you remember my cat's name?" with "Wystan's cat is called Ember." does not."""
-
-    def words(text: str) -> set[str]:
-        return {w.split("'")[0] for w in _content(text)}  # "cat's" is "cat"
-
-    besides = {speaker.lower()[:5]} | {w[:5] for w in _FRAMING} | {"calle", "named", "name"}
-    own = words(answer) - words(line) - besides
-    if own and admits_not_knowing(reply):
-        # "You never told me what you're allergic to." with "cannot eat honey" held (held-out
-        # seed 41257): its "never" is no answer.
-        return False
-    return not own or bool(own & words(reply))
-
-
-def answer_note(answer: str, speaker: str) -> str:
-    """The line of the prompt that puts what answers the question next to it."""
-    quoted = answer.replace('"', "'")
-    return (
-        f'(You remember this about {speaker}: "{quoted}" Answer from it, in your own words, '
-        f'speaking to {speaker} as "you".)'
-    )
-
-
-# A question about someone else's life, by name ("Do you know what Tamsin does for a living?").
-_ABOUT_SOMEONE = [
-    (
-        re.compile(r"\b(?i:what (?:does|did)) (?P<name>[A-Z][a-z]+) do\b"),
-        "what {} does for a living",
-    ),
-    (
-        re.compile(r"\b(?i:what) (?P<name>[A-Z][a-z]+) does for a living\b"),
-        "what {} does for a living",
-    ),
-    (
-        re.compile(r"\b(?P<name>[A-Z][a-z]+)'s (?:trade|work|job|line of work)\b"),
-        "what {} does for a living",
-    ),
-    (re.compile(r"\b(?i:where (?:does|did)) (?P<name>[A-Z][a-z]+) live\b"), "where {} lives"),
-]
-
-
-def someone_unknown(line: str, in_view: str, names: set[str]) -> str | None:
-    """
-    What a question asks about someone else by name that nothing the NPC has in front of it
-    (`in_view`: its whole prompt) so much as names, as a phrase for the NPC to use ("what
-    Tamsin does for a living"), or None. The NPC itself, the speaker (`names`) and anyone its
-    prompt mentions are left to the model: it has something to go on.
-    """
-    line = _cap(line)
-    if not is_question(line):
-        return None
-    lowered = {n.lower() for n in names if n}
-    for pattern, phrase in _ABOUT_SOMEONE:
-        match = pattern.search(line)
-        if not match:
-            continue
-        name = match.group("name")
-        if name.lower() in lowered or re.search(rf"\b{name}\b", in_view, re.IGNORECASE):
-            return None
-        return phrase.format(name)
-    return None
-
-
-def about_the_speaker(topic: str) -> bool:
-    return bool(re.search(r"\byou\b|^your\b", topic))
-
-
-def told_about(topic: str) -> str:
-    return f"about {topic}" if topic.startswith("your ") else topic
-
-
-_NOTE_PHRASE = {
-    "where you live": "where {s} lives",
-    "what you do for a living": "what {s} does for a living",
-    "what frightens you": "what frightens {s}",
-    "who you are looking for": "whom {s} is looking for",
-    "what you cannot eat": "what {s} cannot eat",
-}
-
-
-def unknown_note(topic: str, speaker: str) -> str:
-    """The line of the prompt that says what the NPC does not know."""
-    about = _NOTE_PHRASE.get(topic, "").format(s=speaker) or topic.replace(
-        "your ", f"{speaker}'s ", 1
-    )
-    told = f"{speaker} never told you" if about_the_speaker(topic) else "nobody told you"
-    return (
-        f"(You know nothing about {about}: {told}. Say so plainly, as yourself; do not guess or "
-        "make it up.)"
-    )
-
 
 _ADMITS = re.compile(
     r"\b(?:never (?:told|said|mentioned)|(?:don'?t|do not|didn'?t|did not) (?:know|recall|"
@@ -904,22 +548,4 @@ _ADMITS = re.compile(
 
 
 def admits_not_knowing(reply: str) -> bool:
-    return bool(_ADMITS.search(_cap(reply)))
-
-
-def invents(reply: str, known: list[str], speaker: str, npc: str) -> bool:
-    """
-    A reply to a never-told question that does not admit it and names something nobody
-    told the NPC (a capitalised word not opening a sentence, not a name it knows).
-    """
-    reply = _cap(reply)
-    if admits_not_knowing(reply):
-        return False
-    seen = " ".join(_cap(k) for k in known).lower()
-    for sentence in _sentences(reply):
-        words = re.findall(r"[A-Za-z][\w'-]*", sentence)
-        for word in words[1:]:
-            if word[:1].isupper() and word not in (speaker, npc, "I", "I'm", "I've", "I'll"):
-                if word.lower().rstrip("'s") not in seen:
-                    return True
-    return False
+    return bool(_ADMITS.search(capped(reply)))

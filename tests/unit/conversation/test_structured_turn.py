@@ -243,6 +243,16 @@ def test_a_reply_spoken_as_the_player_is_asked_again():
     assert len(client.requests) == 2 and result.parsed.text == "Clocks, love? Handy."
 
 
+def test_a_question_given_back_as_its_answer_is_asked_again_for_the_npcs_own_words():
+    """ "Yes, the forge is always hot." to "Is the forge always this hot, Maren?" (held-out seed
+    94727): the retry asks for the NPC's own words, not who it is."""
+    client = FakeClient("Yes, the forge is always hot.", "Hot as a dragon's breath, love.")
+    result = run_turn(turn_input("Is the forge always this hot, Maren?"), conf("tags"), client)
+    assert result.parsed.text == "Hot as a dragon's breath, love."
+    reminder = client.requests[1]["messages"][-1]["content"].rsplit("\n\n", 1)[-1]
+    assert reminder.startswith("(Answer Ada in your own words, as Maren: not Ada's words back")
+
+
 def test_echo_detection():
     assert is_echo("Ada says: Maren, I am looking for my sister.", "hello", "Ada")
     assert is_echo(

@@ -5,15 +5,9 @@ and what an NPC says of what it was never told. The replies are the ones quoted 
 
 import pytest
 
-from omniira_evennia.conversation import plain_lines, voice
-from omniira_evennia.conversation.voice import (
-    admits_not_knowing,
-    invents,
-    slips,
-    unknown_note,
-    unknown_topic,
-    without_slips,
-)
+from omniira_evennia.conversation import plain_lines, topics, voice
+from omniira_evennia.conversation.topics import invents, unknown_note, unknown_topic
+from omniira_evennia.conversation.voice import admits_not_knowing, slips, without_slips
 
 
 @pytest.mark.parametrize(
@@ -421,14 +415,14 @@ def test_seed_41257s_slips(reply, line, npc, speaker, slip):
 def test_seed_41257s_answers():
     honey = "Peregrine cannot eat honey; it makes them ill, so never put it in their food."
     asked = "What am I allergic to, Voss?"
-    assert voice.answer_from(asked, [honey], [], "Peregrine") == honey
+    assert topics.answer_from(asked, [honey], [], "Peregrine") == honey
     never = "You never told me what you're allergic to, Peregrine."
-    assert not voice.gives_answer(never, honey, asked, "Peregrine")
-    assert voice.gives_answer("Honey, Peregrine: none in your food.", honey, asked, "Peregrine")
+    assert not topics.gives_answer(never, honey, asked, "Peregrine")
+    assert topics.gives_answer("Honey, Peregrine: none in your food.", honey, asked, "Peregrine")
     ate = "Lavinia hasn't eaten since sunrise."
-    assert voice.answer_from("What am I allergic to, Maren?", [ate], [], "Lavinia") is None
+    assert topics.answer_from("What am I allergic to, Maren?", [ate], [], "Lavinia") is None
     home = "Talia's home is Saltmere, in the hill country."
-    assert voice.answer_from("Which town did I grow up in?", [home], [], "Talia") == home
+    assert topics.answer_from("Which town did I grow up in?", [home], [], "Talia") == home
 
 
 def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
@@ -516,8 +510,8 @@ def test_telling_the_player_what_they_just_said_is_no_answer_unless_memory_was_a
 def test_more_ways_of_asking_about_ones_own_life_are_known_when_never_told(line, topic, told):
     """'Maren, what's the name of my dog?' from a newcomer was answered 'Your dog's name is Max.'
     on the held-out run of 2026-12-01: the question was not recognised as never told."""
-    assert voice.unknown_topic(line, []) == topic
-    assert voice.unknown_topic(line, [told]) is None
+    assert topics.unknown_topic(line, []) == topic
+    assert topics.unknown_topic(line, [told]) is None
 
 
 def test_a_goodbye_the_model_could_only_give_back_is_answered_with_a_goodbye():
@@ -611,11 +605,11 @@ def test_the_prompts_worked_example_said_aloud_is_a_slip():
     ],
 )
 def test_what_answers_a_question_about_the_speakers_own_life(line, memories, said, expected):
-    assert voice.answer_from(line, memories, said, "Ada") == expected
+    assert topics.answer_from(line, memories, said, "Ada") == expected
 
 
 def test_the_answer_note_quotes_what_answers_and_who_is_you():
-    note = voice.answer_note('Ada said "my dog is Pip".', "Ada")
+    note = topics.answer_note('Ada said "my dog is Pip".', "Ada")
     assert note.startswith("(You remember this about Ada: \"Ada said 'my dog is Pip'.\"")
     assert 'speaking to Ada as "you"' in note
 
@@ -625,8 +619,8 @@ def test_a_trade_said_as_what_someone_is_answers_what_they_do():
     'what I do for a living' with his plan to become mayor."""
     memories = ["Perrin is a baker; he bakes bread before dawn.", "Perrin means to be mayor."]
     asked = "Wren, do you remember what I do for a living?"
-    assert voice.answer_from(asked, memories, [], "Perrin") == memories[0]
-    assert voice.unknown_topic("What do I do?", ["Perrin is a stranger here."]) == (
+    assert topics.answer_from(asked, memories, [], "Perrin") == memories[0]
+    assert topics.unknown_topic("What do I do?", ["Perrin is a stranger here."]) == (
         "what you do for a living"
     )
 
@@ -673,10 +667,10 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
     assert plain_lines.remembered_line("My brother is Aldric.", "Zinnia") == (
         'You told me so yourself, Zinnia: "My brother is Aldric."'
     )
-    assert voice.unknown_topic("Wren, what should you keep off my plate?", []) == (
+    assert topics.unknown_topic("Wren, what should you keep off my plate?", []) == (
         "what you cannot eat"
     )
-    assert voice.unknown_topic("What am I allergic to?", ["Ada cannot eat honey."]) is None
+    assert topics.unknown_topic("What am I allergic to?", ["Ada cannot eat honey."]) is None
 
 
 def test_what_a_new_player_met_by_telnet_on_the_evening_of_2026_12_01():
@@ -685,8 +679,8 @@ def test_what_a_new_player_met_by_telnet_on_the_evening_of_2026_12_01():
     you what your dog called.'"""
     told = ["I'm a cooper; I make barrels for the brewers."]
     asked = "Do you remember what I do for a living?"
-    assert voice.unknown_topic(asked, told) is None
-    assert voice.answer_from(asked, [], told, "Brannoc") == told[0]
+    assert topics.unknown_topic(asked, told) is None
+    assert topics.answer_from(asked, [], told, "Brannoc") == told[0]
     for reply, line in (
         ("I never told you what I do for a living.", asked),
         ("I never told you what your dog called.", "What's my dog called?"),
@@ -797,11 +791,11 @@ def test_found_by_telnet_the_speaker_never_telling_is_said_to_them():
 def test_a_question_about_someone_the_npc_has_nothing_on_is_known_as_such():
     names = {"Maren", "Corwen"}
     line = "Maren, evening. Do you know what Tamsin does for a living?"
-    assert voice.someone_unknown(line, "You are Maren.", names) == "what Tamsin does for a living"
-    assert voice.someone_unknown("Where does Tamsin live?", "", names) == "where Tamsin lives"
-    assert voice.someone_unknown(line, "Tamsin keeps bees by the mill.", names) is None
-    assert voice.someone_unknown("What does Maren do?", "", names) is None
-    assert voice.someone_unknown("Tamsin makes barrels.", "", names) is None  # no question
+    assert topics.someone_unknown(line, "You are Maren.", names) == "what Tamsin does for a living"
+    assert topics.someone_unknown("Where does Tamsin live?", "", names) == "where Tamsin lives"
+    assert topics.someone_unknown(line, "Tamsin keeps bees by the mill.", names) is None
+    assert topics.someone_unknown("What does Maren do?", "", names) is None
+    assert topics.someone_unknown("Tamsin makes barrels.", "", names) is None  # no question
 
 
 def test_found_by_telnet_in_the_turn_someone_nobody_told_of_is_not_invented():
@@ -860,9 +854,9 @@ def test_a_reply_that_remembers_without_saying_what_says_the_memory():
 def test_an_answer_is_given_when_it_holds_a_word_of_its_own():
     answer = "Wystan's cat is called Ember."
     line = "Do you remember my cat's name?"
-    assert not voice.gives_answer("Yes, I remember your cat's name.", answer, line, "Wystan")
-    assert voice.gives_answer("Ember, love.", answer, line, "Wystan")
-    assert voice.gives_answer("Yes.", "Wystan's cat.", line, "Wystan")  # nothing of its own
+    assert not topics.gives_answer("Yes, I remember your cat's name.", answer, line, "Wystan")
+    assert topics.gives_answer("Ember, love.", answer, line, "Wystan")
+    assert topics.gives_answer("Yes.", "Wystan's cat.", line, "Wystan")  # nothing of its own
 
 
 # ---------------------------------------------------------------- tuning half, seed 23671
@@ -885,10 +879,10 @@ def test_the_answer_is_the_memory_that_holds_most_of_the_topic():
         "Tobiah's horse is called Dumpling.",
         "Tobiah cannot touch onions, it makes him sick.",  # "makes" is no trade
     ]
-    assert voice.answer_from("Maren, what is my trade, do you recall?", memories, [], "Tobiah") == (
-        memories[0]
-    )
-    assert voice.answer_from("What can't I eat, do you remember?", memories, [], "Tobiah") == (
+    assert topics.answer_from(
+        "Maren, what is my trade, do you recall?", memories, [], "Tobiah"
+    ) == (memories[0])
+    assert topics.answer_from("What can't I eat, do you remember?", memories, [], "Tobiah") == (
         memories[2]
     )
 
@@ -919,11 +913,11 @@ def test_tuning_half_slips_are_named(reply, line, npc, speaker, slip):
 def test_from_alone_is_no_answer_to_where_one_is_from():
     """ "from" as a home word took "Ada heard the news from the carter" for where Ada is from."""
     asked = "Where am I from, do you remember?"
-    assert voice.unknown_topic(asked, ["Ada heard the news from the carter."]) == "where you live"
-    assert voice.unknown_topic(asked, ["Ada comes from Ashby, over the hills."]) is None
-    assert voice.unknown_topic(asked, ["Ada told me: I'm from Ashby."]) is None
+    assert topics.unknown_topic(asked, ["Ada heard the news from the carter."]) == "where you live"
+    assert topics.unknown_topic(asked, ["Ada comes from Ashby, over the hills."]) is None
+    assert topics.unknown_topic(asked, ["Ada told me: I'm from Ashby."]) is None
     memories = ["Ada got a letter from her sister.", "Ada was born in Fenmoor."]
-    assert voice.answer_from(asked, memories, [], "Ada") == memories[1]
+    assert topics.answer_from(asked, memories, [], "Ada") == memories[1]
 
 
 def test_never_having_been_told_said_as_the_players_is_a_swap():

@@ -1,0 +1,57 @@
+"""
+The reminder a reply that slipped is asked again with (turn.run_turn), suited to the slip: the
+NPC's own words for a line given back, who it is for a reply in the player's or an
+assistant's voice, that it was never told, or what it knows.
+
+Plain Python.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation import voice
+from omniira_evennia.conversation.prompts import PromptContext
+
+NEVER_TOLD = "answered what it was never told"
+MISSTATES = "said otherwise what it knows"
+
+
+def asked_again(
+    messages: list[dict[str, str]], ctx: PromptContext, problem: str = ""
+) -> list[dict[str, str]]:
+    """The same request with a reminder on the last line, suited to what went wrong."""
+    name, speaker = ctx.identity.name, ctx.speaker_name
+    if problem == f"slipped: {voice.RESTATED}":
+        # Only their words given back ("Yes, the forge is always hot." to "Is the forge always
+        # this hot, Voss?"): who it is was never in doubt, so that reminder would not help.
+        reminder = (
+            f"(Answer {speaker} in your own words, as {name}: not {speaker}'s words back; say "
+            "what you think of it, or ask about it.)"
+        )
+    elif problem.startswith("slipped"):
+        reminder = (
+            f"(You are {name}, a person in this world, not an assistant and not {speaker}: "
+            f'"I" is you, {name}; "you" is {speaker}. Answer in your own voice; offer no help.)'
+        )
+    elif problem == NEVER_TOLD:
+        reminder = f"({speaker} never told you this. Say plainly that you do not know.)"
+    elif problem.startswith(MISSTATES):
+        known = problem[len(MISSTATES) + 2 :]
+        reminder = f"(That goes against what you know, {known}. Say it as you know it.)"
+    else:
+        reminder = (
+            f"(Answer {speaker} now with the words you, {name}, say aloud: first person, your "
+            "own words, no narration, not their words repeated.)"
+        )
+    nudged = [dict(m) for m in messages]
+    nudged[-1]["content"] += f"\n\n{reminder}"
+    return nudged
+
+
+# The openings of `asked_again`'s reminders: a note that quotes one is the prompt's words.
+REMINDER = re.compile(
+    r"\((?:You are [^,]+, a person in this world|That goes against "
+    r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
+    r"\S+ never told you this)"
+)

@@ -1,0 +1,49 @@
+"""What a question asks about the speaker's own life, in the ways players ask it."""
+
+import pytest
+
+from omniira_evennia.conversation import topics
+
+TOLD = {
+    "food": "I cannot eat eggs, they make me ill.",
+    "home": "I live in Vellmoor, by the river.",
+    "fear": "I'm afraid of deep water.",
+    "search": "I am looking for my brother Tam.",
+}
+
+
+@pytest.mark.parametrize(
+    "asked, kind",
+    [
+        ("What can't I eat?", "food"),
+        ("What can I not eat?", "food"),
+        ("What food can I not eat, Maren?", "food"),
+        ("Do you remember what I cannot eat?", "food"),
+        ("What is it I cannot eat?", "food"),
+        ("Do you remember where I live?", "home"),
+        ("Maren, do you know where I'm from?", "home"),
+        ("Do you recall what I'm afraid of?", "fear"),
+        ("Do you remember who I am looking for?", "search"),
+    ],
+)
+def test_a_question_about_what_they_said_earlier_is_answered_from_their_words(asked, kind):
+    """Telnet trial, 2026-12-03: "I cannot eat eggs" said three lines earlier in the same
+    conversation, then "Do you remember what I cannot eat?" was answered "I don't know what
+    Zephyra cannot eat.": the question was not recognised, so the earlier line was not put next
+    to it."""
+    told = TOLD[kind]
+    assert topics.unknown_topic(asked, []) is not None  # never told: the NPC says so
+    assert topics.unknown_topic(asked, [told]) is None
+    assert topics.answer_from(asked, [], [told], "Zephyra") == told
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I cannot eat eggs.",  # a statement, not a question
+        "What can you not eat, Maren?",  # about the NPC
+        "Do you remember what you told me?",
+    ],
+)
+def test_lines_that_ask_nothing_about_the_speaker_have_no_topic(line):
+    assert topics.asked_topic(line) is None
