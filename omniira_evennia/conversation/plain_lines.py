@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
+from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
-from omniira_evennia.conversation.voice import _FIRST_PERSON, MAX_CHARS
+from omniira_evennia.conversation.voice import _FIRST_PERSON, MAX_CHARS, is_question
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
 # the line (the same line, the same answer), so a conversation does not repeat one of them.
@@ -28,6 +29,19 @@ _FAREWELLS = ("Safe home, {speaker}.", "Mind how you go, {speaker}.", "Until nex
 def _one_of(lines: tuple[str, ...], line: str, speaker: str) -> str:
     """One of `lines`, chosen by `line` (the same line, the same answer), for `speaker`."""
     return lines[sum(map(ord, line[:MAX_CHARS])) % len(lines)].format(speaker=speaker or "friend")
+
+
+# To a question its model could only answer with a line it had said already.
+_UNSURE = (
+    "I couldn't rightly say, {speaker}.",
+    "Hard to say, {speaker}. I'd have to think on it.",
+    "Now there's a question, {speaker}. I'm not sure.",
+)
+
+
+def unsure_line(line: str, speaker: str) -> str:
+    """The NPC's plain answer to a question when all its model gave was a line said before."""
+    return _one_of(_UNSURE, line, speaker)
 
 
 def farewell_line(line: str, speaker: str) -> str:
@@ -60,3 +74,19 @@ def dont_know_line(topic: str, speaker: str) -> str:
     if not about_the_speaker(topic):
         return f"I couldn't tell you {topic}, {speaker}."
     return f"You never told me {told_about(topic)}, {speaker}."
+
+
+def plain_line(message: str, speaker: str, topic: str | None, answer: str | None) -> str | None:
+    """The NPC's own plain line for what `speaker` said (`message`), when the model's will not
+    do: what it was never told (`topic`) it does not know; a question about the speaker's own
+    life, what it remembers (`answer`); a goodbye, a goodbye; a statement, that it heard it.
+    None for another question (nothing plain to say)."""
+    if topic:
+        return dont_know_line(topic, speaker)
+    if answer:
+        return remembered_line(answer, speaker)
+    if is_goodbye(message):
+        return farewell_line(message, speaker)
+    if not is_question(message):
+        return heard_line(message, speaker)
+    return None

@@ -1,7 +1,7 @@
 """
 The reminder a reply that slipped is asked again with (turn.run_turn), suited to the slip: the
 NPC's own words for a line given back, who it is for a reply in the player's or an
-assistant's voice, that it was never told, or what it knows.
+assistant's voice, that it was never told, what it knows, or that it said this already.
 
 Plain Python.
 """
@@ -15,6 +15,7 @@ from omniira_evennia.conversation.prompts import PromptContext
 
 NEVER_TOLD = "answered what it was never told"
 MISSTATES = "said otherwise what it knows"
+REPEATED = "said again what it said before"  # repeats.repeats_earlier
 
 
 def asked_again(
@@ -22,7 +23,12 @@ def asked_again(
 ) -> list[dict[str, str]]:
     """The same request with a reminder on the last line, suited to what went wrong."""
     name, speaker = ctx.identity.name, ctx.speaker_name
-    if problem == f"slipped: {voice.RESTATED}":
+    if problem == REPEATED:
+        reminder = (
+            f"(You have said that already. Answer what {speaker} just said, as {name}, in new "
+            "words.)"
+        )
+    elif problem == f"slipped: {voice.RESTATED}":
         # Only their words given back ("Yes, the forge is always hot." to "Is the forge always
         # this hot, Voss?"): who it is was never in doubt, so that reminder would not help.
         reminder = (
@@ -53,5 +59,6 @@ def asked_again(
 REMINDER = re.compile(
     r"\((?:You are [^,]+, a person in this world|That goes against "
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
+    r"You have said that already|"
     r"\S+ never told you this)"
 )

@@ -59,7 +59,10 @@ _OWN_TOPICS = [
         re.compile(r"\bwhat (?:(?:did|do) i (?:tell|say to) you )?(?:scares|frightens) me\b", re.I),
         "fear",
     ),
-    (re.compile(r"\bwhat (?:do|did) i (?:always )?(?:carry|keep with me)\b", re.I), "treasure"),
+    (
+        re.compile(r"\bwhat (?:do |did )?i (?:always )?(?:carry|keep with me)\b", re.I),
+        "treasure",
+    ),
     (re.compile(r"\bwho (?:am i|i am|i'm) (looking|searching) for\b", re.I), "search"),
     (
         re.compile(
@@ -80,11 +83,11 @@ _OWN_TOPICS = [
     (re.compile(r"\bname of my ([a-z]+)", re.I), None),
     (re.compile(r"\bmy ([a-z]+)(?:'s)? (?:is )?(?:called|named|name)\b", re.I), None),
     (re.compile(r"\b(?:remember|recall|know) (?:what|who|where|how) my ([a-z]+)", re.I), None),
-    (re.compile(r"\bwhat (?:do|did) i (?:treasure|cherish|value|prize)", re.I), "treasure"),
+    (re.compile(r"\bwhat (?:do |did )?i (?:treasure|cherish|value|prize)", re.I), "treasure"),
     (
         re.compile(
-            r"\bwhat am i (?:saving|putting (?:money )?aside)|\bwhat (?:do|did) i (?:dream|plan|"
-            r"mean|hope|want) (?:of|to)\b",
+            r"\bwhat (?:am i|i am|i'm) (?:saving|putting (?:money )?aside)|\bwhat (?:do |did )?i "
+            r"(?:dream|plan|mean|hope|want) (?:of|to)\b",
             re.I,
         ),
         "plan",

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import plain_lines, topics, voice
-from omniira_evennia.conversation.addressing import is_goodbye
+from omniira_evennia.conversation import plain_lines, repairs, repeats, topics, voice
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
@@ -30,9 +29,16 @@ from omniira_evennia.conversation.prompts import (
     gloss,
     is_narration,
     pin,
+    sentences,
     strip_character_breaks,
 )
-from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REMINDER, asked_again
+from omniira_evennia.conversation.reminders import (
+    MISSTATES,
+    NEVER_TOLD,
+    REMINDER,
+    REPEATED,
+    asked_again,
+)
 from omniira_evennia.conversation.tags import (
     ParsedReply,
     StructuredTurn,
@@ -288,6 +294,7 @@ def _badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
     line = " ".join(ctx.message.lower().split())
     echo = difflib.SequenceMatcher(None, line, " ".join(text.lower().split())).ratio()
     slipped = len(voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name))
+    slipped += bool(repeats.repeats_earlier(text, earlier_replies(ctx)))
     return (
         not text,
         speaks_as(text, ctx.speaker_name),
@@ -302,6 +309,8 @@ def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -
     problem = _unheard(parsed, ctx)
     if problem:
         return problem
+    if repeats.repeats_earlier(parsed.text, earlier_replies(ctx)):
+        return REPEATED
     found = voice.slips(parsed.text, ctx.message, ctx.identity.name, ctx.speaker_name)
     if found:
         return "slipped: " + ", ".join(found)
@@ -320,7 +329,7 @@ def _repaired(
     was never told, it says it does not know (plain_lines.dont_know_line)."""
     name, speaker = ctx.identity.name, ctx.speaker_name
     if "answered_as_player" in problem:
-        turned = voice.turned_round(text, ctx.message)
+        turned = repairs.turned_round(text, ctx.message)
         # Said back as the NPC's own, an answer may repeat the question's words ("Have you
         # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer.
         left = [s for s in voice.slips(turned, ctx.message, name, speaker) if s != voice.RESTATED]
@@ -328,12 +337,12 @@ def _repaired(
             health.incr("voice_slips_repaired")
             return turned
     if "swaps_i_and_you" in problem:
-        turned = voice.own_doubt_turned(text)
+        turned = repairs.own_doubt_turned(text)
         if turned != text and not voice.slips(turned, ctx.message, name, speaker):
             health.incr("voice_slips_repaired")
             return turned
     if problem.startswith("slipped"):
-        kept = voice.without_slips(text, ctx.message, name, speaker)
+        kept = repairs.without_slips(text, ctx.message, name, speaker)
         whole = kept and not voice.slips(kept, ctx.message, name, speaker)
         if whole and not (topic and not voice.admits_not_knowing(kept)):
             health.incr("voice_slips_repaired")
@@ -346,41 +355,32 @@ def _repaired(
             return kept or answers.known_line(wrong, speaker, name) or text
     if topic:
         health.incr("never_told_answered_plainly")
-        return _plain_line(ctx, topic, answer)
-    plain = _plain_line(ctx, None, answer)
+        return plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer)
+    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, answer)
     if plain and (problem.startswith("slipped") or problem == ECHO):
         health.incr("voice_slips_answered_plainly")
         return plain
     return text
 
 
-def _plain_line(ctx: PromptContext, topic: str | None, answer: str | None) -> str | None:
-    """The NPC's own plain line for what the speaker said, when the model's will not do: what
-    it was never told it does not know; a question about the speaker's own life, what it
-    remembers; a goodbye, a goodbye; a statement, that it heard it. None for another question
-    (nothing plain to say)."""
-    speaker = ctx.speaker_name
-    if topic:
-        return plain_lines.dont_know_line(topic, speaker)
-    if answer:
-        return plain_lines.remembered_line(answer, speaker)
-    if is_goodbye(ctx.message):
-        return plain_lines.farewell_line(ctx.message, speaker)
-    if not voice.is_question(ctx.message):
-        return plain_lines.heard_line(ctx.message, speaker)
-    return None
+def earlier_replies(ctx: PromptContext) -> list[str]:
+    return [t.text for t in ctx.history if t.role == "assistant"]
 
 
-REPEAT_MIN_WORDS = 6  # "Aye, love." twice is a habit; a sentence said twice is no answer
-
-
-def repeats_last_reply(text: str, ctx: PromptContext) -> bool:
-    """The reply is, word for word, the NPC's last line in this conversation ("Oh, that's a sad
-    story. Harlan was a hardworking miller..." to the news, then again to "What do I do for a
-    living?": telnet trial, 2026-12-02)."""
-    last = next((t.text for t in reversed(ctx.history) if t.role == "assistant"), "")
-    said = re.findall(r"[a-z']+", text.lower())
-    return len(said) >= REPEAT_MIN_WORDS and said == re.findall(r"[a-z']+", last.lower())
+def without_repeats(text: str, ctx: PromptContext, topic: str | None, answer: str | None) -> str:
+    """A reply that says again what the NPC said before in this conversation (repeats.py):
+    its repeated sentences go; if nothing of its own is left, the NPC's plain line."""
+    earlier = earlier_replies(ctx)
+    again = repeats.repeats_earlier(text, earlier)
+    if again is None:
+        return text
+    health.incr("repeated_replies_replaced")
+    kept = "".join(s for s in sentences(text) if not repeats.repeats_earlier(s, earlier)).strip()
+    if kept != text.strip() and len(re.findall(r"[a-z']+", kept.lower())) >= 4:
+        return kept
+    return plain_lines.plain_line(
+        ctx.message, ctx.speaker_name, topic, answer
+    ) or plain_lines.unsure_line(ctx.message, ctx.speaker_name)
 
 
 def known_to_npc(ctx: PromptContext) -> list[str]:
@@ -635,11 +635,8 @@ def run_turn(
     if problem and parsed is not None and parsed.text:
         parsed.text = _repaired(parsed.text, problem, ctx, topic, answer)
         parsed.text = voice.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
-    if parsed is not None and parsed.text and repeats_last_reply(parsed.text, ctx):
-        instead = _plain_line(ctx, topic, answer)  # None: a question it can only answer so
-        if instead:
-            health.incr("repeated_replies_replaced")
-            parsed.text = instead
+    if parsed is not None and parsed.text:
+        parsed.text = without_repeats(parsed.text, ctx, topic, answer)
     if (
         answer
         and parsed.text

@@ -163,7 +163,7 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("third_person_self")
     if _ASSISTANT.search(reply):
         found.append("assistant_voice")
-    if is_question(line) and re.search(r"\byou\b", line, re.I) and _answered_as_player(reply, line):
+    if is_question(line) and re.search(r"\byou\b", line, re.I) and answered_as_player(reply, line):
         found.append("answered_as_player")
     if restates(reply, line, npc, speaker) or (
         speaker
@@ -233,20 +233,20 @@ FRAMING_WORDS = set(
 # The NPC's own not knowing said as the player's ("You are not sure what Isolde's tortoise is
 # called", asked "Do you remember my tortoise's name?"): a statement, not a question.
 # Where such a sentence starts, and its words for not knowing (`own_doubt_turned` too).
-_DOUBT_LEAD = r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?"
-_DOUBTING = (
+DOUBT_LEAD = r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?"
+DOUBTING = (
     r"(?:not sure|unsure|don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|"
     r"can'?t (?:say|remember|recall)|cannot (?:say|remember|recall))\b"
 )
 _OWN_DOUBT_AS_YOURS = re.compile(
-    _DOUBT_LEAD + r"you(?:'re| are)?\s+" + _DOUBTING + r"[^?]*?(?:[.!]|$)", re.IGNORECASE
+    DOUBT_LEAD + r"you(?:'re| are)?\s+" + DOUBTING + r"[^?]*?(?:[.!]|$)", re.IGNORECASE
 )
 
 
 # The NPC's not having been told said as the player's: "You were never told about that, Cyra."
 # to "I live in Dunmere." (long run with the offline model, seed 101, twice).
 _UNTOLD_AS_YOURS = re.compile(
-    _DOUBT_LEAD + r"you(?: were|'ve been| have been| was) never (?:been )?told\b[^?]*?(?:[.!]|$)",
+    DOUBT_LEAD + r"you(?: were|'ve been| have been| was) never (?:been )?told\b[^?]*?(?:[.!]|$)",
     re.IGNORECASE,
 )
 
@@ -352,12 +352,15 @@ def _said_again(reply: str, line: str, names: list[str]) -> bool:
 _TO_YOU = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?you\b", re.IGNORECASE)
 
 
+_CONTRACTED = {"i'm", "i've", "i'll", "i'd", "you'r", "you'v", "you'l", "you'd"}  # stems
+
+
 def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     """
     The reply gives the line's words back: at least three of the line's content words and
     three fifths of them are in it, and it adds at most two of its own (framing words such as
-    "remember" and "told" and the two names not counted); or, said to "you", three of them and
-    none of its own.
+    "remember" and "told" and the two names not counted); or, said to "you", two of them and
+    two fifths, or three of them, and none of its own.
     """
     reply, line = capped(reply), capped(line)
     if _said_again(reply, line, [npc, speaker]) or _asked_back(reply, line, [npc, speaker]):
@@ -366,6 +369,16 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     said = content_stems(line) - names
     answer = content_stems(reply) - names - {w[:5] for w in FRAMING_WORDS}
     shared = said & answer
+    own = answer - said - _CONTRACTED
+    if (
+        _TO_YOU.match(reply)
+        and len(shared) >= 2
+        and not own
+        and len(shared) >= 0.4 * len(said - _CONTRACTED)
+    ):
+        # Said back to them with nothing of its own: "You're a shepherd by trade." to "I'm a
+        # shepherd by trade. I keep sheep up on the moor." (held-out seed 15511).
+        return True
     if len(said) < 3 or len(shared) < 3:
         return False
     # A long line's first clause handed back to "you" is a restatement too ("You understand
@@ -461,7 +474,7 @@ def _only_a_shrug(reply: str) -> bool:
     return 0 < len(words) <= 6 and (admits_not_knowing(reply) or bool(_BARE_REMEMBER.match(reply)))
 
 
-def _answered_as_player(reply: str, line: str) -> bool:
+def answered_as_player(reply: str, line: str) -> bool:
     """
     The question's predicate comes back with "you" as its subject, in a statement: asked "Do
     you have family here?", "Yes, you do have family." (the first content word after the
@@ -479,60 +492,6 @@ def _answered_as_player(reply: str, line: str) -> bool:
         if match and asked[0] in content_stems(sentence[match.start() :]):
             return True
     return False
-
-
-_YOU_SUBJECT = re.compile(
-    r"^(?P<lead>\W*(?:(?:yes|no|oh|well|ah|aye|hm+)[,!.]?\s+)?)(?P<you>you(?:'re|'ve|'ll|'d)?)"
-    r"(?P<verb>\s+(?:are|were)\b)?",
-    re.IGNORECASE,
-)
-_AS_MINE = {"you": "I", "you're": "I'm", "you've": "I've", "you'll": "I'll", "you'd": "I'd"}
-
-
-def turned_round(reply: str, line: str) -> str:
-    """
-    A question about the NPC answered as the player's ("What do you charge?" -> "You charge two
-    copper for a cider."): each such sentence said as the NPC's own ("I charge two copper for a
-    cider."). Only the subject that opens the sentence turns round; the rest stays.
-    """
-    out = []
-    for sentence in sentence_list(capped(reply)):
-        match = _YOU_SUBJECT.match(sentence)
-        if match and _answered_as_player(sentence, line):
-            verb = (match.group("verb") or "").strip().lower()
-            mine = _AS_MINE[match.group("you").lower()]
-            verb = {"are": " am", "were": " was"}.get(verb, "")
-            sentence = match.group("lead") + mine + verb + sentence[match.end() :]
-        out.append(sentence)
-    return " ".join(out)
-
-
-_DOUBT_AS_YOURS_TURN = re.compile(
-    rf"(?P<lead>{_DOUBT_LEAD})(?P<you>you(?:'re| are)?)(?=\s+{_DOUBTING})", re.IGNORECASE
-)
-_DOUBT_AS_MINE = {"you": "I", "you're": "I'm", "you are": "I am"}
-
-
-def own_doubt_turned(reply: str) -> str:
-    """The NPC's own not knowing said back as its own ("You do not know." -> "I do not know.",
-    "You're not sure where the shrine is." -> "I'm not sure where the shrine is.")."""
-    return _DOUBT_AS_YOURS_TURN.sub(
-        lambda m: m.group("lead") + _DOUBT_AS_MINE[" ".join(m.group("you").lower().split())],
-        capped(reply),
-    )
-
-
-# A spoken line is weighed a sentence at a time, at most this many (each costs a few patterns).
-MAX_SENTENCES = 6
-
-
-def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
-    """`reply` without its sentences that slip (the rest stays); "" if nothing is left."""
-    pieces = sentence_list(capped(reply))
-    if len(pieces) > MAX_SENTENCES:  # "a.a.a..." is 400 sentences: the rest is read as one
-        pieces = pieces[: MAX_SENTENCES - 1] + [" ".join(pieces[MAX_SENTENCES - 1 :])]
-    kept = [s for s in pieces if not slips(s, line, npc, speaker)]
-    return " ".join(kept)
 
 
 # ---------------------------------------------------------------- what it was never told

@@ -117,6 +117,18 @@ def test_a_never_told_answer_that_names_something_is_invented(reply, question, n
     assert ev.is_invented_answer(reply, question, npc, player, ALLOWED, WORLD["words"])
 
 
+def test_a_never_told_answer_told_as_a_story_is_invented():
+    """Held-out seed 15511, busy: to a newcomer, and not counted then (no name in it)."""
+    story = (
+        "The man had a special necklace that he had been wearing since childhood. It was a "
+        "beautiful necklace made from a rare gemstone that had been hidden in the attic."
+    )
+    question = "Maren, do you remember what I treasure most?"
+    assert ev.is_invented_answer(story, question, "Maren", "Hamlin", ALLOWED, WORLD["words"])
+    asked_back = "Your treasure? Tell me about it, love. What is it, then?"
+    assert not ev.is_invented_answer(asked_back, question, "Maren", "Hamlin", ALLOWED, ())
+
+
 @pytest.mark.parametrize(
     "reply, question, npc, player",
     [
@@ -366,6 +378,9 @@ def test_the_players_fact_claimed_in_the_first_person():
     assert ev.first_person_claim("I mend clocks myself, day and night.", CLOCKS.claim)
     assert ev.first_person_claim("I'm a clockmaker, love.", CLOCKS.claim)
     assert ev.first_person_claim("My son Godfrey vanished near the old mill.", GODFREY.claim)
+    # Held-out seed 15511, busy: said to the player by name, still the player's son claimed.
+    assert ev.first_person_claim("I have a son named Godfrey, Ada.", GODFREY.claim, "Ada")
+    assert not ev.first_person_claim("Ada has a son named Godfrey.", GODFREY.claim, "Ada")
     assert ev.first_person_claim("I am terrified of deep water.", DEEP_WATER.claim)
     crows = world.claim_of("fear", ["crows?\\b"])
     crow_reply = "The sight of the crows always makes me nervous, but I ignore them now."
@@ -379,6 +394,11 @@ def test_the_players_fact_claimed_in_the_first_person():
     assert not ev.first_person_claim("I remember that Quill works as a baker.", trade)
     assert not ev.first_person_claim("You mend clocks, Tobiah.", CLOCKS.claim)
     assert not ev.first_person_claim("I'm afraid I don't know.", DEEP_WATER.claim)
+    # Agreement first does not make the claim said to the player (held-out seed 94727).
+    eggs = world.claim_of("diet", ["eggs?\\b"])
+    agreed = "You're right, Zephyr, I cannot eat eggs."
+    assert ev.first_person_claim(agreed, eggs, "Zephyr") == [agreed]
+    assert not ev.first_person_claim("You're right, Zephyr: you cannot eat eggs.", eggs, "Zephyr")
 
 
 def test_asked_the_players_trade_the_npc_gives_its_own():
@@ -625,6 +645,8 @@ def test_narrating_the_player_is_a_role_slip():
     assert ev.narrates_player("Aye. You decide to look for a shop in town.")
     assert not ev.narrates_player("You look tired, Ada. Sit down.")
     assert not ev.narrates_player("You see, the cider is cheap here.")
+    assert ev.narrates_player("You listen attentively to your brief introduction.")
+    assert not ev.narrates_player("You listen to me, Ada: the road is not safe.")
     assert "narrates_player" in ev.SLIP_FORMS
 
 

@@ -253,6 +253,16 @@ def test_a_question_given_back_as_its_answer_is_asked_again_for_the_npcs_own_wor
     assert reminder.startswith("(Answer Ada in your own words, as Maren: not Ada's words back")
 
 
+def test_a_reply_said_before_in_the_conversation_is_asked_again():
+    said = "Oh no, Ada, I'm sorry to hear that. It must have been scary for you."
+    history = [Turn("user", "I fear crows."), Turn("assistant", said)]
+    client = FakeClient(said, "Rain most of the year, love.")
+    result = run_turn(turn_input("Is it always this wet, Maren?", history), conf("tags"), client)
+    assert result.parsed.text == "Rain most of the year, love."
+    reminder = client.requests[1]["messages"][-1]["content"].rsplit("\n\n", 1)[-1]
+    assert reminder.startswith("(You have said that already.")
+
+
 def test_echo_detection():
     assert is_echo("Ada says: Maren, I am looking for my sister.", "hello", "Ada")
     assert is_echo(

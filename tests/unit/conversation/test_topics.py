@@ -9,6 +9,8 @@ TOLD = {
     "home": "I live in Vellmoor, by the river.",
     "fear": "I'm afraid of deep water.",
     "search": "I am looking for my brother Tam.",
+    "plan": "I am saving for a boat of my own.",
+    "treasure": "I treasure a tin whistle, all I have left of home.",
 }
 
 
@@ -24,6 +26,10 @@ TOLD = {
         ("Maren, do you know where I'm from?", "home"),
         ("Do you recall what I'm afraid of?", "fear"),
         ("Do you remember who I am looking for?", "search"),
+        # Held-out seed 15511, busy: a newcomer told a made-up story of a necklace.
+        ("Maren, do you remember what I treasure most?", "treasure"),
+        ("Do you know what I always carry with me?", "treasure"),
+        ("Do you remember what I'm saving for?", "plan"),
     ],
 )
 def test_a_question_about_what_they_said_earlier_is_answered_from_their_words(asked, kind):

@@ -5,9 +5,10 @@ and what an NPC says of what it was never told. The replies are the ones quoted 
 
 import pytest
 
-from omniira_evennia.conversation import plain_lines, topics, voice
+from omniira_evennia.conversation import plain_lines, repairs, topics, voice
+from omniira_evennia.conversation.repairs import without_slips
 from omniira_evennia.conversation.topics import invents, unknown_note, unknown_topic
-from omniira_evennia.conversation.voice import admits_not_knowing, slips, without_slips
+from omniira_evennia.conversation.voice import admits_not_knowing, slips
 
 
 @pytest.mark.parametrize(
@@ -369,7 +370,7 @@ def test_an_essay_handing_back_the_players_line_slips_sentence_by_sentence():
     line = "I'm a jeweller by trade, setting gems in gold and silver."
     found = voice.slips(JEWELLER, line, "Maren", "Lavinia")
     assert "restated" in found and "assistant_voice" in found
-    assert voice.without_slips(JEWELLER, line, "Maren", "Lavinia") == ""
+    assert repairs.without_slips(JEWELLER, line, "Maren", "Lavinia") == ""
     kept = "Gems, is it? Mind the tavern's thieves, love."
     assert voice.slips(kept, line, "Maren", "Lavinia") == []
 
@@ -458,14 +459,15 @@ def test_a_help_desk_refusal_and_a_shrug_at_a_question_about_itself_slip():
 def test_a_question_about_the_npc_answered_as_the_players_is_turned_round(reply, line, mine):
     """Seen on the held-out run of 2026-12-01 ('What do you charge, Maren?' -> 'You charge ...')."""
     assert "answered_as_player" in voice.slips(reply, line, "Maren", "Cressida")
-    assert voice.turned_round(reply, line) == mine
+    assert repairs.turned_round(reply, line) == mine
     assert voice.slips(mine, line, "Maren", "Cressida") == []
 
 
 def test_turning_round_leaves_a_sentence_that_does_not_answer_as_the_player():
     line = "What do you charge, Maren?"
     assert (
-        voice.turned_round("Two copper. You look thirsty.", line) == "Two copper. You look thirsty."
+        repairs.turned_round("Two copper. You look thirsty.", line)
+        == "Two copper. You look thirsty."
     )
 
 
@@ -686,7 +688,7 @@ def test_what_a_new_player_met_by_telnet_on_the_evening_of_2026_12_01():
         ("I never told you what your dog called.", "What's my dog called?"),
     ):
         assert "swaps_i_and_you" in voice.slips(reply, line, "Maren", "Brannoc")
-    turned = voice.turned_round(
+    turned = repairs.turned_round(
         "Yes, you have always kept this tavern.", "Have you always kept this tavern?"
     )
     assert turned == "Yes, I have always kept this tavern."
@@ -761,7 +763,7 @@ def test_found_by_telnet_an_answer_about_how_often_turns_round_too():
     assert "answered_as_player" in voice.slips(
         "No, you have never kept this tavern.", line, "Maren", "Gerwyn"
     )
-    assert voice.turned_round("No, you have never kept this tavern.", line) == (
+    assert repairs.turned_round("No, you have never kept this tavern.", line) == (
         "No, I have never kept this tavern."
     )
 
@@ -827,7 +829,7 @@ def test_found_by_telnet_in_the_turn_someone_nobody_told_of_is_not_invented():
 )
 def test_a_swapped_not_knowing_is_caught_for_any_question_and_turned_round(reply, turned):
     assert "swaps_i_and_you" in slips(reply, "Where can I find a windmill?", "Lyra", "Ada")
-    assert voice.own_doubt_turned(reply) == turned
+    assert repairs.own_doubt_turned(reply) == turned
     assert "swaps_i_and_you" not in slips(turned, "Where can I find a windmill?", "Lyra", "Ada")
 
 
@@ -925,7 +927,7 @@ def test_never_having_been_told_said_as_the_players_is_a_swap():
     offline model, seed 101): the NPC's not knowing, said as if the player did not."""
     swapped = "You were never told about that, Ada."
     assert "swaps_i_and_you" in voice.slips(swapped, "I live in Dunmere.", "Maren", "Ada")
-    assert voice.without_slips(swapped, "I live in Dunmere.", "Maren", "Ada") == ""
+    assert repairs.without_slips(swapped, "I live in Dunmere.", "Maren", "Ada") == ""
     # The right way round, and a question back, are no slips.
     for reply in ("You never told me about a dog, Ada.", "You were never told about the mine?"):
         assert voice.slips(reply, "What is my dog called?", "Maren", "Ada") == []
@@ -938,7 +940,7 @@ def test_narrating_the_players_doings_is_a_slip():
     """ "You look at Cuthbert's ledger, where you see a note" (long run, offline model)."""
     narrated = "You look at Cuthbert's ledger, where you see a note. Well, Ada."
     assert "narrates_the_player" in voice.slips(narrated, "I have a ledger.", "Maren", "Ada")
-    assert voice.without_slips(narrated, "I have a ledger.", "Maren", "Ada") == "Well, Ada."
+    assert repairs.without_slips(narrated, "I have a ledger.", "Maren", "Ada") == "Well, Ada."
     for remark in (
         "You look tired, Ada.",
         "You see, Ada, the cider is cheap.",
@@ -982,3 +984,11 @@ def test_the_last_reply_word_for_word_again_is_no_answer():
         turn_input("Cider, please.", short), conf("speech"), FakeClient("Thank you, Tamsin.")
     )
     assert result.parsed.text == "Thank you, Tamsin."
+
+
+def test_a_reply_with_nothing_of_its_own_is_the_line_restated():
+    """Held-out seed 15511, busy: two of the line's words said back, none of the NPC's."""
+    line = "I'm a shepherd by trade. I keep sheep up on the moor."
+    assert "restated" in voice.slips("You're a shepherd by trade.", line, "Wren", "Nerys")
+    own = "A shepherd! Then you'll know the moor better than I do."
+    assert "restated" not in voice.slips(own, line, "Wren", "Nerys")

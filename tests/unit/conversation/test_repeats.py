@@ -1,0 +1,49 @@
+"""A reply that says again what the NPC said before in the conversation (issue #24)."""
+
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
+from omniira_evennia.conversation.repeats import repeats_earlier
+from omniira_evennia.conversation.turn import without_repeats
+
+SCARY = "Oh no, Jory, I'm sorry to hear that. It must have been scary for you."
+
+
+def test_a_whole_reply_or_a_long_sentence_said_before_is_a_repeat():
+    assert repeats_earlier(SCARY, ["Goodbye.", SCARY])
+    # Held-out seed 15511, busy: the same last sentence after a different opening.
+    earlier = ["Oh no, Isolde. That's a sad thing. I can't let anyone see it."]
+    assert repeats_earlier("Oh no, Isolde. That's so sad. I can't let anyone see it.", earlier) == (
+        "i can't let anyone see it"
+    )
+
+
+def test_short_habits_and_new_lines_are_not_repeats():
+    assert repeats_earlier("I'm sorry to hear that.", ["I'm sorry to hear that."]) is None
+    assert repeats_earlier("Aye, love.", ["Aye, love."]) is None
+    assert repeats_earlier("It rains most days here, Jory.", [SCARY]) is None
+    assert repeats_earlier("x" * 50_000, ["x" * 50_000]) is None  # one long word, capped
+
+
+def context(message, said_before):
+    history = [Turn("user", "I have been terrified of crows."), Turn("assistant", said_before)]
+    return PromptContext(
+        identity=Identity("Voss", "blacksmith", "Gruff.", "You keep the forge."),
+        speaker_name="Jory",
+        message=message,
+        history=history,
+    )
+
+
+def test_what_was_said_before_is_not_said_again_to_the_next_line():
+    """Voss gave SCARY to a son on the barges, the weather and the town (held-out seed 15511)."""
+    statement = context("I have a son called Rupert; he sails on the river barges.", SCARY)
+    instead = without_repeats(SCARY, statement, None, None)
+    assert instead != SCARY and "Jory" in instead  # the plain "heard" line
+    question = context("Is the weather always like this here, Voss?", SCARY)
+    assert without_repeats(SCARY, question, None, None) in {
+        "I couldn't rightly say, Jory.",
+        "Hard to say, Jory. I'd have to think on it.",
+        "Now there's a question, Jory. I'm not sure.",
+    }
+    # Only the repeated sentence goes when something of its own is left.
+    mixed = "It rains half the year here, Jory. It must have been scary for you."
+    assert without_repeats(mixed, question, None, None) == "It rains half the year here, Jory."
