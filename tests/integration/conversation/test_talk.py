@@ -72,7 +72,12 @@ class TestTalkPipeline(TalkTestBase):
         assert LLMUsage.objects.filter(feature="conversation", ok=True).count() == 2
 
     def test_say_with_the_npc_name_addresses_it(self):
-        with ScriptedLLM(["A stout, or the plum wine if you're feeling brave."]) as llm:
+        replies = [
+            "A stout, or the plum wine if you're feeling brave.",
+            "Another it is, love.",  # each its own: a reply said before is asked again
+            "Ducks and drowned cats, aye.",
+        ]
+        with ScriptedLLM(replies) as llm:
             with override_settings(OMNIIRA=tiers(llm.base_url)):
                 shown = self.call(CmdSay(), "Maren, what do you pour here?")
                 assert "plum wine" in shown
