@@ -50,7 +50,11 @@ _OWN_TOPICS = [
         "home",
     ),
     (
-        re.compile(r"\bwhat (?:do |did )?i do\b|\bmy (?:trade|work|job|living)\b", re.I),
+        re.compile(
+            r"\bwhat (?:do |did )?i do\b|\bmy (?:trade|work|job|living|line of work|profession|"
+            r"occupation|calling)\b",
+            re.I,
+        ),
         "trade",
     ),
     (re.compile(r"\bwho(?:'s| is| was| are) my ([a-z]+(?:'s)?)", re.I), None),
@@ -197,6 +201,8 @@ _NOUN_KINDS = {
     "job": "trade",
     "living": "trade",
     "craft": "trade",
+    "profession": "trade",
+    "occupation": "trade",
     "home": "home",
     "village": "home",
     "hometown": "home",

@@ -87,6 +87,8 @@ _OWN_NOTES = re.compile(
     r"i was given)\b"
     r"|\bin (?:the|this) (?:world you know|story world)\b"
     r"|\bfactually (?:incorrect|correct|accurate)\b"
+    # The never-told note said aloud: "You know nothing about your cat: Rhosyn never told you."
+    r"|\byou know nothing (?:about|of)\b[^.!?]*:"
     r"|\bwithout (?:more|further|additional) (?:context|information)\b"
     r"|\b(?:any|additional) information about\b"
     r"|\bcontradicts my (?:knowledge|information|memories|notes)\b",
@@ -370,12 +372,8 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     answer = content_stems(reply) - names - {w[:5] for w in FRAMING_WORDS}
     shared = said & answer
     own = answer - said - _CONTRACTED
-    if (
-        _TO_YOU.match(reply)
-        and len(shared) >= 2
-        and not own
-        and len(shared) >= 0.4 * len(said - _CONTRACTED)
-    ):
+    enough = len(shared) >= max(2, 0.4 * len(said - _CONTRACTED))
+    if _TO_YOU.match(reply) and enough and not own:
         # Said back to them with nothing of its own: "You're a shepherd by trade." to "I'm a
         # shepherd by trade. I keep sheep up on the moor." (held-out seed 15511).
         return True

@@ -14,7 +14,7 @@ MODULE_LINES, FUNCTION_LINES, CLASS_LINES = 500, 80, 300
 # module -> its line count when the rule came (2026-12-03)
 OVERSIZED_MODULES = {
     "knowledge/service.py": 1083,
-    "conversation/voice.py": 510,
+    "conversation/voice.py": 508,
     "admin_commands.py": 883,
     "conversation/prompts.py": 852,
     "memory/store.py": 630,

@@ -9,6 +9,7 @@ TOLD = {
     "home": "I live in Vellmoor, by the river.",
     "fear": "I'm afraid of deep water.",
     "search": "I am looking for my brother Tam.",
+    "trade": "By trade I am a shipwright; I build fishing boats at the slipway.",
     "plan": "I am saving for a boat of my own.",
     "treasure": "I treasure a tin whistle, all I have left of home.",
 }
@@ -30,6 +31,9 @@ TOLD = {
         ("Maren, do you remember what I treasure most?", "treasure"),
         ("Do you know what I always carry with me?", "treasure"),
         ("Do you remember what I'm saving for?", "plan"),
+        # Held-out seed 26893: "your line" was never told, so "I do not know." three times.
+        ("Do you remember my line of work?", "trade"),
+        ("What is my profession, Maren?", "trade"),
     ],
 )
 def test_a_question_about_what_they_said_earlier_is_answered_from_their_words(asked, kind):

@@ -992,3 +992,10 @@ def test_a_reply_with_nothing_of_its_own_is_the_line_restated():
     assert "restated" in voice.slips("You're a shepherd by trade.", line, "Wren", "Nerys")
     own = "A shepherd! Then you'll know the moor better than I do."
     assert "restated" not in voice.slips(own, line, "Wren", "Nerys")
+
+
+def test_the_never_told_note_said_aloud_is_the_npc_speaking_of_its_notes():
+    """Held-out seed 26893: Voss read out the prompt's note, its persons and all."""
+    said = "You know nothing about your cat: Rhosyn never told you."
+    assert "speaks_of_its_notes" in slips(said, "What is my cat called?", "Voss", "Rhosyn")
+    assert not slips("You know nothing of horses, Rhosyn? Then learn.", "Hm?", "Voss", "Rhosyn")
