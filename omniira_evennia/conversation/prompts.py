@@ -1,18 +1,16 @@
 """
 Prompt rendering for NPC conversation (paper section 4.1).
 
-The system prompt is assembled from plain data. What never changes for an NPC comes first, so
-a server's prompt cache (llama.cpp, OpenAI, vLLM) reuses it from turn to turn:
+The system prompt is built from plain data, what never changes for an NPC first, so a server's
+prompt cache (llama.cpp, OpenAI, vLLM) reuses it from turn to turn:
 
 1. identity (front-loaded, to keep the character from drifting), how the character speaks, and
    the self-persistence instructions that teach the four tags;
-2. then what changes: world state (game time, place), social state (opinion of the speaker,
-   current concerns), and the memory block: "What you remember about <speaker>" (hearsay as
-   "(heard from X) ...", feelings shown), "What you've come to believe about <speaker>",
-   "What's been happening with you lately".
+2. then what changes: the world (game time, place), the social state (opinion of the speaker,
+   concerns), and the memories: "What you remember about <speaker>" (hearsay as "(heard from
+   X) ...", feelings shown), "What you've come to believe about <speaker>", and the diary.
 
-Memories are quoted: they are things the character knows, not instructions to follow.
-No Django or Evennia import here.
+Memories are quoted: things the character knows, not instructions. No Django or Evennia here.
 """
 
 from __future__ import annotations
@@ -465,6 +463,7 @@ _TO_SECOND = {
 }
 _FIRST = re.compile(r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
 _SECOND = re.compile(r"\b(you|you're|you've|you'll|you'd|your|yours|yourself)\b", re.IGNORECASE)
+_FILLER_YOU = re.compile(r",?\s*\byou (?:know|see)\b(?=\s*[,.!?]|$)", re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:
@@ -538,7 +537,8 @@ def _claims(
     sentence: str, evidence: set, stems: set[str], own: set[str], by_word: bool = True
 ) -> bool:
     words = _words(sentence)
-    if not _FIRST.search(sentence) or _SECOND.search(sentence):
+    # "I cannot eat onions, you know." (telnet trial): the filler is no one spoken to.
+    if not _FIRST.search(sentence) or _SECOND.search(_FILLER_YOU.sub("", sentence)):
         return False
     # Where "I" or "my" opens a claim: not the NPC's own stance ("I'm so sorry", "I don't
     # know", "I've seen it": the stance is after the auxiliaries).

@@ -399,3 +399,14 @@ def test_the_diary_shown_to_a_speaker_names_nobody_else():
     assert "The cellar flooded today." in build_messages(ctx, "tags")[0]["content"]
     ctx.diary = ["Ada paid her tab. Voss shouted at Lyra."]
     assert "Ada paid her tab." in build_messages(ctx, "json")[0]["content"]
+
+
+def test_their_claim_with_a_filler_you_is_still_given_back():
+    """Telnet trial, 2026-12-03: "I cannot eat onions, you know. They make you ill." to "Do you
+    remember what I cannot eat?" after "I cannot eat onions, they make me ill."."""
+    said = ["I cannot eat onions, they make me ill.", "Do you remember what I cannot eat?"]
+    text, changed = give_back_claims(
+        "I cannot eat onions, you know. They make you ill.", said, [], "Wynne", "Maren"
+    )
+    assert changed == 1 and text.startswith("You cannot eat onions")
+    assert give_back_claims("You know, I pour cider.", said, [], "Wynne", "Maren")[1] == 0
