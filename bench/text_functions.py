@@ -70,6 +70,7 @@ def functions():
     django.setup()
     from omniira_evennia.conversation import (
         addressing,
+        claims,
         extraction,
         prompts,
         repairs,
@@ -114,9 +115,9 @@ def functions():
             lambda t: prompts.strip_character_breaks(t, "Maren", "Ada"),
         ),
         (
-            "prompts.give_back_claims",
+            "claims.give_back_claims",
             line,
-            lambda t: prompts.give_back_claims(t, [t[:player]], [t[:value]], "Ada", "Maren"),
+            lambda t: claims.give_back_claims(t, [t[:player]], [t[:value]], "Ada", "Maren"),
         ),
         ("extraction.third_person", value, lambda t: extraction.third_person(t, "Ada")),
         (

@@ -19,13 +19,13 @@ import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import plain_lines, repairs, repeats, topics, voice
+from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
     MemoryLine,
     PinnedPrompt,
     PromptContext,
     build_messages,
-    give_back_claims,
     gloss,
     is_narration,
     pin,

@@ -16,7 +16,7 @@ OVERSIZED_MODULES = {
     "knowledge/service.py": 1083,
     "conversation/voice.py": 508,
     "admin_commands.py": 883,
-    "conversation/prompts.py": 852,
+    "conversation/prompts.py": 657,
     "memory/store.py": 630,
     "views.py": 788,
     "llm/client.py": 739,

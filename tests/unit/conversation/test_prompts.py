@@ -1,12 +1,12 @@
 """Prompt rendering (paper 4.1): pure, no Evennia."""
 
+from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.prompts import (
     Identity,
     MemoryLine,
     PromptContext,
     Turn,
     build_messages,
-    give_back_claims,
     is_narration,
     pin,
     render_system_prompt,

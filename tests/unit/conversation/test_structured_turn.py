@@ -5,12 +5,12 @@ import json
 import pytest
 
 from omniira_evennia.conf import build_settings
+from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.prompts import (
     Identity,
     PromptContext,
     Turn,
     build_messages,
-    give_back_claims,
     gloss,
 )
 from omniira_evennia.conversation.tags import (

@@ -1,0 +1,209 @@
+"""
+The player's claims given back to them (issue #24, point 3): a sentence in which the NPC says
+what the speaker said about themselves as its own ("Who am I looking for?" -> "I am looking for
+my sister Odile") is said back to the speaker ("You are looking for your sister Odile").
+`give_back_claims` weighs each sentence of a reply against the speaker's own first-person
+lines and what the NPC remembers of them put in their mouth.
+
+Plain Python; linear in its input (the reply, the lines and memories it is given).
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation.prompts import sentences
+
+_WORD = re.compile(r"[a-z0-9']+")
+_CONTRACTIONS = {
+    "i'm": ["i", "am"],
+    "i've": ["i", "have"],
+    "i'll": ["i", "will"],
+    "i'd": ["i", "would"],
+}
+_SMALL = set(
+    "a an the and or but of to in on at for from with by as is am are was were be been has have "
+    "had do does did not no so it its this that i me my you your he she they them their his her "
+    "we us our yes oh ah well".split()
+)
+_TO_SECOND = {
+    "i": "you",
+    "me": "you",
+    "my": "your",
+    "mine": "yours",
+    "myself": "yourself",
+    "am": "are",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "i'd": "you'd",
+}
+_FIRST = re.compile(r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+_SECOND = re.compile(r"\b(you|you're|you've|you'll|you'd|your|yours|yourself)\b", re.IGNORECASE)
+_FILLER_YOU = re.compile(r",?\s*\byou (?:know|see)\b(?=\s*[,.!?]|$)", re.IGNORECASE)
+
+
+def _words(text: str) -> list[str]:
+    words = []
+    for word in _WORD.findall(text.lower().replace("\u2019", "'")):
+        words.extend(_CONTRACTIONS.get(word, [word]))
+    return words
+
+
+def _first_person(value: str, speaker: str) -> str:
+    """A memory about the speaker as they would say it ("Ada is a smith" -> "I am a smith")."""
+    name = re.escape(speaker)
+    for pattern, repl in (
+        (rf"\b{name} is\b", "I am"),
+        (rf"\b{name} was\b", "I was"),
+        (rf"\b{name} has\b", "I have"),
+        (rf"\b{name}'s\b", "my"),
+        (rf"\b{name} (\w+?)e?s\b", r"I \1"),
+        (r"\b(their|his|her)\b", "my"),
+        (rf"\b{name}\b", "I"),
+    ):
+        value = re.sub(pattern, repl, value, flags=re.IGNORECASE)
+    return value
+
+
+def _trigrams(words: list[str]) -> set[tuple[str, ...]]:
+    return {
+        tuple(words[i : i + 3])
+        for i in range(len(words) - 2)
+        if any(w not in _SMALL and len(w) > 2 for w in words[i : i + 3])
+    }
+
+
+def _to_second_person(sentence: str) -> str:
+    def swap(match):
+        word = match.group(0)
+        lower = word.lower().replace("\u2019", "'")
+        new = _TO_SECOND[lower]
+        # "I" is always capitalised; "you" only where the sentence starts (done by the caller).
+        capital = word[:1].isupper() and not lower.startswith("i")
+        return new[:1].upper() + new[1:] if capital else new
+
+    sentence = re.sub(r"\bI am\b", "you are", sentence)
+    sentence = re.sub(r"\bI was\b", "you were", sentence)
+    return re.sub(
+        r"\b(i'm|i've|i'll|i'd|i|me|my|mine|myself)\b", swap, sentence, flags=re.IGNORECASE
+    )
+
+
+# After "I": what the NPC says about itself in its own right ("I'm sorry", "I remember"), never a
+# claim on the speaker's facts, even when it names them ("I'm sorry about Odile").
+_OWN_STANCE = set(
+    "sorry glad happy sure certain here ready listening told tell know knew remember recall hope "
+    "think thought see saw seen noticed understand wish believe heard hear promise swear bet "
+    "guess suppose "
+    "imagine wonder doubt like love hate will would can could should must shall may might "
+    "won't".split()  # what the NPC will or can do is its own: "I'll be there by noon"
+)
+# Looked past to the verb: "I don't know" is a stance, "I don't eat honey" a claim.
+_AUXILIARIES = set(
+    "am was have had so very truly never always also just really do did don't didn't can't "
+    "cannot not".split()
+)
+
+
+def _stems(words) -> set[str]:
+    return {w[:5] for w in words if w not in _SMALL and len(w) > 3}
+
+
+def _claims(
+    sentence: str, evidence: set, stems: set[str], own: set[str], by_word: bool = True
+) -> bool:
+    words = _words(sentence)
+    # "I cannot eat onions, you know." (telnet trial): the filler is no one spoken to.
+    if not _FIRST.search(sentence) or _SECOND.search(_FILLER_YOU.sub("", sentence)):
+        return False
+    # Where "I" or "my" opens a claim: not the NPC's own stance ("I'm so sorry", "I don't
+    # know", "I've seen it": the stance is after the auxiliaries).
+    subjects = []
+    for i, word in enumerate(words):
+        if word == "my" or (word == "i" and i + 1 < len(words)):
+            rest = words[i + 1 :] if word == "i" else []
+            while rest and rest[0] in _AUXILIARIES:
+                rest = rest[1:]
+            if not (rest and rest[0] in _OWN_STANCE):
+                subjects.append(i)
+    if not subjects:
+        # "Mushrooms make me break out in a rash": a claim only in the speaker's own words.
+        return "me" in words and bool(_trigrams(words) & evidence)
+    if _trigrams(words) & evidence:
+        return True
+    # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")
+    # with a predicate that shares a word with the speaker's facts and not with the NPC's own.
+    return by_word and any((_stems(words[i + 1 :]) & stems) - own for i in subjects)
+
+
+def give_back_claims(
+    text: str,
+    said: list[str],
+    memories: list[str],
+    speaker: str,
+    own: str = "",
+    asked_about_npc: bool = False,
+) -> tuple[str, int]:
+    """
+    Sentences in which the NPC claims what the speaker said about themselves ("Who am I looking
+    for?" -> "I am looking for my sister Odile"), said back to the speaker instead ("You are
+    looking for your sister Odile"). A claim is a first-person sentence, addressed to no one,
+    whose "I ..." / "my ..." is not the NPC's own stance ("I'm sorry", "I don't know", "I've
+    seen it") and that shares three words with what the speaker said about themselves (their
+    sentences with "I" or "my") or with what the NPC remembers about them put in their mouth,
+    or whose "I ..." / "my ..." shares a word with those facts and not with the NPC's own
+    identity (`own`). Asked about itself (`asked_about_npc`: "How long have you been here?"),
+    the NPC's "I have been here for a month" is its own: only the three shared words count.
+    Returns (text, sentences changed).
+    """
+    evidence: set[tuple[str, ...]] = set()
+    stems: set[str] = set()
+    for line in said:
+        for sentence in sentences(line):
+            if _FIRST.search(sentence):  # "The road was full of pilgrims" is nobody's claim
+                evidence |= _trigrams(_words(sentence))
+                stems |= _stems(_words(sentence))
+    for memory in memories:
+        evidence |= _trigrams(_words(_first_person(memory, speaker)))
+        stems |= _stems(_words(memory))
+    stems -= {speaker.lower()[:5]}
+    if not evidence and not stems:
+        return text, 0
+    own_stems = _stems(_words(own))
+    theirs = {b for line in said for a, b in zip(_words(line), _words(line)[1:]) if a == "my"}
+    changed = 0
+    out = []
+    for sentence in sentences(text):
+        mine = [m for m in re.finditer(r"\bmy\s+([\w']+)", sentence, re.IGNORECASE)]
+        if _SECOND.search(sentence) and any(m.group(1).lower() in theirs for m in mine):
+            # "You must never put honey in my tea": their tea, not the NPC's.
+            sentence = re.sub(
+                r"\bmy(\s+)([\w']+)",
+                lambda m: ("your" if m.group(2).lower() in theirs else "my")
+                + m.group(1)
+                + m.group(2),
+                sentence,
+                flags=re.IGNORECASE,
+            )
+            changed += 1
+        elif (lead := _STANCE_LEAD.match(sentence)) and _claims(
+            lead.group(2), evidence, stems, own_stems, by_word=not asked_about_npc
+        ):
+            # "I remember that mushrooms make me break out in a rash": the memory is the
+            # NPC's, the rash the speaker's.
+            sentence = lead.group(1) + _to_second_person(lead.group(2))
+            changed += 1
+        elif _claims(sentence, evidence, stems, own_stems, by_word=not asked_about_npc):
+            first = sentence.lstrip()
+            fixed = _to_second_person(first)
+            sentence = sentence[: len(sentence) - len(first)] + fixed[:1].upper() + fixed[1:]
+            changed += 1
+        out.append(sentence)
+    return ("".join(out), changed) if changed else (text, 0)
+
+
+_STANCE_LEAD = re.compile(
+    r"^(\s*I (?:remember|recall|know|heard|think|believe)(?: that)?,?\s+)(.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
