@@ -306,12 +306,12 @@ def _badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
 
 def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -> str | None:
     """Why this reply is not the NPC answering as itself (voice.py), or None."""
-    problem = _unheard(parsed, ctx)
-    if problem:
+    if problem := _unheard(parsed, ctx):
         return problem
     if repeats.repeats_earlier(parsed.text, earlier_replies(ctx)):
         return REPEATED
     found = voice.slips(parsed.text, ctx.message, ctx.identity.name, ctx.speaker_name)
+    found = found or repeats.handed_back(parsed.text, ctx)
     if found:
         return "slipped: " + ", ".join(found)
     wrong = answers.misstates(parsed.text, ctx.knowledge, (ctx.identity.name, ctx.speaker_name))

@@ -47,3 +47,25 @@ def test_what_was_said_before_is_not_said_again_to_the_next_line():
     # Only the repeated sentence goes when something of its own is left.
     mixed = "It rains half the year here, Jory. It must have been scary for you."
     assert without_repeats(mixed, question, None, None) == "It rains half the year here, Jory."
+
+
+def test_an_earlier_line_of_theirs_handed_back_is_restated_unless_asked_about():
+    from omniira_evennia.conversation.repeats import handed_back
+
+    def ctx(message):
+        history = [
+            Turn("user", "Maren, good evening. I'm a tanner by trade."),
+            Turn("assistant", "Evening."),
+        ]
+        return PromptContext(
+            identity=Identity("Maren", "tavern keeper", "Warm.", "You run the tavern."),
+            speaker_name="Ferris",
+            message=message,
+            history=history,
+        )
+
+    back = "Good evening, Ferris. You're a tanner by trade."
+    assert handed_back(back, ctx("What do you pour here?")) == ["restated"]
+    assert handed_back("Cider and ale, love.", ctx("What do you pour here?")) == []
+    # Asked about it, the answer may say it again.
+    assert handed_back("You're a tanner by trade.", ctx("What is my trade?")) == []
