@@ -9,7 +9,7 @@ the conversation ("I can't let anyone see it." after "That's a sad thing." and a
 sad."). Short habits ("Aye, love.", "I'm sorry to hear that.") are a voice, not a repeat.
 `handed_back` finds a reply that gives back one of the speaker's earlier lines.
 
-Plain Python; reads at most MAX_CHARS of each text.
+Plain Python; reads at most voice.MAX_CHARS of each text.
 """
 
 from __future__ import annotations
@@ -19,20 +19,18 @@ import re
 from omniira_evennia.conversation import topics, voice
 from omniira_evennia.conversation.prompts import PromptContext
 
-MAX_CHARS = 2000
 EARLIER_LINES = 3  # of the speaker's, before this one
 REPEAT_MIN_WORDS = 6
 
 _WORDS = re.compile(r"[a-z']+")
-_SENTENCE = re.compile(r"[^.!?]+[.!?]*")
 
 
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORDS.findall(str(text or "")[:MAX_CHARS].lower()))
+    return tuple(_WORDS.findall(voice.capped(text).lower()))
 
 
 def _long_sentences(text: str) -> set[tuple[str, ...]]:
-    pieces = (_words(s) for s in _SENTENCE.findall(str(text or "")[:MAX_CHARS]))
+    pieces = (_words(s) for s in voice.sentence_list(voice.capped(text)))
     return {words for words in pieces if len(words) >= REPEAT_MIN_WORDS}
 
 
