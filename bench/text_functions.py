@@ -72,11 +72,11 @@ def functions():
         addressing,
         claims,
         extraction,
+        guard,
         prompts,
         repairs,
         tags,
         topics,
-        turn,
         voice,
     )
     from omniira_evennia.knowledge import contradiction
@@ -105,8 +105,8 @@ def functions():
         ("safety.unwrap_links (a player's input)", 6000, safety.unwrap_links),
         ("addressing.addressed_name", player, lambda t: addressing.addressed_name(t, names)),
         ("addressing.is_goodbye", player, addressing.is_goodbye),
-        ("turn.is_echo (reply vs line)", line, lambda t: turn.is_echo(t, t[::-1], "Ada")),
-        ("turn.speaks_as", line, lambda t: turn.speaks_as(t, "Ada")),
+        ("guard.is_echo (reply vs line)", line, lambda t: guard.is_echo(t, t[::-1], "Ada")),
+        ("guard.speaks_as", line, lambda t: guard.speaks_as(t, "Ada")),
         ("prompts.is_narration", line, lambda t: prompts.is_narration(t, "Maren")),
         ("prompts.gloss", player, lambda t: prompts.gloss(t, "Ada", "Maren")),
         (

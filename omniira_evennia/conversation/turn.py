@@ -10,7 +10,6 @@ and applies the `TurnResult` after, on the reactor (see `service.py`).
 
 from __future__ import annotations
 
-import difflib
 import logging
 import re
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import plain_lines, repairs, repeats, topics, voice
+from omniira_evennia.conversation import guard, plain_lines, topics, voice
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
@@ -26,19 +25,10 @@ from omniira_evennia.conversation.prompts import (
     PinnedPrompt,
     PromptContext,
     build_messages,
-    gloss,
-    is_narration,
     pin,
-    sentences,
     strip_character_breaks,
 )
-from omniira_evennia.conversation.reminders import (
-    MISSTATES,
-    NEVER_TOLD,
-    REMINDER,
-    REPEATED,
-    asked_again,
-)
+from omniira_evennia.conversation.reminders import REMINDER, asked_again
 from omniira_evennia.conversation.tags import (
     ParsedReply,
     StructuredTurn,
@@ -244,143 +234,6 @@ def turn_format_of(conf: OmniiraSettings, tier: str) -> str:
 def parse_voice_reply(text: str, turn_format: str) -> ParsedReply:
     """A voice reply's notes and spoken line, whichever form the tier asked for."""
     return parse_structured_reply(text) if turn_format == "json" else parse_reply(text)
-
-
-def is_echo(reply: str, said: str, speaker: str) -> bool:
-    """The reply repeats the speaker's line, or the "<name> says:" frame, instead of answering."""
-    text, line = " ".join(reply.lower().split()), " ".join(said.lower().split())
-    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\b", text):
-        return True
-    if len(line) >= 20 and line in text:
-        return True
-    # Said back to them ("You are allergic to lavender") is an answer, if a plain one; the same
-    # words in the speaker's own voice are an echo.
-    if re.search(r"\b(you|you're|your|yours)\b", text):
-        return False
-    return bool(line) and difflib.SequenceMatcher(None, line, text).ratio() >= 0.8
-
-
-def speaks_as(reply: str, speaker: str) -> bool:
-    """The model wrote the speaker's line instead of its own ('Quill: "I know you ..."')."""
-    return (
-        bool(speaker)
-        and re.match(
-            rf"^\W*{re.escape(speaker)}\s*(:|says\b|asks\b|replies\b)", reply, re.IGNORECASE
-        )
-        is not None
-    )
-
-
-ECHO = "echo of the speaker's line"
-
-
-def _unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
-    """Why nobody could take this reply as the NPC's answer, or None if it is one."""
-    if not parsed.text:
-        return "empty reply after tags"
-    if speaks_as(parsed.text, ctx.speaker_name):
-        return "spoken as the speaker"
-    if is_narration(parsed.text, ctx.identity.name):
-        return "narration only"
-    meaning = gloss(ctx.message, ctx.speaker_name, ctx.identity.name)
-    if any(is_echo(parsed.text, said, ctx.speaker_name) for said in (ctx.message, meaning)):
-        return ECHO
-    return None
-
-
-def _badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
-    """How far a reply is from an answer: nothing said, then written as the speaker's line,
-    then narration, then slips, then closeness to the speaker's own line (lower is better)."""
-    line = " ".join(ctx.message.lower().split())
-    echo = difflib.SequenceMatcher(None, line, " ".join(text.lower().split())).ratio()
-    slipped = len(voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name))
-    slipped += bool(repeats.repeats_earlier(text, earlier_replies(ctx)))
-    return (
-        not text,
-        speaks_as(text, ctx.speaker_name),
-        is_narration(text, ctx.identity.name),
-        slipped + bool(topic and not voice.admits_not_knowing(text)),
-        round(echo, 2),
-    )
-
-
-def _voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) -> str | None:
-    """Why this reply is not the NPC answering as itself (voice.py), or None."""
-    if problem := _unheard(parsed, ctx):
-        return problem
-    if repeats.repeats_earlier(parsed.text, earlier_replies(ctx)):
-        return REPEATED
-    found = voice.slips(parsed.text, ctx.message, ctx.identity.name, ctx.speaker_name)
-    found = found or repeats.handed_back(parsed.text, ctx)
-    if found:
-        return "slipped: " + ", ".join(found)
-    wrong = answers.misstates(parsed.text, ctx.knowledge, (ctx.identity.name, ctx.speaker_name))
-    if wrong is not None:
-        return f'{MISSTATES}: "{wrong.known}"'
-    if topic and not voice.admits_not_knowing(parsed.text):
-        return NEVER_TOLD
-    return None
-
-
-def _repaired(
-    text: str, problem: str, ctx: PromptContext, topic: str | None, answer: str | None = None
-) -> str:
-    """A reply that still slipped after it was asked again: its slipped sentences go; what it
-    was never told, it says it does not know (plain_lines.dont_know_line)."""
-    name, speaker = ctx.identity.name, ctx.speaker_name
-    if "answered_as_player" in problem:
-        turned = repairs.turned_round(text, ctx.message)
-        # Said back as the NPC's own, an answer may repeat the question's words ("Have you
-        # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer.
-        left = [s for s in voice.slips(turned, ctx.message, name, speaker) if s != voice.RESTATED]
-        if turned != text and not left:
-            health.incr("voice_slips_repaired")
-            return turned
-    if "swaps_i_and_you" in problem:
-        turned = repairs.own_doubt_turned(text)
-        if turned != text and not voice.slips(turned, ctx.message, name, speaker):
-            health.incr("voice_slips_repaired")
-            return turned
-    if problem.startswith("slipped"):
-        kept = repairs.without_slips(text, ctx.message, name, speaker)
-        whole = kept and not voice.slips(kept, ctx.message, name, speaker)
-        if whole and not (topic and not voice.admits_not_knowing(kept)):
-            health.incr("voice_slips_repaired")
-            return kept
-    if problem.startswith(MISSTATES):
-        wrong = answers.misstates(text, ctx.knowledge, (name, speaker))
-        if wrong is not None:
-            health.incr("misstated_knowledge_repaired")
-            kept = answers.without_misstated(text, wrong, (name, speaker))
-            return kept or answers.known_line(wrong, speaker, name) or text
-    if topic:
-        health.incr("never_told_answered_plainly")
-        return plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer)
-    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, answer)
-    if plain and (problem.startswith("slipped") or problem == ECHO):
-        health.incr("voice_slips_answered_plainly")
-        return plain
-    return text
-
-
-def earlier_replies(ctx: PromptContext) -> list[str]:
-    return [t.text for t in ctx.history if t.role == "assistant"]
-
-
-def without_repeats(text: str, ctx: PromptContext, topic: str | None, answer: str | None) -> str:
-    """A reply that says again what the NPC said before in this conversation (repeats.py):
-    its repeated sentences go; if nothing of its own is left, the NPC's plain line."""
-    earlier = earlier_replies(ctx)
-    again = repeats.repeats_earlier(text, earlier)
-    if again is None:
-        return text
-    health.incr("repeated_replies_replaced")
-    kept = "".join(s for s in sentences(text) if not repeats.repeats_earlier(s, earlier)).strip()
-    if kept != text.strip() and len(re.findall(r"[a-z']+", kept.lower())) >= 4:
-        return kept
-    return plain_lines.plain_line(
-        ctx.message, ctx.speaker_name, topic, answer
-    ) or plain_lines.unsure_line(ctx.message, ctx.speaker_name)
 
 
 def known_to_npc(ctx: PromptContext) -> list[str]:
@@ -622,21 +475,21 @@ def run_turn(
         candidate.text = voice.to_the_listener(candidate.text, ctx.speaker_name, ctx.identity.name)
         if parsed is not None:
             _merge_notes(candidate, parsed)
-            if _voice_problem(candidate, ctx, topic) and _badness(
+            if guard.voice_problem(candidate, ctx, topic) and guard.badness(
                 parsed.text, ctx, topic
-            ) < _badness(candidate.text, ctx, topic):
+            ) < guard.badness(candidate.text, ctx, topic):
                 candidate.text = parsed.text  # the second try was worse: the first stands
         parsed = candidate
-        problem = _voice_problem(parsed, ctx, topic)
+        problem = guard.voice_problem(parsed, ctx, topic)
         if problem is None:
             break
         health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
     if problem and parsed is not None and parsed.text:
-        parsed.text = _repaired(parsed.text, problem, ctx, topic, answer)
+        parsed.text = guard.repaired(parsed.text, problem, ctx, topic, answer)
         parsed.text = voice.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
     if parsed is not None and parsed.text:
-        parsed.text = without_repeats(parsed.text, ctx, topic, answer)
+        parsed.text = guard.without_repeats(parsed.text, ctx, topic, answer)
     if (
         answer
         and parsed.text

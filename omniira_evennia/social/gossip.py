@@ -28,6 +28,7 @@ import numpy as np
 from pydantic import BaseModel, Field, field_validator
 
 from omniira_evennia.conversation.extraction import names_in
+from omniira_evennia.conversation.guard import is_echo, speaks_as
 from omniira_evennia.conversation.prompts import (
     PromptContext,
     Turn,
@@ -43,14 +44,8 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     slug_key,
 )
-from omniira_evennia.conversation.turn import is_echo, retrieve_context, speaks_as
-from omniira_evennia.llm.client import (
-    LLMClient,
-    LLMError,
-    LLMJsonError,
-    Usage,
-    chat_json,
-)
+from omniira_evennia.conversation.turn import retrieve_context
+from omniira_evennia.llm.client import LLMClient, LLMError, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.runtime import health
 

@@ -1,8 +1,8 @@
 """A reply that says again what the NPC said before in the conversation (issue #24)."""
 
+from omniira_evennia.conversation.guard import without_repeats
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
 from omniira_evennia.conversation.repeats import repeats_earlier
-from omniira_evennia.conversation.turn import without_repeats
 
 SCARY = "Oh no, Jory, I'm sorry to hear that. It must have been scary for you."
 

@@ -6,6 +6,7 @@ import pytest
 
 from omniira_evennia.conf import build_settings
 from omniira_evennia.conversation.claims import give_back_claims
+from omniira_evennia.conversation.guard import is_echo
 from omniira_evennia.conversation.prompts import (
     Identity,
     PromptContext,
@@ -19,12 +20,7 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     parse_structured_reply,
 )
-from omniira_evennia.conversation.turn import (
-    TurnInput,
-    is_echo,
-    run_turn,
-    structured_turn_schema,
-)
+from omniira_evennia.conversation.turn import TurnInput, run_turn, structured_turn_schema
 from omniira_evennia.llm.client import ChatResult, LLMError, Usage, schema_of
 from omniira_evennia.memory.grounding import ground
 from omniira_evennia.memory.retrieval import MemoryMatrix
