@@ -61,6 +61,10 @@ class TierSettings(BaseModel):
     pace_cap: float = Field(4.0, ge=1)
     max_tokens: int = Field(300, gt=0)
     temperature: float = Field(0.8, ge=0, le=2)
+    # A voice reply that slipped is asked for once more, unless its first try already took
+    # longer than this (seconds; None: always): then it is mended in place (conversation/
+    # guard.repaired), so a player on a slow or busy machine does not wait for a second try.
+    retry_within: float | None = Field(None, gt=0)
     # USD per million tokens, for the usage records' cost column.
     price_in_per_mtok: float = Field(0.0, ge=0)
     price_out_per_mtok: float = Field(0.0, ge=0)

@@ -14,7 +14,7 @@ import difflib
 import re
 
 from omniira_evennia.conversation import plain_lines, repairs, repeats, voice
-from omniira_evennia.conversation.prompts import PromptContext, gloss, is_narration, sentences
+from omniira_evennia.conversation.prompts import PromptContext, gloss, is_narration
 from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED
 from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.knowledge import answers
@@ -63,12 +63,17 @@ def unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     return None
 
 
+def slips_of(text: str, ctx: PromptContext) -> list[str]:
+    """voice.slips of a reply to this turn's line, by this NPC to this speaker."""
+    return voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name, ctx.identity.role)
+
+
 def badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
     """How far a reply is from an answer: nothing said, then written as the speaker's line,
     then narration, then slips, then closeness to the speaker's own line (lower is better)."""
     line = " ".join(ctx.message.lower().split())
     echo = difflib.SequenceMatcher(None, line, " ".join(text.lower().split())).ratio()
-    slipped = len(voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name))
+    slipped = len(slips_of(text, ctx))
     slipped += bool(repeats.repeats_earlier(text, earlier_replies(ctx)))
     return (
         not text,
@@ -85,8 +90,7 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
         return problem
     if repeats.repeats_earlier(parsed.text, earlier_replies(ctx)):
         return REPEATED
-    found = voice.slips(parsed.text, ctx.message, ctx.identity.name, ctx.speaker_name)
-    found = found or repeats.handed_back(parsed.text, ctx)
+    found = slips_of(parsed.text, ctx) or repeats.handed_back(parsed.text, ctx)
     if found:
         return "slipped: " + ", ".join(found)
     wrong = answers.misstates(parsed.text, ctx.knowledge, (ctx.identity.name, ctx.speaker_name))
@@ -107,18 +111,18 @@ def repaired(
         turned = repairs.turned_round(text, ctx.message)
         # Said back as the NPC's own, an answer may repeat the question's words ("Have you
         # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer.
-        left = [s for s in voice.slips(turned, ctx.message, name, speaker) if s != voice.RESTATED]
+        left = [s for s in slips_of(turned, ctx) if s != voice.RESTATED]
         if turned != text and not left:
             health.incr("voice_slips_repaired")
             return turned
     if "swaps_i_and_you" in problem:
         turned = repairs.own_doubt_turned(text)
-        if turned != text and not voice.slips(turned, ctx.message, name, speaker):
+        if turned != text and not slips_of(turned, ctx):
             health.incr("voice_slips_repaired")
             return turned
     if problem.startswith("slipped"):
-        kept = repairs.without_slips(text, ctx.message, name, speaker)
-        whole = kept and not voice.slips(kept, ctx.message, name, speaker)
+        kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
+        whole = kept and not slips_of(kept, ctx)
         if whole and not (topic and not voice.admits_not_knowing(kept)):
             health.incr("voice_slips_repaired")
             return kept
@@ -150,7 +154,7 @@ def without_repeats(text: str, ctx: PromptContext, topic: str | None, answer: st
     if again is None:
         return text
     health.incr("repeated_replies_replaced")
-    kept = "".join(s for s in sentences(text) if not repeats.repeats_earlier(s, earlier)).strip()
+    kept = repeats.without_repeated(text, earlier)
     if kept != text.strip() and len(re.findall(r"[a-z']+", kept.lower())) >= 4:
         return kept
     return plain_lines.plain_line(

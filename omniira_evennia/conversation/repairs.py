@@ -1,7 +1,9 @@
 """
-What a reply that slipped becomes (turn._repaired): a question about the NPC answered as the
+What a reply that slipped becomes (guard.repaired): a question about the NPC answered as the
 player's said as its own (`turned_round`), its own doubt said as its own (`own_doubt_turned`),
-or the reply without its sentences that slip (`without_slips`). The slips are voice.py's.
+or the reply without its sentences that slip (`without_slips`); and how every reply names the
+two of them (`unaddressed`: not the NPC's own name said to the listener, `to_the_listener`:
+"your" for the listener's name). The slips are voice.py's.
 
 Plain Python; reads at most voice.MAX_CHARS of a reply.
 """
@@ -13,6 +15,7 @@ import re
 from omniira_evennia.conversation.voice import (
     DOUBT_LEAD,
     DOUBTING,
+    GREETING_LEAD,
     answered_as_player,
     capped,
     sentence_list,
@@ -64,10 +67,53 @@ def own_doubt_turned(reply: str) -> str:
 MAX_SENTENCES = 6
 
 
-def without_slips(reply: str, line: str, npc: str, speaker: str) -> str:
+def without_slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> str:
     """`reply` without its sentences that slip (the rest stays); "" if nothing is left."""
     pieces = sentence_list(capped(reply))
     if len(pieces) > MAX_SENTENCES:  # "a.a.a..." is 400 sentences: the rest is read as one
         pieces = pieces[: MAX_SENTENCES - 1] + [" ".join(pieces[MAX_SENTENCES - 1 :])]
-    kept = [s for s in pieces if not slips(s, line, npc, speaker)]
+    kept = [s for s in pieces if not slips(s, line, npc, speaker, role)]
     return " ".join(kept)
+
+
+def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
+    """`reply` without the NPC's own name said to the listener ("I play at the market, Lyra."
+    from Lyra -> "I play at the market."; "Wren, it's late." -> "It's late."). A speaker of
+    the same name is addressed rightly, and the reply stays as it is."""
+    if not npc or npc.lower() == (speaker or "").lower():
+        return reply
+    name = re.escape(npc)
+    text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", capped(reply), flags=re.IGNORECASE)
+    opening = re.match(
+        rf"^(?P<pre>\W*)(?P<greeting>{GREETING_LEAD})?{name}\s*,\s*", text, re.IGNORECASE
+    )
+    if opening:
+        greeting, rest = (opening.group("greeting") or "").strip(), text[opening.end() :]
+        rest = f"{greeting.rstrip(',!.')}, {rest}" if greeting else rest[:1].upper() + rest[1:]
+        text = opening.group("pre") + rest
+    return text
+
+
+def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
+    """The speaker called by name in what is said to them: "I don't know Gerwyn's dog's name,
+    Gerwyn." -> "I don't know your dog's name, Gerwyn."; "Gerwyn never told me" -> "You never
+    told me" (a player sharing the NPC's name is left as said)."""
+    if not speaker or speaker.lower() == (npc or "").lower():
+        return reply
+
+    def yours(match: re.Match) -> str:
+        opens = match.start() == 0 or re.search(r"[.!?]\s*$", reply[: match.start()])
+        return "Your" if opens else "your"
+
+    name = re.escape(speaker)
+    text = re.sub(rf"\b{name}'s\b", yours, capped(reply))
+    # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
+    return re.sub(
+        rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"
+        r"said|say)\b",
+        lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}",
+        text,
+    )
+
+
+_HAVE = {"hasn't": "haven't", "has not": "have not"}

@@ -4,9 +4,8 @@ A reply that says again what the NPC already said in this conversation (issue #2
 A small model latches onto one of its own lines and gives it to every line after it ("Oh no,
 Jory, I'm sorry to hear that. It must have been scary for you." to a son on the barges, to the
 weather and to the town: held-out seed 15511, busy). `repeats_earlier` finds it: the whole
-reply word for word, or one of its sentences of REPEAT_MIN_WORDS words or more, said before in
-the conversation ("I can't let anyone see it." after "That's a sad thing." and after "That's so
-sad."). Short habits ("Aye, love.", "I'm sorry to hear that.") are a voice, not a repeat.
+reply word for word, or a run of REPEAT_MIN_WORDS words or more, said before in the conversation
+("I can't let anyone see it." after "That's a sad thing." and after "That's so sad."). Short habits ("Aye, love.", "I'm sorry to hear that.") are a voice, not a repeat.
 `handed_back` finds a reply that gives back one of the speaker's earlier lines.
 
 Plain Python; reads at most voice.MAX_CHARS of each text.
@@ -29,23 +28,53 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(_WORDS.findall(voice.capped(text).lower()))
 
 
-def _long_sentences(text: str) -> set[tuple[str, ...]]:
-    pieces = (_words(s) for s in voice.sentence_list(voice.capped(text)))
-    return {words for words in pieces if len(words) >= REPEAT_MIN_WORDS}
+def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:
+    n = REPEAT_MIN_WORDS
+    return {words[i : i + n] for i in range(len(words) - n + 1)}
+
+
+def _said_before(words: tuple[str, ...], earlier: list[str]) -> list[bool]:
+    """For each of `words`, whether it is inside a run of REPEAT_MIN_WORDS words running that
+    one of the `earlier` lines has too. Runs cross sentences: "Oh, Fitzroy. That's quite a
+    journey." opened three of Maren's replies running (held-out seed 38261), a sentence at a
+    time too short to count."""
+    n = REPEAT_MIN_WORDS
+    seen = set().union(*(_runs(_words(line)) for line in earlier)) if earlier else set()
+    covered = [False] * len(words)
+    for i in range(len(words) - n + 1):
+        if words[i : i + n] in seen:
+            covered[i : i + n] = [True] * n
+    return covered
 
 
 def repeats_earlier(reply: str, earlier: list[str]) -> str | None:
-    """The words of `reply` the NPC already said in one of its `earlier` lines (the whole reply
-    or a long sentence of it), or None."""
+    """The words of `reply` the NPC already said in one of its `earlier` lines (the whole reply,
+    or its longest run of REPEAT_MIN_WORDS words or more), or None."""
     whole = _words(reply)
-    mine = _long_sentences(reply)
-    for line in earlier:
-        if len(whole) >= REPEAT_MIN_WORDS and whole == _words(line):
-            return " ".join(whole)
-        again = mine & _long_sentences(line)
-        if again:
-            return " ".join(sorted(again)[0])
-    return None
+    if len(whole) >= REPEAT_MIN_WORDS and any(whole == _words(line) for line in earlier):
+        return " ".join(whole)
+    covered = _said_before(whole, earlier)
+    best, start = (0, 0), None
+    for i, inside in enumerate(covered + [False]):
+        if inside and start is None:
+            start = i
+        elif not inside and start is not None:
+            best, start = max(best, (i - start, -start)), None
+    length, first = best[0], -best[1]
+    return " ".join(whole[first : first + length]) if length else None
+
+
+def without_repeated(reply: str, earlier: list[str]) -> str:
+    """`reply` without its sentences most of whose words were said before (`_said_before`)."""
+    pieces = voice.sentence_list(voice.capped(reply))
+    counts = [len(_words(piece)) for piece in pieces]
+    covered = _said_before(tuple(w for piece in pieces for w in _words(piece)), earlier)
+    kept, at = [], 0
+    for piece, count in zip(pieces, counts):
+        if 2 * sum(covered[at : at + count]) <= count:
+            kept.append(piece)
+        at += count
+    return " ".join(kept)
 
 
 def handed_back(reply: str, ctx: PromptContext) -> list[str]:

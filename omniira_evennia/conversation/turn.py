@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import guard, plain_lines, topics, voice
+from omniira_evennia.conversation import guard, plain_lines, repairs, topics, voice
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
@@ -283,6 +283,17 @@ def _notes_about_the_speaker(parsed: ParsedReply, ctx: PromptContext) -> None:
     parsed.remember = kept
 
 
+def _too_slow_to_ask_again(usage: Usage, conf: OmniiraSettings, tier: str) -> bool:
+    """The first try took longer than the tier's `retry_within`: a second would keep the player
+    waiting too long, so the reply is mended in place."""
+    settings = conf.TIERS.get(tier)
+    limit = settings.retry_within if settings is not None else None
+    if limit is None or usage.latency_ms <= limit * 1000:
+        return False
+    health.incr("voice_retries_skipped_slow")
+    return True
+
+
 def _add_usage(total: Usage, more: Usage) -> Usage:
     total.tokens_in += more.tokens_in
     total.tokens_out += more.tokens_out
@@ -472,7 +483,9 @@ def run_turn(
         )
         if claimed:
             health.incr("claims_given_back", claimed)
-        candidate.text = voice.to_the_listener(candidate.text, ctx.speaker_name, ctx.identity.name)
+        candidate.text = repairs.to_the_listener(
+            candidate.text, ctx.speaker_name, ctx.identity.name
+        )
         if parsed is not None:
             _merge_notes(candidate, parsed)
             if guard.voice_problem(candidate, ctx, topic) and guard.badness(
@@ -481,13 +494,13 @@ def run_turn(
                 candidate.text = parsed.text  # the second try was worse: the first stands
         parsed = candidate
         problem = guard.voice_problem(parsed, ctx, topic)
-        if problem is None:
+        if problem is None or _too_slow_to_ask_again(reply.usage, conf, inp.tier):
             break
         health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
     if problem and parsed is not None and parsed.text:
         parsed.text = guard.repaired(parsed.text, problem, ctx, topic, answer)
-        parsed.text = voice.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
+        parsed.text = repairs.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
     if parsed is not None and parsed.text:
         parsed.text = guard.without_repeats(parsed.text, ctx, topic, answer)
     if (

@@ -94,6 +94,14 @@ _OWN_NOTES = re.compile(
     r"|\bcontradicts my (?:knowledge|information|memories|notes)\b",
     re.IGNORECASE,
 )
+# A line told as said by someone ("Yes, Corvina says.", "..., Voss replied."): a story's
+# narration of who spoke, not a reply.
+_SAID_BY = r"\b{name},?\s+(?:says|said|asks|asked|replies|replied|answers|answered)\s*[.!]"
+# The NPC's own trade said to be the player's ("You're just a tavern keeper, not a guide." from
+# Maren, to "What would you recommend tonight, Maren?": held-out seed 38261).
+_YOUR_TRADE = (
+    r"\byou(?:'re| are)\s+(?:just |only |also |still |simply |but )?(?:a|an|the)\s+{trade}\b"
+)
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
 _STOP = set(
@@ -139,14 +147,25 @@ def about_the_npc(line: str) -> bool:
     )
 
 
-def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
-    """The named ways `reply` (to `line`) is not the NPC speaking as itself (see the module)."""
+def _role_head(role: str) -> str:
+    """The trade in an NPC's role: "tavern keeper of the Lantern & Lane" -> "tavern keeper"."""
+    head = re.split(r"\s+(?:of|at|in|from|for)\s+|,", capped(role).lower())[0]
+    return re.sub(r"^(?:the|a|an)\s+", "", head.strip())
+
+
+def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list[str]:
+    """The named ways `reply` (to `line`) is not the NPC speaking as itself (see the module);
+    `role` is the NPC's ("blacksmith"), for its trade given to the player."""
     reply, line = capped(reply), capped(line)
     found = []
-    if speaker and re.match(
-        rf"^\W*{re.escape(speaker)}\s*(?::|says\b|asks\b|replies\b)", reply, re.IGNORECASE
+    if speaker and (
+        re.match(rf"^\W*{re.escape(speaker)}\s*(?::|says\b|asks\b|replies\b)", reply, re.IGNORECASE)
+        or re.search(_SAID_BY.format(name=re.escape(speaker)), reply, re.IGNORECASE)
     ):
         found.append("speaks_as_player")
+    head = _role_head(role)
+    if head and re.search(_YOUR_TRADE.format(trade=re.escape(head)), reply, re.IGNORECASE):
+        found.append("own_role_as_yours")
     if npc and re.search(
         rf"\b(?:i am|i'm)\s+not\s+{re.escape(npc)}\b|\bas an ai\b|\bi am an ai\b|\bi'm an ai\b",
         reply,
@@ -155,10 +174,12 @@ def slips(reply: str, line: str, npc: str, speaker: str) -> list[str]:
         found.append("denies_being_itself")
     if npc and re.search(
         rf"(?:^|[.!?]\s+|\b(?:that|know|remember|recall|heard|think|believe)\s+){re.escape(npc)}"
-        rf"\s+(?:is|was|has|had|keeps|runs|sells|pours|works|lives|will|would|can|does|doesn't|"
+        rf"\s+(?:is|was|has|had|keeps|runs|sells|pours|works|lives|will|would|can|does|doesn't|says|"
         rf"don't|never|always|wants|dreams|hopes|means|plans|fears|loves|likes)\b"
         # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
-        rf"|\b{re.escape(npc)}'s\b",
+        rf"|\b{re.escape(npc)}'s\b"
+        # "Yes, Voss says." from Voss (held-out seed 38261).
+        + "|" + _SAID_BY.format(name=re.escape(npc)),
         reply,
         re.IGNORECASE,
     ):
@@ -406,7 +427,7 @@ def _asked_back(reply: str, line: str, names: list[str]) -> bool:
 
 
 # What may come before a name said to someone at the start of a reply ("Yes, Wren, ...").
-_GREETING = r"(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|oh|yes|no)[,!.]?\s+"
+GREETING_LEAD = r"(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|oh|yes|no)[,!.]?\s+"
 
 
 def _addresses(reply: str, npc: str) -> bool:
@@ -414,51 +435,8 @@ def _addresses(reply: str, npc: str) -> bool:
     name = re.escape(npc)
     return bool(
         re.search(rf",\s*{name}\s*[.!?]", reply, re.IGNORECASE)
-        or re.match(rf"^\W*(?:{_GREETING})?{name}\s*,", reply, re.IGNORECASE)
+        or re.match(rf"^\W*(?:{GREETING_LEAD})?{name}\s*,", reply, re.IGNORECASE)
     )
-
-
-def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
-    """`reply` without the NPC's own name said to the listener ("I play at the market, Lyra."
-    from Lyra -> "I play at the market."; "Wren, it's late." -> "It's late."). A speaker of
-    the same name is addressed rightly, and the reply stays as it is."""
-    if not npc or npc.lower() == (speaker or "").lower():
-        return reply
-    name = re.escape(npc)
-    text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", capped(reply), flags=re.IGNORECASE)
-    opening = re.match(
-        rf"^(?P<pre>\W*)(?P<greeting>{_GREETING})?{name}\s*,\s*", text, re.IGNORECASE
-    )
-    if opening:
-        greeting, rest = (opening.group("greeting") or "").strip(), text[opening.end() :]
-        rest = f"{greeting.rstrip(',!.')}, {rest}" if greeting else rest[:1].upper() + rest[1:]
-        text = opening.group("pre") + rest
-    return text
-
-
-def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
-    """The speaker called by name in what is said to them: "I don't know Gerwyn's dog's name,
-    Gerwyn." -> "I don't know your dog's name, Gerwyn."; "Gerwyn never told me" -> "You never
-    told me" (a player sharing the NPC's name is left as said)."""
-    if not speaker or speaker.lower() == (npc or "").lower():
-        return reply
-
-    def yours(match: re.Match) -> str:
-        opens = match.start() == 0 or re.search(r"[.!?]\s*$", reply[: match.start()])
-        return "Your" if opens else "your"
-
-    name = re.escape(speaker)
-    text = re.sub(rf"\b{name}'s\b", yours, capped(reply))
-    # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
-    return re.sub(
-        rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"
-        r"said|say)\b",
-        lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}",
-        text,
-    )
-
-
-_HAVE = {"hasn't": "haven't", "has not": "have not"}
 
 
 # "I remember that." to something said for the first time: a claim of a memory it has not.

@@ -72,6 +72,8 @@ if _os.environ.get("OMNIIRA_LOCAL_BASE_URL"):
     # review, off the player's path, and its memories held to a budget (omniira_evennia's
     # local_model.SMALL_MODEL_*, kept equal by a test).
     OMNIIRA["TIERS"]["voice"]["turn_format"] = "speech"
+    # A reply whose first try took over 15 s is mended in place, not asked for again.
+    OMNIIRA["TIERS"]["voice"]["retry_within"] = 15.0
     OMNIIRA["MEMORY_PROMPT_CHARS"] = 1200
     # The model server has two slots (local_model.SLOTS): background work takes one at a time,
     # so a player's turn never waits behind a review.

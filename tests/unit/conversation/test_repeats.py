@@ -2,7 +2,7 @@
 
 from omniira_evennia.conversation.guard import without_repeats
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
-from omniira_evennia.conversation.repeats import repeats_earlier
+from omniira_evennia.conversation.repeats import repeats_earlier, without_repeated
 
 SCARY = "Oh no, Jory, I'm sorry to hear that. It must have been scary for you."
 
@@ -14,6 +14,17 @@ def test_a_whole_reply_or_a_long_sentence_said_before_is_a_repeat():
     assert repeats_earlier("Oh no, Isolde. That's so sad. I can't let anyone see it.", earlier) == (
         "i can't let anyone see it"
     )
+
+
+def test_a_run_of_words_said_before_counts_across_sentences():
+    """Maren opened three replies running with it (held-out seed 38261), each sentence short."""
+    earlier = [
+        "Oh, Fitzroy. That's quite a journey. You're just a tavern keeper, not a clothe maker."
+    ]
+    again = "Oh, Fitzroy. That's quite a journey. I'd try the stew tonight."
+    assert repeats_earlier(again, earlier) == "oh fitzroy that's quite a journey"
+    assert without_repeated(again, earlier) == "I'd try the stew tonight."
+    assert repeats_earlier("Oh, Fitzroy. The stew is good tonight.", earlier) is None
 
 
 def test_short_habits_and_new_lines_are_not_repeats():
