@@ -1232,6 +1232,10 @@ def run_eval(
             }
             driver = Driver(fallbacks, errors)
             rooms, npcs = build_world()
+            # As the server's start does (lifecycle.warm_up), when the settings ask for it.
+            from omniira_evennia.lifecycle import warm_prompts
+
+            warm_prompts(list(npcs.values()))
             world_info = world_vocabulary(npcs, rooms)
             waiting = rooms["waiting"]
             players = {s.id: make_player(s.player, waiting) for s in scenarios}

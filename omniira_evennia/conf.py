@@ -316,6 +316,11 @@ class OmniiraSettings(BaseModel):
     # of INTERACTIVE_THREADS (still honoured when set).
     INTERACTIVE_THREADS: int = Field(4, ge=1)
     BACKGROUND_THREADS: int = Field(2, ge=1)
+    # At start, after the embedder, the first blocks of the prompts of at most this many NPCs
+    # (prompts.stable_prefix, the same for every turn) are sent once for a one-token reply, so
+    # a prompt-caching server (llama.cpp) holds them before the first player speaks. 0: off
+    # (a hosted endpoint would bill the tokens). The offline demo warms its NPCs.
+    WARM_PROMPT_NPCS: int = Field(0, ge=0)
     WORKER_THREADS: int | None = Field(None, ge=1)
     # numpy's BLAS threads (runtime/blas.py): the scorer's matrix-vector product gains nothing
     # from more, and idle BLAS threads spin on the cores turns need. 0: the library's default.

@@ -7,14 +7,19 @@ tickers ensured) and the warm-up of the embedder and memory matrices off the rea
 from __future__ import annotations
 
 import logging
+from types import SimpleNamespace
 
 from django.conf import settings
-from twisted.internet import reactor
+from twisted.internet import defer, reactor
 
 from omniira_evennia import notices
+from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import service as conversations
 from omniira_evennia.conversation.lifecycle import process_ended
+from omniira_evennia.conversation.prompts import PromptContext, stable_prefix
+from omniira_evennia.conversation.turn import turn_format_of
 from omniira_evennia.llm.client import get_client
+from omniira_evennia.llm.jobs import Job, run_job
 from omniira_evennia.llm.usage import seed_budget
 from omniira_evennia.memory import store
 from omniira_evennia.memory.embeddings import embed_or_none
@@ -59,8 +64,9 @@ def at_server_start():
 def warm_up(delay: float = 10.0):
     """
     Soon after start, in the worker pool: load the embedding model, then read the memory
-    matrices of every NPC that has memories, so neither the first conversation nor the first
-    gossip round pays for them. Call from `at_server_start`. The delay keeps the work out of
+    matrices of every NPC that has memories, then (WARM_PROMPT_NPCS) fill the model server's
+    prompt cache with the NPCs' fixed prompt blocks, so neither the first conversation nor the
+    first gossip round pays for them. Call from `at_server_start`. The delay keeps the work out of
     Evennia's first-start restart (a busy worker holds up a shutdown). Failures are logged and
     counted; retrieval then relies on recency until the model loads.
     """
@@ -80,6 +86,37 @@ def warm_up(delay: float = 10.0):
     def _load():
         deferred = defer_background(embed_or_none, ["warming up"]).addCallback(_report)
         deferred.addCallback(_read_matrices)
+        deferred.addCallback(lambda _: warm_prompts())
         deferred.addErrback(lambda f: log.error(f"omniira: warm-up failed: {f.value}"))
 
     return reactor.callLater(delay, _load)
+
+
+def warm_prompts(npcs=None):
+    """The fixed prompt blocks of at most WARM_PROMPT_NPCS memory NPCs (`npcs`, or those in a
+    room) sent to the model server once (`warm_prompt`). A Deferred."""
+    limit = get_settings().WARM_PROMPT_NPCS
+    npcs = (store.memory_npcs() if npcs is None else list(npcs))[:limit]
+    if not npcs:
+        return defer.succeed(0)
+    warmed = defer.gatherResults([warm_prompt(npc) for npc in npcs])
+    return warmed.addCallback(lambda _: log.info(f"omniira: prompts of {len(npcs)} NPCs warm"))
+
+
+def warm_prompt(npc):
+    """
+    Send the NPC's `prompts.stable_prefix` once, for a one-token reply, in the background pool,
+    so a prompt-caching server (llama.cpp) holds it before the first player speaks: the first
+    reply then reads only what is new in its prompt (issue #24, point 6). Returns the job's
+    Deferred; a failure is logged and counted (`warm_up_failures`), and costs nothing else.
+    """
+    conf = get_settings()
+    ctx = PromptContext(identity=conversations.identity_of(npc), speaker_name="", message="")
+    prefix = stable_prefix(ctx, turn_format_of(conf, "voice"))
+
+    def _work():
+        messages = [{"role": "system", "content": prefix}]
+        reply = get_client().chat("voice", messages, feature="warm_up", max_tokens=1)
+        return SimpleNamespace(usages=[reply.usage])
+
+    return run_job(Job("warm_up", npc.key, _work, lambda _: 0, npc=npc))

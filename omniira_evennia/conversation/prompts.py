@@ -440,41 +440,38 @@ def gloss(line: str, speaker: str, npc: str) -> str:
 TURN_FORMATS = ("tags", "json")
 
 
+def stable_prefix(ctx: PromptContext, turn_format: str = "tags") -> str:
+    """The system prompt's first blocks: who the NPC is, how it speaks (and notes, for "tags"
+    and "json"); the same for every turn of this NPC, so a server's prompt cache keeps them."""
+    name = ctx.identity.name
+    if turn_format == "speech":
+        notes = [SPEECH_STYLE.format(name=name), SPEECH_EXAMPLE.replace("{name}", name)]
+    elif turn_format == "json":
+        notes = [
+            STYLE_INSTRUCTIONS.format(name=name),
+            STRUCTURED_INSTRUCTIONS.replace("{name}", name),
+        ]
+    else:
+        notes = [STYLE_INSTRUCTIONS.format(name=name), SELF_PERSISTENCE_INSTRUCTIONS]
+        notes.append(TAG_EXAMPLE.replace("{name}", name))
+    return "\n\n".join([render_identity(ctx), *notes])
+
+
 def render_system_prompt(ctx: PromptContext, turn_format: str = "tags") -> str:
     """
     The system prompt; `turn_format` "tags" teaches the inline tags, "json" the structured
     turn (see `tags.StructuredTurn`), "speech" only the speaking (a small model's lean prompt:
-    its notes come from the conversation-end review). Everything before the world block is the
-    same for every turn of an NPC and speaker, so a server's prompt cache keeps it; in "speech"
-    everything up to the time of day is the same for every speaker in one place.
+    its notes come from the conversation-end review). It opens with `stable_prefix`; in
+    "speech" everything up to the time of day is the same for every speaker in one place.
     """
-    name = ctx.identity.name
     if turn_format == "speech":
-        blocks = [
-            render_identity(ctx),
-            SPEECH_STYLE.format(name=name),
-            SPEECH_EXAMPLE.replace("{name}", name),
-            render_world(ctx),
-            render_knowledge(ctx),
-            render_social(ctx),
-            SPEECH_SPEAKER.format(name=name, speaker=ctx.speaker_name or "the other"),
-            render_memory_block(ctx, turn_format),
-        ]
-        return "\n\n".join(block for block in blocks if block)
-    if turn_format == "json":
-        notes = [STRUCTURED_INSTRUCTIONS.replace("{name}", name)]
+        speaker = SPEECH_SPEAKER.format(
+            name=ctx.identity.name, speaker=ctx.speaker_name or "the other"
+        )
     else:
-        notes = [SELF_PERSISTENCE_INSTRUCTIONS, TAG_EXAMPLE.replace("{name}", name)]
-    blocks = [
-        render_identity(ctx),
-        STYLE_INSTRUCTIONS.format(name=name),
-        *notes,
-        render_world(ctx),
-        render_knowledge(ctx),
-        render_social(ctx),
-        render_speaker(ctx),
-        render_memory_block(ctx, turn_format),
-    ]
+        speaker = render_speaker(ctx)
+    blocks = [stable_prefix(ctx, turn_format), render_world(ctx), render_knowledge(ctx)]
+    blocks += [render_social(ctx), speaker, render_memory_block(ctx, turn_format)]
     return "\n\n".join(block for block in blocks if block)
 
 

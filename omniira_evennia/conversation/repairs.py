@@ -17,6 +17,7 @@ from omniira_evennia.conversation.voice import (
     DOUBTING,
     GREETING_LEAD,
     answered_as_player,
+    answers_about_them,
     capped,
     sentence_list,
     slips,
@@ -37,9 +38,10 @@ def turned_round(reply: str, line: str) -> str:
     cider."). Only the subject that opens the sentence turns round; the rest stays.
     """
     out = []
+    whole = answers_about_them(reply, line)  # every statement of it: each turns round
     for sentence in sentence_list(capped(reply)):
         match = _YOU_SUBJECT.match(sentence)
-        if match and answered_as_player(sentence, line):
+        if match and (whole or answered_as_player(sentence, line)):
             verb = (match.group("verb") or "").strip().lower()
             mine = _AS_MINE[match.group("you").lower()]
             verb = {"are": " am", "were": " was"}.get(verb, "")

@@ -1,39 +1,32 @@
 """
 A voice of its own (issue #24, point 3): what a reply must not do, and what an NPC says of
-what it was never told.
+what it was never told. Each slip is a named rule on the reply (and the line it answers):
 
-A small model slips out of its character in a few recognisable ways, each caught here by a
-named rule on the reply (and the line it answers), deterministically:
-
-- `speaks_as_player`: written as the player's line ('Ada says to you: ...', 'Ada: ...');
+- `speaks_as_player`: written as the player's line ('Ada says to you: ...', "Yes, Ada says.");
 - `denies_being_itself`: "I am not Lyra", "as an AI";
 - `third_person_self`: the NPC describing itself by name ("Maren is a tavern keeper");
-- `assistant_voice`: a help desk ("How can I help?", "Can you provide more context?", "Do you
-  need help with anything else?", "Any tips for ...?");
+- `assistant_voice`: a help desk ("How can I help?", "Can you provide more context?");
 - `answered_as_player`: a question about the NPC answered as if asked of the player ("Do you
   have family here?" -> "Yes, you do have family.");
+- `own_role_as_yours`: its own trade given to the player ("You're just a tavern keeper.");
 - `restated`: the player's line handed back with little of the NPC's own ("You remember Merrick
-  telling you that his raven is called Ember" for "My raven is called Ember"), or a sentence of
-  the reply that is the line itself;
+  telling you that his raven is called Ember"), or a sentence that is the line itself;
 - `swaps_i_and_you`: the NPC's own not knowing said as the player's ("You are not sure what
   Isolde's tortoise is called"), or its own sorrow ("You're sorry, Zephyr, but ...");
 - `claims_their_words`: the player's own "I ..." said back as the NPC's ("You're right,
   Zephyr, I cannot eat eggs." to "I cannot eat eggs; it makes me ill");
-- `addresses_itself`: the NPC calling itself by name as if it were the listener ("Good evening,
-  Wren." said by Wren);
+- `addresses_itself`: the NPC calling itself by name as if it were the listener;
 - `plays_itself`: an actor's frame ("As Maren, I enjoy ...");
 - `recites_the_example`: the prompt's worked example said to the player;
-- `reports_the_line`: what the player just did told back instead of an answer ("I remember you
-  telling me about your farewell." to "Goodbye, Lyra");
+- `reports_the_line`: what the player just did told back ("I remember you telling me about
+  your farewell." to "Goodbye, Lyra");
 - `shrugs_off_a_statement`: "I don't know." (or "I remember that.") and nothing else, to a line
   that asked nothing or asked about the NPC itself ("Have you had a long day, Lyra?");
 - `speaks_of_its_notes`: the prompt's words for what the NPC holds said aloud ("According to
-  your memories, Wren is the herbalist", "The information provided is incorrect");
+  your memories, Wren is the herbalist").
 
 What a question asks about the speaker's life, and whether the NPC holds the answer, is
-`topics`.
-
-Plain Python; every function reads at most the first MAX_CHARS of its text.
+`topics`. Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
 
 from __future__ import annotations
@@ -52,7 +45,7 @@ _ASSISTANT = re.compile(
     r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
     r"feel free to|i'?m here to (?:help|assist)|happy to (?:help|assist)|"
     r"(?:any|some) tips (?:for|on)|as an ai\b|language model|virtual assistant|"
-    r"(?:any|have) (?:more|other|further) questions|"
+    r"(?:any|have) (?:more|other|further) questions|(?:concerns|questions) or (?:concerns|questions)|"
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
     r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"
     r"answer|information|details)|i can'?t help you with|"
@@ -186,7 +179,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("third_person_self")
     if _ASSISTANT.search(reply):
         found.append("assistant_voice")
-    if is_question(line) and re.search(r"\byou\b", line, re.I) and answered_as_player(reply, line):
+    asked_you = is_question(line) and re.search(r"\byou\b", line, re.I)
+    if (asked_you and answered_as_player(reply, line)) or answers_about_them(reply, line):
         found.append("answered_as_player")
     if restates(reply, line, npc, speaker) or (
         speaker
@@ -448,6 +442,22 @@ _BARE_REMEMBER = re.compile(
 def _only_a_shrug(reply: str) -> bool:
     words = re.findall(r"[a-z']+", reply.lower())
     return 0 < len(words) <= 6 and (admits_not_knowing(reply) or bool(_BARE_REMEMBER.match(reply)))
+
+
+def answers_about_them(reply: str, line: str) -> bool:
+    """A question about the NPC answered with the player as the subject, no word of its own:
+    "You've heard many songs, Tamsyn." to "What songs do you know?" (held-out seed 55001)."""
+    said = [s for s in sentence_list(capped(reply)) if not s.rstrip().endswith("?")]
+    return (
+        about_the_npc(line)
+        and bool(said)
+        and bool(_TO_YOU.match(said[0]) and not _GENERIC_YOU.match(said[0]))
+        and not _FIRST_PERSON.search(reply)
+    )
+
+
+# "You'll find the best iron here." is anyone's you, not the player's.
+_GENERIC_YOU = re.compile(r"\W*you(?:'ll| will| can| could| might| may| should) ", re.I)
 
 
 def answered_as_player(reply: str, line: str) -> bool:

@@ -54,7 +54,7 @@ TIER_SAMPLING = {
 # (37 s, over the 30 s a player should wait at most: held-out seed 15511, busy): a reply whose
 # first try took over 15 s is mended in place instead (TierSettings.retry_within).
 SMALL_MODEL_TIERS = {"voice": {"turn_format": "speech", "retry_within": 15.0}}
-SMALL_MODEL_SETTINGS = {"MEMORY_PROMPT_CHARS": 1200, "BACKGROUND_THREADS": 1}
+SMALL_MODEL_SETTINGS = {"MEMORY_PROMPT_CHARS": 1200, "BACKGROUND_THREADS": 1, "WARM_PROMPT_NPCS": 8}
 
 
 def small_model_tiers(base_url: str, timeout: float) -> dict:

@@ -78,6 +78,9 @@ if _os.environ.get("OMNIIRA_LOCAL_BASE_URL"):
     # The model server has two slots (local_model.SLOTS): background work takes one at a time,
     # so a player's turn never waits behind a review.
     OMNIIRA["BACKGROUND_THREADS"] = 1
+    # At start the NPCs' fixed prompt blocks go to the model server once, so its prompt cache
+    # holds them before the first player speaks.
+    OMNIIRA["WARM_PROMPT_NPCS"] = 8
 
 # Game seconds per real second: one game day is two real hours. To watch NPCs walk their
 # day quickly, start the demo with e.g. OMNIIRA_DEMO_TIME_FACTOR=720 (a day in two minutes);

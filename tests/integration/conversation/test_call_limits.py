@@ -17,7 +17,7 @@ from omniira_evennia.llm.client import LLMClient, LLMError, safe_url
 from omniira_evennia.models import ConversationTurn, LLMUsage
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import TalkTestBase, tiers
+from tests.support.talk import TalkTestBase, tiers
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -12,7 +12,7 @@ from omniira_evennia.llm.guards import RateLimiter
 from omniira_evennia.models import AuditLog, ConversationTurn, LLMUsage
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import TalkTestBase, tiers
+from tests.support.talk import TalkTestBase, tiers
 
 REFUSAL = 'Maren holds up a hand: "One at a time, love."'
 

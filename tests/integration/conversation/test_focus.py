@@ -14,8 +14,8 @@ from omniira_evennia.commands import CmdSay, CmdTalk
 from omniira_evennia.conversation.addressing import addressed_name
 from omniira_evennia.models import Conversation
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 
 class TestFocus(SocialTestBase):

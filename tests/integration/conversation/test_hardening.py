@@ -14,7 +14,7 @@ from omniira_evennia.memory import policy
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
 from omniira_evennia.models import AuditLog, ConversationTurn, Memory
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import TalkTestBase, tiers
+from tests.support.talk import TalkTestBase, tiers
 
 
 def npc_lines(npc):

@@ -15,7 +15,7 @@ from omniira_evennia.conversation.tags import parse_reply
 from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup
 from omniira_evennia.models import Concern, ConversationTurn, Memory, Opinion
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import TalkTestBase, tiers
+from tests.support.talk import TalkTestBase, tiers
 
 MARKUP = [
     # (text, stripped, with colour kept)

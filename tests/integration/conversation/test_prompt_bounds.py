@@ -21,10 +21,10 @@ from omniira_evennia.rollover.reflection import ReflectionInput
 from omniira_evennia.rollover.reflection import build_messages as reflection_messages
 from omniira_evennia.runtime import clock
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.rollover.test_daily import DayRouter
-from tests.integration.social.test_social import SocialTestBase
-from tests.unit.conversation.test_extraction import FakeClient
+from tests.support.daily import DayRouter
+from tests.support.review import FakeClient
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 TOKEN_BOUND = 4000
 

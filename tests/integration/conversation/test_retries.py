@@ -18,8 +18,8 @@ from omniira_evennia.conversation import lifecycle
 from omniira_evennia.models import Conversation, DailyWork, DiaryEntry, Memory
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 FACT = {"key": "trade", "value": "Ada mends clocks in Vellmoor.", "importance": 5}
 

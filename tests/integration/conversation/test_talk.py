@@ -6,41 +6,19 @@ OpenAI-compatible server on loopback and embeddings are the real all-MiniLM-L6-v
 import numpy as np
 from django.test import override_settings
 from evennia.utils import create
-from evennia.utils.test_resources import EvenniaCommandTest
 
 from omniira_evennia.commands import CmdSay, CmdTalk
 from omniira_evennia.memory.embeddings import from_blob
 from omniira_evennia.models import ConversationTurn, LLMUsage, Memory, Opinion, Plan
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
+from tests.support.talk import TalkTestBase, tiers
 
 REMEMBER_REPLY = (
     'Welcome, Ada love! Blue glass, eh? [[REMEMBER:{"key":"collects_glass",'
     '"value":"Ada collects blue glass bottles.","importance":6,"feeling":"joy"}]] '
     "Sit anywhere."
 )
-
-
-def tiers(base_url, **extra):
-    def tier():
-        return {"base_url": base_url, "model": "scripted", "timeout": 5, **extra}
-
-    return {"THINKING_DELAY": 0, "TIERS": {"voice": tier(), "reasoning": tier(), "ambient": tier()}}
-
-
-class TalkTestBase(EvenniaCommandTest):
-    def setUp(self):
-        super().setUp()
-        self.char1.key = "Ada"
-        self.maren = create.create_object(
-            "omniira_evennia.typeclasses.MemoryNPC",
-            key="Maren",
-            location=self.room1,
-            home=self.room1,
-        )
-        self.maren.db.npc_role = "tavern keeper"
-        self.maren.db.npc_personality = "warm and shrewd"
-        self.maren.aliases.add("barkeep")
 
 
 class TestTalkPipeline(TalkTestBase):

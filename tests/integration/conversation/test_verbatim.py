@@ -63,7 +63,7 @@ from omniira_evennia.conversation import lifecycle  # noqa: E402
 from omniira_evennia.memory.erasure import erase_player  # noqa: E402
 from omniira_evennia.models import ConversationTurn, Memory  # noqa: E402
 from omniira_evennia.testing.fakes import ScriptedLLM  # noqa: E402
-from tests.integration.conversation.test_talk import tiers  # noqa: E402
+from tests.support.talk import tiers  # noqa: E402
 
 
 class TestVerbatimTurns(EvenniaCommandTest):

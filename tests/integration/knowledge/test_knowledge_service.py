@@ -19,7 +19,7 @@ from omniira_evennia.memory import fulltext
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
 from omniira_evennia.models import Knowledge, WorldEvent
 from omniira_evennia.runtime import health
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.social import SocialTestBase
 
 
 class TestWritePath(SocialTestBase):

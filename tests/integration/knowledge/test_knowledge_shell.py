@@ -14,7 +14,7 @@ from django.test import RequestFactory
 from omniira_evennia.admin_commands import CmdMemory
 from omniira_evennia.models import Knowledge
 from omniira_evennia.operations import why_text
-from tests.integration.shell.test_inspector import InspectorTestBase
+from tests.support.inspector import InspectorTestBase
 
 
 class TestMemoryKnow(InspectorTestBase):

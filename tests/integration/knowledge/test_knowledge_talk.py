@@ -19,8 +19,8 @@ from omniira_evennia.memory.erasure import erase_player
 from omniira_evennia.models import Knowledge, LLMUsage, Memory, Relationship
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 SECRET = "Maren keeps a purse of smuggled silver under the loose board behind the bar."
 DEFLECT = "Nothing behind this bar but cider, {speaker}."

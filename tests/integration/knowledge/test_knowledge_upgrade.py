@@ -13,8 +13,8 @@ from evennia.utils import create
 from omniira_evennia.memory import fulltext
 from omniira_evennia.models import Knowledge, Memory
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.shell.test_upgrade import migrate
+from tests.support.migrations import migrate
+from tests.support.talk import tiers
 
 BEFORE = [("omniira_evennia", "0016_grounding_and_retries")]
 

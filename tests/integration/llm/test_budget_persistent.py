@@ -13,7 +13,7 @@ from omniira_evennia.llm.usage import spend_of_day
 from omniira_evennia.models import LLMUsage
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import TalkTestBase, tiers
+from tests.support.talk import TalkTestBase, tiers
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 

@@ -16,9 +16,9 @@ from omniira_evennia.memory import store
 from omniira_evennia.models import ConversationTurn, Memory
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.rollover.test_daily import DayRouter
-from tests.integration.social.test_social import Router, SocialTestBase
+from tests.support.daily import DayRouter
+from tests.support.social import Router, SocialTestBase
+from tests.support.talk import tiers
 
 BUILDER_PHONE = "+15551234567"
 OLD_ROW_PHONE = "0171 1234567"

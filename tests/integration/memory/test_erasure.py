@@ -41,9 +41,9 @@ from omniira_evennia.runtime import health
 from omniira_evennia.social import service as social
 from omniira_evennia.social.gossip import ExchangeResult, GossipItem
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.shell.test_inspector import InspectorTestBase, visible
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.inspector import InspectorTestBase, visible
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 sqlite_only = pytest.mark.skipif(
     connection.vendor != "sqlite", reason="SQLite's FTS5 shadow tables"

@@ -24,7 +24,7 @@ from omniira_evennia.models import DiaryEntry, Memory, Reflection
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import HashingEmbedder, ScriptedLLM
-from tests.integration.conversation.test_talk import TalkTestBase, tiers
+from tests.support.talk import TalkTestBase, tiers
 
 sqlite_only = pytest.mark.skipif(
     connection.vendor != "sqlite", reason="SQLite's FTS5 tables and triggers"

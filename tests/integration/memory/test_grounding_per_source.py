@@ -17,8 +17,8 @@ from omniira_evennia.rollover import service as daily
 from omniira_evennia.social import service as social
 from omniira_evennia.social.gossip import ExchangeResult, GossipItem
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.social.test_social import Router, SocialTestBase
+from tests.support.social import Router, SocialTestBase
+from tests.support.talk import tiers
 
 
 def tag(value, key="fact"):

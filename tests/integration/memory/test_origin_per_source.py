@@ -16,9 +16,9 @@ from omniira_evennia.memory import notes_store
 from omniira_evennia.memory.write import write_belief, write_diary, write_reply
 from omniira_evennia.models import Concern, DiaryEntry, Memory, Opinion, Plan, Reflection
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.life.test_daily_life import DailyLifeBase, game_time
-from tests.integration.social.test_social import Router
+from tests.support.daily_life import DailyLifeBase, game_time
+from tests.support.social import Router
+from tests.support.talk import tiers
 
 CARD = "4111 1111 1111 1111"
 PHONE = "555-123-4567"
@@ -179,7 +179,7 @@ class TestRolloverAndOpinionText(DailyLifeBase):
         assert CARD not in entry and "|" not in entry and "Busy day." in entry
 
     def test_a_diary_from_the_rollover_is_redacted(self):
-        from tests.integration.rollover.test_daily import DayRouter, fill
+        from tests.support.daily import DayRouter, fill
 
         class CardDiary(DayRouter):
             def __call__(self, body):

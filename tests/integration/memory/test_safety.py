@@ -18,9 +18,9 @@ from omniira_evennia.memory.safety import detect_manipulation, redact_pii
 from omniira_evennia.models import AuditLog, ConversationTurn, LLMUsage, Memory
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.rollover.test_daily import DayRouter
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.daily import DayRouter
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 EMAIL, PHONE = "ada.lovelace@example.com", "+44 20 7946 0958"
 

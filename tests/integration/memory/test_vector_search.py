@@ -14,7 +14,7 @@ from omniira_evennia.memory.embeddings import from_blob
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import Memory
 from omniira_evennia.testing.fakes import HashingEmbedder
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.social import SocialTestBase
 
 EMB = HashingEmbedder()
 WORDS = "cider plum stew lute forge anvil herbs barge river market lantern silver".split()

@@ -11,9 +11,9 @@ from omniira_evennia.conf import build_settings
 from omniira_evennia.models import AuditLog, Conversation, ConversationTurn, LLMUsage
 from omniira_evennia.rollover import service as daily
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.rollover.test_daily import DayRouter
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.daily import DayRouter
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 DAY = 200
 

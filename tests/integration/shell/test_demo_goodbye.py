@@ -11,8 +11,8 @@ from omniira_evennia.commands import CmdSay
 from omniira_evennia.conversation.addressing import addressed_name
 from omniira_evennia.models import Conversation, Memory
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.social.test_social import Router, SocialTestBase
+from tests.support.social import Router, SocialTestBase
+from tests.support.talk import tiers
 
 KEPT = {"key": "leaves_tomorrow", "value": "Ada leaves for the coast tomorrow.", "importance": 5}
 CUE = "{npc} nods to herself, as if filing something away."

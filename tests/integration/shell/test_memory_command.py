@@ -16,7 +16,7 @@ from omniira_evennia.models import (
     Memory,
     Relationship,
 )
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.social import SocialTestBase
 
 
 class TestMemoryCommand(SocialTestBase):
@@ -216,7 +216,7 @@ class TestEraseRace(SocialTestBase):
         from omniira_evennia.models import Conversation
         from omniira_evennia.runtime import health
         from omniira_evennia.testing.fakes import ScriptedLLM
-        from tests.integration.conversation.test_talk import tiers
+        from tests.support.talk import tiers
 
         held = []
 

@@ -5,9 +5,9 @@ from django.test import override_settings
 from omniira_evennia.admin_commands import CmdMemory
 from omniira_evennia.models import DiaryEntry, Reflection
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.rollover.test_daily import BELIEF, DayRouter, fill
-from tests.integration.social.test_social import SocialTestBase
+from tests.support.daily import BELIEF, DayRouter, fill
+from tests.support.social import SocialTestBase
+from tests.support.talk import tiers
 
 
 class TestRolloverCommand(SocialTestBase):

@@ -15,7 +15,8 @@ from omniira_evennia.memory import store
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.testing.fakes import ScriptedLLM
 from omniira_evennia.vocabulary import NPC_TAG
-from tests.integration.conversation.test_talk import tiers
+from tests.support.migrations import migrate
+from tests.support.talk import tiers
 
 OLD_PATHS = {
     "omniira_ticker": "omniira_evennia.social.OmniiraTicker",
@@ -25,12 +26,6 @@ NEW_PATHS = {
     "omniira_ticker": "omniira_evennia.scripts.OmniiraTicker",
     "omniira_decisions": "omniira_evennia.scripts.OmniiraDecisionTicker",
 }
-
-
-def migrate(target):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(target)
 
 
 def test_the_old_paths_still_import():

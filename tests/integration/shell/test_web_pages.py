@@ -7,7 +7,7 @@ page links the NPC memory tables; the web client fetches nothing from another ho
 from django.test import Client
 from evennia.utils import create
 
-from tests.integration.shell.test_inspector import (
+from tests.support.inspector import (
     InspectorTestBase,
     fetched_offsite,
     game_templates,

@@ -12,7 +12,7 @@ from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.operations import why, why_text
 from omniira_evennia.testing.fakes import HashingEmbedder, ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
+from tests.support.talk import tiers
 
 FACTS = [
     ("trade", "Ada mends clocks in Vellmoor by the mill."),

@@ -12,8 +12,8 @@ from omniira_evennia.commands import CmdTalk
 from omniira_evennia.models import Memory
 from omniira_evennia.operations import trace_text
 from omniira_evennia.testing.fakes import ScriptedLLM
-from tests.integration.conversation.test_talk import tiers
-from tests.integration.social.test_social import Router, SocialTestBase
+from tests.support.social import Router, SocialTestBase
+from tests.support.talk import tiers
 
 CLAIM = "Ada says Bob poisoned the well."
 

@@ -4,12 +4,9 @@ import json
 
 import pytest
 
-from omniira_evennia.conf import build_settings
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.guard import is_echo
 from omniira_evennia.conversation.prompts import (
-    Identity,
-    PromptContext,
     Turn,
     build_messages,
     gloss,
@@ -20,10 +17,10 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     parse_structured_reply,
 )
-from omniira_evennia.conversation.turn import TurnInput, run_turn, structured_turn_schema
-from omniira_evennia.llm.client import ChatResult, LLMError, Usage, schema_of
+from omniira_evennia.conversation.turn import run_turn, structured_turn_schema
+from omniira_evennia.llm.client import LLMError, Usage, schema_of
 from omniira_evennia.memory.grounding import ground
-from omniira_evennia.memory.retrieval import MemoryMatrix
+from tests.support.voice_turn import FakeClient, conf, turn_input
 
 
 def turn_json(say, remember=(), **extra):
@@ -119,37 +116,6 @@ def test_real_keys_are_kept():
 
 
 # ---------------------------------------------------------------- the voice turn
-
-
-class FakeClient:
-    """Returns scripted texts in order and records each request."""
-
-    def __init__(self, *texts):
-        self.texts = list(texts)
-        self.requests = []
-
-    def chat(self, tier, messages, *, feature, npc_id=None, json_schema=None, **kwargs):
-        self.requests.append({"tier": tier, "messages": messages, "schema": json_schema})
-        text = self.texts[min(len(self.requests), len(self.texts)) - 1]
-        if isinstance(text, Exception):
-            raise text
-        return ChatResult(text, Usage(tier, feature, "fake", tokens_in=100, tokens_out=10))
-
-
-def turn_input(message="I mend clocks for a living.", history=()):
-    ctx = PromptContext(
-        identity=Identity("Maren", "tavern keeper", "Warm.", "You run the tavern."),
-        speaker_name="Ada",
-        message=message,
-        history=list(history),
-    )
-    return TurnInput(npc_id=1, speaker_id=2, context=ctx, index=MemoryMatrix.build([], [], 8))
-
-
-def conf(turn_format="json"):
-    return build_settings(
-        {"TIERS": {"voice": {"base_url": "http://x/v1", "turn_format": turn_format}}}, {}
-    )
 
 
 def test_json_turn_asks_for_the_schema_and_writes_notes():

@@ -48,6 +48,12 @@ from omniira_evennia.conversation.voice import admits_not_knowing, slips
             "Any news around town?",
             "assistant_voice",
         ),
+        # Held-out seed 55001.
+        (
+            "I hear you. Do you have any specific concerns or questions about them?",
+            "I have been terrified of wolves since I was a child.",
+            "assistant_voice",
+        ),
     ],
 )
 def test_each_slip_players_met_is_caught(reply, line, form):
@@ -155,7 +161,7 @@ def test_a_question_about_the_npc_turned_on_the_player():
 from omniira_evennia.conf import build_settings  # noqa: E402
 from omniira_evennia.conversation.prompts import Turn  # noqa: E402
 from omniira_evennia.conversation.turn import run_turn  # noqa: E402
-from tests.unit.conversation.test_structured_turn import FakeClient, conf, turn_input  # noqa: E402
+from tests.support.voice_turn import FakeClient, conf, turn_input  # noqa: E402
 
 
 def test_a_help_desk_reply_is_asked_again_and_the_second_stands():
@@ -195,10 +201,65 @@ def test_a_slow_first_try_is_mended_in_place_not_asked_again():
     slipped = "You're just a tavern keeper, love. Cider's good."
     slow = SlowClient(20, slipped, "Stew tonight.")
     result = run_turn(turn_input("What do you pour?"), settings, slow)
-    assert len(slow.requests) == 1 and result.parsed.text == "Cider's good."
+    # Turned round in place: the question was about her.
+    assert len(slow.requests) == 1
+    assert result.parsed.text == "I'm just a tavern keeper, love. Cider's good."
     quick = SlowClient(5, slipped, "Stew tonight.")
     result = run_turn(turn_input("What do you pour?"), settings, quick)
     assert len(quick.requests) == 2 and result.parsed.text == "Stew tonight."
+
+
+@pytest.mark.parametrize(
+    "reply, line, mine",
+    [
+        # Held-out seed 55001: one conversation of Lyra's, every question about her so answered.
+        (
+            "You've heard many songs, Tamsyn. You enjoy telling stories.",
+            "What songs do you know?",
+            "I've heard many songs, Tamsyn. I enjoy telling stories.",
+        ),
+        (
+            "You've been here for a while, Tamsyn.",
+            "How long have you been in town, Lyra?",
+            "I've been here for a while, Tamsyn.",
+        ),
+        (
+            "You come from a town near the market, Tamsyn. The tavern is in the center of it.",
+            "Where are you from, Lyra?",
+            "I come from a town near the market, Tamsyn. The tavern is in the center of it.",
+        ),
+    ],
+)
+def test_a_question_about_the_npc_answered_all_about_the_player_is_turned_round(reply, line, mine):
+    assert "answered_as_player" in slips(reply, line, "Lyra", "Tamsyn")
+    assert repairs.turned_round(reply, line) == mine
+    assert slips(mine, line, "Lyra", "Tamsyn") == []
+
+
+def test_anyones_you_and_a_question_about_the_player_are_not_turned_round():
+    assert (
+        slips("You'll find the best songs at the fair.", "What songs do you know?", "Lyra", "Ada")
+        == []
+    )
+    told = "You breed goats on the ridge, Ada."
+    assert "answered_as_player" not in slips(
+        told, "Do you know how I earn my bread?", "Lyra", "Ada"
+    )
+
+
+def test_a_help_desk_reply_with_nothing_else_to_it_becomes_unsure():
+    """Held-out seed 55001: Wren's reply was said as it was, slipped in both its sentences,
+    because no plain line fits "What would you recommend tonight?"."""
+    desk = (
+        "I'm sorry, but I don't have any recommendations for tonight. What do you need help with?"
+    )
+    client = FakeClient(desk, desk)
+    result = run_turn(turn_input("What would you recommend tonight, Maren?"), conf("tags"), client)
+    assert result.parsed.text in {
+        "I couldn't rightly say, Ada.",
+        "Hard to say, Ada. I'd have to think on it.",
+        "Now there's a question, Ada. I'm not sure.",
+    }
 
 
 def test_what_it_was_never_told_it_says_it_does_not_know():

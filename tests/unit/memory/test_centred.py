@@ -18,7 +18,7 @@ from omniira_evennia.memory.fusion import (
     select_memories_fused,
 )
 from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord
-from tests.unit.memory.test_fusion import DIM, PLAYER, World, keys, unit
+from tests.support.retrieval_world import DIM, PLAYER, World, keys, unit
 
 NOW = 1_000_000.0
 

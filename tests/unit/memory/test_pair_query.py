@@ -9,7 +9,7 @@ from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.memory.fulltext import common_terms
 from omniira_evennia.memory.fusion import LexicalHits, select_memories_fused, without_names
 from omniira_evennia.memory.retrieval import select_memories
-from tests.unit.memory.test_fusion import MAREN, PLAYER, World, keys
+from tests.support.retrieval_world import MAREN, PLAYER, World, keys
 
 HOUR = 3600.0
 NOW = 1_000_000.0

@@ -7,7 +7,7 @@ path (`memory.selection`).
 from omniira_evennia.conf import build_settings
 from omniira_evennia.memory.fusion import LexicalHits
 from omniira_evennia.memory.selection import STAGES, select_for_line, why_not
-from tests.unit.memory.test_fusion import OTHER, PLAYER, World
+from tests.support.retrieval_world import OTHER, PLAYER, World
 
 NOW = 1_000_000.0
 HOUR = 3600.0

@@ -1,0 +1,1 @@
+"""Shared test set-up: bases, scripted routers and settings helpers (not tests)."""
