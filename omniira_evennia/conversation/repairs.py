@@ -99,7 +99,7 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
 def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
     """The speaker called by name in what is said to them: "I don't know Gerwyn's dog's name,
     Gerwyn." -> "I don't know your dog's name, Gerwyn."; "Gerwyn never told me" -> "You never
-    told me" (a player sharing the NPC's name is left as said)."""
+    told me"; "Wow, talia!" -> "Wow, Talia!" (a player sharing the NPC's name is left as said)."""
     if not speaker or speaker.lower() == (npc or "").lower():
         return reply
 
@@ -109,6 +109,8 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
 
     name = re.escape(speaker)
     text = re.sub(rf"\b{name}'s\b", yours, capped(reply))
+    # Called by name in lower case ("Wow, talia!": seed 62903, busy): as they spell it.
+    text = re.sub(rf"(,\s*){name}(?=\s*[.!?,])", lambda m: m.group(1) + speaker, text, flags=re.I)
     # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
     return re.sub(
         rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"

@@ -106,6 +106,8 @@ TOPIC_WORDS = {
         "comes from",
         "come from",
         "came from",
+        # "I came here from Redfern" (seed 62903, busy: the answer in view overridden twice)
+        "here from",
         "is from",
         "am from",
         "i'm from",

@@ -283,17 +283,6 @@ def _notes_about_the_speaker(parsed: ParsedReply, ctx: PromptContext) -> None:
     parsed.remember = kept
 
 
-def _too_slow_to_ask_again(usage: Usage, conf: OmniiraSettings, tier: str) -> bool:
-    """The first try took longer than the tier's `retry_within`: a second would keep the player
-    waiting too long, so the reply is mended in place."""
-    settings = conf.TIERS.get(tier)
-    limit = settings.retry_within if settings is not None else None
-    if limit is None or usage.latency_ms <= limit * 1000:
-        return False
-    health.incr("voice_retries_skipped_slow")
-    return True
-
-
 def _add_usage(total: Usage, more: Usage) -> Usage:
     total.tokens_in += more.tokens_in
     total.tokens_out += more.tokens_out
@@ -494,7 +483,7 @@ def run_turn(
                 candidate.text = parsed.text  # the second try was worse: the first stands
         parsed = candidate
         problem = guard.voice_problem(parsed, ctx, topic)
-        if problem is None or _too_slow_to_ask_again(reply.usage, conf, inp.tier):
+        if problem is None or guard.too_slow_to_ask_again(reply.usage, conf, inp.tier):
             break
         health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)
@@ -513,12 +502,11 @@ def run_turn(
         parsed.text = plain_lines.remembered_line(answer, ctx.speaker_name)
     parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
     parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
-    news = answers.untold_news(ctx.message, ctx.knowledge, parsed.text) if parsed.text else None
-    if news:
-        health.incr("news_said_plainly")
-        parsed.text = news
+    parsed.text = guard.with_news_told(parsed.text, ctx)
     if turn_format == "json":
         _notes_about_the_speaker(parsed, ctx)
+    if not parsed.text and broke:  # an assistant's refusal, and nothing else (seed 62903)
+        parsed.text = guard.nothing_left(ctx)
     if not parsed.text:
         # The model said nothing a player could hear (only tags, or only junk), twice.
         return TurnResult(

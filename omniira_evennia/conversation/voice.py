@@ -35,7 +35,15 @@ import difflib
 import re
 from functools import lru_cache
 
-MAX_CHARS = 2000
+from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
+    MAX_CHARS,
+    STOP_WORDS,
+    capped,
+    content_stems,
+    is_question,
+    sentence_list,
+)
+
 RESTATED = "restated"  # the slip of the line given back (the retry has its own reminder)
 
 _ASSISTANT = re.compile(
@@ -97,37 +105,9 @@ _YOUR_TRADE = (
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
-_STOP = set(
-    "a an the and or but of to in on at for from with by as is am are was were be been has have "
-    "had do does did not no so it its this that these those you your yours i me my we our here "
-    "there what who how why when where which any some much many yes oh well ever still now".split()
-)
 # How often, not what: "Have you always kept this tavern?" asks about keeping it, and "No, you
 # have never kept this tavern." answers it as the player's.
 _FREQUENCY = set("always never often usually sometimes really truly just".split())
-
-
-def capped(text) -> str:
-    return str(text or "")[:MAX_CHARS]
-
-
-def content_stems(text: str) -> set[str]:
-    return {w[:5] for w in re.findall(r"[a-z']{3,}", text.lower()) if w not in _STOP}
-
-
-def sentence_list(text: str) -> list[str]:
-    return [s.strip() for s in re.findall(r"[^.!?]+[.!?]*", text) if s.strip()]
-
-
-def is_question(text: str) -> bool:
-    return "?" in text or bool(
-        re.match(
-            r"^\W*(?:do|does|did|are|is|have|has|can|could|will|would|what|who|how|where|"
-            r"when|why|which)\b",
-            text,
-            re.IGNORECASE,
-        )
-    )
 
 
 def about_the_npc(line: str) -> bool:
@@ -468,7 +448,7 @@ def answered_as_player(reply: str, line: str) -> bool:
     """
     after = re.search(r"\byou\b(.*)$", line, re.IGNORECASE)
     asked = [w for w in re.findall(r"[a-z']{3,}", (after.group(1) if after else "").lower())]
-    asked = [w[:5] for w in asked if w not in _STOP and w not in _FREQUENCY]
+    asked = [w[:5] for w in asked if w not in STOP_WORDS and w not in _FREQUENCY]
     if not asked:
         return False
     for sentence in sentence_list(reply):

@@ -262,6 +262,16 @@ def test_a_help_desk_reply_with_nothing_else_to_it_becomes_unsure():
     }
 
 
+def test_an_assistants_refusal_and_nothing_else_becomes_the_plain_line_not_the_fallback():
+    """Held-out seed 62903, busy: the one fallback emote of the run."""
+    refusal = "I'm sorry, but as a traveler bard, I can't assist with that."
+    line = "One day I want to buy back my family's farm."
+    result = run_turn(turn_input(line), conf("speech"), FakeClient(refusal, refusal))
+    assert result.ok and "Ada" in result.parsed.text and "assist" not in result.parsed.text
+    asked = run_turn(turn_input("Where can I buy bread?"), conf("speech"), FakeClient(refusal))
+    assert asked.ok and "not sure" in asked.parsed.text or "say" in asked.parsed.text
+
+
 def test_what_it_was_never_told_it_says_it_does_not_know():
     client = FakeClient("Your horse is called Quinny!", "Quinny, of course.")
     result = run_turn(turn_input("What's my horse called?"), conf("tags"), client)

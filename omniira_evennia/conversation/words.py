@@ -1,0 +1,48 @@
+"""
+The words of a line, for the voice rules (voice.py, topics.py, repeats.py): the cap every rule
+reads within, its sentences, its content words as stems, whether it is a question.
+
+Plain Python; every function is linear in its (capped) input.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_CHARS = 2000
+STOP_WORDS = set(
+    "a an the and or but of to in on at for from with by as is am are was were be been has have "
+    "had do does did not no so it its this that these those you your yours i me my we our here "
+    "there what who how why when where which any some much many yes oh well ever still now".split()
+)
+
+
+def capped(text) -> str:
+    return str(text or "")[:MAX_CHARS]
+
+
+def content_stems(text: str) -> set[str]:
+    return {_stem(w) for w in re.findall(r"[a-z']{3,}", text.lower()) if w not in STOP_WORDS}
+
+
+def _stem(word: str) -> str:
+    """A word's first five letters after a common ending: "slipped" and "slip" meet ("You did
+    slip on the cobbles" to "I nearly slipped on the cobbles": seed 62903, busy)."""
+    base = re.sub(r"(?:ing|ed|es|ly|s)$", "", word)
+    base = base if len(base) >= 3 else word
+    return (base[:-1] if len(base) > 3 and base[-1] == base[-2] else base)[:5]
+
+
+def sentence_list(text: str) -> list[str]:
+    return [s.strip() for s in re.findall(r"[^.!?]+[.!?]*", text) if s.strip()]
+
+
+def is_question(text: str) -> bool:
+    return "?" in text or bool(
+        re.match(
+            r"^\W*(?:do|does|did|are|is|have|has|can|could|will|would|what|who|how|where|"
+            r"when|why|which)\b",
+            text,
+            re.IGNORECASE,
+        )
+    )
