@@ -283,6 +283,13 @@ def unknown_topic(line: str, known: list[str]) -> str | None:
     return None if asked.held_by(text) else asked.phrase
 
 
+_KIN = re.compile(
+    r"\b(?:mother|father|sister|brother|aunt|uncle|cousin|son|daughter|wife|husband|"
+    r"grandmother|grandfather|grandma|grandpa|niece|nephew|kin)\b",
+    re.IGNORECASE,
+)
+
+
 def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -> str | None:
     """
     What the NPC holds that answers a question about the speaker's own life: of `memories`
@@ -294,11 +301,14 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
     if asked is None or not speaker:
         return None
     named = re.compile(rf"\b{re.escape(speaker.lower())}\b")
-    # The one that holds most of the topic's words; of those, the newest.
+    # "Maelis's grandmother Eugenia lives alone out past the marsh road." is no answer to
+    # where Maelis is from (held-out seed 71359): a kin's life is theirs, unless kin is asked.
+    kin_asked = bool(_KIN.search(line))
     best, best_weight = None, 0
     for text in [capped(m) for m in memories]:
         low = text.lower()
-        weight = asked.weight(low) if named.search(low) else 0
+        theirs = named.search(low) and (kin_asked or not _KIN.search(low))
+        weight = asked.weight(low) if theirs else 0
         if weight and weight >= best_weight:
             best, best_weight = text, weight
     if best is not None:

