@@ -16,7 +16,7 @@ class OmniiraConfig(AppConfig):
         from omniira_evennia.conversation import store as conversations
         from omniira_evennia.knowledge import service as knowledge
         from omniira_evennia.llm import client as llm
-        from omniira_evennia.memory import fulltext, store
+        from omniira_evennia.memory import service as memory
         from omniira_evennia.runtime import blas, logs, runner
 
         def _settings_changed(setting, **kwargs):
@@ -26,7 +26,7 @@ class OmniiraConfig(AppConfig):
 
         setting_changed.connect(_settings_changed, weak=False)
         conf.read_settings_from(_omniira_setting)
-        from omniira_evennia.llm.usage import spend_of_day
+        from omniira_evennia.llm.service import spend_of_day
 
         llm.use_spend_loader(spend_of_day)  # budgets count today's recorded usage
         from omniira_evennia.memory import safety
@@ -35,7 +35,7 @@ class OmniiraConfig(AppConfig):
         # redact_pii (llm/client.py, "the prompt filter"); set here, as the llm layer may not
         # import memory.
         llm.set_prompt_filter(safety.redact_pii)
-        store.connect_signals()
+        memory.connect_signals()
         conversations.connect_signals()
         knowledge.connect_signals()
         _unpin_on_change()
@@ -61,7 +61,7 @@ class OmniiraConfig(AppConfig):
         post_delete.connect(_plan_deleted, sender=Plan, weak=False, dispatch_uid="omniira_plan_d")
 
         # A later migration that rebuilds a table (SQLite) drops the full-text triggers.
-        post_migrate.connect(fulltext.ensure_installed, sender=self, dispatch_uid="omniira_fts")
+        post_migrate.connect(memory.ensure_fulltext_installed, sender=self, dispatch_uid="omniira_fts")
 
 
 def _raw_setting(name: str, default, valid):

@@ -52,13 +52,12 @@ from omniira_evennia.knowledge.facts import (
     tag_name,
 )
 from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
-from omniira_evennia.memory import embedder_records, fulltext, store
-from omniira_evennia.memory.embedder_records import comparable_vectors
+from omniira_evennia.memory import service as memory_service
 from omniira_evennia.memory.embeddings import embed_or_none, from_blob, to_blob
 from omniira_evennia.memory.fusion import without_names
 from omniira_evennia.memory.policy import police
 from omniira_evennia.memory.safety import detect_manipulation
-from omniira_evennia.memory.write import Note, write_note
+from omniira_evennia.memory.service import Note, comparable_vectors, write_note
 from omniira_evennia.models import Knowledge, Relationship, Source
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.runner import defer_interactive
@@ -256,7 +255,7 @@ def write_fact(fact: Fact, embed: bool = True) -> Knowledge | None:
     """
     values = cleaned(fact)
     if fact.source != "authored" and detect_manipulation(values["text"]):
-        store.audit("knowledge", detect_manipulation(values["text"]), excerpt=values["text"])
+        memory_service.audit("knowledge", detect_manipulation(values["text"]), excerpt=values["text"])
         health.incr("knowledge_refused")
         return None
     scope = fact.scope
@@ -401,7 +400,7 @@ def _record(row: tuple) -> KnowledgeRecord:
 def _wire(column: str):
     """How a vector column is read: (expression, header bytes, dtype). PostgreSQL's
     `vector_send` is pgvector's binary form (a 4-byte header, big-endian floats), as the memory
-    matrix reads it (store._vector_wire)."""
+    matrix reads it (memory.store's vector wire)."""
     if is_postgres(connection):
         return Func(F(column), function="vector_send", output_field=BinaryField()), 4, ">f4"
     return F(column), 0, "<f4"
@@ -477,7 +476,7 @@ def connect_signals() -> None:
     pre_save.connect(_save_scope_token, sender=Knowledge, dispatch_uid="omniira_knowledge_token")
     post_save.connect(_on_change, sender=Knowledge, dispatch_uid="omniira_knowledge_save")
     post_delete.connect(_on_change, sender=Knowledge, dispatch_uid="omniira_knowledge_delete")
-    embedder_records.connect_signals(Knowledge)
+    memory_service.stamp_embedder_on_save(Knowledge)
 
 
 def _save_scope_token(sender, instance, raw=False, **kwargs):
@@ -576,7 +575,7 @@ def npc_names() -> frozenset:
     """Every memory NPC's name, lower-cased (names at a claim's start: "Wren keeps the forge"),
     read at most once a minute."""
     if time.monotonic() - _names[0] > NAMES_SECONDS:
-        keys = (o.key.lower() for o in store.memory_npcs(located=False))
+        keys = (o.key.lower() for o in memory_service.memory_npcs(located=False))
         _names[:] = [time.monotonic(), frozenset(w for key in keys for w in key.split())]
     return _names[1]
 
@@ -616,7 +615,7 @@ def view_for(npc, speaker, line: str = "", conf=None, now: float | None = None):
     if line:
         names = {npc.key, getattr(speaker, "key", "")} - {""}
         searched = " ".join(searched_terms(groups, without_names(line, names)))
-        view.lexical = fulltext.search_knowledge(
+        view.lexical = memory_service.search_knowledge(
             [g.token for g in groups], searched, conf.LEXICAL_DEPTH
         )
         view.searched = searched
@@ -634,7 +633,7 @@ def searched_terms(groups: list[KnowledgeIndex], text: str) -> list[str]:
     pair-aware memory query leaves out the pair's common words, a word every fact holds
     ("costs" in a price list) finds nothing in particular and makes the index rank them all.
     """
-    terms = fulltext.query_terms(text)
+    terms = memory_service.query_terms(text)
     total = sum(len(g) for g in groups)
     if total < COMMON_MIN_FACTS:
         return terms

@@ -49,9 +49,9 @@ from omniira_evennia.life.schedule import (
     parse_time_hint,
     place_words,
 )
-from omniira_evennia.memory import store
+from omniira_evennia.memory import service as memory_service
 from omniira_evennia.memory.embeddings import embed_or_none, embedder_name, to_blob
-from omniira_evennia.memory.write import Note, is_player, write_note
+from omniira_evennia.memory.service import Note, is_player, write_note
 from omniira_evennia.models import Conversation, Memory, Plan, Source
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.runtime.runner import defer_background
@@ -344,7 +344,7 @@ def _embed_later(memory) -> None:
             Memory.objects.filter(id=memory_id, value=value).update(
                 embedding=to_blob(vectors[0]), embedder=embedder_name()
             )
-            store.invalidate(npc_id)
+            memory_service.invalidate(npc_id)
 
     defer_background(embed_or_none, [value]).addCallback(_store).addErrback(
         lambda failure: log.error(f"omniira: embedding a plan outcome failed: {failure}")

@@ -24,11 +24,11 @@ from twisted.internet import defer, task
 from omniira_evennia.conf import get_settings
 from omniira_evennia.knowledge.service import witnessed
 from omniira_evennia.llm.client import get_client
-from omniira_evennia.llm.jobs import Job, run_job
-from omniira_evennia.memory import notes_store, store
+from omniira_evennia.llm.service import Job, run_job
+from omniira_evennia.memory import service as memory_service
 from omniira_evennia.memory.embeddings import get_embedder, to_blob
 from omniira_evennia.memory.retrieval import importance_multiplier
-from omniira_evennia.memory.write import write_belief, write_diary
+from omniira_evennia.memory.service import write_belief, write_diary
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -191,7 +191,7 @@ def forget(now=None) -> dict[str, int]:
         evicted += Memory.objects.filter(id__in=doomed).delete()[0]
         npc_ids.add(group["npc_id"])
     for npc_id in npc_ids:
-        store.invalidate(npc_id)
+        memory_service.invalidate(npc_id)
     health.incr("memories_expired", expired_count)
     health.incr("memories_evicted", evicted)
     return {"expired": expired_count, "evicted": evicted}
@@ -499,7 +499,7 @@ def apply_retention(game_day: int, now=None) -> int:
         ).exclude(conversation_id__in=unreviewed)
         gone = turns.delete()[0]
         if gone:
-            store.invalidate()
+            memory_service.invalidate()
         deleted += gone
     if deleted:
         health.incr("retention_deleted", deleted)
@@ -531,7 +531,7 @@ def run_rollover(game_day: int | None = None, npcs=None, per_npc: bool = False) 
         log.exception("omniira: forgetting failed during the rollover")
         health.incr("forget_failures")
         forgotten = {"expired": 0, "evicted": 0}
-    forgotten["concerns_expired"] = notes_store.expire_concerns(day, conf.CONCERN_DAYS)
+    forgotten["concerns_expired"] = memory_service.expire_concerns(day, conf.CONCERN_DAYS)
     forgotten["beliefs_evicted"] = evict_beliefs(conf.BELIEFS_PER_TARGET)
     try:
         forgotten["retention_deleted"] = apply_retention(day)
@@ -584,7 +584,7 @@ def run_rollover(game_day: int | None = None, npcs=None, per_npc: bool = False) 
             report["diary"] = "diaries are off (DIARIES)"
 
     def planning():
-        for npc in npcs if npcs is not None else store.memory_npcs():
+        for npc in npcs if npcs is not None else memory_service.memory_npcs():
             plan(npc)
             yield None
 

@@ -27,10 +27,10 @@ from omniira_evennia.conversation.service import build_context
 from omniira_evennia.conversation.turn import TurnInput
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.llm.client import get_client
-from omniira_evennia.llm.jobs import Job, run_job
-from omniira_evennia.memory import fulltext, notes_store, store
+from omniira_evennia.llm.service import Job, run_job
+from omniira_evennia.memory import service as memory_service
 from omniira_evennia.memory.embeddings import get_embedder
-from omniira_evennia.memory.write import Note, said_text, write_note, write_reply
+from omniira_evennia.memory.service import Note, said_text, write_note, write_reply
 from omniira_evennia.models import Conversation, ConversationTurn, Source
 from omniira_evennia.runtime import clock, health
 from omniira_evennia.social.gossip import (
@@ -72,7 +72,7 @@ def known_subjects(days: int = 7) -> tuple[dict[int, str], frozenset[int]]:
     )
     for obj in ObjectDB.objects.filter(id__in=speaker_ids):
         known[obj.id] = obj.key
-    npcs = store.memory_npcs()
+    npcs = memory_service.memory_npcs()
     for obj in npcs:
         known[obj.id] = obj.key
     for session_character in _connected_characters():
@@ -83,7 +83,7 @@ def known_subjects(days: int = 7) -> tuple[dict[int, str], frozenset[int]]:
 def candidate_pairs(rooms=None) -> list[tuple]:
     """Pairs of memory NPCs sharing a room that holds no connected player."""
     if rooms is None:
-        rooms = {npc.location for npc in store.memory_npcs()}
+        rooms = {npc.location for npc in memory_service.memory_npcs()}
     pairs = []
     for room in rooms:
         contents = room.contents
@@ -114,7 +114,7 @@ def gossip_round(room=None, budget: int | None = None) -> list:
 
 
 def _participant(npc, other, exclude):
-    index = store.load_index(npc.id)  # cached by talk_between's load_index_later
+    index = memory_service.load_index(npc.id)  # cached by talk_between's load_index_later
     ctx = build_context(npc, other, "", None)
     records = index.live_records()
     ctx.news = news_lines(records, exclude)
@@ -128,10 +128,10 @@ def _participant(npc, other, exclude):
         speaker_id=other.id,
         context=ctx,
         index=index,
-        reflections=notes_store.reflection_records(npc, other),
+        reflections=memory_service.reflection_records(npc, other),
         now=time.time(),
         # The exchange's query is the other's name (gossip.run_npc_exchange).
-        lexical=fulltext.lexical_hits(npc.id, other.id, other.key),
+        lexical=memory_service.lexical_hits(npc.id, other.id, other.key),
         knowledge=knowledge.view_for(npc, other, other.key),
     )
     # Every memory may be a told fact's source, those about the listener too: news Maren told
@@ -151,7 +151,7 @@ def npc_talk_format(conf, tier: str = "voice") -> str:
 def talk_between(a, b):
     """Two NPCs talk a few lines off the reactor; gossip is written on the listeners."""
     # Matrices not in the cache are read in the worker pool first, not on the reactor.
-    return store.load_index_later([a.id, b.id]).addCallback(lambda _: _talk_between(a, b))
+    return memory_service.load_index_later([a.id, b.id]).addCallback(lambda _: _talk_between(a, b))
 
 
 def _talk_between(a, b):

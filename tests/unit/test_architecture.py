@@ -5,11 +5,25 @@ modules inside functions only where Evennia's load order needs them.
 """
 
 import ast
+import configparser
 from pathlib import Path
 
 import grimp
 
 PACKAGE = Path(__file__).resolve().parents[2] / "omniira_evennia"
+CONTRACTS = PACKAGE.parent / ".importlinter"
+CAPABILITIES = (
+    "runtime",
+    "llm",
+    "memory",
+    "knowledge",
+    "conversation",
+    "social",
+    "rollover",
+    "life",
+)
+# runtime holds no rows and no policy: each of its modules is a seam of its own (.importlinter).
+SEAMS_ONLY = {"runtime"}
 
 # Where a lazy import of our own code is allowed, and why (each also has a comment in place).
 LAZY_ALLOWED = {
@@ -49,3 +63,33 @@ def test_our_modules_are_imported_at_the_top_except_where_load_order_needs_it():
                     ):
                         lazy.append(f"{relative}:{inner.lineno} {inner.module}")
     assert lazy == []
+
+
+def _listed(contracts: configparser.ConfigParser, section: str, option: str) -> set[str]:
+    if not contracts.has_section(section):
+        return set()
+    return set(contracts[section].get(option, "").split())
+
+
+def test_each_capability_module_is_a_seam_or_protected_by_its_contract():
+    """A new module is either public (service, handler, plain) or listed as an internal in its
+    capability-services contract, so none slips past the contract by being new."""
+    contracts = configparser.ConfigParser()
+    contracts.read(CONTRACTS)
+    plain = _listed(contracts, "importlinter:contract:plain-core", "source_modules")
+    unplaced = []
+    for capability in CAPABILITIES:
+        if capability in SEAMS_ONLY:
+            continue
+        section = f"importlinter:contract:capability-services-{capability}"
+        protected = _listed(contracts, section, "protected_modules")
+        for path in sorted((PACKAGE / capability).iterdir()):
+            if path.name.startswith(("_", ".")) or not (
+                path.suffix == ".py" or (path / "__init__.py").exists()
+            ):
+                continue
+            module = f"omniira_evennia.{capability}.{path.stem}"
+            public = path.stem in ("service", "handler") or module in plain
+            if public == (module in protected):
+                unplaced.append(module)  # neither, or both
+    assert unplaced == []

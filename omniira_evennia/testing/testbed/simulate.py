@@ -310,7 +310,8 @@ def headless_settings(tiers: dict | None, settings_on_top: dict, embedder=None):
 
     from omniira_evennia import conf
     from omniira_evennia.llm import client as llm
-    from omniira_evennia.memory import embeddings, store
+    from omniira_evennia.memory import embeddings
+    from omniira_evennia.memory import service as memory_service
     from omniira_evennia.runtime import health, runner
 
     omniira = dict(getattr(settings, "OMNIIRA", {}) or {})
@@ -322,7 +323,7 @@ def headless_settings(tiers: dict | None, settings_on_top: dict, embedder=None):
     with override_settings(OMNIIRA=omniira), game_clock() as clock:
         conf.reset_settings()
         llm.reset_client()
-        store.invalidate()
+        memory_service.invalidate()
         health.reset()
         if embedder is not None:
             embeddings.set_embedder(embedder)
@@ -332,7 +333,7 @@ def headless_settings(tiers: dict | None, settings_on_top: dict, embedder=None):
             embeddings.set_embedder(previous_embedder)
             conf.reset_settings()
             llm.reset_client()
-            store.invalidate()
+            memory_service.invalidate()
 
 
 def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> dict:
