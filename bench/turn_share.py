@@ -10,7 +10,10 @@ the reactor's writes) adds to a command's round trip. Every third reply carries 
 so the write path is in it. With `--probe`, the in-server probe (bench/in_server.py) times our
 reactor functions and samples where the reactor spends its time.
 
-    .venv/bin/python bench/turn_share.py [--turns 40] [--probe] [--switch-interval S]
+    .venv/bin/python bench/turn_share.py [--turns 40] [--probe] [--switch-interval S] [--setup PY]
+
+`--setup` runs a line of Python in the server (with `py`) before the turns: a trial of a
+setting without a new settings file, e.g. the embedder's thread count.
 """
 
 from __future__ import annotations
@@ -97,6 +100,8 @@ def run(args) -> dict:
                 f"import sys, json; sys.setswitchinterval({args.switch_interval}); "
                 'me.msg("BENCHJSON " + json.dumps({"interval": sys.getswitchinterval()}))'
             )
+        if args.setup:
+            game.py(args.setup + '; import json; me.msg("BENCHJSON " + json.dumps({}))')
         if args.probe:
             game.py("from world.bench_helpers import probe_start; probe_start(me)")
         played = play(args.port_base, args.turns, args.pace)
@@ -131,6 +136,7 @@ def main() -> None:
     parser.add_argument("--probe", action="store_true")
     parser.add_argument("--switch-interval", type=float, help="the server's GIL switch interval, s")
     parser.add_argument("--keep", action="store_true")
+    parser.add_argument("--setup", help="Python run in the server with `py` before the turns")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "turn_share.json"))
     args = parser.parse_args()
     result = run(args)
