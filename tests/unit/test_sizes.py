@@ -14,10 +14,8 @@ MODULE_LINES, FUNCTION_LINES, CLASS_LINES = 500, 80, 300
 # module -> its line count when the rule came (2026-12-03)
 OVERSIZED_MODULES = {
     "knowledge/service.py": 1083,
-    "admin_commands.py": 883,
     "conversation/prompts.py": 654,
     "memory/store.py": 630,
-    "views.py": 788,
     "llm/client.py": 739,
     "conversation/turn.py": 532,
     "memory/embeddings.py": 689,
@@ -33,7 +31,6 @@ OVERSIZED_MODULES = {
 }
 # "module:function" or "module:Class" -> its length then
 OVERSIZED_DEFINITIONS = {
-    "admin_commands.py:CmdMemory": 746,
     "conversation/lifecycle.py:extract": 90,
     "conversation/service.py:start_turn": 130,
     "conversation/turn.py:run_turn": 141,

@@ -286,7 +286,7 @@ class TestWhyPage(InspectorTestBase):
             )
 
     def test_the_page_lists_what_why_recalls_with_lane_ranks(self):
-        from omniira_evennia.operations import why
+        from omniira_evennia.builder.why import why
 
         question = "Maren, where is Ada's sister Odile?"
         with override_settings(OMNIIRA={"RECENCY_SLOTS": 3, "SIMILARITY_SLOTS": 2}):

@@ -7,10 +7,10 @@ from evennia.utils import create
 from evennia.utils.test_resources import EvenniaCommandTest
 
 from omniira_evennia.admin_commands import CmdMemory
+from omniira_evennia.builder.why import why, why_text
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.memory.embeddings import set_embedder
 from omniira_evennia.memory.write import Note, write_note
-from omniira_evennia.operations import why, why_text
 from omniira_evennia.testing.fakes import HashingEmbedder, ScriptedLLM
 from tests.support.talk import tiers
 

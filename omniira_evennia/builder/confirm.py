@@ -1,0 +1,15 @@
+"""Ask before deleting: the one confirm-then-act flow of `@memory clear`, `erase` and `know
+forget`, as a generator the command drives with Evennia's `yield` (the answer comes back in)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+
+
+def confirmed(question: str, act: Callable[[], str], refused: str) -> Generator[str, str, str]:
+    """Ask `question` (ending "[y/N]"); on "y" or "yes" run `act` and return what it says,
+    else return `refused`. Use as `text = yield from confirmed(...)`."""
+    answer = yield question
+    if answer.strip().lower() not in ("y", "yes"):
+        return refused
+    return act()
