@@ -20,7 +20,7 @@ from omniira_evennia.life.service import run_decision_tick as _tick
 from omniira_evennia.life.service import schedule_of
 from omniira_evennia.life.service import set_schedule as _set
 from omniira_evennia.life.service import tick_npc
-from omniira_evennia.memory import relationship_store, store
+from omniira_evennia.memory import service as memory_service
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.handler import handler_of, object_id, with_rows
 from omniira_evennia.models import Memory, Plan, Source
@@ -31,16 +31,22 @@ from omniira_evennia.runtime.clock import current_game_day
 from omniira_evennia.social.service import gossip_round as _round
 
 
-def _teller(teller, provenance):
-    """The handler's `teller`, from the old keyword `provenance` if that is what was given."""
-    if provenance is None:
-        return teller
+def _renamed(value, old_value, old: str, new: str, call: str):
+    """The handler's argument `new`, from the old keyword `old` if that is what was given (with
+    a DeprecationWarning naming `call`, the function it was given to)."""
+    if old_value is None:
+        return value
     warnings.warn(
-        "omniira_evennia.remember(provenance=...) is now teller=..., as npc.memory.remember",
+        f"omniira_evennia.{call}({old}=...) is now {new}=..., as npc.memory's",
         DeprecationWarning,
         stacklevel=3,
     )
-    return provenance if teller is None else teller
+    return old_value if value is None else value
+
+
+def _teller(teller, provenance):
+    """The handler's `teller`, from the old keyword `provenance` if that is what was given."""
+    return _renamed(teller, provenance, "provenance", "teller", "remember")
 
 
 def remember(
@@ -88,23 +94,30 @@ def remember_later(npc, subject, value: str, **kwargs):
     return handler_of(npc).remember_later(subject, value, **kwargs)
 
 
-def recall(npc, query: str, subject=None) -> list[Memory]:
-    """What `npc` would bring to mind for `query` (about `subject`): `npc.memory.recall`."""
-    return handler_of(npc).recall(query, about=subject)
+def recall(npc, query: str, about=None, *, subject=None) -> list[Memory]:
+    """What `npc` would bring to mind if `about` said `query`: `npc.memory.recall`. `subject`,
+    0.2's name for `about`, still works with a DeprecationWarning."""
+    return handler_of(npc).recall(
+        query, about=_renamed(about, subject, "subject", "about", "recall")
+    )
 
 
-def search_memories(npc, query: str, limit: int = 10, subject=None) -> list[tuple[Memory, float]]:
-    """`npc`'s memories closest to `query` by meaning alone, best first, with the cosine."""
-    return handler_of(npc).search(query, limit, about=subject)
+def search_memories(
+    npc, query: str, limit: int = 10, about=None, *, subject=None
+) -> list[tuple[Memory, float]]:
+    """`npc`'s memories (about `about`) closest to `query` by meaning alone, best first, with
+    the cosine: `npc.memory.search`. `subject` is 0.2's name for `about` (deprecated)."""
+    about = _renamed(about, subject, "subject", "about", "search_memories")
+    return handler_of(npc).search(query, limit, about=about)
 
 
 def who_knows(query: str, limit: int = 10, floor: float = 0.3) -> list[tuple[Memory, float]]:
     """
     Which NPCs hold a memory like `query`: each NPC's closest memory, best first, with its
-    cosine similarity. Uses the HNSW index on PostgreSQL (see store.who_knows).
+    cosine similarity. Uses the HNSW index on PostgreSQL (see memory.store.who_knows).
     """
     [vector] = embed_or_none([query])
-    found = store.who_knows(vector, limit, floor)
+    found = memory_service.who_knows(vector, limit, floor)
     rows = with_rows([item[0] for item in found])
     return [(rows[item[0]], item[2]) for item in found if item[0] in rows]
 
@@ -114,9 +127,13 @@ def memories_about(npc, subject) -> QuerySet:
     return handler_of(npc).about(subject)
 
 
-def forget(npc, subject=None, key: str | None = None, *, include_locked: bool = False) -> int:
-    """Delete memories of `npc` (about `subject`, with `key`); returns how many."""
-    return handler_of(npc).forget(about=subject, key=key, include_locked=include_locked)
+def forget(
+    npc, about=None, key: str | None = None, *, include_locked: bool = False, subject=None
+) -> int:
+    """Delete memories of `npc` (about `about`, with `key`); returns how many:
+    `npc.memory.forget`. `subject` is 0.2's name for `about` (deprecated)."""
+    about = _renamed(about, subject, "subject", "about", "forget")
+    return handler_of(npc).forget(about=about, key=key, include_locked=include_locked)
 
 
 # ---------------------------------------------------------------- social
@@ -129,14 +146,16 @@ def relationship(npc, subject):
 
 def has_met(npc, subject) -> bool:
     """True if they have talked, or the NPC holds a firsthand memory about the subject."""
-    return relationship_store.has_met(npc, subject)
+    return memory_service.has_met(npc, subject)
 
 
 def memories_by(
-    npc, *, feeling: str | None = None, source: str | None = None, subject=None
+    npc, *, feeling: str | None = None, source: str | None = None, about=None, subject=None
 ) -> QuerySet:
-    """An NPC's memories filtered by feeling and/or source (e.g. source="gossip")."""
-    return handler_of(npc).by(feeling=feeling, source=source, about=subject)
+    """An NPC's memories filtered by feeling and/or source (e.g. source="gossip"):
+    `npc.memory.by`. `subject` is 0.2's name for `about` (deprecated)."""
+    about = _renamed(about, subject, "subject", "about", "memories_by")
+    return handler_of(npc).by(feeling=feeling, source=source, about=about)
 
 
 def gossip_round(room=None, budget: int | None = None) -> list:
@@ -165,9 +184,10 @@ def diary_entries(npc) -> QuerySet:
     return handler_of(npc).diary()
 
 
-def beliefs(npc, target=None) -> QuerySet:
-    """The NPC's beliefs (about `target`, when given), oldest first."""
-    return handler_of(npc).beliefs(about=target)
+def beliefs(npc, about=None, *, target=None) -> QuerySet:
+    """The NPC's beliefs (about `about`, when given), oldest first: `npc.memory.beliefs`.
+    `target` is 0.2's name for `about` (deprecated)."""
+    return handler_of(npc).beliefs(about=_renamed(about, target, "target", "about", "beliefs"))
 
 
 def log_world_event(text: str, npcs=(), **kwargs):

@@ -1,14 +1,16 @@
 """The builder package (issue #28): the graph's geometry is plain, `@memory`'s usage lines are
-its help's, and one confirm-then-act flow."""
+its help's, one confirm-then-act flow, and api.py's old argument names still work, warned."""
 
 import subprocess
 import sys
 
 import pytest
 
+import omniira_evennia as omniira
 from omniira_evennia.admin_commands import SUBCOMMANDS, USAGE, CmdMemory
 from omniira_evennia.builder.confirm import confirmed
 from omniira_evennia.builder.graph_geometry import circle_layout, edge_geometry
+from tests.support.social import SocialTestBase
 
 
 def test_the_graph_geometry_imports_no_django_evennia_or_twisted():
@@ -44,3 +46,14 @@ def test_confirmed_acts_only_on_yes():
         with pytest.raises(StopIteration) as stop:
             flow.send(answer)
         assert stop.value.value == expected
+
+
+class TestApiNames(SocialTestBase):
+    def test_the_old_argument_names_still_work_with_a_deprecation_warning(self):
+        omniira.remember(self.maren, self.char1, "Ada mends clocks.", key="trade", embed=False)
+        with pytest.warns(DeprecationWarning, match="about"):
+            assert omniira.memories_by(self.maren, subject=self.char1).count() == 1
+        with pytest.warns(DeprecationWarning, match="about"):
+            assert list(omniira.beliefs(self.maren, target=self.char1)) == []
+        with pytest.warns(DeprecationWarning, match="about"):
+            assert omniira.forget(self.maren, subject=self.char1) == 1
