@@ -318,7 +318,8 @@ class OmniiraSettings(BaseModel):
     BACKGROUND_THREADS: int = Field(2, ge=1)
     # At start, after the embedder, the first blocks of the prompts of at most this many NPCs
     # (prompts.stable_prefix, the same for every turn) are sent once for a one-token reply, so
-    # a prompt-caching server (llama.cpp) holds them before the first player speaks. 0: off
+    # a prompt-caching server (llama.cpp) holds them before the first player speaks; one at a
+    # time, each once no reply is on its way (lifecycle.warm_prompts). 0: off
     # (a hosted endpoint would bill the tokens). The offline demo warms its NPCs.
     WARM_PROMPT_NPCS: int = Field(0, ge=0)
     WORKER_THREADS: int | None = Field(None, ge=1)

@@ -92,15 +92,39 @@ def warm_up(delay: float = 10.0):
     return reactor.callLater(delay, _load)
 
 
+#: How often a warm-up waiting for a player's reply looks again, and how long it waits at most.
+WARM_UP_YIELD_SECONDS = 1.0
+WARM_UP_MAX_WAIT_SECONDS = 300.0
+
+
 def warm_prompts(npcs=None):
-    """The fixed prompt blocks of at most WARM_PROMPT_NPCS memory NPCs (`npcs`, or those in a
-    room) sent to the model server once (`warm_prompt`). A Deferred."""
+    """
+    The fixed prompt blocks of at most WARM_PROMPT_NPCS memory NPCs (`npcs`, or those in a
+    room) sent to the model server (`warm_prompt`), one at a time, each only once no reply is
+    on its way: a warm-up competes with a reply for the model server's cores (a telnet trial's
+    first replies took 32 and 69 s beside four warm-ups at once), and a player who talks first
+    fills the cache for that NPC anyway. A Deferred fired with the number warmed.
+    """
     limit = get_settings().WARM_PROMPT_NPCS
-    npcs = (store.memory_npcs() if npcs is None else list(npcs))[:limit]
-    if not npcs:
+    queue = (store.memory_npcs() if npcs is None else list(npcs))[:limit]
+    if not queue:
         return defer.succeed(0)
-    warmed = defer.gatherResults([warm_prompt(npc) for npc in npcs])
-    return warmed.addCallback(lambda _: log.info(f"omniira: prompts of {len(npcs)} NPCs warm"))
+    done, count, waited = defer.Deferred(), len(queue), [0.0]
+
+    def _next(_=None):
+        if not queue:
+            log.info(f"omniira: prompts of {count} NPCs warm")
+            done.callback(count)
+        elif conversations.turns_in_flight() and waited[0] < WARM_UP_MAX_WAIT_SECONDS:
+            health.incr("warm_up_yields")
+            waited[0] += WARM_UP_YIELD_SECONDS
+            reactor.callLater(WARM_UP_YIELD_SECONDS, _next)
+        else:
+            # A failed warm-up is logged and counted by its job; the next one goes on.
+            warm_prompt(queue.pop(0)).addBoth(_next)
+
+    _next()
+    return done
 
 
 def warm_prompt(npc):

@@ -66,6 +66,11 @@ def is_answering(npc_id: int) -> bool:
     return any(pair[0] == npc_id for pair in _in_flight)
 
 
+def turns_in_flight() -> int:
+    """How many replies to players (or NPCs) are on their way now."""
+    return len(_in_flight)
+
+
 def still_thinking_over(npc, speaker) -> bool:
     """The NPC has yet to go over a finished conversation with `speaker` (its review): `recall`
     says so rather than that it remembers nothing."""
