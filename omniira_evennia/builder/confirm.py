@@ -1,5 +1,4 @@
-"""Ask before deleting: the one confirm-then-act flow of `@memory clear`, `erase` and `know
-forget`, as a generator the command drives with Evennia's `yield` (the answer comes back in)."""
+"""Ask before deleting: the one confirm-then-act flow of `@memory clear`, `erase`, `know forget`."""
 
 from __future__ import annotations
 

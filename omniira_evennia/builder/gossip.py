@@ -1,5 +1,4 @@
-"""The gossip graph: who told whom how many things (hearsay memories counted per pair), laid
-out for the inspector's SVG, and the chain behind each edge."""
+"""The gossip graph: who told whom how much, laid out for the inspector's SVG, and each chain."""
 
 from __future__ import annotations
 

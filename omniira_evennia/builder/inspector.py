@@ -1,5 +1,4 @@
-"""What the web inspector's NPC, memory and knowledge pages show, as plain data read from the
-ORM and `npc.memory` (the views only add the request's filters and render it)."""
+"""What the inspector's overview, NPC, memory and knowledge pages show, as plain data."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The builder's background work: conversation reviews, the rollover on demand, re-embedding
-(`@memory reviews`, `rollover`, `reembed`), what each started and how it went."""
+"""The builder's background work: conversation reviews, the rollover now, re-embedding."""
 
 from __future__ import annotations
 

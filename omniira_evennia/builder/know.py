@@ -1,6 +1,4 @@
-"""`@memory know`: what NPCs know about the world, beside what they remember of people; the
-scopes and switches a builder types, each fact as a line, writes, edits, forgetting, loading
-(all through `knowledge.service`)."""
+"""`@memory know`: scopes and switches as a builder types them, facts as lines, writes, loads."""
 
 from __future__ import annotations
 

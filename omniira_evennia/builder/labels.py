@@ -1,5 +1,4 @@
-"""What the inspector calls things: health counters, LLM features, audit kinds, safety flags
-and memory sources in words, and whether a non-zero counter is worth a builder's attention."""
+"""Health counters, LLM features, audit kinds, safety flags and sources in the builder's words."""
 
 from __future__ import annotations
 

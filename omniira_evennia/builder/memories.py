@@ -1,5 +1,4 @@
-"""The builder's verbs on an NPC's memories: inspect, clear, concerns, inject, lock, audit,
-trace, diary, beliefs, search, whoknows and erase, over `npc.memory` and the stores."""
+"""`@memory` on memories: inspect, clear, concerns, inject, lock, audit, trace, search, erase."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""`@memory stats`: memories by source and feeling, self-tag cadence, LLM usage by tier and
-feature, and the health counters, as one text."""
+"""`@memory stats`: memories by source and feeling, self-tag cadence, LLM usage, health."""
 
 from __future__ import annotations
 

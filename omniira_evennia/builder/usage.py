@@ -1,5 +1,4 @@
-"""What the inspector's health, LLM usage and audit pages show: the counters in words, tokens
-and cost by tier and feature, each tier's budget spent today, the audit log by kind."""
+"""What the inspector's health, LLM usage and budgets, and audit pages show, as plain data."""
 
 from __future__ import annotations
 

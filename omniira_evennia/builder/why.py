@@ -1,5 +1,4 @@
-"""Why was this recalled? (`@memory why`, the inspector's why page): a turn's real gathering and
-retrieval for a question, with each memory's lane ranks and scores, and where a memory fell."""
+"""Why was this recalled? (`@memory why`, the why page): a turn's own retrieval, explained."""
 
 from __future__ import annotations
 
