@@ -31,11 +31,12 @@ What a question asks about the speaker's life, and whether the NPC holds the ans
 
 from __future__ import annotations
 
-import difflib
 import re
 from functools import lru_cache
 
+from omniira_evennia.conversation.handback import TO_YOU, restates
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
+    FRAMING_WORDS,
     MAX_CHARS,
     STOP_WORDS,
     capped,
@@ -185,6 +186,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("narrates_the_player")
     if npc and _addresses(reply, npc):
         found.append("addresses_itself")
+    if _addresses_the_one_talked_about(reply, line, (npc, speaker)):
+        found.append("addresses_someone_else")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
         found.append("plays_itself")
     if re.search(rf"\b{EXAMPLE_NAME}\b", reply) and EXAMPLE_NAME not in (speaker, npc):
@@ -220,13 +223,6 @@ _REPORTS = re.compile(
     re.IGNORECASE,
 )
 _ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|knew)\b", re.I)
-
-# Words a reply frames the player's line with ("You remember Merrick telling you that ..."):
-# they add nothing of the NPC's own.
-FRAMING_WORDS = set(
-    "remember recall told tell telling said say saying says mention mentioned know knew heard "
-    "hear think thought see seen indeed really sure right true understand understood".split()
-)
 
 
 # The NPC's own not knowing said as the player's ("You are not sure what Isolde's tortoise is
@@ -330,94 +326,6 @@ def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
     )
 
 
-def _said_again(reply: str, line: str, names: list[str]) -> bool:
-    """A sentence of the reply is the line itself ("Have you had a long day, Lyra?" back)."""
-    strip = "|".join(rf"\b{re.escape(n)}\b" for n in names if n) or "$^"
-
-    def words(text: str) -> list[str]:
-        return re.findall(r"[a-z']+", re.sub(strip, " ", text.lower()))
-
-    said = words(line)
-    if len(said) < 4:
-        return False
-    for sentence in sentence_list(reply):
-        mine = words(sentence)
-        common = sum(1 for a, b in zip(said, mine) if a == b)
-        if len(mine) >= 4 and common >= 0.8 * max(len(said), len(mine)):
-            return True
-    return False
-
-
-_TO_YOU = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?(?:you|your)\b", re.IGNORECASE)
-
-
-_CONTRACTED = {"i'm", "i've", "i'll", "i'd", "you'r", "you'v", "you'l", "you'd"}  # stems
-
-
-def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
-    """
-    The reply gives the line's words back: at least three of the line's content words and
-    three fifths of them are in it, and it adds at most two of its own (framing words such as
-    "remember" and "told" and the two names not counted); or, said to "you", two of them and
-    two fifths, or three of them, and none of its own.
-    """
-    reply, line = capped(reply), capped(line)
-    names_said = [npc, speaker]
-    if _said_again(reply, line, names_said) or _asked_back(reply, line, names_said):
-        return True
-    names = {n.lower()[:5] for n in (npc, speaker) if n}
-    said = content_stems(line) - names
-    answer = content_stems(reply) - names - {w[:5] for w in FRAMING_WORDS}
-    shared = said & answer
-    own = answer - said - _CONTRACTED
-    enough = len(shared) >= max(2, 0.4 * len(said - _CONTRACTED))
-    if _TO_YOU.match(reply) and enough and not own:
-        # Said back to them with nothing of its own: "You're a shepherd by trade." to "I'm a
-        # shepherd by trade. I keep sheep up on the moor." (held-out seed 15511).
-        return True
-    # To a question, its words turned round are an answer ("No, I have not had a long day.").
-    if not is_question(line) and len(own) <= 2 and _turned_back(reply, line, names_said):
-        return True
-    if len(said) < 3 or len(shared) < 3:
-        return False
-    # A long line's first clause handed back to "you" is a restatement too ("You understand
-    # that Voss, the thing you treasure most is an old brass spyglass."): nothing new in it.
-    handed_back = not (answer - said) and _TO_YOU.match(reply)
-    return (len(shared) / len(said) >= 0.6 and len(answer - said) <= 2) or bool(handed_back)
-
-
-_PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
-
-
-def _turned_back(reply: str, line: str, names: list[str]) -> bool:
-    """The line said back with I and you turned round ("I understand that you're planning to
-    build a windmill on the hill." to "One day I want to build a windmill on the hill.", seed
-    62903): three quarters alike once names go and the line's persons are swapped."""
-    drop = {n.lower() for n in names if n}
-    mine = [_PERSONS.get(w, w) for w in re.findall(r"[a-z']+", line.lower()) if w not in drop]
-    theirs = [w for w in re.findall(r"[a-z']+", reply.lower()) if w not in drop]
-    if len(mine) < 4 or not theirs:
-        return False
-    return difflib.SequenceMatcher(None, " ".join(mine), " ".join(theirs)).ratio() >= 0.75
-
-
-def _asked_back(reply: str, line: str, names: list[str]) -> bool:
-    """The question given back as a question ("Verity, where are you from, do you recall?" to
-    "Voss, where am I from, do you recall?"): alike once names go and I and you are swapped."""
-    if "?" not in reply or not is_question(line):
-        return False
-    drop = {n.lower() for n in names if n}
-
-    def words(text: str, swap: bool) -> str:
-        found = [w for w in re.findall(r"[a-z']+", text.lower()) if w not in drop]
-        return " ".join(_PERSONS.get(w, w) if swap else w for w in found)
-
-    mine = words(line, swap=True)
-    return (
-        len(mine) >= 12 and difflib.SequenceMatcher(None, mine, words(reply, False)).ratio() >= 0.8
-    )
-
-
 # What may come before a name said to someone at the start of a reply ("Yes, Wren, ...").
 GREETING_LEAD = r"(?:hello|hi|hey|good (?:morning|evening|day|night)|well|ah|oh|yes|no)[,!.]?\s+"
 
@@ -429,6 +337,19 @@ def _addresses(reply: str, npc: str) -> bool:
         re.search(rf",\s*{name}\s*[.!?]", reply, re.IGNORECASE)
         or re.match(rf"^\W*(?:{GREETING_LEAD})?{name}\s*,", reply, re.IGNORECASE)
     )
+
+
+def _addresses_the_one_talked_about(reply: str, line: str, names) -> bool:
+    """Someone the line talks about, spoken to as if here ("You find a silver pot, Dorcas, and
+    the whole street is talking." to news of Dorcas the washerwoman: seed 43969)."""
+    present = {n.lower() for n in names if n}
+    for name in set(re.findall(r"\b[A-Z][a-z]{2,}\b", line)):
+        if name.lower() in present:
+            continue
+        spoken_to = rf",\s*{name}\s*[,.!?]"  # "Ember, is it?" only names the raven
+        if re.search(spoken_to, reply) and re.search(r"\byou(?:r|'re)?\b", reply, re.I):
+            return True
+    return False
 
 
 # "I remember that." to something said for the first time: a claim of a memory it has not.
@@ -449,7 +370,7 @@ def answers_about_them(reply: str, line: str) -> bool:
     return (
         about_the_npc(line)
         and bool(said)
-        and bool(_TO_YOU.match(said[0]) and not _GENERIC_YOU.match(said[0]))
+        and bool(TO_YOU.match(said[0]) and not _GENERIC_YOU.match(said[0]))
         and not _FIRST_PERSON.search(reply)
     )
 

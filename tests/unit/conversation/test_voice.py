@@ -1244,3 +1244,25 @@ def test_a_line_handed_back_turned_round_is_restated(line, reply, npc, speaker):
 )
 def test_an_answer_with_words_of_its_own_is_not_restated(line, reply):
     assert "restated" not in slips(reply, line, "Voss", "Hesper")
+
+
+def test_the_one_talked_about_is_not_spoken_to():
+    """Seed 43969 (busy): news of Dorcas answered as if to Dorcas."""
+    news = "Dorcas the washerwoman found a pot of old silver under her floorboards, they say."
+    said = "You find a silver pot, Dorcas, and the whole street is talking."
+    assert "addresses_someone_else" in slips(said, news, "Maren", "Hamlin")
+    fine = "Dorcas? Lucky woman. She will be buying rounds all week, mark me."
+    assert slips(fine, news, "Maren", "Hamlin") == []
+    to_them = "Lucky Dorcas. And you, Hamlin, what will you drink?"
+    assert "addresses_someone_else" not in slips(to_them, news, "Maren", "Hamlin")
+
+
+def test_pronouns_round_a_fact_handed_back_are_no_words_of_the_npcs_own():
+    """Seed 43969 (busy): the daughter's news given back, 'her' its only addition."""
+    line = (
+        "Maren, my daughter is Eugenia, and she went east with the soldiers and never wrote back."
+    )
+    back = "You know Eugenia went east with the soldiers, and you never heard from her."
+    assert "restated" in slips(back, line, "Maren", "Hamlin")
+    own = "I am sorry, Hamlin. I hope Eugenia writes soon; the east road is long."
+    assert "restated" not in slips(own, line, "Maren", "Hamlin")
