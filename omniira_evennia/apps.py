@@ -61,7 +61,9 @@ class OmniiraConfig(AppConfig):
         post_delete.connect(_plan_deleted, sender=Plan, weak=False, dispatch_uid="omniira_plan_d")
 
         # A later migration that rebuilds a table (SQLite) drops the full-text triggers.
-        post_migrate.connect(memory.ensure_fulltext_installed, sender=self, dispatch_uid="omniira_fts")
+        post_migrate.connect(
+            memory.ensure_fulltext_installed, sender=self, dispatch_uid="omniira_fts"
+        )
 
 
 def _raw_setting(name: str, default, valid):

@@ -35,40 +35,16 @@ from __future__ import annotations
 
 import re
 
-import phonenumbers
-
-from omniira_evennia.vocabulary import OPEN_TAG
-
-# ---------------------------------------------------------------- control characters
-
-# Escape sequences a terminal acts on, removed whole: CSI (`ESC [ params final`, and its 8-bit
-# form U+009B: colours, cursor moves, MXP's `ESC [ 4 z`), OSC (`ESC ] ... BEL or ST`: window
-# titles, terminal hyperlinks) and two-character escapes (`ESC c`, `ESC (B`). Each part stops at
-# the next ESC, so a run of bare ESCs costs one step each.
-_ESCAPE = (
-    r"(?:\x1b\[|\x9b)[0-?]*+[ -/]*+[@-~]?"
-    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\x9d]*+(?:\x07|\x1b\\|\x9c)"
-    r"|\x1b[ -/]*+[0-~]?"
+# Phone numbers and Evennia markup live in their own modules; their names stay importable from
+# here (callers and games found them here before).
+from omniira_evennia.memory.markup import (  # noqa: F401
+    MARKUP_MODES,
+    neutralize_markup,
+    strip_controls,
+    unwrap_links,
 )
-# Characters that render as nothing but change what is shown: bidi embeddings, overrides,
-# isolates and marks (text shown in another order than it is stored), zero-width spaces and
-# joiners, word joiners and invisible operators, the byte-order mark, soft hyphens.
-_INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff"
-_LINE_BREAK = "\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029"
-_PLAYER_CONTROL = re.compile(rf"{_ESCAPE}|[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f{_INVISIBLE}]")
-_LINE_BREAKS = re.compile(rf"[{_LINE_BREAK}]++")
-
-
-def strip_controls(text: str) -> str:
-    """
-    `text` as a player's one line: escape sequences, C0 and C1 control characters, bidi
-    controls and zero-width characters removed, and each run of tabs and line breaks made one
-    space (a player's line cannot start a new one under it). Linear and idempotent.
-    """
-    if not text:
-        return text or ""
-    return _LINE_BREAKS.sub(" ", _PLAYER_CONTROL.sub("", text))
-
+from omniira_evennia.memory.phones import PHONE_REGIONS, cued, phone_spans  # noqa: F401
+from omniira_evennia.vocabulary import OPEN_TAG
 
 # ---------------------------------------------------------------- redaction
 
@@ -249,33 +225,6 @@ _TRIGGERS = {
     _ADDRESSES[5]: "box|postfach|postale|apartado",
     _POSTCODES[4]: "post|zip|plz",
 }
-# Regions whose national phone formats are recognised (any number with a leading + is, for
-# every region).
-PHONE_REGIONS = ("US", "GB", "DE", "FR")
-# Where a leading 0 is the trunk prefix of a national number.
-_TRUNK_ZERO_REGIONS = tuple(region for region in PHONE_REGIONS if region != "US")
-# Phone candidates: maximal runs of digits and dialling separators (`+44 (0)20 7946-0958`),
-# found by one linear pattern (a `+` or `(` opens one, not inside a word; one shorter than seven
-# characters cannot hold a phone number); only these bounded spans go to libphonenumber.
-_PHONE_RUN = re.compile(
-    r"[+(\d](?<![\w+].)(?=[\d .\-/()]{6})(?:(?<=\+)\(?\d|(?<=\()\d|(?<=\d))\d*+"
-    r"(?:[ .\-/()]{1,3}+\d++)*+"
-)
-# The spaced parts of a run long enough to hold seven digits (a list of numbers).
-_PHONE_PART = re.compile(r"\S{7,}+")
-_DIGIT_GROUP = re.compile(r"\d++")
-# A phone word just before a number: "tel", "my number is", "call me on", "Handy".
-_PHONE_CUE = re.compile(
-    r"(?i)\b(?:phone|telephone|tel|mobile|cell|handy|festnetz|telefon|portable|"
-    r"t[ée]l[ée]phone|fax|whatsapp|my number|number is|call(?: me)?|ring(?: me)?|text me|"
-    r"dial)\b[\s:.,#-]{0,4}(?:(?:is|on|at)[\s:]{1,3}){0,2}$"
-)
-# libphonenumber calls per text: each costs 10-30 us; past the budget the shape decides (fails
-# closed: a number that looks dialled is redacted unconfirmed).
-_PHONE_CHECKS = 16
-_DATE = re.compile(r"^\d{1,4}([-./])\d{1,2}\1\d{1,4}$")
-# How far before a match its cue is looked for ("my visa card is 4111...").
-_CUE_WINDOW = 40
 
 
 def luhn_ok(digits: str) -> bool:
@@ -296,97 +245,16 @@ def iban_ok(iban: str) -> bool:
     return int("".join(str(int(char, 36)) for char in moved)) % 97 == 1
 
 
-def _cued(cue: re.Pattern, text: str, start: int) -> bool:
-    """Does `cue` end right where a match starts (it looks at a bounded window)?"""
-    return bool(cue.search(text, max(0, start - _CUE_WINDOW), start))
-
-
 def _iban_match(match: re.Match) -> bool:
-    return _cued(_IBAN_CUE, match.string, match.start()) or iban_ok(match.group(0))
+    return cued(_IBAN_CUE, match.string, match.start()) or iban_ok(match.group(0))
 
 
 def _card_match(match: re.Match) -> bool:
     """After a cue any run counts; else card groups (3+ digits but the last) and the Luhn check."""
-    if _cued(_CARD_CUE, match.string, match.start()):
+    if cued(_CARD_CUE, match.string, match.start()):
         return True
     groups = _CARD_GROUPS.split(match.group(0))
     return all(len(group) >= 3 for group in groups[:-1]) and luhn_ok("".join(groups))
-
-
-def _nanp_shaped(raw: str, groups: list[str]) -> bool:
-    """US/Canada forms: 555-1234, 555 123 4567, (555) 123-4567, 1-800-555-0199, 5551234567."""
-    if groups[0] == "1" and len(groups) > 1:
-        groups = groups[1:]  # the country code of "1-800-555-0199"
-    elif len(groups) == 1 and len(groups[0]) == 11 and groups[0][0] == "1":
-        groups = [groups[0][1:]]  # 15551234567
-    sizes = [len(group) for group in groups]
-    if groups[0][0] in "01":
-        return False  # area codes and exchanges start at 2 ("100-200-3000" is a score)
-    if sizes == [10]:
-        return not groups[0].endswith("000")  # "2000000000 gold" is an amount
-    if sizes == [3, 4]:
-        return " " not in raw  # "555-1234", not "200 3000"
-    return sizes == [3, 3, 4]
-
-
-def _phone_regions(text: str, start: int, raw: str, groups: list[str]) -> tuple | None:
-    """
-    The regions to ask libphonenumber about for the candidate `raw`, or None: it is no phone.
-    A number to dial has a leading `+`, a trunk `0`, a phone word before it, or a US form;
-    game talk's digit groups have none ("1200 1500", "100-200-300-400", "1350 1351").
-    """
-    if list(map(len, groups)).count(1) > 1:
-        return None  # "rolled 3 4 5 6 2 1 6", "0 1 2 3 4 5 6"
-    if raw[0] == "+":
-        return (None,)  # international: the country code says where
-    if raw.lstrip("(")[0] == "0":
-        return None if _DATE.match(raw) else _TRUNK_ZERO_REGIONS
-    if _nanp_shaped(raw, groups):
-        return ("US",)
-    if _cued(_PHONE_CUE, text, start) and not _DATE.match(raw):
-        return PHONE_REGIONS  # "tel 912 345 678"
-    return None
-
-
-def _possible(raw: str, regions: tuple, checks: list[int]) -> bool:
-    for region in regions:
-        if checks[0] <= 0:
-            return True  # over the budget: the shape already says it is dialled
-        checks[0] -= 1
-        try:
-            if phonenumbers.is_possible_number(phonenumbers.parse(raw, region)):
-                return True
-        except phonenumbers.NumberParseException:
-            continue
-    return False
-
-
-def _is_phone(text: str, start: int, end: int, checks: list[int]) -> bool:
-    raw = text[start:end]
-    groups = _DIGIT_GROUP.findall(raw)
-    if not 7 <= sum(map(len, groups)) <= 15:
-        return False
-    regions = _phone_regions(text, start, raw, groups)
-    return regions is not None and _possible(raw, regions, checks)
-
-
-def _phone_spans(text: str) -> list[tuple[int, int]]:
-    """
-    Spans of phone numbers: each maximal run of digits and separators that reads as one, else
-    (a list of numbers, "555-1234 555-2345") each of its spaced parts that does. A run of more
-    than 15 digits is no phone number, nor part of one.
-    """
-    spans: list[tuple[int, int]] = []
-    checks = [_PHONE_CHECKS]
-    for run in _PHONE_RUN.finditer(text):
-        start, end = run.span()
-        if _is_phone(text, start, end, checks):
-            spans.append((start, end))
-        elif " " in run.group(0):
-            for part in _PHONE_PART.finditer(text, start, end):
-                if _is_phone(text, *part.span(), checks):
-                    spans.append(part.span())
-    return spans
 
 
 def _sub_checked(pattern, text, placeholder, check) -> tuple[str, int]:
@@ -434,7 +302,7 @@ def redact_pii(text: str) -> tuple[str, int]:
         text, count = _sub_checked(pattern, text, placeholder, check)
         total += count
     if sum(map(str.isdigit, text)) >= 7:
-        spans = _phone_spans(text)
+        spans = phone_spans(text)
         text = _replace_spans(text, spans, "[phone]")
         total += len(spans)
     return text, total
@@ -489,101 +357,3 @@ def detect_manipulation(text: str) -> list[str]:
     if not text:
         return []
     return [label for label, pattern in MANIPULATION_PATTERNS.items() if pattern.search(text)]
-
-
-# ---------------------------------------------------------------- Evennia markup
-
-# Clickable links: a command (`|lc<command>|lt<text>|le`, MXP SEND in telnet, a clickable
-# command in the web client) and a URL (`|lu<url>|lt<text>|le`). Only the visible text stays.
-_LINK_OPEN = re.compile(r"\|l[cu]")
-# A link's text may hold another link; each pass unwraps one level. Deeper nesting is only
-# cosmetic: the token pass removes the markers left over, and with them every pipe.
-_LINK_PASSES = 3
-# Evennia's default colour and style codes: |r |R |h |n |u |i |s |* |^ ..., |!R, |[R |[r,
-# xterm256 |123 |[123, greyscale |=a |[=a, truecolor |#ff0000 |[#f00.
-_COLOUR = (
-    r"\|(?:\[?#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{3})|\[?[0-5]{3}|\[?=[a-z]|![RGYBMCWX]|"
-    r"\[[RGYBMCWXrgybmcwx]|[nuUiIsS*^rgybmcwxRGYBMCWXhH])"
-)
-# Layout codes (a new line, a tab, an indent, a space): a line break could forge a system
-# message under the NPC's line, so they become one space in every mode.
-_LAYOUT = r"\|[/\-_>]"
-# Left-over link markers (`|lc`, `|lu`, `|lt`, `|le` of a broken or nested link) go whole.
-_TOKEN = re.compile(rf"(?P<layout>{_LAYOUT})|(?P<colour>{_COLOUR})|\|l[cute]|\|")
-# Raw escape sequences (ANSI colours, MXP's ESC[4z mode switches) and other control characters
-# (C0 but tab and newline, DEL, C1).
-_CONTROL = re.compile(rf"{_ESCAPE}|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# MXP elements a client would act on (SEND, A and their kin), with or without the escape; a tag
-# ends at the first `>` and cannot span another `<`.
-_MXP_NAME = r"(?:send|a|expire|version|support|image|sound|music|frame|dest)\b"
-_MXP_TAG = re.compile(rf"</?{_MXP_NAME}[^<>]*+>", re.IGNORECASE)
-# What removing text can join into a tag's opening (`<se<a>nd>`, `<|send>`, an unclosed
-# `<a href`): the run of `<` and `/` before an MXP name, taken as one run so none is left.
-_MXP_OPENING = re.compile(rf"(?<![</])/*+<[</]*+(?={_MXP_NAME})", re.IGNORECASE)
-MARKUP_MODES = ("strip", "colour")
-
-
-def _unlink(text: str) -> str:
-    """
-    One pass of `\\|l[cu](.*?)\\|lt(.*?)\\|le` replaced by its text, made linear: each marker is
-    found by `str.find` from the last one, and a missing marker ends the pass (no later link
-    could complete either), where the regex would rescan to the end from every `|lc`.
-    """
-    out, position = [], 0
-    while opening := _LINK_OPEN.search(text, position):
-        middle = text.find("|lt", opening.end())
-        end = text.find("|le", middle + 3) if middle >= 0 else -1
-        if end < 0:
-            break
-        out += [text[position : opening.start()], text[middle + 3 : end]]
-        position = end + 3
-    out.append(text[position:])
-    return "".join(out)
-
-
-_LINK_MARKER = re.compile(r"\|l[cute]")
-
-
-def unwrap_links(text: str) -> str:
-    """
-    `text` with Evennia's clickable links reduced to their visible text and any marker left
-    over removed; every other code (colours, layout) stays. Linear: what a player types is put
-    through it before Evennia's own input handling, whose link patterns rescan a line from
-    every "|lc" (seconds for a 6,000-character line: omniira_evennia/inputfuncs.py).
-    """
-    if not text or "|l" not in text:
-        return text or ""
-    for _ in range(_LINK_PASSES):
-        unlinked = _unlink(text)
-        if unlinked == text:
-            break
-        text = unlinked
-    return _LINK_MARKER.sub("", text)
-
-
-def neutralize_markup(text: str, mode: str = "strip") -> str:
-    """
-    LLM-written `text` made safe to say, store and show in Evennia: links and MXP reduced to
-    their visible text, control characters removed, layout codes made a space, colour codes
-    removed (`mode="strip"`, the default) or kept (`mode="colour"`), and every other `|`
-    dropped. Evennia turns `||` into `|` before it looks for links, so an escaped pipe could
-    rebuild `|lc...|le`: no pipe survives but a kept colour code's. Linear and idempotent.
-    """
-    if not text:
-        return text or ""
-    text = _MXP_TAG.sub("", _CONTROL.sub("", text))
-    for _ in range(_LINK_PASSES):
-        if "|l" not in text:
-            break
-        text = _unlink(text)
-    keep_colour = mode == "colour"
-
-    def token(match: re.Match) -> str:
-        if match.group("layout"):
-            return " "
-        if match.group("colour") and keep_colour:
-            return match.group(0)
-        return ""
-
-    # Last, as removing pipes can join `<` to an MXP name; removing `<` joins no pipe.
-    return _MXP_OPENING.sub("", _TOKEN.sub(token, text))

@@ -18,8 +18,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import sys
-from collections import OrderedDict
 from datetime import datetime
 from datetime import timezone as dt_timezone
 from functools import partial
@@ -29,127 +27,26 @@ from django.db import transaction
 from django.db.models import BinaryField, F, Func
 from django.db.models.signals import post_delete, post_save
 
-from omniira_evennia.conf import get_settings
 from omniira_evennia.fields import is_postgres, vector_literal
-from omniira_evennia.llm import guards
 from omniira_evennia.memory import embedder_records, lateness
+
+# The cache's LRU, the audit rows and the NPCs' tag live in their own modules; their names
+# stay importable from here (the shell, bench/cache.py and games use `store.<name>`).
+from omniira_evennia.memory.audit import audit  # noqa: F401
 from omniira_evennia.memory.embedder_records import comparable_vectors, comparable_where
 from omniira_evennia.memory.embeddings import EMBEDDING_DIM, from_blob
-from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord
-from omniira_evennia.models import (
-    AuditLog,
-    DiaryEntry,
-    Memory,
-    Reflection,
+from omniira_evennia.memory.matrix_cache import MatrixCache, matrix_bytes  # noqa: F401
+from omniira_evennia.memory.npc_tags import (  # noqa: F401
+    TAGGED_FLAG,
+    memory_npcs,
+    tag_untagged_npcs,
 )
+from omniira_evennia.memory.retrieval import MemoryMatrix, MemoryRecord
+from omniira_evennia.models import DiaryEntry, Memory, Reflection
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.runner import defer_background, orm_allowed
-from omniira_evennia.vocabulary import (
-    NPC_TAG,
-)
 
 log = logging.getLogger("omniira.store")
-
-
-def _record_bytes(record) -> int:
-    """About what one MemoryRecord holds: the object, its __dict__ and its strings."""
-    size = sys.getsizeof(record) + sys.getsizeof(record.__dict__)
-    for value in record.__dict__.values():
-        if isinstance(value, (str, tuple, float)) or (isinstance(value, int) and value > 256):
-            size += sys.getsizeof(value)
-    return size
-
-
-def matrix_bytes(index: MemoryMatrix) -> int:
-    """
-    About how much memory a cached matrix holds: its arrays (each buffer once: snapshots share
-    one, views are not counted twice), its records (sampled: a write must not walk 10k of
-    them on the reactor) and the row map. `bench/cache.py` compares it with what the process
-    really allocates.
-    """
-    total, seen = 0, set()
-    for value in vars(index).values():
-        if not isinstance(value, np.ndarray):
-            continue
-        root = value
-        while isinstance(root.base, np.ndarray):
-            root = root.base
-        owner = root.base if root.base is not None else root
-        if id(owner) in seen:
-            continue
-        seen.add(id(owner))
-        total += len(owner) if isinstance(owner, (bytes, bytearray, memoryview)) else root.nbytes
-    records = index.records
-    if records:
-        step = max(1, len(records) // 32)
-        sample = records[::step][:32]
-        total += int(sum(_record_bytes(r) for r in sample) / len(sample) * len(records))
-        total += 100 * len(records)  # the id -> row map, the records list
-    return total
-
-
-class MatrixCache:
-    """
-    The per-NPC matrices, least recently used first, within `budget()` bytes (VECTOR_CACHE_MB):
-    caching one evicts the least recently used others until the total fits; a matrix larger
-    than the whole budget is used once and not cached. Evicted NPCs are read again when next
-    needed (`load_index`, `load_index_later`). Reactor only, like the rest of this module.
-    """
-
-    def __init__(self, budget=None):
-        self._budget = budget
-        self._items: OrderedDict[int, tuple[MemoryMatrix, int]] = OrderedDict()
-        self.total = 0
-        self.hits = self.misses = self.evictions = 0
-
-    def budget(self) -> int:
-        if self._budget is not None:
-            return self._budget
-        return int(get_settings().VECTOR_CACHE_MB * 1024 * 1024)
-
-    def get(self, npc_id: int, default=None):
-        item = self._items.get(npc_id)
-        if item is None:
-            self.misses += 1
-            return default
-        self._items.move_to_end(npc_id)
-        self.hits += 1
-        return item[0]
-
-    def __contains__(self, npc_id) -> bool:
-        return npc_id in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __setitem__(self, npc_id: int, index: MemoryMatrix) -> None:
-        self.pop(npc_id, None)
-        size, budget = matrix_bytes(index), self.budget()
-        if size > budget:
-            health.incr("vector_cache_too_big")
-            return
-        self._items[npc_id] = (index, size)
-        self.total += size
-        while self.total > budget:
-            _, (_, freed) = self._items.popitem(last=False)
-            self.total -= freed
-            self.evictions += 1
-            health.incr("vector_cache_evictions")
-
-    def pop(self, npc_id: int, default=None):
-        item = self._items.pop(npc_id, None)
-        if item is None:
-            return default
-        self.total -= item[1]
-        return item[0]
-
-    def clear(self) -> None:
-        self._items.clear()
-        self.total = 0
-
-    def npc_ids(self) -> list[int]:
-        """Cached NPCs, least recently used first."""
-        return list(self._items)
 
 
 _index_cache = MatrixCache()
@@ -564,67 +461,3 @@ def who_knows(vector, limit: int = 10, floor: float = 0.3):
                     best[npc_id] = (row_id, sim)
     ranked = sorted(best.items(), key=lambda item: (-item[1][1], item[1][0]))[:limit]
     return [(row_id, npc_id, sim) for npc_id, (row_id, sim) in ranked]
-
-
-# ---------------------------------------------------------------- safety
-
-
-def audit(
-    kind: str, labels, npc=None, speaker=None, memory=None, excerpt: str = ""
-) -> AuditLog | None:
-    """
-    An audit row, at most AUDIT_ROWS_PER_MINUTE of a kind per speaker (a flood of flagged
-    lines writes that many; the rest are counted in `audit_suppressed`). Rows naming no speaker
-    (erasures, game code) are always written. Returns the row, or None when suppressed.
-    """
-    health.incr(f"audit_{kind}")
-    if speaker is not None and not guards.limiter("audit_rows").allow(
-        (getattr(speaker, "id", speaker), kind), get_settings().AUDIT_ROWS_PER_MINUTE
-    ):
-        health.incr("audit_suppressed")
-        return None
-    return AuditLog.objects.create(
-        kind=kind,
-        labels=list(labels),
-        npc=npc,
-        speaker=speaker,
-        memory=memory,
-        excerpt=" ".join(str(excerpt).split())[:500],
-    )
-
-
-# ---------------------------------------------------------------- finding NPCs
-
-
-def memory_npcs(located: bool = True) -> list:
-    """Every memory NPC (in a room, unless `located` is False), found by its tag."""
-    from evennia.objects.models import ObjectDB
-
-    rows = ObjectDB.objects.get_by_tag(key=NPC_TAG[0], category=NPC_TAG[1])
-    if located:
-        rows = rows.filter(db_location__isnull=False)
-    return list(rows)
-
-
-TAGGED_FLAG = "omniira_npc_tags"
-
-
-def tag_untagged_npcs() -> int:
-    """
-    Once per database: tag the memory NPCs created before NPCs carried a tag (0.1). The one
-    scan over every object; afterwards `memory_npcs` is an indexed lookup. Returns how many.
-    """
-    from evennia.objects.models import ObjectDB
-    from evennia.server.models import ServerConfig
-
-    if ServerConfig.objects.conf(TAGGED_FLAG, default=False):
-        return 0
-    tagged = 0
-    for obj in ObjectDB.objects.all():
-        if getattr(obj, "is_omniira_npc", False) and not obj.tags.has(
-            NPC_TAG[0], category=NPC_TAG[1]
-        ):
-            obj.tags.add(*NPC_TAG)
-            tagged += 1
-    ServerConfig.objects.conf(TAGGED_FLAG, True)
-    return tagged

@@ -41,18 +41,29 @@ from django.utils import timezone
 from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import notes_store, relationship_store, store
-from omniira_evennia.memory.embeddings import embed_or_none, from_blob, to_blob
-from omniira_evennia.memory.grounding import (
-    Grounding,
-    evidence,
-    gist,
-    given_up,
-    ground,
-    may_restate,
-    one_at_a_time,
-)
+from omniira_evennia.memory.embeddings import embed_or_none, to_blob
+from omniira_evennia.memory.grounding import Grounding, evidence, given_up, ground
 from omniira_evennia.memory.lateness import late_write
-from omniira_evennia.memory.policy import police
+
+# What the policy keeps beside memories, and restatements, live in their own modules; their
+# names stay importable from here (callers and games found them here before).
+from omniira_evennia.memory.restating import (  # noqa: F401
+    HISTORY_KEPT,
+    fold_given_up,
+    fold_restated,
+    restated_key,
+    superseded,
+)
+from omniira_evennia.memory.row_writes import (  # noqa: F401
+    manipulation_labels,
+    player_line,
+    policed,
+    said_text,
+    write_concern,
+    write_diary,
+    write_opinion,
+    write_plan,
+)
 from omniira_evennia.memory.safety import detect_manipulation
 from omniira_evennia.models import Memory, Source
 from omniira_evennia.runtime import health
@@ -106,28 +117,6 @@ class Note:
     doubt: dict | None = None
 
 
-def _cleaned(text, kind: str, redact: bool = True) -> str:
-    """`text` through the one text policy (memory/policy.police) as a `kind`, with the
-    builder's markup mode; a builder's own words (`redact=False`) keep their personal data."""
-    return police(text, kind, redact=redact, markup=get_settings().LLM_MARKUP)
-
-
-def said_text(text: str) -> str:
-    """
-    An LLM-written line that is said in a room and kept as a conversation turn, through the
-    same policy as everything else stored (`police(..., "line")`): capped, controls removed,
-    markup neutralised, personal data redacted, cut at a sentence.
-    """
-    return _cleaned(text, "line")
-
-
-def _labels(raw, cleaned: str) -> list[str]:
-    """Instruction-like text in what was written or in what is kept of it (markup can hide
-    words from one and tag syntax is gone from the other)."""
-    raw = str(raw or "")[: len(cleaned) * 4 + 200]
-    return sorted(set(detect_manipulation(raw)) | set(detect_manipulation(cleaned)))
-
-
 def grounding_of(npc, note: Note, value: str) -> Grounding | None:
     """Whether `note` rests on its lines (None: it brings none to check, see Note.grounds)."""
     if note.grounds is None or note.source == Source.ADMIN:
@@ -163,12 +152,12 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
     admin = note.source == Source.ADMIN
     if not admin and late_write((note.subject, note.origin, note.speaker), str(note.value)):
         return None
-    value = _cleaned(note.value, "memory", redact=not admin)
+    value = policed(note.value, "memory", redact=not admin)
     grounded = grounding_of(npc, note, value)
     if grounded is not None and not grounded.ok:
         reject(npc, note, value, grounded.reason, rejected)
         return None
-    labels = _labels(note.value, value) if not admin else detect_manipulation(value)
+    labels = manipulation_labels(note.value, value) if not admin else detect_manipulation(value)
     importance = clamp_int(note.importance, 1, 10, 5)
     if note.from_player or (not admin and _about_a_player(note)):
         # What a player said, and anything not the builder's about a player (gossip, an NPC's
@@ -196,12 +185,12 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
     if note.doubt:
         fields["grounding"] = {**fields["grounding"], "contradicts": note.doubt}
     if not admin:
-        key = _restated_key(npc, note, key, fields["value"])
+        key = restated_key(npc, note, key, fields["value"])
     memory, created = _upsert(npc, note.subject, key, fields, admin)
     if memory is None:
         return None
     if not admin:
-        _fold_given_up(memory, given_up(memory.value))
+        fold_given_up(memory, given_up(memory.value))
     if memory.suspect:
         store.audit(
             "memory",
@@ -238,132 +227,6 @@ def _grounding_record(npc, note: Note, grounded: Grounding | None) -> dict:
     return {"source": note.source}
 
 
-def _restated_key(npc, note: Note, key: str, value: str) -> str:
-    """The key of a memory about the note's subject, from the same teller, that `value` says
-    again in other words or changes, else `key`: the note updates that memory, whose old value
-    becomes its history. Says again: one gist (the tag's "Ada told me: I live in Brackwater"
-    and the review's "Ada mentioned that I live in Brackwater"), or one meaning (`_restating`).
-    Changes: a new home or trade, a possession given up ("Ada moved to Ashby", "Ada sold the
-    mule"). Never a builder's row."""
-    name = getattr(note.subject, "key", "") or ""
-    said = gist(value, name)
-    topic, gone = one_at_a_time(value), given_up(value)
-    by_words = len(said) >= 2 or topic or gone
-    if not by_words and note.embedding is None:
-        return key  # nothing to compare by: no query
-    others = _others(npc, note.subject, note.teller, key)
-    if by_words:
-        for other_key, other_value, _ in others:
-            if len(said) >= 2 and gist(other_value, name) == said:
-                health.incr("memory_restated_merged")
-                return other_key
-            if (topic and one_at_a_time(other_value) == topic) or (gone & gist(other_value, name)):
-                health.incr("memory_superseded")
-                return other_key
-    return _restating(others, value, note.embedding, name) or key
-
-
-def _fold_given_up(memory: Memory, gone: frozenset) -> None:
-    """A note that its subject gave something up ("Ada sold the mule") ends every other memory
-    of that thing from the same teller ("Ada's mule Pip carries her packs", "Pip, her old mule,
-    eats a lot"): their values become this memory's history and their rows go, so no memory
-    still says she has the mule. Locked rows and a builder's stay."""
-    if not gone:
-        return
-    name = getattr(memory.subject, "key", "") or ""
-    others = [
-        other
-        for other in Memory.objects.filter(
-            npc=memory.npc, subject=memory.subject, provenance=memory.provenance, locked=False
-        )
-        .exclude(id=memory.id)
-        .exclude(source=Source.ADMIN)
-        .order_by("-learned_at", "-id")[: get_settings().MEMORY_CAP_PER_SUBJECT]
-        if gone & gist(other.value, name)
-    ]
-    if not others:
-        return
-    with transaction.atomic():
-        for other in others:
-            memory.history = [*superseded(other)[:1], *(memory.history or [])][:HISTORY_KEPT]
-            other.delete()
-            health.incr("memory_superseded")
-        memory.save(update_fields=["history"])
-
-
-def _others(npc, subject, teller, key: str) -> list[tuple]:
-    """(key, value, embedding) of the NPC's other memories about `subject` from `teller`
-    (a builder's rows aside), newest first, at most a subject's cap of them."""
-    return list(
-        Memory.objects.filter(npc=npc, subject=subject, provenance=teller)
-        .exclude(key=key)
-        .exclude(source=Source.ADMIN)
-        .order_by("-learned_at", "-id")
-        .values_list("key", "value", "embedding")[: get_settings().MEMORY_CAP_PER_SUBJECT]
-    )
-
-
-def _restating(others, value: str, vector, name: str) -> str | None:
-    """The key of the memory among `others` that `value` says again by meaning: the nearest
-    whose vector is within MEMORY_MERGE_COSINE of `vector` and whose words allow it
-    (grounding.may_restate: "I have a pony called Sorrel" and "Sorrel, my old pony, eats a
-    lot" are one fact; "my dog is called Rex" and "my cat is called Rex" are two)."""
-    threshold = get_settings().MEMORY_MERGE_COSINE
-    if vector is None or threshold >= 1:
-        return None
-    nearest, nearest_cosine = None, threshold
-    for other_key, other_value, blob in others:
-        cosine = _cosine(vector, blob)
-        if cosine >= nearest_cosine and may_restate(value, other_value, name):
-            nearest, nearest_cosine = other_key, cosine
-    if nearest is not None:
-        health.incr("memory_restated_by_meaning")
-    return nearest
-
-
-def fold_restated(memory: Memory, vector) -> Memory:
-    """
-    A memory written before its vector (an inline tag, embedded after the reply is said) that,
-    once embedded, says an older memory again by meaning: the older one takes its value (its
-    own value becomes history) and the new row goes, so the NPC keeps one memory of the fact.
-    Returns the memory that holds the fact now.
-    """
-    if memory.source == Source.ADMIN or memory.locked:
-        return memory
-    name = getattr(memory.subject, "key", "") or ""
-    others = _others(memory.npc, memory.subject, memory.provenance, memory.key)
-    older_key = _restating(others, memory.value, vector, name)
-    if older_key is None:
-        return memory
-    with transaction.atomic():
-        older = (
-            Memory.objects.select_for_update()
-            .filter(npc=memory.npc, subject=memory.subject, key=older_key)
-            .first()
-        )
-        if older is None or older.locked:
-            return memory
-        older.history = superseded(older)
-        older.value = memory.value
-        older.embedding = to_blob(vector)
-        older.importance = max(older.importance, memory.importance)
-        older.suspect = older.suspect or memory.suspect
-        older.learned_at = memory.learned_at
-        older.save()
-        memory.delete()
-    return older
-
-
-def _cosine(vector, blob) -> float:
-    """The cosine of a note's vector and a stored one (both unit length); -1 without both."""
-    if vector is None:
-        return -1.0
-    other = from_blob(blob, dim=len(vector))
-    if other is None:
-        return -1.0
-    return float(np.dot(np.asarray(vector, dtype=np.float32), other))
-
-
 def _upsert(npc, subject, key, fields, admin: bool) -> tuple[Memory | None, bool]:
     with transaction.atomic():
         existing = (
@@ -388,88 +251,9 @@ def _upsert(npc, subject, key, fields, admin: bool) -> tuple[Memory | None, bool
         return existing, False
 
 
-HISTORY_KEPT = 5
-
-
-def superseded(memory: Memory) -> list[dict]:
-    """The row's history with its current value pushed on top (newest first, capped)."""
-    entry = {
-        "value": memory.value,
-        "until": timezone.now().isoformat(timespec="seconds"),
-        "source": memory.source,
-    }
-    return [entry, *(memory.history or [])][:HISTORY_KEPT]
-
-
 def _about_a_player(note: Note) -> bool:
     subject = note.subject
     return subject is not None and getattr(subject, "id", None) is not None and is_player(subject)
-
-
-def write_concern(npc, topic: str, intensity, source, game_day: int, suspect=False):
-    """
-    Something on the NPC's mind, through the same policy as a memory: redact, flag (suspect
-    concerns are kept for builders and never shown to the model), cut, audit, and keep at most
-    CONCERNS_PER_NPC per NPC (the oldest go). A concern someone raised in talk (a player, or
-    another NPC in NPC talk, which is built from players' claims) is private to conversations
-    with them, decided here once: whether its source is logged in later changes nothing.
-    Returns the row (None: a late result for an erased player, dropped).
-    """
-    if late_write((source,), str(topic)):
-        return None
-    raw, topic = topic, _cleaned(topic, "concern")
-    labels = _labels(raw, topic)
-    private = source is not None and getattr(source, "id", None) != npc.id
-    concern = notes_store.add_concern(
-        npc,
-        topic,
-        intensity,
-        source=source,
-        suspect=bool(suspect or labels),
-        game_day=game_day,
-        private=private,
-    )
-    if concern.suspect:
-        store.audit(
-            "concern",
-            labels or ["written during a flagged turn"],
-            npc=npc,
-            speaker=source,
-            excerpt=concern.topic,
-        )
-    notes_store.cap_concerns(npc, get_settings().CONCERNS_PER_NPC)
-    return concern
-
-
-def write_opinion(npc, target, text: str):
-    """The NPC's opinion of `target`, through the text policy. None: a late result, dropped."""
-    if late_write((target,), str(text)):
-        return None
-    text = _cleaned(text, "opinion")
-    return notes_store.set_opinion(npc, target, text) if text else None
-
-
-def write_plan(npc, speaker, tag, game_day: int, suspect=False):
-    """
-    A promise the NPC made to `speaker` (a COMMITMENT tag), through the text policy. It is
-    recorded as made to the speaker whose turn it came from (`origin`), whatever the tag names:
-    "to_kind" "player" means that speaker; "npc" names an NPC to go with, and only one of our
-    NPCs is ever taken for it (life.service), never another player. Returns the Plan, or None
-    (a late result for an erased player).
-    """
-    fields = {name: _cleaned(getattr(tag, name), "plan_field") for name in ("to", "target", "by")}
-    fields["summary"] = _cleaned(tag.summary, "plan") or "a promise"
-    if late_write((speaker,), f"{fields['summary']}. {fields['to']}. {fields['target']}"):
-        return None
-    labels = _labels(tag.summary, fields["summary"])
-    return notes_store.add_plan(
-        npc,
-        tag.model_copy(update=fields),
-        to_obj=speaker if tag.to_kind == "player" else None,
-        game_day=game_day,
-        origin=speaker,
-        suspect=bool(suspect or labels),
-    )
 
 
 def write_belief(npc, target, text: str, grounds=None, **fields):
@@ -479,7 +263,7 @@ def write_belief(npc, target, text: str, grounds=None, **fields):
     belief about a player weighs no more than that player's own words (PLAYER_IMPORTANCE_CAP).
     A late one about an erased player is dropped when saved (lateness.drop_late_rollover_rows).
     """
-    text = _cleaned(text, "belief")
+    text = policed(text, "belief")
     if not text:
         return None
     if grounds is not None:
@@ -497,22 +281,6 @@ def write_belief(npc, target, text: str, grounds=None, **fields):
         cap = get_settings().PLAYER_IMPORTANCE_CAP
         fields["importance"] = min(clamp_int(fields["importance"], 1, 10, 5), cap)
     return notes_store.add_belief(npc, target, text, **fields)
-
-
-def write_diary(npc, game_day: int, text: str, **fields):
-    """
-    The NPC's diary entry for `game_day`, through the text policy (None: nothing left). A late
-    one loses its sentences naming an erased player when saved (lateness.drop_late_rollover_rows).
-    """
-    text = _cleaned(text, "diary")
-    return notes_store.set_diary(npc, game_day, text, **fields) if text else None
-
-
-def player_line(text: str, limit: int) -> str:
-    """A player's line as it is kept and sent on (`police(..., "player_line")`): capped to
-    `limit` (MAX_MESSAGE_CHARS), controls removed, markup neutralised, personal data redacted.
-    Its tags have been taken out by `conversation.tags.clean_text` before this."""
-    return police(text, "player_line", limit=limit, markup="strip")
 
 
 def is_player(obj) -> bool:
@@ -551,26 +319,11 @@ def write_reply(
         health.incr("conversation_turns")
         return written
     from_player = is_player(subject)
+    turn = dict(game_day=game_day, suspect=suspect, from_player=from_player, speaker=subject)
+    grounds = tuple(grounds) if grounds is not None else None
     for tag, vector in zip(parsed.remember, remember_vectors):
-        memory = write_note(
-            npc,
-            Note(
-                subject,
-                tag.value,
-                key=tag.key,
-                importance=tag.importance,
-                feeling=tag.feeling,
-                source=Source.SELF,
-                embedding=vector,
-                game_day=game_day,
-                suspect=suspect,
-                from_player=from_player,
-                speaker=subject,
-                grounds=tuple(grounds) if grounds is not None else None,
-                doubt=doubt(tag.value) if doubt is not None else None,
-            ),
-        )
-        written.append(memory)
+        doubted = doubt(tag.value) if doubt is not None else None
+        written.append(_remember(npc, subject, tag, vector, turn, grounds, doubted))
         health.incr("tags_remember")
     for tag in parsed.opinions:
         write_opinion(npc, subject, tag.text)
@@ -582,29 +335,45 @@ def write_reply(
         plan = write_plan(npc, subject, tag, game_day, suspect=suspect)
         if plan is None:
             continue
-        memory = write_note(
-            npc,
-            Note(
-                subject,
-                plan.summary,
-                key=f"commitment_{tag.action}_{plan.target or plan.to_name}",
-                importance=8,
-                feeling="trust",
-                source=Source.SELF_COMMITTED,
-                kind="commitment",
-                embedding=vector,
-                game_day=game_day,
-                suspect=suspect,
-                from_player=from_player,
-                speaker=subject,
-            ),
-        )
-        written.append(memory)
+        written.append(_remember_promise(npc, subject, tag, plan, vector, turn))
         health.incr("tags_commitment")
     if parsed.errors:
         health.incr("tags_invalid", len(parsed.errors))
     health.incr("conversation_turns")
     return written
+
+
+def _remember(npc, subject, tag, vector, turn: dict, grounds, doubt) -> Memory | None:
+    """A REMEMBER tag, written as the NPC's own note (`turn`: the day, suspicion, speaker)."""
+    note = Note(
+        subject,
+        tag.value,
+        key=tag.key,
+        importance=tag.importance,
+        feeling=tag.feeling,
+        source=Source.SELF,
+        embedding=vector,
+        grounds=grounds,
+        doubt=doubt,
+        **turn,
+    )
+    return write_note(npc, note)
+
+
+def _remember_promise(npc, subject, tag, plan, vector, turn: dict) -> Memory | None:
+    """A COMMITMENT's memory of the promise, so retrieval brings it back up."""
+    note = Note(
+        subject,
+        plan.summary,
+        key=f"commitment_{tag.action}_{plan.target or plan.to_name}",
+        importance=8,
+        feeling="trust",
+        source=Source.SELF_COMMITTED,
+        kind="commitment",
+        embedding=vector,
+        **turn,
+    )
+    return write_note(npc, note)
 
 
 def embed_later(memories) -> None:

@@ -74,6 +74,24 @@ class ScriptedLLM:
             index = min(len(self.requests) - 1, len(self.replies) - 1)
             return self.replies[index]
 
+    def _record(self, body: dict, peer) -> None:
+        """Keep a request (and its peer, and the log line), and wait the scripted delay."""
+        with self._lock:
+            self.requests.append(body)
+            self.peers.add(peer)
+            if self.log_path:
+                with open(self.log_path, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(body) + "\n")
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            delay = self.delay(body) if callable(self.delay) else self.delay
+            if delay:
+                time.sleep(delay)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
     def _handler(self):
         outer = self
 
@@ -99,48 +117,14 @@ class ScriptedLLM:
                 except ValueError:
                     self._send(400, {"error": {"message": "bad json"}})
                     return
-                with outer._lock:
-                    outer.requests.append(body)
-                    outer.peers.add(self.client_address)
-                    if outer.log_path:
-                        with open(outer.log_path, "a", encoding="utf-8") as fh:
-                            fh.write(json.dumps(body) + "\n")
-                    outer.in_flight += 1
-                    outer.peak_in_flight = max(outer.peak_in_flight, outer.in_flight)
-                try:
-                    delay = outer.delay(body) if callable(outer.delay) else outer.delay
-                    if delay:
-                        time.sleep(delay)
-                finally:
-                    with outer._lock:
-                        outer.in_flight -= 1
+                outer._record(body, self.client_address)
                 if outer.status != 200:
                     self._send(outer.status, {"error": {"message": "scripted failure"}})
                     return
                 text = outer._next_reply(body)
                 if outer.oversize:
                     text += " " * max(0, outer.oversize - len(text))
-                prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
-                self._send(
-                    200,
-                    {
-                        "id": "chatcmpl-scripted",
-                        "object": "chat.completion",
-                        "model": body.get("model", "scripted"),
-                        "choices": [
-                            {
-                                "index": 0,
-                                "message": {"role": "assistant", "content": text},
-                                "finish_reason": "stop",
-                            }
-                        ],
-                        "usage": {
-                            "prompt_tokens": prompt_chars // 4,
-                            "completion_tokens": max(1, len(text) // 4),
-                            "total_tokens": prompt_chars // 4 + max(1, len(text) // 4),
-                        },
-                    },
-                )
+                self._send(200, _completion(body, text))
 
             def _send(self, status, payload):
                 data = json.dumps(payload).encode()
@@ -243,3 +227,25 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def _completion(body: dict, text: str) -> dict:
+    """An OpenAI chat completion answering `body` with `text` (tokens counted as chars / 4)."""
+    prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "model": body.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_chars // 4,
+            "completion_tokens": max(1, len(text) // 4),
+            "total_tokens": prompt_chars // 4 + max(1, len(text) // 4),
+        },
+    }

@@ -32,6 +32,8 @@ LAZY_ALLOWED = {
     "social/__init__.py",  # the 0.1 ticker path shim, kept plain
     "testing/testbed/cli.py",  # the CLI configures Django before importing the game
     "testing/testbed/simulate.py",
+    "testing/testbed/measures.py",  # the testbed's parts, imported before Django is set up
+    "testing/testbed/world.py",
 }
 
 

@@ -24,11 +24,26 @@ from __future__ import annotations
 
 import contextlib
 import random
-import re
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from unittest import mock
+
+# TALK, PLAYERS, build_world and shuffle_npcs are also bench/long_run.py's, imported from here.
+from omniira_evennia.testing.testbed.measures import (
+    LIE,
+    LIE_CUES,
+    NEWS,
+    NEWS_CUES,
+    PLANTED_CUES,
+    PLANTED_FACT,
+    TALK,
+    last_usage_id,
+    passed_on,
+    probe_holders,
+    usage_by_tier,
+)
+from omniira_evennia.testing.testbed.world import PLAYER_LINES, PLAYERS, build_world, shuffle_npcs
 
 EXTENSIONS = (
     "self_tagging",
@@ -38,58 +53,6 @@ EXTENSIONS = (
     "autobiography",
     "reflection",
 )
-
-ROOMS = [
-    ("The Lantern & Lane", "A low-beamed tavern smelling of woodsmoke and spilled cider."),
-    ("Market Square", "Cobbles slick with rain and a dozen stalls under striped awnings."),
-    ("The Old Mill", "A creaking waterwheel and sacks of flour stacked to the rafters."),
-    ("Crossroads Well", "A mossy well where four lanes meet under an old oak."),
-]
-# The demo's four NPCs first (game_template/world/build.py), then generated townsfolk.
-DEMO_NPCS = [
-    ("Maren", "tavern keeper of the Lantern & Lane", "Warm, shrewd and blunt."),
-    ("Lyra", "travelling bard", "Curious, playful, a shameless gossip."),
-    ("Voss", "blacksmith", "Gruff and honest, slow to trust."),
-    ("Wren", "herbalist at the market", "Quiet, observant, kind to strangers."),
-]
-TOWNSFOLK = [
-    "Oskar", "Petra", "Ilse", "Bram", "Greta", "Hal", "Tilda", "Corin", "Mabel", "Fenn",
-    "Rosa", "Edric", "Nell", "Jory", "Agnes", "Piet",
-]  # fmt: skip
-TRADES = ["miller", "baker", "carter", "weaver", "fisher", "cooper", "potter", "tanner"]
-PLAYERS = ["Ada", "Brannoc", "Cyra", "Dunstan", "Elske", "Faro"]
-PLAYER_LINES = [
-    "I'm looking for work on the river barges.",
-    "My sister Tomasine went missing near the mill last spring.",
-    "I sold my horse to pay for a room here.",
-    "Someone in the market owes me three silver coins.",
-    "I used to be a soldier in the northern war.",
-    "Do you know where I can buy a good lantern?",
-    "I found an old map with the well marked on it.",
-    "My favourite drink is plum wine.",
-    "I'm writing a song about this town.",
-    "I'm afraid of the dark woods past the crossroads.",
-    "I lost a silver ring in the square yesterday.",
-    "I plan to open a bakery here next month.",
-]
-PLANTED_FACT = "Ada hid a sealed letter under the third stone of the old bridge."
-LIE = "Brannoc poisoned the crossroads well at midnight."
-# A real model retells in its own words ("Ada tucked a note beneath the bridge"), so a probe
-# is held by an NPC whose memory (key or value) names every cue: one stem of each group.
-PLANTED_CUES = (("letter", "note", "message", "envelope", "missive"), ("bridge",))
-# News about a third party, told by the first player to the first NPC on day 1 as a line of
-# talk (the turn's real path keeps it as knowledge the NPC was told, issue #24).
-NEWS = "Harlan the miller fell off his roof mending the thatch and broke his leg."
-NEWS_CUES = (("harlan",), ("leg", "roof", "fell", "fall"))
-# Talk about who knows what ("Maren doesn't know anything about Corvina") is no news: a copy
-# that reads so was passed on wrongly.
-TALK = re.compile(
-    r"\b(?:does ?n[o']t|do ?n[o']t|did ?n[o']t|never|not)\s+(?:know|remember|recall|hear|heard)\b"
-    r"|\bknows? (?:nothing|little|anything)\b|\bhas(?:n't| not)? (?:heard|been told)\b"
-    r"|\b(?:asked|wondered|wants to know) (?:about|whether|if|what|who)\b",
-    re.IGNORECASE,
-)
-LIE_CUES = (("poison", "taint", "contaminat"), ("well",))
 
 
 @dataclass
@@ -169,134 +132,6 @@ class Progress:
             self.bar.close()
 
 
-# ---------------------------------------------------------------- the world
-
-
-def build_world(cfg: SimConfig, rng: random.Random):
-    """Rooms, NPCs (the demo's four, then townsfolk) and scripted player characters."""
-    from evennia.utils import create
-
-    from omniira_evennia.typeclasses import MemoryNPC
-
-    count = cfg.rooms or max(2, min(len(ROOMS), cfg.npcs // 3))
-    rooms = []
-    for key, desc in ROOMS[:count]:
-        room = create.create_object("evennia.objects.objects.DefaultRoom", key=key)
-        room.db.desc = desc
-        rooms.append(room)
-    specs = list(DEMO_NPCS)
-    for i, name in enumerate(TOWNSFOLK):
-        specs.append((name, f"the town {TRADES[i % len(TRADES)]}", "Ordinary, chatty."))
-    if cfg.npcs > len(specs):
-        raise ValueError(f"at most {len(specs)} NPCs")
-    npcs = []
-    for i, (key, role, personality) in enumerate(specs[: cfg.npcs]):
-        room = rooms[i % len(rooms)]
-        npc = create.create_object(MemoryNPC, key=key, location=room, home=room)
-        npc.db.npc_role = role
-        npc.db.npc_personality = personality
-        npc.db.npc_headline = True  # everyone may reflect, so the switch has something to stop
-        npcs.append(npc)
-    if cfg.players > len(PLAYERS):
-        raise ValueError(f"at most {len(PLAYERS)} players")
-    players = [
-        create.create_object(
-            "evennia.objects.objects.DefaultCharacter", key=key, location=rooms[0], home=rooms[0]
-        )
-        for key in PLAYERS[: cfg.players]
-    ]
-    return rooms, npcs, players
-
-
-def shuffle_npcs(npcs, rooms, rng: random.Random) -> None:
-    """Movement: every NPC goes to a random room (recorded as a visit for the diaries)."""
-    for npc in npcs:
-        room = rng.choice(rooms)
-        if npc.location != room:
-            npc.move_to(room, quiet=True, move_type="teleport")
-
-
-# ---------------------------------------------------------------- measuring
-
-
-def cue_pattern(cues) -> re.Pattern:
-    """One regex per probe: every group's stems, in any order (words, case-insensitive)."""
-    groups = "".join(
-        rf"(?=.*\b(?:{'|'.join(re.escape(stem) for stem in group)})\w*)" for group in cues
-    )
-    return re.compile(groups, re.IGNORECASE | re.DOTALL)
-
-
-def _words_of(row) -> str:
-    return f"{row['key'].replace('_', ' ')} {row['value']}"  # keys are snake_case
-
-
-def _passed_on(npc_ids) -> list[dict]:
-    """Every copy one NPC heard from another: hearsay memories and gossiped knowledge, as
-    rows with `npc_id`, `key`, `value`, `hops`, `chain` and `provenance_id` (the teller)."""
-    from omniira_evennia.models import Knowledge, Memory
-
-    rows = list(
-        Memory.objects.filter(npc_id__in=npc_ids, provenance__isnull=False).values(
-            "npc_id", "key", "value", "source", "hops", "chain", "provenance_id"
-        )
-    )
-    for row in Knowledge.objects.filter(npc_id__in=npc_ids, source="gossip").values(
-        "npc_id", "key", "text", "source", "hops", "chain", "teller_id"
-    ):
-        rows.append({**row, "value": row.pop("text"), "provenance_id": row.pop("teller_id")})
-    return rows
-
-
-def _holders(npc_ids, probe: dict):
-    """NPCs holding the probe's fact in any words (firsthand or hearsay, as a memory or as
-    knowledge they were told or heard) and the copies passed on between NPCs."""
-    from omniira_evennia.models import Knowledge, Memory
-
-    pattern = cue_pattern(probe["cues"])
-
-    def holds(row):
-        return row["value"] == probe["value"] or bool(pattern.match(_words_of(row)))
-
-    held = Memory.objects.filter(npc_id__in=npc_ids).values("npc_id", "key", "value")
-    known = Knowledge.objects.filter(npc_id__in=npc_ids).values("npc_id", "key", "text")
-    holders = {r["npc_id"] for r in held if holds(r)}
-    holders |= {r["npc_id"] for r in known if holds({**r, "value": r["text"]})}
-    return holders, [r for r in _passed_on(npc_ids) if holds(r)]
-
-
-def _usage_by_tier(since_id: int, npc_ids) -> dict:
-    from django.db.models import Count, Sum
-
-    from omniira_evennia.models import LLMUsage
-
-    rows = (
-        LLMUsage.objects.filter(id__gt=since_id)
-        .values("tier")
-        .annotate(
-            calls=Count("id"),
-            tokens_in=Sum("tokens_in"),
-            tokens_out=Sum("tokens_out"),
-            cost=Sum("cost_usd"),
-        )
-    )
-    return {
-        r["tier"]: {
-            "calls": r["calls"],
-            "tokens_in": r["tokens_in"] or 0,
-            "tokens_out": r["tokens_out"] or 0,
-            "cost_usd": round(r["cost"] or 0.0, 6),
-        }
-        for r in rows
-    }
-
-
-def _last_usage_id() -> int:
-    from omniira_evennia.models import LLMUsage
-
-    return LLMUsage.objects.order_by("-id").values_list("id", flat=True).first() or 0
-
-
 # ---------------------------------------------------------------- the run
 
 
@@ -347,137 +182,150 @@ def run_simulation(cfg: SimConfig, tiers: dict | None = None, embedder=None) -> 
 
 
 def _run(cfg: SimConfig, clock) -> dict:
-    from omniira_evennia import api
-    from omniira_evennia.conversation import lifecycle as conversation_lifecycle
-    from omniira_evennia.conversation.service import start_turn
-    from omniira_evennia.models import (
-        Conversation,
-        ConversationTurn,
-        DiaryEntry,
-        Memory,
-        Reflection,
-        Source,
-    )
-    from omniira_evennia.rollover import service as daily
-    from omniira_evennia.runtime import health
-    from omniira_evennia.social import service as social
-
     started = time.monotonic()
     rng = random.Random(cfg.seed)
     clock.set(1, 8)
     rooms, npcs, players = build_world(cfg, rng)
-    npc_ids = [n.id for n in npcs]
-    names = {o.id: o.key for o in [*npcs, *players]}
-    first_usage = _last_usage_id()
-    gossip_on = "gossip" not in cfg.off
+    first_usage = last_usage_id()
     probes: dict = {}
     per_day = []
     progress = Progress(cfg.days * 3, cfg.progress)
-
     for day in range(1, cfg.days + 1):
-        day_usage = _last_usage_id()
-        tags_before = health.get("tags_remember")
-        turns_before = ConversationTurn.objects.filter(npc_id__in=npc_ids, role="npc").count()
         clock.set(day, 9)
-        if day == 1 and cfg.probe:
-            holder = npcs[0]
-            api.remember(holder, players[0], PLANTED_FACT, key="planted_fact", importance=9)
-            probes["fact"] = {
-                "value": PLANTED_FACT,
-                "cues": PLANTED_CUES,
-                "origin": holder.key,
-                "origin_id": holder.id,
-            }
-        if day == 1 and cfg.probe:
-            teller, listener = players[0], npcs[0]
-            teller.move_to(listener.location, quiet=True, move_type="teleport")
-            start_turn(listener, teller, NEWS)
-            conversation_lifecycle.close_conversations_with(listener, teller, "left")
-            probes["news"] = {
-                "value": NEWS,
-                "cues": NEWS_CUES,
-                "origin": listener.key,
-                "origin_id": listener.id,
-            }
-        if day == 1 and cfg.liar:
-            liar = npcs[-1]
-            subject = players[1] if len(players) > 1 else players[0]
-            api.remember(liar, subject, LIE, key="rumour", importance=9, feeling="anger")
-            probes["lie"] = {
-                "value": LIE,
-                "cues": LIE_CUES,
-                "origin": liar.key,
-                "origin_id": liar.id,
-                "lie": True,
-            }
-
-        # 1. players visit NPCs
-        for player in players:
-            for npc in rng.sample(npcs, min(cfg.visits, len(npcs))):
-                player.move_to(npc.location, quiet=True, move_type="teleport")
-                for line in rng.sample(PLAYER_LINES, cfg.lines_per_visit):
-                    start_turn(npc, player, line)
-                conversation_lifecycle.close_conversations_with(npc, player, "left")
-            player.move_to(rooms[0], quiet=True, move_type="teleport")
-        progress.step(f"day {day}: visits")
-
-        # 2. NPCs move about and gossip
-        clock.set(day, 14)
-        exchanges = 0
-        for _ in range(cfg.gossip_rounds):
-            shuffle_npcs(npcs, rooms, rng)
-            if gossip_on:
-                exchanges += len(social.gossip_round(budget=len(npcs)))
-        progress.step(f"day {day}: gossip")
-
-        # 3. count the probes, then the night's rollover
-        clock.set(day, 23)
-        spread = {}
-        for name, probe in probes.items():
-            holders, copies = _holders(npc_ids, probe)
-            spread[name] = {"holders": len(holders), "fraction": round(len(holders) / len(npcs), 3)}
-        rollover = {}
-        daily.run_rollover(day, npcs=npcs).addCallback(rollover.update)
-        progress.step(f"day {day}: rollover")
-
-        npc_turns = (
-            ConversationTurn.objects.filter(npc_id__in=npc_ids, role="npc").count() - turns_before
-        )
-        player_replies = ConversationTurn.objects.filter(
-            npc_id__in=npc_ids, role="npc", game_day=day, speaker_id__in=[p.id for p in players]
-        ).count()
-        self_tags = health.get("tags_remember") - tags_before
+        if day == 1:
+            probes = _plant_probes(cfg, npcs, players)
         per_day.append(
-            {
-                "day": day,
-                "npc_lines": npc_turns,
-                "player_replies": player_replies,
-                "self_tags": self_tags,
-                "self_tag_rate": round(self_tags / player_replies, 3) if player_replies else 0.0,
-                "npc_conversations": exchanges,
-                "probes": spread,
-                "memory_rows": Memory.objects.filter(npc_id__in=npc_ids).count(),
-                "hearsay_rows": Memory.objects.filter(
-                    npc_id__in=npc_ids, provenance__isnull=False
-                ).count(),
-                "reflections": Reflection.objects.filter(npc_id__in=npc_ids, game_day=day).count(),
-                "diary_entries": DiaryEntry.objects.filter(
-                    npc_id__in=npc_ids, game_day=day
-                ).count(),
-                "llm_by_tier": _usage_by_tier(day_usage, npc_ids),
-                "rollover": {k: rollover.get(k) for k in ("jobs", "reflection_jobs", "written")},
-            }
+            _simulate_day(cfg, clock, rng, day, (rooms, npcs, players), probes, progress)
         )
     progress.close()
+    report = _report(cfg, (rooms, npcs, players), per_day, probes, first_usage)
+    report["seconds"] = round(time.monotonic() - started, 2)
+    return report
 
-    # ------------------------------------------------------------ the report
-    memories = Memory.objects.filter(npc_id__in=npc_ids)
-    by_source = Counter(memories.values_list("source", flat=True))
-    rows_per_npc = Counter(memories.values_list("npc_id", flat=True))
-    hearsay = list(memories.filter(provenance__isnull=False).values_list("hops", flat=True))
+
+def _plant_probes(cfg: SimConfig, npcs, players) -> dict:
+    """Day 1: the planted fact, the news told by a player and the liar's rumour, as probes."""
+    from omniira_evennia import api
+    from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+    from omniira_evennia.conversation.service import start_turn
+
+    probes: dict = {}
+    if cfg.probe:
+        holder = npcs[0]
+        api.remember(holder, players[0], PLANTED_FACT, key="planted_fact", importance=9)
+        probes["fact"] = {
+            "value": PLANTED_FACT,
+            "cues": PLANTED_CUES,
+            "origin": holder.key,
+            "origin_id": holder.id,
+        }
+        teller, listener = players[0], npcs[0]
+        teller.move_to(listener.location, quiet=True, move_type="teleport")
+        start_turn(listener, teller, NEWS)
+        conversation_lifecycle.close_conversations_with(listener, teller, "left")
+        probes["news"] = {
+            "value": NEWS,
+            "cues": NEWS_CUES,
+            "origin": listener.key,
+            "origin_id": listener.id,
+        }
+    if cfg.liar:
+        liar = npcs[-1]
+        subject = players[1] if len(players) > 1 else players[0]
+        api.remember(liar, subject, LIE, key="rumour", importance=9, feeling="anger")
+        probes["lie"] = {
+            "value": LIE,
+            "cues": LIE_CUES,
+            "origin": liar.key,
+            "origin_id": liar.id,
+            "lie": True,
+        }
+    return probes
+
+
+def _simulate_day(cfg: SimConfig, clock, rng, day: int, world, probes: dict, progress) -> dict:
+    """One game day (visits, gossip, the probes counted, the rollover) and its numbers."""
+    from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+    from omniira_evennia.conversation.service import start_turn
+    from omniira_evennia.models import ConversationTurn
+    from omniira_evennia.rollover import service as daily
+    from omniira_evennia.runtime import health
+    from omniira_evennia.social import service as social
+
+    rooms, npcs, players = world
+    npc_ids = [n.id for n in npcs]
+    day_usage = last_usage_id()
+    tags_before = health.get("tags_remember")
+    turns_before = ConversationTurn.objects.filter(npc_id__in=npc_ids, role="npc").count()
+
+    # 1. players visit NPCs
+    for player in players:
+        for npc in rng.sample(npcs, min(cfg.visits, len(npcs))):
+            player.move_to(npc.location, quiet=True, move_type="teleport")
+            for line in rng.sample(PLAYER_LINES, cfg.lines_per_visit):
+                start_turn(npc, player, line)
+            conversation_lifecycle.close_conversations_with(npc, player, "left")
+        player.move_to(rooms[0], quiet=True, move_type="teleport")
+    progress.step(f"day {day}: visits")
+
+    # 2. NPCs move about and gossip
+    clock.set(day, 14)
+    exchanges = 0
+    for _ in range(cfg.gossip_rounds):
+        shuffle_npcs(npcs, rooms, rng)
+        if "gossip" not in cfg.off:
+            exchanges += len(social.gossip_round(budget=len(npcs)))
+    progress.step(f"day {day}: gossip")
+
+    # 3. count the probes, then the night's rollover
+    clock.set(day, 23)
+    spread = {}
+    for name, probe in probes.items():
+        holders, _copies = probe_holders(npc_ids, probe)
+        spread[name] = {"holders": len(holders), "fraction": round(len(holders) / len(npcs), 3)}
+    rollover = {}
+    daily.run_rollover(day, npcs=npcs).addCallback(rollover.update)
+    progress.step(f"day {day}: rollover")
+    counted = {
+        "npc_conversations": exchanges,
+        "probes": spread,
+        "rollover": {k: rollover.get(k) for k in ("jobs", "reflection_jobs", "written")},
+    }
+    return _day_numbers(day, npc_ids, players, (turns_before, tags_before, day_usage), counted)
+
+
+def _day_numbers(day, npc_ids, players, before: tuple, counted: dict) -> dict:
+    """The rows and calls one day made (`before`: the turns, tags and usage id at its start)."""
+    from omniira_evennia.models import ConversationTurn, DiaryEntry, Memory, Reflection
+    from omniira_evennia.runtime import health
+
+    turns_before, tags_before, day_usage = before
+    npc_lines = ConversationTurn.objects.filter(npc_id__in=npc_ids, role="npc")
+    npc_turns = npc_lines.count() - turns_before
+    player_replies = npc_lines.filter(game_day=day, speaker_id__in=[p.id for p in players]).count()
+    self_tags = health.get("tags_remember") - tags_before
+    return {
+        "day": day,
+        "npc_lines": npc_turns,
+        "player_replies": player_replies,
+        "self_tags": self_tags,
+        "self_tag_rate": round(self_tags / player_replies, 3) if player_replies else 0.0,
+        "npc_conversations": counted["npc_conversations"],
+        "probes": counted["probes"],
+        "memory_rows": Memory.objects.filter(npc_id__in=npc_ids).count(),
+        "hearsay_rows": Memory.objects.filter(npc_id__in=npc_ids, provenance__isnull=False).count(),
+        "reflections": Reflection.objects.filter(npc_id__in=npc_ids, game_day=day).count(),
+        "diary_entries": DiaryEntry.objects.filter(npc_id__in=npc_ids, game_day=day).count(),
+        "llm_by_tier": usage_by_tier(day_usage, npc_ids),
+        "rollover": counted["rollover"],
+    }
+
+
+def _diffusion(probes: dict, per_day: list, npc_ids, names: dict) -> dict:
+    """How far each probe travelled, day by day, and through how many hops."""
     diffusion = {}
     for name, probe in probes.items():
-        holders, copies = _holders(npc_ids, probe)
+        holders, copies = probe_holders(npc_ids, probe)
         entry = {
             "value": probe["value"],
             "cues": [list(group) for group in probe["cues"]],
@@ -497,25 +345,43 @@ def _run(cfg: SimConfig, clock) -> dict:
             # None, not True, when no copy exists: nothing was traced.
             entry["traceable"] = all(traced) if traced else None
         diffusion[name] = entry
-    llm_total = _usage_by_tier(first_usage, npc_ids)
+    return diffusion
+
+
+def _config_of(cfg: SimConfig, rooms) -> dict:
+    return {
+        "days": cfg.days,
+        "npcs": cfg.npcs,
+        "players": cfg.players,
+        "seed": cfg.seed,
+        "off": sorted(cfg.off),
+        "on": [e for e in EXTENSIONS if e not in cfg.off],
+        "probe": cfg.probe,
+        "liar": cfg.liar,
+        "visits": cfg.visits,
+        "lines_per_visit": cfg.lines_per_visit,
+        "gossip_rounds": cfg.gossip_rounds,
+        "rooms": [r.key for r in rooms],
+    }
+
+
+def _report(cfg: SimConfig, world, per_day: list, probes: dict, first_usage: int) -> dict:
+    from omniira_evennia.models import Conversation, DiaryEntry, Memory, Reflection, Source
+    from omniira_evennia.runtime import health
+
+    rooms, npcs, players = world
+    npc_ids = [n.id for n in npcs]
+    names = {o.id: o.key for o in [*npcs, *players]}
+    memories = Memory.objects.filter(npc_id__in=npc_ids)
+    by_source = Counter(memories.values_list("source", flat=True))
+    rows_per_npc = Counter(memories.values_list("npc_id", flat=True))
+    hearsay = list(memories.filter(provenance__isnull=False).values_list("hops", flat=True))
+    llm_total = usage_by_tier(first_usage, npc_ids)
     npc_days = len(npcs) * cfg.days
     replies = sum(d["player_replies"] for d in per_day)
     self_tags = sum(d["self_tags"] for d in per_day)
-    report = {
-        "config": {
-            "days": cfg.days,
-            "npcs": cfg.npcs,
-            "players": cfg.players,
-            "seed": cfg.seed,
-            "off": sorted(cfg.off),
-            "on": [e for e in EXTENSIONS if e not in cfg.off],
-            "probe": cfg.probe,
-            "liar": cfg.liar,
-            "visits": cfg.visits,
-            "lines_per_visit": cfg.lines_per_visit,
-            "gossip_rounds": cfg.gossip_rounds,
-            "rooms": [r.key for r in rooms],
-        },
+    return {
+        "config": _config_of(cfg, rooms),
         "per_day": per_day,
         "self_tag_cadence": {
             "self_tags": self_tags,
@@ -530,10 +396,10 @@ def _run(cfg: SimConfig, clock) -> dict:
             "items_rejected": health.get("gossip_items_rejected"),
             "chain_lengths": dict(sorted(Counter(hearsay).items())),
             "talk_passed_on": sorted(
-                {r["value"] for r in _passed_on(npc_ids) if TALK.search(r["value"])}
+                {r["value"] for r in passed_on(npc_ids) if TALK.search(r["value"])}
             ),
         },
-        "diffusion": diffusion,
+        "diffusion": _diffusion(probes, per_day, npc_ids, names),
         "llm": {
             "by_tier": llm_total,
             "per_npc_day": {
@@ -557,6 +423,4 @@ def _run(cfg: SimConfig, clock) -> dict:
             "conversations": Conversation.objects.filter(npc_id__in=npc_ids).count(),
         },
         "health": health.snapshot(),
-        "seconds": round(time.monotonic() - started, 2),
     }
-    return report

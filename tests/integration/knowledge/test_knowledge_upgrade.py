@@ -10,7 +10,7 @@ from django.db import connection
 from django.test import override_settings
 from evennia.utils import create
 
-from omniira_evennia.memory import fulltext
+from omniira_evennia.memory import fulltext, fulltext_schema
 from omniira_evennia.models import Knowledge, Memory
 from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.support.migrations import migrate
@@ -22,7 +22,7 @@ BEFORE = [("omniira_evennia", "0016_grounding_and_retries")]
 def knowledge_index_present() -> bool:
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
-            return fulltext.KNOWLEDGE_FTS in fulltext._sqlite_objects(cursor)
+            return fulltext.KNOWLEDGE_FTS in fulltext_schema._sqlite_objects(cursor)
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = %s", [fulltext.KNOWLEDGE_FTS])
         return cursor.fetchone() is not None

@@ -23,7 +23,7 @@ from django.test import override_settings
 from evennia.utils import create
 
 from omniira_evennia.conf import build_settings
-from omniira_evennia.memory import embeddings, minilm, reembed, store
+from omniira_evennia.memory import embeddings, minilm, onnx_embedder, reembed, store
 from omniira_evennia.memory.embeddings import (
     EmbeddingDimensionError,
     OnnxMiniLMEmbedder,
@@ -193,7 +193,7 @@ class Saturating:
 @pytest.fixture
 def opened(monkeypatch):
     """The configurations the embedder opened, in order; `saturate` names those to spoil."""
-    real = embeddings.open_session
+    real = onnx_embedder.open_session
     record = {"names": [], "saturate": set()}
 
     def opening(ort, model, configuration, threads):
@@ -201,7 +201,7 @@ def opened(monkeypatch):
         session = real(ort, model, configuration, threads)
         return Saturating(session) if configuration.name in record["saturate"] else session
 
-    monkeypatch.setattr(embeddings, "open_session", opening)
+    monkeypatch.setattr(onnx_embedder, "open_session", opening)
     return record
 
 

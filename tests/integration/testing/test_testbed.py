@@ -113,7 +113,7 @@ def test_cli_rejects_an_unknown_switch(capsys):
 
 
 def test_a_probe_is_held_in_any_words_that_carry_its_cues():
-    from omniira_evennia.testing.testbed.simulate import LIE_CUES, PLANTED_CUES, cue_pattern
+    from omniira_evennia.testing.testbed.measures import LIE_CUES, PLANTED_CUES, cue_pattern
 
     fact, lie = cue_pattern(PLANTED_CUES), cue_pattern(LIE_CUES)
     assert fact.match("Ada tucked a note beneath the old bridge.")
@@ -127,7 +127,7 @@ def test_a_paraphrased_gossip_copy_counts_as_a_holder():
     from evennia.utils import create
 
     from omniira_evennia.models import Memory
-    from omniira_evennia.testing.testbed.simulate import PLANTED_CUES, PLANTED_FACT, _holders
+    from omniira_evennia.testing.testbed.measures import PLANTED_CUES, PLANTED_FACT, probe_holders
 
     maren, lyra, voss = (
         create.create_object("omniira_evennia.typeclasses.MemoryNPC", key=key)
@@ -146,6 +146,6 @@ def test_a_paraphrased_gossip_copy_counts_as_a_holder():
     )
     Memory.objects.create(npc=voss, subject=ada, key="ada_letter", value="Ada writes letters.")
     probe = {"value": PLANTED_FACT, "cues": PLANTED_CUES}
-    holders, copies = _holders([maren.id, lyra.id, voss.id], probe)
+    holders, copies = probe_holders([maren.id, lyra.id, voss.id], probe)
     assert holders == {maren.id, lyra.id}
     assert [c["value"] for c in copies] == ["Ada tucked a note under a stone of the old bridge."]

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from omniira_evennia.memory import safety
+from omniira_evennia.memory import markup, phones, safety
 from omniira_evennia.memory.safety import (
     detect_manipulation,
     neutralize_markup,
@@ -173,7 +173,7 @@ PLAYER_CONTROL = re.compile(
 MXP_OPENING = re.compile(
     r"</?(?:send|a|expire|version|support|image|sound|music|frame|dest)\b", re.IGNORECASE
 )
-COLOUR_CODE = re.compile(safety._COLOUR)
+COLOUR_CODE = re.compile(markup._COLOUR)
 
 
 # ---------------------------------------------------------------- results on every family
@@ -340,12 +340,12 @@ def test_doubling_the_input_at_most_doubles_the_python_work(name, fragment):
 
 def test_libphonenumber_is_asked_a_bounded_number_of_times(monkeypatch):
     calls = []
-    real_parse = safety.phonenumbers.parse
+    real_parse = phones.phonenumbers.parse
     monkeypatch.setattr(
-        safety.phonenumbers, "parse", lambda *args: calls.append(args) or real_parse(*args)
+        phones.phonenumbers, "parse", lambda *args: calls.append(args) or real_parse(*args)
     )
     redacted, count = redact_pii(adversarial("+44 20 7946 0958 "))
-    assert len(calls) == safety._PHONE_CHECKS and count == CHARS // 17
+    assert len(calls) == phones._PHONE_CHECKS and count == CHARS // 17
     assert "7946" not in redacted  # past the budget the shape decides, failing closed
 
 
