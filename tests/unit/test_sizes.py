@@ -15,7 +15,6 @@ MODULE_LINES, FUNCTION_LINES, CLASS_LINES = 500, 80, 300
 OVERSIZED_MODULES = {
     "conversation/prompts.py": 654,
     "conversation/turn.py": 532,
-    "models.py": 539,
 }
 # "module:function" or "module:Class" -> its length then
 OVERSIZED_DEFINITIONS = {
