@@ -1,0 +1,1 @@
+"""Daily life: schedules, promises kept or dropped, the decision tick and following."""

@@ -1,0 +1,1 @@
+"""The game-day rollover (paper section 5): forgetting, reflections, diaries."""
