@@ -377,8 +377,9 @@ def unbounded_repeats(parsed) -> list[str]:
 
 
 def module_patterns() -> dict[str, re.Pattern]:
+    """Every pattern of the safety code: safety.py and what it draws on (phones, markup)."""
     patterns = {}
-    for name, value in vars(safety).items():
+    for name, value in [*vars(safety).items(), *vars(phones).items(), *vars(markup).items()]:
         items = {name: value}
         if isinstance(value, tuple):
             items = {f"{name}[{index}]": item for index, item in enumerate(value)}
