@@ -200,6 +200,28 @@ class BrokenEmbedder:
         raise RuntimeError("embedding model unavailable")
 
 
+def _completion(body: dict, text: str) -> dict:
+    """An OpenAI chat completion answering `body` with `text` (tokens counted as chars / 4)."""
+    prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
+    return {
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "model": body.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_chars // 4,
+            "completion_tokens": max(1, len(text) // 4),
+            "total_tokens": prompt_chars // 4 + max(1, len(text) // 4),
+        },
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=0)
@@ -227,25 +249,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-def _completion(body: dict, text: str) -> dict:
-    """An OpenAI chat completion answering `body` with `text` (tokens counted as chars / 4)."""
-    prompt_chars = sum(len(m.get("content", "")) for m in body.get("messages", []))
-    return {
-        "id": "chatcmpl-scripted",
-        "object": "chat.completion",
-        "model": body.get("model", "scripted"),
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {
-            "prompt_tokens": prompt_chars // 4,
-            "completion_tokens": max(1, len(text) // 4),
-            "total_tokens": prompt_chars // 4 + max(1, len(text) // 4),
-        },
-    }
