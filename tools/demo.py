@@ -321,9 +321,21 @@ def live_pids(part: dict) -> list[int]:
     return sorted(pid for pid in candidates if pid != os.getpid() and is_ours(pid, part))
 
 
-def wait_gone(part: dict, seconds: float) -> bool:
+def exited(pid: int) -> bool:
+    """True once `pid` has exited (gone, or a zombie its parent has not reaped). A process
+    tearing down a large model can lose its command line seconds before it exits."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" in status
+
+
+def wait_gone(part: dict, seconds: float, signalled: set[int] = frozenset()) -> bool:
+    """Wait up to `seconds` until the part has no live process and the `signalled` pids have
+    exited."""
     deadline = time.monotonic() + seconds
-    while live_pids(part):
+    while live_pids(part) or not all(exited(pid) for pid in signalled):
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
@@ -333,13 +345,17 @@ def wait_gone(part: dict, seconds: float) -> bool:
 def end(part: dict, first: int | None, grace: float) -> None:
     """Stop a part's live processes: `first` (None: they are stopping already), then SIGTERM,
     then SIGKILL, each given `grace` seconds to exit."""
+    signalled: set[int] = set()
     for sig in (first, signal.SIGTERM, signal.SIGKILL):
-        for pid in live_pids(part) if sig else ():
+        # A signalled pid that has not exited is still ours (its command line may be gone).
+        targets = set(live_pids(part)) | {pid for pid in signalled if not exited(pid)}
+        for pid in sorted(targets) if sig else ():
             try:
                 os.kill(pid, sig)
+                signalled.add(pid)
             except OSError:  # gone meanwhile
                 pass
-        if wait_gone(part, grace):
+        if wait_gone(part, grace, signalled):
             return
 
 

@@ -219,6 +219,48 @@ def test_a_process_that_ignores_its_signals_is_killed(tmp_path, stand_ins):
     assert gone(stubborn, timeout=5) and stubborn.returncode == -signal.SIGKILL
 
 
+SLOW_EXIT = """
+import signal, sys, time
+def leave(*_):
+    time.sleep(1.5)  # like a model server unmapping its weights
+    sys.exit(0)
+signal.signal(signal.SIGTERM, leave)
+print("ready", flush=True)
+time.sleep(300)
+"""
+
+
+def test_stop_waits_for_a_signalled_process_that_lost_its_command_line(tmp_path):
+    # A process tearing down 1 GB of model loses /proc/<pid>/cmdline before it exits: a stop
+    # that took that for "gone" left the offline model server running (CI, the real demo).
+    demo = load_demo(tmp_path / "demo")
+    slow = subprocess.Popen(
+        [sys.executable, "-c", SLOW_EXIT, "serve", "4999"], stdout=subprocess.PIPE
+    )
+    try:
+        assert slow.stdout.readline() == b"ready\n"
+        part = {"name": "offline model server", "pid": slow.pid, "argv": ["serve", "4999"]}
+        signalled = []
+        real_kill = os.kill
+
+        def kill(pid, sig):
+            signalled.append(pid)
+            real_kill(pid, sig)
+
+        with (
+            mock.patch.object(demo.os, "kill", kill),
+            mock.patch.object(
+                demo, "command_line", lambda pid: [] if signalled else ["x", "serve", "4999"]
+            ),
+        ):
+            demo.end(part, signal.SIGTERM, grace=5.0)
+        assert slow.poll() == 0  # exited by itself, within the grace, before end() returned
+    finally:
+        if slow.poll() is None:
+            slow.kill()
+        slow.wait()
+
+
 def test_a_recorded_pid_now_used_by_another_process_is_left_alone(tmp_path, stand_ins):
     demo = load_demo(tmp_path / "demo")
     unrelated = stand_ins("something-else")
