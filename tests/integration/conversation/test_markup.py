@@ -9,7 +9,7 @@ from unittest import mock
 import pytest
 from django.test import override_settings
 
-from omniira_evennia.admin_commands import _line
+from omniira_evennia.builder.text import memory_line
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conversation.tags import parse_reply
 from omniira_evennia.memory.safety import detect_manipulation, neutralize_markup
@@ -129,6 +129,6 @@ class TestMarkupInTheTurn(TalkTestBase):
             value="Ada said |lcquit|ltclick me|le",
             history=[{"value": "|lu https://x|ltold link|le", "until": "2026-01-01T00:00"}],
         )
-        shown = _line(memory)
+        shown = memory_line(memory)
         assert "click me" in shown and "old link" in shown
         assert "|lc" not in shown and "|lu" not in shown and "quit" not in shown

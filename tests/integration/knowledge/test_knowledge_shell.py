@@ -12,8 +12,8 @@ from django.contrib.admin.sites import site
 from django.test import RequestFactory
 
 from omniira_evennia.admin_commands import CmdMemory
+from omniira_evennia.builder.why import why_text
 from omniira_evennia.models import Knowledge
-from omniira_evennia.operations import why_text
 from tests.support.inspector import InspectorTestBase
 
 

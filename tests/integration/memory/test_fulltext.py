@@ -15,10 +15,10 @@ from evennia.utils import create
 from evennia.utils.test_resources import EvenniaTest
 
 import omniira_evennia as omniira
-from omniira_evennia.admin_commands import erase_player
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.memory import fulltext
 from omniira_evennia.memory.embeddings import set_embedder
+from omniira_evennia.memory.service import erase_player
 from omniira_evennia.memory.write import Note, write_note
 from omniira_evennia.models import DiaryEntry, Memory, Reflection
 from omniira_evennia.rollover import service as daily

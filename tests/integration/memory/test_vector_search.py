@@ -55,7 +55,7 @@ class TestVectorSearch(SocialTestBase):
 
     def test_one_npc_search_is_exact_and_respects_the_subject(self):
         for query, subject in (("cider and plum stew", None), ("forge anvil", self.char1)):
-            found = omniira.search_memories(self.maren, query, limit=7, subject=subject)
+            found = omniira.search_memories(self.maren, query, limit=7, about=subject)
             expected = self.brute_force(query, subject)
             # Exact: the same similarities as brute force, each the memory's own (equal scores
             # may come in either order, as the databases round differently).

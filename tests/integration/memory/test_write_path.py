@@ -11,12 +11,12 @@ from evennia.utils import create
 
 from omniira_evennia import api
 from omniira_evennia.admin_commands import CmdMemory
+from omniira_evennia.builder.memories import trace_text
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.conversation import lifecycle
 from omniira_evennia.memory.embeddings import EMBEDDING_DIM
 from omniira_evennia.memory.write import HISTORY_KEPT, Note, fold_restated, write_note
 from omniira_evennia.models import AuditLog, Conversation, ConversationTurn, Memory, Source
-from omniira_evennia.operations import trace_text
 from omniira_evennia.runtime import health
 from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.support.talk import TalkTestBase, tiers

@@ -8,9 +8,9 @@ import json
 from django.test import override_settings
 
 import omniira_evennia as omniira
+from omniira_evennia.builder.memories import trace_text
 from omniira_evennia.commands import CmdTalk
 from omniira_evennia.models import Memory
-from omniira_evennia.operations import trace_text
 from omniira_evennia.testing.fakes import ScriptedLLM
 from tests.support.social import Router, SocialTestBase
 from tests.support.talk import tiers
