@@ -105,6 +105,9 @@ _SAID_BY = r"\b{name},?\s+(?:says|said|asks|asked|replies|replied|answers|answer
 # Maren, to "What would you recommend tonight, Maren?": held-out seed 38261).
 _YOUR_TRADE = (
     r"\byou(?:'re| are)\s+(?:just |only |also |still |simply |but )?(?:a|an|the)\s+{trade}\b"
+    # "Your trade is the tavern keeper: you pour the drinks" to "What is my trade?" (telnet).
+    r"|\byour\s+(?:trade|work|job|craft|calling|living|profession|line of work)\s+is\s+"
+    r"(?:being\s+)?(?:(?:a|an|the)\s+)?{trade}\b"
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)

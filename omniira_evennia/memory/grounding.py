@@ -225,6 +225,8 @@ class Evidence:
     statements: tuple[tuple[str, frozenset[str]], ...]  # (sentence or pair, its word stems)
     told: bool
     subject: str
+    # Their statements about others (not `told`): only to say why a fact of news is refused.
+    others: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
 def evidence(
@@ -254,8 +256,12 @@ def evidence(
         ]
     if pooled and len(said) > 2:
         joined.append(" ".join(said))
+    others = () if told else [s for s in every if not _FIRST_PERSON.search(s)]
     return Evidence(
-        tuple((text, frozenset(_stem(w) for w in _words(text))) for text in joined), told, subject
+        tuple((text, frozenset(_stem(w) for w in _words(text))) for text in joined),
+        told,
+        subject,
+        tuple((text, frozenset(_stem(w) for w in _words(text))) for text in others),
     )
 
 
@@ -432,6 +438,16 @@ def _root(word: str) -> str:
     return word[:5]
 
 
+def _news_of_others(lines: Evidence, names: list[str], wanted: list[str]) -> Grounding | None:
+    """A value that one of their statements about others holds whole ("Harlan the miller fell
+    off his roof"): news, kept as what the NPC was told, no fact of the teller's."""
+    every = names + wanted
+    for statement, stems in lines.others:
+        if len(every) >= 2 and all(_stem(w) in stems for w in every):
+            return Grounding(False, f"news of someone else, not about {lines.subject}", statement)
+    return None
+
+
 def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False) -> Grounding:
     """
     Whether `value`, a fact about `subject`, rests on `lines` (a list of lines, or their
@@ -467,7 +483,8 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
     if not wanted and not names:
         return Grounding(False, "says nothing but a name")
     if not lines.statements:
-        return Grounding(False, "no statement of theirs to rest on (questions only)")
+        news = _news_of_others(lines, names, wanted)
+        return news or Grounding(False, "no statement of theirs to rest on (questions only)")
     # Besides its names, a statement must hold one of the value's other words: a name said in
     # one line does not ground what was only asked in another ("Tamsin's dog called Elowen"
     # from "My sister Elowen lives ..." and "What's my dog called?").
@@ -490,4 +507,7 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         return Grounding(True, "grounded", statement, found)
     if missing == ["(said of someone else)"]:
         return Grounding(False, "their words say it the other way round", best or "", best_found)
+    news = _news_of_others(lines, names, wanted)
+    if news:
+        return news
     return Grounding(False, f"not in their words: {', '.join(missing[:4])}", best or "", best_found)

@@ -552,6 +552,14 @@ def test_seed_41257s_answers():
             "Fitzroy",
             "own_role_as_yours",
         ),
+        # A telnet trial: the cooper asked his trade and was given hers.
+        (
+            "Your trade is the tavern keeper: you pour the drinks and keep the fire going.",
+            "What is my trade?",
+            "Maren",
+            "Hesketh",
+            "own_role_as_yours",
+        ),
     ],
 )
 def test_seed_38261s_slips(reply, line, npc, speaker, slip):
@@ -563,6 +571,9 @@ def test_the_players_own_trade_and_a_story_of_who_said_what_are_no_slip():
     role = "tavern keeper of the Lantern & Lane"
     assert (
         voice.slips("You're a tanner, Fitzroy.", "What's my trade?", "Maren", "Fitzroy", role) == []
+    )
+    assert (
+        voice.slips("Your trade is cooperage.", "What's my trade?", "Maren", "Fitzroy", role) == []
     )
     said = "Old Tam said so, and he knows the roads."
     assert voice.slips(said, "Is the road safe?", "Maren", "Fitzroy", role) == []

@@ -165,6 +165,20 @@ def test_the_sentence_after_a_statement_grounds_only_if_it_goes_on_about_it():
     assert ground("Rosalie's sister Odile vanished near the old mill.", odile, subject="Rosalie").ok
 
 
+def test_news_of_someone_else_is_refused_as_news_not_as_unsaid():
+    """A telnet trial: the review's 'Hesketh heard Harlan the miller fell off his roof' was
+    refused 'not in their words: harlan, miller, fell, off', though he had said every one."""
+    lines = ["Harlan the miller fell off his roof mending the thatch yesterday and broke his leg."]
+    value = "Harlan the miller fell off his roof and broke his leg."
+    refused = ground(value, lines, subject="Hesketh", npc="Maren")
+    assert not refused.ok
+    assert refused.reason == "news of someone else, not about Hesketh"
+    assert refused.line == lines[0]
+    # What was never said at all is no news of theirs.
+    invented = ground("Harlan the miller owns a horse called Quinny.", lines, subject="Hesketh")
+    assert not invented.ok and "news" not in invented.reason
+
+
 def test_facts_held_one_at_a_time_and_things_given_up():
     from omniira_evennia.memory.grounding import given_up, one_at_a_time
 
