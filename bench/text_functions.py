@@ -80,7 +80,7 @@ def functions():
         voice,
     )
     from omniira_evennia.knowledge import contradiction
-    from omniira_evennia.memory import grounding, policy, safety, verbatim
+    from omniira_evennia.memory import grounding, policy, safety, sameness, verbatim
     from omniira_evennia.social import gossip
     from omniira_evennia.vocabulary import defang_tags
 
@@ -148,8 +148,8 @@ def functions():
             lambda t: topics.answer_from(t, [t[:value]] * 8, [t], "Ada"),
         ),
         ("topics.invents", line, lambda t: topics.invents(t, [t[:value]] * 8, "Ada", "Maren")),
-        ("grounding.may_restate", value, lambda t: grounding.may_restate(t, t[::-1], "Ada")),
-        ("grounding.given_up", value, grounding.given_up),
+        ("sameness.may_restate", value, lambda t: sameness.may_restate(t, t[::-1], "Ada")),
+        ("sameness.given_up", value, sameness.given_up),
         (
             "contradiction.find (a reply against 6 facts)",
             line,

@@ -224,7 +224,7 @@ class OmniiraSettings(BaseModel):
     # go at the rollover (a prompt shows REFLECTION_SLOTS of them: newest and nearest).
     BELIEFS_PER_TARGET: int = Field(30, ge=1)
     # A new note about someone that the embedder puts at least this near an older one from the
-    # same teller (and whose words allow it: memory/grounding.may_restate) updates that memory
+    # same teller (and whose words allow it: memory/sameness.may_restate) updates that memory
     # instead of adding a copy; measured with the default MiniLM by bench/long_run.py (a
     # restatement's cosine 0.73-0.95, a different fact's at most 0.67 once the words agree).
     # 1 turns the merge by meaning off.

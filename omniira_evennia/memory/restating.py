@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory.embeddings import from_blob, to_blob
-from omniira_evennia.memory.grounding import gist, given_up, may_restate, one_at_a_time
+from omniira_evennia.memory.sameness import gist, given_up, may_restate, one_at_a_time
 from omniira_evennia.models import Memory, Source
 from omniira_evennia.runtime import health
 
@@ -93,7 +93,7 @@ def _others(npc, subject, teller, key: str) -> list[tuple]:
 def _restating(others, value: str, vector, name: str) -> str | None:
     """The key of the memory among `others` that `value` says again by meaning: the nearest
     whose vector is within MEMORY_MERGE_COSINE of `vector` and whose words allow it
-    (grounding.may_restate: "I have a pony called Sorrel" and "Sorrel, my old pony, eats a
+    (sameness.may_restate: "I have a pony called Sorrel" and "Sorrel, my old pony, eats a
     lot" are one fact; "my dog is called Rex" and "my cat is called Rex" are two)."""
     threshold = get_settings().MEMORY_MERGE_COSINE
     if vector is None or threshold >= 1:

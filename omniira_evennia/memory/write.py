@@ -42,7 +42,7 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import notes_store, relationship_store, store
 from omniira_evennia.memory.embeddings import embed_or_none, to_blob
-from omniira_evennia.memory.grounding import Grounding, evidence, given_up, ground
+from omniira_evennia.memory.grounding import Grounding, evidence, ground
 from omniira_evennia.memory.lateness import late_write
 
 # What the policy keeps beside memories, and restatements, live in their own modules; their
@@ -65,6 +65,7 @@ from omniira_evennia.memory.row_writes import (  # noqa: F401
     write_plan,
 )
 from omniira_evennia.memory.safety import detect_manipulation
+from omniira_evennia.memory.sameness import given_up
 from omniira_evennia.models import Memory, Source
 from omniira_evennia.runtime import health
 from omniira_evennia.runtime.runner import defer_background

@@ -5,13 +5,8 @@ their questions, the NPC's replies or someone else's words. The cases are what p
 
 import pytest
 
-from omniira_evennia.memory.grounding import (
-    ground,
-    is_question,
-    may_restate,
-    one_at_a_time,
-    statements,
-)
+from omniira_evennia.memory.grounding import ground, is_question, statements
+from omniira_evennia.memory.sameness import may_restate, one_at_a_time
 
 
 def self_ground(value, *lines, subject="Hesketh", npc="Maren"):
@@ -180,7 +175,7 @@ def test_news_of_someone_else_is_refused_as_news_not_as_unsaid():
 
 
 def test_facts_held_one_at_a_time_and_things_given_up():
-    from omniira_evennia.memory.grounding import given_up, one_at_a_time
+    from omniira_evennia.memory.sameness import given_up, one_at_a_time
 
     assert one_at_a_time("Ada told me: I live in Brackwater.") == "home"
     assert one_at_a_time("Ada moved to Ashby.") == "home"
@@ -194,7 +189,7 @@ def test_facts_held_one_at_a_time_and_things_given_up():
 def test_a_thing_given_up_said_the_other_way_round():
     """ "Thistle is sold, the mule is gone" left "Thistle, my old mule, eats a lot" current
     (long run, seed 4): only "sold the mule" was read as giving something up."""
-    from omniira_evennia.memory.grounding import given_up
+    from omniira_evennia.memory.sameness import given_up
 
     assert given_up("Brannoc told me: Thistle is sold, the mule is gone.") == {"thist", "mul"}
     assert given_up("My old goat was given away last spring.") == {"goat"}
@@ -282,7 +277,7 @@ def test_a_home_said_as_a_cottage_or_a_roof_and_a_trade_given_up():
 def test_an_old_trade_given_up_is_no_old_donkey_given_up():
     """ "I gave up my old trade" superseded "Juniper, my old donkey, eats a lot" (long run,
     seed 3): the adjective was taken for the thing."""
-    from omniira_evennia.memory.grounding import given_up
+    from omniira_evennia.memory.sameness import given_up
 
     assert given_up("I gave up my old trade, I am a tanner now.") == set()
     assert given_up("I sold my old donkey at the fair.") == {"donke"}
