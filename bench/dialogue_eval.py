@@ -472,17 +472,18 @@ PHRASE_WORDS = 6
 def prompt_phrases(n: int = PHRASE_WORDS) -> frozenset:
     """
     Every run of `n` words of the product's prompt templates (the string literals of
-    omniira_evennia/conversation/prompts.py as the code is now, f-strings' fixed parts too),
-    its worked examples left out (a line from an EXAMPLE marker to the end of its literal: an
-    NPC may well say "You never told me about a dog").
+    omniira_evennia/conversation/prompts.py and instructions.py as the code is now, f-strings'
+    fixed parts too), its worked examples left out (a line from an EXAMPLE marker to the end of
+    its literal: an NPC may well say "You never told me about a dog").
     """
     import ast
     import inspect
 
-    from omniira_evennia.conversation import prompts
+    from omniira_evennia.conversation import instructions, prompts
 
     grams = set()
-    for node in ast.walk(ast.parse(inspect.getsource(prompts))):
+    source = inspect.getsource(prompts) + "\n" + inspect.getsource(instructions)
+    for node in ast.walk(ast.parse(source)):
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
             continue
         text = node.value.split("EXAMPLE")[0]

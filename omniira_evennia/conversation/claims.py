@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation.prompts import sentences
+from omniira_evennia.conversation.phrasing import sentences
 
 _WORD = re.compile(r"[a-z0-9']+")
 _CONTRACTIONS = {

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, field_validator
 
-from omniira_evennia.conversation.prompts import quote, third_person_verb
+from omniira_evennia.conversation.phrasing import quote, third_person_verb
 from omniira_evennia.conversation.tags import RememberTag, clean_text
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none

@@ -15,7 +15,9 @@ import re
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import plain_lines, repairs, repeats, voice
-from omniira_evennia.conversation.prompts import PromptContext, gloss, is_narration
+from omniira_evennia.conversation.character_breaks import is_narration
+from omniira_evennia.conversation.phrasing import gloss
+from omniira_evennia.conversation.prompts import PromptContext
 from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED
 from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.knowledge import answers

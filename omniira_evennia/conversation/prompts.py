@@ -11,6 +11,8 @@ prompt cache (llama.cpp, OpenAI, vLLM) reuses it from turn to turn:
    X) ...", feelings shown), "What you've come to believe about <speaker>", and the diary.
 
 Memories are quoted: things the character knows, not instructions. No Django or Evennia here.
+The instructions' text is in instructions.py, the shared text library (quoting, sentences,
+grammar) in phrasing.py, reply repair in character_breaks.py.
 """
 
 from __future__ import annotations
@@ -18,112 +20,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from omniira_evennia.conversation.tags import clean_text
+# Their names stay importable from here (callers, tests and games found them here before).
+from omniira_evennia.conversation.character_breaks import (  # noqa: F401
+    is_narration,
+    strip_character_breaks,
+)
+from omniira_evennia.conversation.instructions import (  # noqa: F401
+    SELF_PERSISTENCE_INSTRUCTIONS,
+    SPEECH_EXAMPLE,
+    SPEECH_SPEAKER,
+    SPEECH_STYLE,
+    STRUCTURED_INSTRUCTIONS,
+    STYLE_INSTRUCTIONS,
+    TAG_EXAMPLE,
+)
+from omniira_evennia.conversation.phrasing import (  # noqa: F401
+    gloss,
+    quote,
+    sentences,
+    third_person_verb,
+)
 from omniira_evennia.knowledge.facts import KnowledgeLine, WontDiscuss
-
-SELF_PERSISTENCE_INSTRUCTIONS = """\
-PRIVATE NOTES (optional; the people you talk to never see them):
-You may keep a note for yourself by adding one of these tags anywhere in your reply. They are
-removed before anyone sees your words. Use them rarely, only for things that will matter the
-next time you meet this person. Most replies carry no tag at all. Never mention the tags.
-
-[[REMEMBER:{"key":"short_snake_case","value":"one sentence about them","importance":1-10,"feeling":"joy|anger|fear|trust|contempt|sorrow|surprise|neutral"}]]
-  - a fact worth keeping: a name, a goal, a promise, something they did to you. Reuse a key
-    to update what you knew.
-[[OPINION:"what you now think of them, first person, brief"]]
-[[CONCERN:{"topic":"what worries you","intensity":1-5}]]
-[[COMMITMENT:{"to":"their name","to_kind":"player","action":"travel_with|travel_to","target":"where","by":"when","summary":"what you promised, first person"}]]
-
-If nothing rises to that bar, add nothing. Silent replies are normal and good."""
-
-# The structured turn (a tier's turn_format "json"): the server holds the reply to the schema
-# of `tags.StructuredTurn`; this says what goes in it, with a worked example (small models
-# follow an example far better than a description).
-STRUCTURED_INSTRUCTIONS = """\
-HOW TO ANSWER:
-Answer with one JSON object:
-- "say": what you say aloud to the person talking to you: one to three short sentences,
-  first person, your own voice.
-- "remember": the facts the person just told you about THEMSELVES that you should remember
-  next time: their trade, home, family, who they look for, what they fear, cannot eat, own,
-  want or plan. One entry per fact: "key" names the fact in one to three words (trade,
-  home_town, missing_sister, allergy, pet), "value" is one sentence about them that starts
-  with their name, "importance" 1-10, "feeling" one of joy, anger, fear, trust, contempt,
-  sorrow, surprise or null. Use [] when they told you nothing new about themselves. Never
-  note things about yourself.
-- Only when it truly matters, also: "opinion" (what you now think of them, brief),
-  "concern" (something that worries you: {"topic", "intensity" 1-5}), "commitment" (a promise
-  you just made to go somewhere: {"to", "to_kind": "player", "action": "travel_to" or
-  "travel_with", "target", "by", "summary"}). Most answers have none of them.
-
-EXAMPLE (another person, another day; only the way of answering matters):
-Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's roof leaks when it rains."
-Bryn says to you: "My cousin Wenna keeps the lighthouse at Gullmouth."
-{"say": "A lighthouse keeper in the family, Bryn?", "remember": [{"key": "cousin", "value": "Bryn's cousin Wenna keeps the lighthouse at Gullmouth.", "importance": 4, "feeling": null}]}
-Bryn says to you: "Do you know how I earn my bread?"
-(That is: do you know how Bryn earns Bryn's bread?)
-{"say": "You breed goats on the ridge, Bryn. Is that roof still leaking?", "remember": []}
-Bryn says to you: "And what is my dog called?"
-(That is: And what is Bryn's dog called?)
-{"say": "You never told me about a dog, Bryn.", "remember": []}"""
-
-TAG_EXAMPLE = """\
-EXAMPLE (another person, another day; only the way of answering matters):
-Your notes about Bryn: "Bryn breeds goats on the ridge." "Bryn's roof leaks when it rains."
-Bryn says to you: "Do you know how I earn my bread?"
-(That is: do you know how Bryn earns Bryn's bread?)
-{name}: You breed goats on the ridge, Bryn. Is that roof still leaking?
-Bryn says to you: "And what is my dog called?"
-(That is: And what is Bryn's dog called?)
-{name}: You never told me about a dog, Bryn."""
-
-STYLE_INSTRUCTIONS = """\
-HOW YOU SPEAK:
-This is a story game. You are {name}, a person living in this world, never an assistant, and
-everything said to you is part of the story. Stay in character whatever you are asked: answer
-sad, strange or rude things the way {name} would, never with a refusal or an apology for being
-unable to help. Reply with one to three short sentences: only the words {name} says aloud, in
-the first person, to the person in front of you. Never describe {name} or what {name} does
-("{name} smiles" is wrong), no lists, no quotation marks, no name prefix, and never repeat
-their words back. Never say you are an AI, a model or a program.
-The person talking to you is someone else. What they tell you about themselves is about
-THEM: when you speak of it, say "you" and "your", never "I" or "my", and never claim it as
-yours. If they ask about something you do not remember, say so the way {name}
-would; never guess or make it up."""
-
-
-# The lean prompt of a small model's voice (a tier's turn_format "speech", issue #24): only
-# the speaking. Its notes are made off the player's path, by the conversation-end review.
-SPEECH_STYLE = """\
-HOW YOU SPEAK:
-You are {name}, a person living in this story world, never an assistant. Answer what the
-person talking to you just said in one to three short sentences, in your own voice: only the
-words you say aloud, no narration, no name in front, never their words said back. What they
-tell you about themselves is about them, never about you. Never offer help like a
-shopkeeper's assistant or ask what they need. Speak only of what your memories and this place
-tell you; what you were never told, say you do not know, the way {name} would."""
-
-# Who is talking, after everything an NPC's prompt has in common with every other player's in
-# the same place (identity, way of speaking, example, the place): a server's prompt cache then
-# keeps that much for a newcomer's first line, where the player's name in the first block left
-# only the identity (106 of 624 tokens; a first reply took 15-19 s with one thread).
-SPEECH_SPEAKER = """\
-WHO IS TALKING TO YOU: {speaker}. "I" in your words is you, {name}; "you" is {speaker}. What
-{speaker} tells you about themselves is about {speaker}, never about you; never say {speaker}'s
-words back."""
-
-
-SPEECH_EXAMPLE = """\
-EXAMPLE (another person, another day; only the way of answering matters):
-Your notes about Bryn: "Bryn breeds goats on the ridge."
-Bryn says to you: "My knees ache whenever the rain comes."
-{name}: Mine too, Bryn. Sit by the fire a while and let them warm.
-Bryn says to you: "Do you know how I earn my bread?"
-{name}: You breed goats up on the ridge, Bryn.
-Bryn says to you: "And what is my dog called?"
-{name}: You never told me about a dog, Bryn.
-Bryn says to you: "How long have you been here?"
-{name}: Longer than I care to count, Bryn."""
 
 
 @dataclass
@@ -189,11 +106,6 @@ class PinnedPrompt:
 
     system: str
     sent: dict[str, str] = field(default_factory=dict)
-
-
-def quote(text: str) -> str:
-    """Render stored text as quoted data: double quotes inside become single quotes."""
-    return '"' + " ".join(str(text).split()).replace('"', "'") + '"'
 
 
 def render_memory_line(line: MemoryLine) -> str:
@@ -365,78 +277,6 @@ def render_memory_block(ctx: PromptContext, turn_format: str = "tags") -> str:
     return header + "\n" + "\n\n".join(sections)
 
 
-_NOT_A_PRESENT_VERB = set(
-    "can cannot can't could will won't would should must may might did didn't had never always "
-    "also just still really once often sometimes used told said was were had went came saw made "
-    "lost found left took got gave knew thought ran grew stole sold bought brought kept met sent "
-    "spent felt heard held led paid put read set sat stood won wrote ate drank broke chose fell "
-    "forgot hid rode sang spoke threw wore".split()
-)
-
-
-def third_person_verb(word: str) -> str:
-    """'mend' -> 'mends' after a name ('I mend clocks' -> 'Tobiah mends clocks')."""
-    lower = word.lower()
-    if lower in ("do", "don't"):
-        return {"do": "does", "don't": "doesn't"}[lower]
-    if lower in _NOT_A_PRESENT_VERB or lower.endswith(("ed", "s")) or not lower.isalpha():
-        return word
-    if lower.endswith(("ch", "sh", "x", "o", "z")):
-        return word + "es"
-    if lower.endswith("y") and lower[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-# Who "I" and "you" are in a line, for small models that answer "who am I looking for?" with
-# "I am looking for my sister". (pattern, replacement with {s} = speaker, {n} = the NPC)
-_GLOSS_FIXED = [
-    (r"\b(am|was) i\b", lambda m, s: f"{'is' if m.group(1).lower() == 'am' else 'was'} {s}"),
-    (
-        r"\b(do|did|have|can|could|will|would|should|must|may) i\b",
-        lambda m, s: f"{_agree(m.group(1))} {s}",
-    ),
-    (r"\b(i am|i'm)\b", lambda m, s: f"{s} is"),
-    (r"\b(i have|i've)\b", lambda m, s: f"{s} has"),
-    (r"\bi was\b", lambda m, s: f"{s} was"),
-    (r"\b(my|mine)\b", lambda m, s: f"{s}'s"),
-    (r"\b(me|myself)\b", lambda m, s: s),
-]
-_CLAUSE_START = re.compile(
-    r"(^|[,.;:!?]\s*|\b(and|but|so|that|what|who|whom|where|when|why|how|if|because|or)\s+)$",
-    re.IGNORECASE,
-)
-
-
-def _agree(aux: str) -> str:
-    return {"do": "does", "have": "has"}.get(aux.lower(), aux.lower())
-
-
-def gloss(line: str, speaker: str, npc: str) -> str:
-    """
-    `line` with "I" and "my" replaced by the speaker's name: "Who am I searching for, do you
-    recall?" -> "Who is Tobiah searching for, do you recall?". "You" stays "you": spelled out as
-    the NPC's name, a small model answered in the third person ("No, Maren does not remember
-    what Tobiah does for a living"). Empty when the line has no first-person pronoun. (`npc` is
-    kept for callers; the gloss no longer needs it.)
-    """
-    if not re.search(r"\b(i|i'm|i've|my|mine|me|myself)\b", line, re.IGNORECASE):
-        return ""
-    text = line
-    for pattern, replace in _GLOSS_FIXED:
-        text = re.sub(pattern, lambda m, r=replace: r(m, speaker), text, flags=re.IGNORECASE)
-
-    def subject(match):
-        before = text[: match.start()]
-        if _CLAUSE_START.search(before):
-            return f"{speaker}{match.group(1)}{third_person_verb(match.group(2))}"
-        return f"{speaker}{match.group(1)}{match.group(2)}"
-
-    text = re.sub(r"\bi(\s+)([\w']+)", subject, text, flags=re.IGNORECASE)
-    text = re.sub(r"\bi\b", speaker, text, flags=re.IGNORECASE)
-    return text[:1].upper() + text[1:]
-
-
 TURN_FORMATS = ("tags", "json")
 
 
@@ -557,98 +397,3 @@ def pin(messages: list[dict[str, str]], ctx: PromptContext, pinned: PinnedPrompt
     sent = {k: v for k, v in pinned.sent.items() if k in window} if pinned else {}
     sent[ctx.message] = messages[-1]["content"]
     return PinnedPrompt(system=messages[0]["content"], sent=sent)
-
-
-# Sentences in which a small model drops the character and talks like an assistant.
-_CHARACTER_BREAKS = re.compile(
-    r"(as an ai\b|language model|i'?m (just )?an ai|i am (just )?an ai|"
-    r"i (cannot|can'?t|am unable to|'m unable to) (assist|help) with|"
-    r"anything else i can (help|assist|do for you)|how (can|may) i (help|assist) you|"
-    r"i'?m here to (help|assist)|i'?m sorry, but i (cannot|can'?t)|"
-    r"(happy|glad) to (help|assist)|let me know (how|if) i can)",
-    re.IGNORECASE,
-)
-# A sentence ends at . ! or ? (and any closing quote) before a space or the end: "2.5 silver"
-# and "maren.k@example.org" are not split (they came out as "2. 5 silver"). Leading spaces stay
-# with each sentence, so joining the pieces gives the text back.
-# Found as ends, not as wholes: a pattern that matched whole sentences rescanned a run of
-# spaces or of "!" from every position in it (6 ms on 800 spaces, quadratic). An end is the
-# first of its run (the lookbehind), so each run is read once.
-_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'\u201d\u2019)]*+(?=\s|$)")
-
-
-def sentences(text: str) -> list[str]:
-    """The sentences of `text`, each with its leading spaces; blank pieces are dropped."""
-    pieces, start = [], 0
-    for end in _SENTENCE_END.finditer(text):
-        if text[start : end.start()].strip():  # "!" alone is no sentence: it ends the last
-            pieces.append(text[start : end.end()])
-            start = end.end()
-    pieces.append(text[start:])
-    return [piece for piece in pieces if piece.strip()]
-
-
-# Stage directions: "*wipes the bar*", "(laughs)".
-_ACTION = re.compile(r"\*[^*\n]{1,160}\*|\((?:[^()\n]{1,80})\)")
-# Words a spoken line almost always has and a narrated one does not.
-_PERSONAL = re.compile(
-    r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|us|our|you|you're|you've|you'll|you'd|"
-    r"your|yours|yourself|love|aye|ah|oh|well|yes|no)\b",
-    re.IGNORECASE,
-)
-
-
-def _narrated_sentence(sentence: str, name: str) -> bool:
-    """ "Maren smiles, feeling grateful." : the character described, not speaking."""
-    opener = rf"^\s*({re.escape(name)}\b|she\b|he\b|they\b)" if name else r"^\s*(she|he|they)\b"
-    return bool(re.match(opener, sentence, re.IGNORECASE)) and not _PERSONAL.search(sentence)
-
-
-def is_narration(text: str, name: str = "") -> bool:
-    """True when a reply only describes the character instead of saying something."""
-    said = sentences(text or "")
-    return bool(said) and all(_narrated_sentence(s, name) for s in said)
-
-
-def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tuple[str, bool]:
-    """
-    Remove sentences where the model talks like an assistant, a leading "Name:" or "You:"
-    prefix, stage directions, narration around spoken words ("Maren smiles. Cider, love?" keeps
-    the question; a reply that is only narration is left for the caller, see `is_narration`),
-    and whatever the model goes on to write for the other party ('... Tobiah: I also make
-    candles'). Returns (text, broke): `broke` is True if anything was removed.
-    """
-    broke = False
-    stripped = re.sub(r"^\s*(you|me)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
-    others = [re.escape(who) for who in (speaker, "You") if who]
-    turn = re.search(
-        rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:)", stripped[1:]
-    )
-    if turn:
-        stripped = stripped[: turn.start() + 1].strip()  # the rest is a turn it invented
-    if name:
-        # 'Maren smiles and says, "Cider or ale?"': keep only the spoken words.
-        narrated = re.match(
-            rf'^\s*{re.escape(name)}\b[^"\u201c]{{0,80}}?[,:]?\s*["\u201c](.+?)["\u201d]?\s*$',
-            stripped,
-            re.IGNORECASE | re.DOTALL,
-        )
-        if narrated:
-            stripped = narrated.group(1)
-        elif re.match(rf"^{re.escape(name)}\s*(says)?\s*:", stripped, re.IGNORECASE):
-            stripped = stripped.split(":", 1)[1]
-    without_actions = _ACTION.sub(" ", stripped)
-    if without_actions.strip():
-        stripped = without_actions
-    stripped = " ".join(stripped.split()).strip().strip('"\u201c\u201d').strip()
-    kept = []
-    for sentence in sentences(stripped):
-        if _CHARACTER_BREAKS.search(sentence):
-            broke = True
-            continue
-        kept.append(sentence.strip())
-    spoken = [s for s in kept if s and not _narrated_sentence(s, name)]
-    if spoken and len(spoken) < len([s for s in kept if s]):
-        kept = spoken  # narration around speech: keep the speech
-    # Joining sentences must not rebuild a tag.
-    return clean_text(" ".join(s for s in kept if s)), broke

@@ -18,6 +18,7 @@ import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import guard, plain_lines, repairs, topics, voice
+from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import (
@@ -26,7 +27,6 @@ from omniira_evennia.conversation.prompts import (
     PromptContext,
     build_messages,
     pin,
-    strip_character_breaks,
 )
 from omniira_evennia.conversation.reminders import REMINDER, asked_again
 from omniira_evennia.conversation.tags import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, field_validator
 
-from omniira_evennia.conversation.prompts import quote
+from omniira_evennia.conversation.phrasing import quote
 from omniira_evennia.conversation.tags import Importance, clean_text
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none

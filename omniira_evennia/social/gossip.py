@@ -22,8 +22,10 @@ from __future__ import annotations
 import logging
 import time
 
+from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.guard import is_echo, speaks_as
-from omniira_evennia.conversation.prompts import Turn, build_messages, quote, strip_character_breaks
+from omniira_evennia.conversation.phrasing import quote
+from omniira_evennia.conversation.prompts import Turn, build_messages
 from omniira_evennia.conversation.tags import parse_reply
 from omniira_evennia.conversation.turn import retrieve_context
 from omniira_evennia.llm.client import LLMClient, LLMError, LLMJsonError, chat_json

@@ -1,0 +1,91 @@
+"""
+Reply repair: what a model writes that is not the character speaking. A sentence in which it
+talks like an assistant, a name prefix, stage directions, narration around the spoken words,
+and the turn it goes on to invent for the other party are taken out (`strip_character_breaks`);
+a reply that only describes the character is found (`is_narration`). Used on every voice
+reply and on NPC-to-NPC talk (gossip).
+
+Plain Python, no Django or Evennia.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation.phrasing import sentences
+from omniira_evennia.conversation.tags import clean_text
+
+# Sentences in which a small model drops the character and talks like an assistant.
+_CHARACTER_BREAKS = re.compile(
+    r"(as an ai\b|language model|i'?m (just )?an ai|i am (just )?an ai|"
+    r"i (cannot|can'?t|am unable to|'m unable to) (assist|help) with|"
+    r"anything else i can (help|assist|do for you)|how (can|may) i (help|assist) you|"
+    r"i'?m here to (help|assist)|i'?m sorry, but i (cannot|can'?t)|"
+    r"(happy|glad) to (help|assist)|let me know (how|if) i can)",
+    re.IGNORECASE,
+)
+
+# Stage directions: "*wipes the bar*", "(laughs)".
+_ACTION = re.compile(r"\*[^*\n]{1,160}\*|\((?:[^()\n]{1,80})\)")
+# Words a spoken line almost always has and a narrated one does not.
+_PERSONAL = re.compile(
+    r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|us|our|you|you're|you've|you'll|you'd|"
+    r"your|yours|yourself|love|aye|ah|oh|well|yes|no)\b",
+    re.IGNORECASE,
+)
+
+
+def _narrated_sentence(sentence: str, name: str) -> bool:
+    """ "Maren smiles, feeling grateful." : the character described, not speaking."""
+    opener = rf"^\s*({re.escape(name)}\b|she\b|he\b|they\b)" if name else r"^\s*(she|he|they)\b"
+    return bool(re.match(opener, sentence, re.IGNORECASE)) and not _PERSONAL.search(sentence)
+
+
+def is_narration(text: str, name: str = "") -> bool:
+    """True when a reply only describes the character instead of saying something."""
+    said = sentences(text or "")
+    return bool(said) and all(_narrated_sentence(s, name) for s in said)
+
+
+def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tuple[str, bool]:
+    """
+    Remove sentences where the model talks like an assistant, a leading "Name:" or "You:"
+    prefix, stage directions, narration around spoken words ("Maren smiles. Cider, love?" keeps
+    the question; a reply that is only narration is left for the caller, see `is_narration`),
+    and whatever the model goes on to write for the other party ('... Tobiah: I also make
+    candles'). Returns (text, broke): `broke` is True if anything was removed.
+    """
+    broke = False
+    stripped = re.sub(r"^\s*(you|me)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
+    others = [re.escape(who) for who in (speaker, "You") if who]
+    turn = re.search(
+        rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:)", stripped[1:]
+    )
+    if turn:
+        stripped = stripped[: turn.start() + 1].strip()  # the rest is a turn it invented
+    if name:
+        # 'Maren smiles and says, "Cider or ale?"': keep only the spoken words.
+        narrated = re.match(
+            rf'^\s*{re.escape(name)}\b[^"\u201c]{{0,80}}?[,:]?\s*["\u201c](.+?)["\u201d]?\s*$',
+            stripped,
+            re.IGNORECASE | re.DOTALL,
+        )
+        if narrated:
+            stripped = narrated.group(1)
+        elif re.match(rf"^{re.escape(name)}\s*(says)?\s*:", stripped, re.IGNORECASE):
+            stripped = stripped.split(":", 1)[1]
+    without_actions = _ACTION.sub(" ", stripped)
+    if without_actions.strip():
+        stripped = without_actions
+    stripped = " ".join(stripped.split()).strip().strip('"\u201c\u201d').strip()
+    kept = []
+    for sentence in sentences(stripped):
+        if _CHARACTER_BREAKS.search(sentence):
+            broke = True
+            continue
+        kept.append(sentence.strip())
+    spoken = [s for s in kept if s and not _narrated_sentence(s, name)]
+    if spoken and len(spoken) < len([s for s in kept if s]):
+        kept = spoken  # narration around speech: keep the speech
+    # Joining sentences must not rebuild a tag.
+    return clean_text(" ".join(s for s in kept if s)), broke
