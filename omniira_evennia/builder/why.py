@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import service as conversations
 from omniira_evennia.conversation.service import turn_input_for
-from omniira_evennia.conversation.turn import retrieve_context, turn_vectors, world_unknown
+from omniira_evennia.conversation.turn import world_unknown
+from omniira_evennia.conversation.turn_context import retrieve_context, turn_vectors
 from omniira_evennia.knowledge import answers
 from omniira_evennia.knowledge.guards import match as guard_match
 from omniira_evennia.memory import service as memory_service

@@ -25,7 +25,8 @@ from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.lifecycle import close_conversation
 from omniira_evennia.conversation.prompts import Identity, PinnedPrompt, PromptContext, Turn
 from omniira_evennia.conversation.tags import clean_text
-from omniira_evennia.conversation.turn import TurnInput, TurnResult, run_turn
+from omniira_evennia.conversation.turn import TurnResult, run_turn
+from omniira_evennia.conversation.turn_context import TurnInput
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.llm import guards
 from omniira_evennia.llm.client import get_client

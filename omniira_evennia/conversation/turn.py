@@ -21,13 +21,7 @@ from omniira_evennia.conversation import guard, plain_lines, repairs, topics, vo
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.extraction import third_person
-from omniira_evennia.conversation.prompts import (
-    MemoryLine,
-    PinnedPrompt,
-    PromptContext,
-    build_messages,
-    pin,
-)
+from omniira_evennia.conversation.prompts import PinnedPrompt, PromptContext, build_messages, pin
 from omniira_evennia.conversation.reminders import REMINDER, asked_again
 from omniira_evennia.conversation.tags import (
     ParsedReply,
@@ -35,51 +29,27 @@ from omniira_evennia.conversation.tags import (
     parse_reply,
     parse_structured_reply,
 )
+
+# The turn's input and its retrieval live in turn_context.py; their names stay importable
+# from here (the service, gossip, `@memory why`, tests and games found them here before).
+from omniira_evennia.conversation.turn_context import (  # noqa: F401
+    TurnInput,
+    memory_lines,
+    pair_vectors,
+    retrieve_context,
+    retrieve_knowledge,
+    turn_vectors,
+    verbatim_lines,
+)
 from omniira_evennia.knowledge import answers
 from omniira_evennia.knowledge.guards import match as guard_match
 from omniira_evennia.knowledge.guards import spoken
-from omniira_evennia.knowledge.selection import KnowledgeView, select_knowledge
-from omniira_evennia.llm.client import (
-    LLMBudgetExceeded,
-    LLMClient,
-    LLMError,
-    Usage,
-    schema_of,
-)
+from omniira_evennia.llm.client import LLMBudgetExceeded, LLMClient, LLMError, Usage, schema_of
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
-from omniira_evennia.memory.fusion import LexicalHits, select_newest_plus_fused
-from omniira_evennia.memory.retrieval import (
-    MemoryMatrix,
-    TextRecord,
-    select_newest_plus_similar,
-)
-from omniira_evennia.memory.selection import LineVectors, line_vectors, name_free, select_for_line
-from omniira_evennia.memory.verbatim import SaidLine, select_said, when, words
+from omniira_evennia.memory.selection import LineVectors
 from omniira_evennia.runtime import health
 
 log = logging.getLogger("omniira.conversation")
-
-
-@dataclass
-class TurnInput:
-    npc_id: int
-    speaker_id: int
-    context: PromptContext  # everything but memories and beliefs, which are retrieved here
-    index: MemoryMatrix | None  # None until read in the worker (service._turn_in_worker)
-    reflections: list[TextRecord] = field(default_factory=list)
-    now: float | None = None
-    tier: str = "voice"
-    # Full-text ranked ids for the line (read on the reactor, see `fulltext.lexical_hits`);
-    # None (paper mode, or no full-text index) means the paper's scorer.
-    lexical: LexicalHits | None = None
-    # The verbatim lane's candidates: the speaker's earlier lines (conversation/store.said_lines), and the
-    # game day they are dated against.
-    said_lines: list[SaidLine] = field(default_factory=list)
-    today: int = 0
-    # How this conversation's last request began (None: its first line, or NPC talk).
-    pinned: PinnedPrompt | None = None
-    # What the NPC knows and may tell this speaker (issue #25; None: it knows nothing).
-    knowledge: KnowledgeView | None = None
 
 
 @dataclass
@@ -99,118 +69,6 @@ class TurnResult:
     @property
     def ok(self) -> bool:
         return self.error is None and self.parsed is not None
-
-
-def memory_lines(records) -> list[MemoryLine]:
-    return [
-        MemoryLine(
-            text=r.value,
-            feeling=r.feeling,
-            heard_from=r.provenance_name if r.is_hearsay else None,
-            importance=r.importance,
-            untrusted=r.suspect,
-            doubtful=r.uncertain,
-        )
-        for r in records
-    ]
-
-
-def retrieve_context(
-    inp: TurnInput, conf: OmniiraSettings, vectors, explain: dict | None = None
-) -> PromptContext:
-    """
-    Fill the prompt context's memory block for this turn, by the one retrieval path
-    (`memory.selection`, shared with `npc.memory.recall` and `@memory why`). `vectors` is the
-    line's `LineVectors` (or the line's own vector, and the name-free one is made here).
-    `explain` (a dict) is filled with why each memory was considered, `explain["chosen"]` with
-    the ids in the prompt, in order, and `explain["embedded"]` with the name-free text.
-    """
-    if not isinstance(vectors, LineVectors):
-        vectors = pair_vectors(inp.context, conf, vectors)
-    if explain is not None and vectors.embedded:
-        explain["embedded"] = vectors.embedded
-    records = select_for_line(
-        inp.index, vectors.query, inp.lexical, inp.speaker_id, conf, now=inp.now, explain=explain
-    )
-    if explain is not None:
-        explain["chosen"] = [r.id for r in records]
-    ctx = inp.context
-    ctx.memories = memory_lines(records)
-    if conf.RETRIEVAL_MODE == "fused" and inp.lexical is not None:
-        beliefs = select_newest_plus_fused(
-            inp.reflections,
-            vectors.query,
-            inp.lexical.beliefs,
-            conf.REFLECTION_SLOTS,
-            conf.SIMILARITY_FLOOR,
-            conf.RRF_K,
-        )
-    else:
-        beliefs = select_newest_plus_similar(
-            inp.reflections, vectors.query, conf.REFLECTION_SLOTS, conf.SIMILARITY_FLOOR
-        )
-    ctx.beliefs = [r.text for r in beliefs]
-    ctx.said = verbatim_lines(inp, conf, vectors.said, ctx)
-    retrieve_knowledge(inp, conf, vectors, explain)
-    return ctx
-
-
-def retrieve_knowledge(inp: TurnInput, conf: OmniiraSettings, vectors, explain=None) -> None:
-    """The knowledge block for this line (knowledge/selection.py, the memories' scorer);
-    `explain["knowledge"]` says why each fact was considered and which were chosen."""
-    ctx, known = inp.context, {} if explain is not None else None
-    records = select_knowledge(
-        inp.knowledge, vectors.query, ctx.message, conf, now=inp.now, explain=known
-    )
-    recalled = answers.prompt_lines(records, inp.knowledge)
-    ctx.knowledge, ctx.wont_discuss = recalled.lines, recalled.wont_discuss
-    if explain is not None:
-        explain["knowledge"] = {"why": known, "chosen": [r.id for r in records]}
-
-
-def pair_vectors(ctx: PromptContext, conf: OmniiraSettings, vector) -> LineVectors:
-    """
-    `LineVectors` from the line's own vector: the name-free form (`selection.name_free`) is
-    embedded here. `vector` stays the query if the line names neither, or embedding fails.
-    """
-    stripped = name_free(ctx.message, {ctx.identity.name, ctx.speaker_name}, conf)
-    if vector is None or stripped is None:
-        return LineVectors(said=vector, query=vector)
-    [query] = embed_or_none([stripped])
-    if query is None:
-        return LineVectors(said=vector, query=vector)
-    return LineVectors(said=vector, query=query, embedded=stripped)
-
-
-def turn_vectors(ctx: PromptContext, conf: OmniiraSettings, embedder=None) -> LineVectors:
-    """The line's vectors for a turn: as said and name-free, in one embedder call."""
-    return line_vectors(ctx.message, {ctx.identity.name, ctx.speaker_name}, conf, embedder)
-
-
-def verbatim_lines(inp: TurnInput, conf: OmniiraSettings, query_vector, ctx) -> list:
-    """The speaker's own earlier words for this line, minus what a memory already says."""
-    if not conf.VERBATIM_SLOTS or not inp.said_lines:
-        return []
-    chosen = select_said(
-        inp.said_lines,
-        ctx.message,
-        query_vector,
-        limit=conf.VERBATIM_SLOTS,
-        floor=conf.VERBATIM_FLOOR,
-        names={ctx.identity.name, ctx.speaker_name},
-        include_suspect=conf.SUSPECT_MEMORIES != "exclude",
-    )
-    distilled = [set(words(m.text)) for m in ctx.memories]
-    return [
-        (when(line.game_day, inp.today), line.text)
-        for line in chosen
-        if not any(_same_fact(set(words(line.text)), known) for known in distilled)
-    ]
-
-
-def _same_fact(said: set[str], known: set[str]) -> bool:
-    """A line a distilled memory already carries (most of its words are in the memory)."""
-    return bool(said) and len(said & known) >= 0.8 * len(said)
 
 
 def structured_turn_schema() -> dict:
@@ -391,6 +249,130 @@ def _call(client, tier, conf, inp, messages, schema):
             raise LLMError(f"{err}; {second}", second.usage) from second
 
 
+@dataclass
+class LineNotes:
+    """What the prompt's last line was told beside the player's words: a question about the
+    speaker's life nothing answers (`topic`), what in view answers it (`answer`), claims
+    against what the NPC knows (`doubts`), a question about the world nothing answers."""
+
+    topic: str | None
+    answer: str | None
+    doubts: list
+    unknown: str | None
+
+
+def note_the_line(inp, ctx, conf, vectors, messages) -> LineNotes:
+    """Add to the prompt's last line what the NPC does and does not know about what is asked,
+    so the model need not guess (small models invent what they are not told they lack)."""
+    # A question about the speaker's own life nothing here answers: the prompt says so.
+    topic = topics.unknown_topic(ctx.message, known_to_npc(ctx)) or topics.someone_unknown(
+        ctx.message,
+        "\n".join(m["content"] for m in messages[:-1]),  # all but the line itself
+        {ctx.identity.name, ctx.speaker_name},
+    )
+    if topic:
+        messages[-1]["content"] += "\n" + topics.unknown_note(topic, ctx.speaker_name)
+    answer = None if topic else answer_in_view(ctx)
+    if answer:
+        messages[-1]["content"] += "\n" + topics.answer_note(answer, ctx.speaker_name)
+    doubts, unknown = knowledge_notes(inp, ctx, conf, vectors, messages, topic)
+    return LineNotes(topic, answer, doubts, unknown)
+
+
+def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContext):
+    """One reply as the NPC's line: its notes parsed, then what is not the character speaking
+    taken out, the speaker's own facts said back to them, and the line turned to the listener.
+    Returns (the parsed reply, whether the character broke)."""
+    candidate = parse_voice_reply(text, turn_format)
+    # A note that quotes the retry's reminder is the prompt's words, not the speaker's.
+    candidate.remember = [t for t in candidate.remember if not REMINDER.search(t.value)]
+    for error in candidate.errors:
+        log.info("npc #%s: %s", inp.npc_id, error)
+    name, speaker = ctx.identity.name, ctx.speaker_name
+    candidate.text, broke = strip_character_breaks(candidate.text, name, speaker)
+    if broke:
+        health.incr("character_breaks")
+    ident = ctx.identity
+    candidate.text, claimed = give_back_claims(
+        candidate.text,
+        [ctx.message] + [t.text for t in ctx.history if t.role == "user"],
+        [m.text for m in ctx.memories],
+        speaker,
+        " ".join((ident.name, ident.role, ident.personality, ident.duty)),
+        asked_about_npc=voice.about_the_npc(ctx.message),
+    )
+    if claimed:
+        health.incr("claims_given_back", claimed)
+    candidate.text = repairs.to_the_listener(candidate.text, speaker, name)
+    return candidate, broke
+
+
+@dataclass
+class Heard:
+    """The reply a turn settles on, what it cost, and what is still wrong with it."""
+
+    parsed: ParsedReply
+    usage: Usage
+    problem: str | None
+    broke: bool
+
+
+def ask_until_heard(inp, conf, client, ctx, messages, turn_format, topic) -> Heard:
+    """
+    Ask the voice tier; a reply nobody could take as the NPC's answer is asked for once more
+    with a reminder (unless the first took too long), its notes kept, and the better line of
+    the two stands. Raises the LLMError of a first call that fails; a second that fails leaves
+    the first reply.
+    """
+    schema = structured_turn_schema() if turn_format == "json" else None
+    usage = parsed = problem = None
+    for attempt in (1, 2):
+        request = messages if attempt == 1 else asked_again(messages, ctx, problem or "")
+        try:
+            reply = _call(client, inp.tier, conf, inp, request, schema)
+        except LLMError as err:
+            if parsed is None:
+                raise
+            usage = _add_usage(usage, err.usage)
+            break  # keep the first reply, such as it is
+        usage = reply.usage if usage is None else _add_usage(usage, reply.usage)
+        candidate, broke = cleaned_reply(reply.text, turn_format, inp, ctx)
+        if parsed is not None:
+            _merge_notes(candidate, parsed)
+            if guard.voice_problem(candidate, ctx, topic) and guard.badness(
+                parsed.text, ctx, topic
+            ) < guard.badness(candidate.text, ctx, topic):
+                candidate.text = parsed.text  # the second try was worse: the first stands
+        parsed = candidate
+        problem = guard.voice_problem(parsed, ctx, topic)
+        if problem is None or guard.too_slow_to_ask_again(reply.usage, conf, inp.tier):
+            break
+        health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
+        log.info("npc #%s: %s; asking again", inp.npc_id, problem)
+    return Heard(parsed, usage, problem, broke)
+
+
+def final_line(heard: Heard, ctx: PromptContext, conf: OmniiraSettings, notes: LineNotes) -> str:
+    """The line the NPC says: a slip that is still there repaired, repeats dropped, and what
+    the line's notes asked for said plainly when the reply did not say it."""
+    text, topic, answer = heard.parsed.text, notes.topic, notes.answer
+    if heard.problem and text:
+        text = guard.repaired(text, heard.problem, ctx, topic, answer)
+        text = repairs.unaddressed(text, ctx.identity.name, ctx.speaker_name)
+    if text:
+        text = guard.without_repeats(text, ctx, topic, answer)
+    if answer and text and not topics.gives_answer(text, answer, ctx.message, ctx.speaker_name):
+        # "Yes, I remember your cat's name." and no name: the NPC says what it remembers.
+        health.incr("answers_said_plainly")
+        text = plain_lines.remembered_line(answer, ctx.speaker_name)
+    text = plainly_unknown(text, ctx, conf) if notes.unknown else text
+    text = doubted(text, notes.doubts, ctx) if notes.doubts else text
+    text = guard.with_news_told(text, ctx)
+    if not text and heard.broke:  # an assistant's refusal, and nothing else (seed 62903)
+        text = guard.nothing_left(ctx)
+    return text
+
+
 def run_turn(
     inp: TurnInput,
     conf: OmniiraSettings,
@@ -405,8 +387,9 @@ def run_turn(
 
     A reply nobody could take as the NPC's answer (nothing left after its tags, narration only,
     or the speaker's own line echoed) is asked for once more with a reminder; notes written in
-    the first reply are kept. A sentence in which the NPC claims the speaker's own facts ("I am
-    looking for my sister Odile") is said back to the speaker ("You are looking for ...").
+    the first reply are kept (`ask_until_heard`). A sentence in which the NPC claims the
+    speaker's own facts ("I am looking for my sister Odile") is said back to the speaker ("You
+    are looking for ...").
     """
     if vectors is None:
         vectors = turn_vectors(inp.context, conf, embedder)
@@ -416,102 +399,27 @@ def run_turn(
         return guarded
     ctx = retrieve_context(inp, conf, vectors)
     turn_format = turn_format_of(conf, inp.tier)
-    schema = structured_turn_schema() if turn_format == "json" else None
     messages = build_messages(ctx, turn_format, inp.pinned)
-    # A question about the speaker's own life nothing here answers: the prompt says so.
-    topic = topics.unknown_topic(ctx.message, known_to_npc(ctx)) or topics.someone_unknown(
-        ctx.message,
-        "\n".join(m["content"] for m in messages[:-1]),  # all but the line itself
-        {ctx.identity.name, ctx.speaker_name},
-    )
-    if topic:
-        messages[-1]["content"] += "\n" + topics.unknown_note(topic, ctx.speaker_name)
-    answer = None if topic else answer_in_view(ctx)
-    if answer:
-        messages[-1]["content"] += "\n" + topics.answer_note(answer, ctx.speaker_name)
-    doubts, unknown = knowledge_notes(inp, ctx, conf, vectors, messages, topic)
-    said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
-    ident = ctx.identity
-    own = " ".join((ident.name, ident.role, ident.personality, ident.duty))
-    usage = None
-    parsed = None
-    problem = None
-    for attempt in (1, 2):
-        request = messages if attempt == 1 else asked_again(messages, ctx, problem or "")
-        try:
-            reply = _call(client, inp.tier, conf, inp, request, schema)
-        except LLMError as err:
-            if parsed is None:
-                return TurnResult(
-                    parsed=None,
-                    usage=err.usage,
-                    messages=messages,
-                    error=str(err),
-                    query_vector=query_vector,
-                )
-            usage = _add_usage(usage, err.usage)
-            break  # keep the first reply, such as it is
-        usage = reply.usage if usage is None else _add_usage(usage, reply.usage)
-        candidate = parse_voice_reply(reply.text, turn_format)
-        # A note that quotes the retry's reminder is the prompt's words, not the speaker's.
-        candidate.remember = [t for t in candidate.remember if not REMINDER.search(t.value)]
-        for problem in candidate.errors:
-            log.info("npc #%s: %s", inp.npc_id, problem)
-        candidate.text, broke = strip_character_breaks(
-            candidate.text, ctx.identity.name, ctx.speaker_name
+    notes = note_the_line(inp, ctx, conf, vectors, messages)
+    try:
+        heard = ask_until_heard(inp, conf, client, ctx, messages, turn_format, notes.topic)
+    except LLMError as err:
+        return TurnResult(
+            parsed=None,
+            usage=err.usage,
+            messages=messages,
+            error=str(err),
+            query_vector=query_vector,
         )
-        if broke:
-            health.incr("character_breaks")
-        candidate.text, claimed = give_back_claims(
-            candidate.text,
-            said,
-            [m.text for m in ctx.memories],
-            ctx.speaker_name,
-            own,
-            asked_about_npc=voice.about_the_npc(ctx.message),
-        )
-        if claimed:
-            health.incr("claims_given_back", claimed)
-        candidate.text = repairs.to_the_listener(
-            candidate.text, ctx.speaker_name, ctx.identity.name
-        )
-        if parsed is not None:
-            _merge_notes(candidate, parsed)
-            if guard.voice_problem(candidate, ctx, topic) and guard.badness(
-                parsed.text, ctx, topic
-            ) < guard.badness(candidate.text, ctx, topic):
-                candidate.text = parsed.text  # the second try was worse: the first stands
-        parsed = candidate
-        problem = guard.voice_problem(parsed, ctx, topic)
-        if problem is None or guard.too_slow_to_ask_again(reply.usage, conf, inp.tier):
-            break
-        health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
-        log.info("npc #%s: %s; asking again", inp.npc_id, problem)
-    if problem and parsed is not None and parsed.text:
-        parsed.text = guard.repaired(parsed.text, problem, ctx, topic, answer)
-        parsed.text = repairs.unaddressed(parsed.text, ctx.identity.name, ctx.speaker_name)
-    if parsed is not None and parsed.text:
-        parsed.text = guard.without_repeats(parsed.text, ctx, topic, answer)
-    if (
-        answer
-        and parsed.text
-        and not topics.gives_answer(parsed.text, answer, ctx.message, ctx.speaker_name)
-    ):
-        # "Yes, I remember your cat's name." and no name: the NPC says what it remembers.
-        health.incr("answers_said_plainly")
-        parsed.text = plain_lines.remembered_line(answer, ctx.speaker_name)
-    parsed.text = plainly_unknown(parsed.text, ctx, conf) if unknown else parsed.text
-    parsed.text = doubted(parsed.text, doubts, ctx) if doubts else parsed.text
-    parsed.text = guard.with_news_told(parsed.text, ctx)
+    parsed = heard.parsed
+    parsed.text = final_line(heard, ctx, conf, notes)
     if turn_format == "json":
         _notes_about_the_speaker(parsed, ctx)
-    if not parsed.text and broke:  # an assistant's refusal, and nothing else (seed 62903)
-        parsed.text = guard.nothing_left(ctx)
     if not parsed.text:
         # The model said nothing a player could hear (only tags, or only junk), twice.
         return TurnResult(
             parsed=None,
-            usage=usage,
+            usage=heard.usage,
             messages=messages,
             error="empty reply after tags",
             query_vector=query_vector,
@@ -522,11 +430,11 @@ def run_turn(
         commitment_vectors = embed_or_none([t.summary for t in parsed.commitments], embedder)
     return TurnResult(
         parsed=parsed,
-        usage=usage,
+        usage=heard.usage,
         messages=messages,
         remember_vectors=remember_vectors,
         commitment_vectors=commitment_vectors,
         query_vector=query_vector,
         pinned=pin(messages, ctx, inp.pinned),
-        doubts=doubts,
+        doubts=notes.doubts,
     )

@@ -27,7 +27,7 @@ from omniira_evennia.conversation.guard import is_echo, speaks_as
 from omniira_evennia.conversation.phrasing import quote
 from omniira_evennia.conversation.prompts import Turn, build_messages
 from omniira_evennia.conversation.tags import parse_reply
-from omniira_evennia.conversation.turn import retrieve_context
+from omniira_evennia.conversation.turn_context import retrieve_context
 from omniira_evennia.llm.client import LLMClient, LLMError, LLMJsonError, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.runtime import health

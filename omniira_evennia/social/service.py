@@ -24,7 +24,7 @@ from django.utils import timezone
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import service as conversations
 from omniira_evennia.conversation.service import build_context
-from omniira_evennia.conversation.turn import TurnInput
+from omniira_evennia.conversation.turn_context import TurnInput
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.service import Job, run_job
