@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from functools import partial
 
 from django.db.models import Q
 from django.utils import timezone
@@ -99,13 +100,6 @@ def extract(conversation_id: str):
     )
     npc, speaker = conv.npc, conv.speaker
     turns = conversations.transcript(conversation_id)
-    lines = [
-        (
-            npc.key if t.role == ConversationTurn.Role.NPC else (speaker.key if speaker else "?"),
-            t.text,
-        )
-        for t in turns
-    ]
     if speaker is None or not any(t.role == ConversationTurn.Role.SPEAKER for t in turns):
         conversations.finish_extraction(conversation_id, Conversation.Extraction.SKIPPED)
         return None
@@ -114,69 +108,88 @@ def extract(conversation_id: str):
         .order_by("-learned_at")
         .values_list("value", flat=True)[:20]
     )
+    lines = _transcript_lines(turns, npc, speaker)
     inp = ExtractionInput(conversation_id, npc.key, speaker.key, lines, known, npc_id=npc.id)
     client, embedder = get_client(), get_embedder()
-
-    def _apply(result) -> int:
-        still_ours = Conversation.objects.filter(
-            conversation_id=conversation_id, extraction=Conversation.Extraction.RUNNING
-        ).exists()
-        if not still_ours:  # e.g. the player's data was erased meanwhile
-            health.incr("extractions_abandoned")
-            return 0
-        if result.error is not None:
-            health.incr("extraction_failures")
-            state = conversations.extraction_failed(conversation_id, result.error)
-            log.warning(
-                f"omniira: extraction of {conversation_id} failed ({state}): {result.error}"
-            )
-            return 0
-        written, rejected = 0, []
-        existing = set(
-            Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True)
-        )
-        # Every fact must rest on the speaker's own statements (memory/grounding.py): those
-        # of the window it was read from, each window read once.
-        windows = result.windows or [speaker_lines(inp)] * len(result.memories)
-        read: dict[int, object] = {}
-        # A fact against what the NPC knows is kept, as uncertain (knowledge/contradiction.py).
-        doubt = doubt_for(npc, speaker)
-        for tag, vector, window in zip(result.memories, result.vectors, windows):
-            if id(window) not in read:
-                read[id(window)] = evidence(window, subject=speaker.key)
-            grounds = read[id(window)]
-            if tag.key in existing:
-                continue  # the NPC's own tag (or an earlier fact) wins
-            note = Note(
-                speaker,
-                tag.value,
-                key=tag.key,
-                importance=tag.importance,
-                feeling=tag.feeling,
-                source=Source.EXTRACTED,
-                embedding=vector,
-                game_day=clock.current_game_day(),
-                speaker=speaker,
-                from_player=is_player(speaker),
-                grounds=grounds,
-                doubt=doubt(tag.value) if doubt is not None else None,
-            )
-            if write_note(npc, note, rejected):
-                written += 1
-        conversations.finish_extraction(
-            conversation_id, Conversation.Extraction.DONE, written, rejected=rejected
-        )
-        health.incr("extractions")
-        review_cue(npc, speaker)
-        return written
-
     return run_job(
         Job(
             kind="extraction",
             label=conversation_id,
             work=lambda: run_extraction(inp, client, embedder),
-            apply=_apply,
+            apply=partial(_apply_extraction, inp=inp, npc=npc, speaker=speaker),
             npc=npc,
             on_failure=lambda: conversations.extraction_failed(conversation_id, "the job crashed"),
         )
     )
+
+
+def _transcript_lines(turns, npc, speaker) -> list[tuple[str, str]]:
+    """(who, what) for each line of the conversation, as the review reads it."""
+    return [
+        (
+            npc.key if t.role == ConversationTurn.Role.NPC else (speaker.key if speaker else "?"),
+            t.text,
+        )
+        for t in turns
+    ]
+
+
+def _apply_extraction(result, *, inp: ExtractionInput, npc, speaker) -> int:
+    """The review's facts written on the reactor, if the review is still ours and it worked;
+    the conversation marked done. Returns how many facts were written."""
+    conversation_id = inp.conversation_id
+    still_ours = Conversation.objects.filter(
+        conversation_id=conversation_id, extraction=Conversation.Extraction.RUNNING
+    ).exists()
+    if not still_ours:  # e.g. the player's data was erased meanwhile
+        health.incr("extractions_abandoned")
+        return 0
+    if result.error is not None:
+        health.incr("extraction_failures")
+        state = conversations.extraction_failed(conversation_id, result.error)
+        log.warning(f"omniira: extraction of {conversation_id} failed ({state}): {result.error}")
+        return 0
+    rejected = []
+    written = _write_extracted(result, inp, npc, speaker, rejected)
+    conversations.finish_extraction(
+        conversation_id, Conversation.Extraction.DONE, written, rejected=rejected
+    )
+    health.incr("extractions")
+    review_cue(npc, speaker)
+    return written
+
+
+def _write_extracted(result, inp: ExtractionInput, npc, speaker, rejected: list) -> int:
+    """Each fact the review found that the NPC has no note of under its key, through the write
+    policy (what it refuses goes to `rejected`). Returns how many were written."""
+    written = 0
+    existing = set(Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True))
+    # Every fact must rest on the speaker's own statements (memory/grounding.py): those
+    # of the window it was read from, each window read once.
+    windows = result.windows or [speaker_lines(inp)] * len(result.memories)
+    read: dict[int, object] = {}
+    # A fact against what the NPC knows is kept, as uncertain (knowledge/contradiction.py).
+    doubt = doubt_for(npc, speaker)
+    for tag, vector, window in zip(result.memories, result.vectors, windows):
+        if id(window) not in read:
+            read[id(window)] = evidence(window, subject=speaker.key)
+        grounds = read[id(window)]
+        if tag.key in existing:
+            continue  # the NPC's own tag (or an earlier fact) wins
+        note = Note(
+            speaker,
+            tag.value,
+            key=tag.key,
+            importance=tag.importance,
+            feeling=tag.feeling,
+            source=Source.EXTRACTED,
+            embedding=vector,
+            game_day=clock.current_game_day(),
+            speaker=speaker,
+            from_player=is_player(speaker),
+            grounds=grounds,
+            doubt=doubt(tag.value) if doubt is not None else None,
+        )
+        if write_note(npc, note, rejected):
+            written += 1
+    return written

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import random
 import time
-from collections import OrderedDict
 from concurrent.futures import Future
+from dataclasses import dataclass
 from functools import partial
 
 from django.db import transaction
@@ -23,7 +23,9 @@ from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import store as conversations
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.lifecycle import close_conversation
-from omniira_evennia.conversation.prompts import Identity, PinnedPrompt, PromptContext, Turn
+from omniira_evennia.conversation.pinning import unpin  # noqa: F401 (apps.py: service.unpin)
+from omniira_evennia.conversation.pinning import keep_pinned, pinned_for
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
 from omniira_evennia.conversation.tags import clean_text
 from omniira_evennia.conversation.turn import TurnResult, run_turn
 from omniira_evennia.conversation.turn_context import TurnInput
@@ -53,13 +55,6 @@ log = logging.getLogger(__name__)
 
 # (npc id, speaker id) pairs with a reply on its way, so one speaker cannot stack up calls.
 _in_flight: set[tuple[int, int]] = set()
-
-# How each live conversation's last request began (conversation id -> the settings it was
-# made under, PinnedPrompt), so the next one starts the same way and the LLM server's prompt
-# cache skips it. In process only: after a restart a conversation's next line renders its
-# prompt afresh, as it does after anything shown in one is changed or erased (`unpin`).
-_pinned: OrderedDict[str, tuple[object, PinnedPrompt]] = OrderedDict()
-PINNED_CONVERSATIONS = 256
 
 
 def is_answering(npc_id: int) -> bool:
@@ -156,34 +151,9 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
             "said_lines"
         ],
         today=game_day,
-        pinned=_pinned_for(conversation_id, conf),
+        pinned=pinned_for(conversation_id, conf),
         knowledge=knowledge.view_for(npc, speaker, message, conf),
     )
-
-
-def _pinned_for(conversation_id: str, conf) -> PinnedPrompt | None:
-    made_under, pinned = _pinned.get(conversation_id, (None, None))
-    return pinned if made_under is conf else None  # settings changed: render afresh
-
-
-def _keep_pinned(conversation_id: str, conf, pinned: PinnedPrompt | None) -> None:
-    if pinned is None:
-        return
-    _pinned[conversation_id] = (conf, pinned)
-    _pinned.move_to_end(conversation_id)
-    while len(_pinned) > PINNED_CONVERSATIONS:
-        _pinned.popitem(last=False)
-
-
-def unpin() -> None:
-    """
-    Forget every pinned prompt: something a prompt may show was changed or erased (a memory
-    superseded, marked suspect or forgotten, an opinion changed, a player's data erased), and
-    an ongoing conversation must not keep showing it. New rows need not: they arrive with the
-    line that retrieves them. Called on the models' post_save (updates) and post_delete
-    (apps.py).
-    """
-    _pinned.clear()
 
 
 def turn_refusal(npc, speaker, conf) -> str | None:
@@ -218,13 +188,66 @@ def start_turn(npc, speaker, message: str):
     the NPC's queue full or the player over their rate: `turn_refusal`).
     """
     conf = get_settings()
+    admitted = _admitted_line(npc, speaker, message, conf)
+    if admitted is None:
+        return None
+    message, labels = admitted
+    # One worker job for the turn starts now: it embeds the line while the reactor gathers
+    # the context below (onnxruntime and SQLite both release the GIL, so the two overlap),
+    # then takes what was gathered and goes on. (Inline, as in tests, it runs once gathered.)
+    embedder, client = get_embedder(), get_client()
+    gathered: Future = Future()
+    work = partial(_turn_in_worker, gathered, conf, client, embedder, {npc.key, speaker.key})
+    deferred = None if runner.inline() else defer_interactive(work, message)
+    game_day = clock.current_game_day()
+    conversation_id = conversations.conversation_id_for(
+        npc, speaker, conf.CONVERSATION_IDLE_SECONDS
+    )
+    turn = _Turn(npc, speaker, conf, message, bool(labels), conversation_id, game_day)
+    # Gathered before the line is stored, so the history holds only the earlier lines.
+    try:
+        turn_input = turn_input_for(npc, speaker, message, conversation_id, game_day)
+    except BaseException as err:
+        gathered.set_exception(err)  # the worker waiting for it gives up too
+        raise
+    gathered.set_result(turn_input)
+    turn.input = turn_input
+    # The speaker's words are kept whatever happens to the reply.
+    conversations.touch_conversation(npc, speaker, conversation_id)
+    said = conversations.add_turn(
+        npc, speaker, conversation_id, ConversationTurn.Role.SPEAKER, message, game_day
+    )
+    if labels:
+        ConversationTurn.objects.filter(id=said.id).update(suspect=True)
+    turn.said_id = said.id
+    turn.index_token = store.generation(npc.id) if turn_input.index is None else None
+
+    pair = (npc.id, speaker.id)
+    _in_flight.add(pair)
+    if conf.THINKING_DELAY > 0 and npc.location and not runner.inline():
+        turn.thinking = reactor.callLater(
+            conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
+        )
+    if deferred is None:
+        deferred = defer_interactive(work, message)
+    deferred.addCallback(_finish_turn, turn)
+    deferred.addErrback(_crashed_turn, turn)
+    deferred.addBoth(_release, pair)
+    if is_goodbye(message):
+        # A farewell ends the conversation once the reply has been said.
+        deferred.addBoth(_then, close_conversation, conversation_id, "goodbye")
+    return deferred
+
+
+def _admitted_line(npc, speaker, message: str, conf):
+    """The line as a turn may take it, and its manipulation labels; None if no turn starts
+    (an empty line, a reply to this speaker on its way, or `turn_refusal`)."""
     # The line is cut to MAX_MESSAGE_CHARS before anything reads it, and a refused turn costs
     # nothing more: whatever a player types, one line costs bounded time on the reactor.
     message = str(message or "")[: conf.MAX_MESSAGE_CHARS]
     if not message.strip():
         return None
-    pair = (npc.id, speaker.id)
-    if pair in _in_flight:
+    if (npc.id, speaker.id) in _in_flight:
         speaker.msg(f"{npc.key} is still answering you.")
         return None
     refusal = turn_refusal(npc, speaker, conf)
@@ -238,109 +261,83 @@ def start_turn(npc, speaker, message: str):
     if labels:
         store.audit("player_text", labels, npc=npc, speaker=speaker, excerpt=message)
         health.incr("manipulation_flagged")
-    if not message:
-        return None
+    return (message, labels) if message else None
 
-    # One worker job for the turn starts now: it embeds the line while the reactor gathers
-    # the context below (onnxruntime and SQLite both release the GIL, so the two overlap),
-    # then takes what was gathered and goes on. (Inline, as in tests, it runs once gathered.)
-    embedder, client = get_embedder(), get_client()
-    gathered: Future = Future()
-    names = {npc.key, speaker.key}
-    deferred = None
-    if not runner.inline():
-        deferred = defer_interactive(
-            _turn_in_worker, gathered, conf, client, embedder, names, message
-        )
-    game_day = clock.current_game_day()
-    conversation_id = conversations.conversation_id_for(
-        npc, speaker, conf.CONVERSATION_IDLE_SECONDS
+
+@dataclass
+class _Turn:
+    """What a turn's reply is applied with on the reactor, once the worker is done."""
+
+    npc: object
+    speaker: object
+    conf: object
+    message: str
+    suspect: bool  # the player's line was flagged (its notes are kept as suspect)
+    conversation_id: str
+    game_day: int
+    input: TurnInput | None = None
+    said_id: int | None = None  # the speaker's line, stored
+    index_token: object = None  # set: the worker read the matrix, installed if still current
+    thinking: object = None  # the pending "thinking" line
+
+
+def _stop_thinking(turn: _Turn) -> None:
+    if turn.thinking is not None and turn.thinking.active():
+        turn.thinking.cancel()
+
+
+def _finish_turn(result: TurnResult, turn: _Turn):
+    """Back on the reactor: say the reply and write what it asked for (`apply_turn`); then
+    the news the player told, and the line's vector (the verbatim lane)."""
+    npc, speaker = turn.npc, turn.speaker
+    _stop_thinking(turn)
+    if turn.index_token is not None:
+        store.install_index(npc.id, turn.input.index, turn.index_token)
+    keep_pinned(turn.conversation_id, turn.conf, result.pinned)
+    # What the speaker said in this conversation: the notes about them must rest on it.
+    context = turn.input.context
+    their_lines = [context.message] + [t.text for t in context.history if t.role == "user"]
+    said_back = apply_turn(
+        npc,
+        speaker,
+        turn.conversation_id,
+        turn.game_day,
+        result,
+        suspect=turn.suspect,
+        grounds=their_lines,
+        later=True,
     )
-    # Gathered before the line is stored, so the history holds only the earlier lines.
-    try:
-        turn_input = turn_input_for(npc, speaker, message, conversation_id, game_day)
-    except BaseException as err:
-        gathered.set_exception(err)  # the worker waiting for it gives up too
-        raise
-    gathered.set_result(turn_input)
-    # The speaker's words are kept whatever happens to the reply.
-    conversations.touch_conversation(npc, speaker, conversation_id)
-    said = conversations.add_turn(
-        npc, speaker, conversation_id, ConversationTurn.Role.SPEAKER, message, game_day
-    )
-    if labels:
-        ConversationTurn.objects.filter(id=said.id).update(suspect=True)
-    index_token = store.generation(npc.id) if turn_input.index is None else None
 
-    _in_flight.add(pair)
-    thinking = None
-    if conf.THINKING_DELAY > 0 and npc.location and not runner.inline():
-        thinking = reactor.callLater(
-            conf.THINKING_DELAY, _say_thinking, npc, conf.THINKING_MESSAGE.format(name=npc.key)
-        )
+    def _hear(outcome):
+        # After the line has left for the room (apply_turn's writes wait for the reactor's
+        # next turn, and so does this): the player does not wait for the news they told,
+        # and it is kept whatever became of the turn's writes.
+        if not turn.suspect:
+            _hear_news(npc, speaker, turn.message, turn.conf)
+        return outcome
 
-    if deferred is None:
-        deferred = defer_interactive(
-            _turn_in_worker, gathered, conf, client, embedder, names, message
-        )
-
-    def _finish(result: TurnResult):
-        if thinking is not None and thinking.active():
-            thinking.cancel()
-        if index_token is not None:
-            store.install_index(npc.id, turn_input.index, index_token)
-        _keep_pinned(conversation_id, conf, result.pinned)
-        # What the speaker said in this conversation: the notes about them must rest on it.
-        their_lines = [turn_input.context.message] + [
-            t.text for t in turn_input.context.history if t.role == "user"
-        ]
-        said_back = apply_turn(
-            npc,
-            speaker,
-            conversation_id,
-            game_day,
-            result,
-            suspect=bool(labels),
-            grounds=their_lines,
-            later=True,
-        )
-
-        def _hear(outcome):
-            # After the line has left for the room (apply_turn's writes wait for the reactor's
-            # next turn, and so does this): the player does not wait for the news they told,
-            # and it is kept whatever became of the turn's writes.
-            if not labels:
-                _hear_news(npc, speaker, message, conf)
-            return outcome
-
-        def _keep_vector(line):
-            # The line's vector was computed as the retrieval query: kept (the verbatim lane).
-            conversations.keep_line_vector(said.id, result.query_vector, embedder_name())
-            return line
-
-        if isinstance(said_back, defer.Deferred):
-            return said_back.addBoth(_hear).addCallback(_keep_vector)
-        return _keep_vector(_hear(said_back))
-
-    def _crash(failure):
-        log.error(
-            f"omniira: turn for {npc.key} crashed: {failure.getErrorMessage()}",
-            exc_info=(failure.type, failure.value, failure.getTracebackObject()),
-        )
-        health.incr("turn_crashes")
-        if thinking is not None and thinking.active():
-            thinking.cancel()
-        line = fallback_line(npc)
-        _emote(npc, line)
+    def _keep_vector(line):
+        # The line's vector was computed as the retrieval query: kept (the verbatim lane).
+        conversations.keep_line_vector(turn.said_id, result.query_vector, embedder_name())
         return line
 
-    deferred.addCallback(_finish)
-    deferred.addErrback(_crash)
-    deferred.addBoth(_release, pair)
-    if is_goodbye(message):
-        # A farewell ends the conversation once the reply has been said.
-        deferred.addBoth(_then, close_conversation, conversation_id, "goodbye")
-    return deferred
+    if isinstance(said_back, defer.Deferred):
+        return said_back.addBoth(_hear).addCallback(_keep_vector)
+    return _keep_vector(_hear(said_back))
+
+
+def _crashed_turn(failure, turn: _Turn):
+    """The turn crashed (not the LLM failing: that is a fallback in `apply_turn`): logged, and
+    the NPC says a fallback line."""
+    log.error(
+        f"omniira: turn for {turn.npc.key} crashed: {failure.getErrorMessage()}",
+        exc_info=(failure.type, failure.value, failure.getTracebackObject()),
+    )
+    health.incr("turn_crashes")
+    _stop_thinking(turn)
+    line = fallback_line(turn.npc)
+    _emote(turn.npc, line)
+    return line
 
 
 def _hear_news(npc, speaker, message: str, conf) -> None:
