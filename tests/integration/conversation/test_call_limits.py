@@ -122,13 +122,16 @@ def test_credentials_in_the_base_url_reach_no_usage_row_or_log(caplog):
 class TestConversationDeadline(TalkTestBase):
     def test_a_dripping_endpoint_gives_a_fallback_line_within_the_deadline(self):
         with ScriptedLLM(["Evening, love."], drip=1.0) as llm:
-            conf = tiers(llm.base_url, timeout=5, deadline=1.5)
+            # A read timeout far past the deadline: only the deadline can end the call in time.
+            conf = tiers(llm.base_url, timeout=60, deadline=1.5)
             with override_settings(OMNIIRA=conf):
                 started = time.monotonic()
                 shown = self.call(CmdTalk(), "Maren = hello?")
                 elapsed = time.monotonic() - started
         print(f"talk to a dripping endpoint: {elapsed:.2f} s, the room saw: {shown!r}")
-        assert elapsed < 2.5
+        # The deadline (1.5 s), not the 60 s read timeout nor the minutes-long body; the margin
+        # is for a machine busy with other work (2.8 s measured beside a test run).
+        assert elapsed < 20
         assert "Evening, love." not in shown and "Maren" in shown
         assert "TotalTimeout" in LLMUsage.objects.get().error
         assert not ConversationTurn.objects.filter(role="npc").exists()
