@@ -376,6 +376,15 @@ def _no_settings() -> dict | None:
     return None
 
 
+# For Evennia's auditing contrib (evennia.contrib.utils.auditing), whose sessions log what
+# players and builders type: a knowledge secret added with `@memory/secret ... know add <scope>
+# = <text>` is masked like a password. A game that audits adds them to its settings:
+# `AUDIT_MASKS = [*OMNIIRA_AUDIT_MASKS]` (the contrib README, under Settings).
+AUDIT_MASKS = [
+    {"@memory/secret": r"^[@\s]*memory/\S*\bsecret\b\S*\s+know\s+add\s+[^=]+=\s*(?P<secret>.+)"},
+]
+
+
 # Where the raw OMNIIRA dict comes from: Django's settings, set by the app's `ready` (apps.py),
 # so this module (which plain modules import) imports no Django; until then, the defaults.
 _raw_settings = _no_settings
