@@ -171,6 +171,11 @@ def test_offline_demo_maren_answers_with_the_local_model(tmp_path):
     finally:
         stop_demo(env)
     assert not _alive(pid)
+    # The kernel frees a killed process's sockets a moment after it exits (deferred closing),
+    # so the port is given a few seconds.
+    deadline = time.monotonic() + 10
+    while _listening_addresses(port) and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert not _listening_addresses(port)
 
 
