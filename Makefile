@@ -17,7 +17,7 @@ PYTHON312 := $(shell for p in $$(command -v python3.12) $$(ls -1d $(HOME)/.pyenv
 endif
 VENV312 ?= .venv312
 
-.PHONY: demo demo-stop demo-admin test test-fast test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
+.PHONY: demo demo-stop demo-admin test test-fast test-slow test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
 
 venv: $(STAMP)
 
@@ -59,34 +59,42 @@ chromium:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
 FAST := -m "not e2e and not realmodel and not browser"
-# What the second Evennia line runs: everything on SQLite, end-to-end tests included, but the
-# real-model and browser tests (they test the model and Chromium, not Evennia; each line's
-# Evennia is started by the end-to-end tests either way).
-LINE := -m "not realmodel and not browser"
+# The end-to-end, real-model and browser tests: each starts a game, the offline model or Chromium.
+SLOW := -m "e2e or realmodel or browser"
+# What the second Evennia line runs besides $(FAST): a new game built from the README, and the
+# demo played, looked at while its NPC thinks, and restarted. The demo tool's own tests (stop,
+# ports, 200 NPCs' rollover, schedules) and the real-model and browser tests run on the first
+# line: they test the tool, the model and Chromium, not Evennia.
+LINE_E2E := tests/e2e/test_builder_path.py \
+	tests/e2e/test_e2e_demo.py::test_demo_player_talks_while_another_looks_and_memory_survives_restart
 
-# Both Evennia lines, and the package. On the first (Evennia 5.0 on $(PYTHON), 3.11 here):
-# everything on SQLite, then the suite again on a throwaway PostgreSQL 18 + pgvector (the
-# end-to-end, real-model and browser tests run a game on SQLite). Then the second line
-# (Evennia 6.1 on Python 3.12, in $(VENV312)): $(LINE) on SQLite. The PostgreSQL run and the
-# second line run side by side (each is one Python process; separate databases and ports, and
-# each one's output is printed whole when it ends): about a quarter off CI's hour. The package
-# is built and checked first (`make dist`, seconds); the default install is checked last
-# (about 2 minutes).
+# Both Evennia lines, and the package. First (Evennia 5.0 on $(PYTHON), 3.11 here) the fast
+# suite on SQLite and again on a throwaway PostgreSQL 18 + pgvector, side by side (two Python
+# processes, separate databases; each one's output printed whole when it ends); then the slow
+# tests on SQLite alone (they time replies of the real model and run games: the machine is
+# theirs); then the second line (Evennia 6.1 on Python 3.12, in $(VENV312)): $(FAST) and
+# $(LINE_E2E). The package is built and checked first (`make dist`, seconds); the default
+# install is checked last (about 2 minutes). CI allows 90 minutes.
 test: $(STAMP) chromium lint dist
-	$(PY) -m pytest
-	$(MAKE) --no-print-directory --output-sync=target -j2 test-postgres test-312
+	$(MAKE) --no-print-directory --output-sync=target -j2 test-fast test-postgres
+	$(MAKE) --no-print-directory test-slow
+	$(MAKE) --no-print-directory test-312
 	$(MAKE) --no-print-directory test-torch
 	$(MAKE) --no-print-directory check-install
+
+test-slow: $(STAMP)
+	$(PY) -m pytest $(SLOW)
 
 # Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use).
 test-312: python312
 	$(MAKE) --no-print-directory test-line PYTHON=$(PYTHON312) VENV=$(VENV312)
 
-# One Evennia line: the virtualenv VENV made with PYTHON, then $(LINE). For example
+# One Evennia line: the virtualenv VENV made with PYTHON, then $(FAST) and $(LINE_E2E). For example
 # `make test-line PYTHON=python3.13 VENV=.venv313`.
 test-line: $(STAMP)
 	@$(PY) -c 'import sys, django, evennia; print(f"[test-line] Python {sys.version.split()[0]}, Evennia {evennia.__version__.split()[0]}, Django {django.__version__} in $(VENV)")'
-	$(PY) -m pytest $(LINE)
+	$(PY) -m pytest $(FAST)
+	$(PY) -m pytest $(LINE_E2E)
 
 python312:
 	@if [ -z "$(PYTHON312)" ] || ! "$(PYTHON312)" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then \
