@@ -75,8 +75,11 @@ _THIRD_PERSON_BACK = (
     r"^\W*(?:(?:oh|ah|well|so|yes|aye)[,!.]?\s+)?i (?:understand|see|gather|take it|hear) "
     r"(?:that )?{speaker}\b"
     # "Rosalie has a fear of spiders." to Rosalie (held-out seed 41257): of them, to their face.
-    r"|(?:^|[.!?]\s+){speaker}\s+(?:has|is|was|had|likes|loves|fears|came|comes|wants|works|"
-    r"lives|keeps|owns|earns|mentioned|said|told)\b"
+    r"|(?:^\W*|[.!?]\s+|^\W*(?:i'?m |i am )?sorry,?\s+(?:but\s+)?){speaker}\s+(?:has|is|was|had|"
+    r"likes|loves|fears|came|comes|wants|works|lives|keeps|owns|earns|mentioned|said|told|"
+    # "I'm sorry, but Sylvester doesn't know." to "Is the forge always this hot, Voss?": its
+    # own not knowing put on the player (held-out seed 73019).
+    r"doesn't|does not|can't|cannot|isn't|never|knows|knew)\b"
 )
 # The prompt's headings ("YOUR MEMORIES", "Your notes about ...", what "you know") read back
 # to the player. "My memories of that winter" is a person talking; "your memories" said by the
@@ -170,7 +173,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("answered_as_player")
     if restates(reply, line, npc, speaker) or (
         speaker
-        and re.match(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
+        and re.search(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
     ):
         found.append(RESTATED)
     if _OWN_DOUBT_AS_YOURS.search(reply) and (

@@ -513,6 +513,26 @@ def test_seed_41257s_slips(reply, line, npc, speaker, slip):
     assert slip in voice.slips(reply, line, npc, speaker)
 
 
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        # Held-out seed 73019 (Voss to Sylvester): the player talked of to his face, after an
+        # apology, and Voss's own not knowing put on him.
+        ("I'm sorry, but Sylvester is afraid of heights.", "Nothing frightens me like heights."),
+        ("I'm sorry, but Sylvester has no idea who runs this town.", "Who runs this town?"),
+        ("I'm sorry, but Sylvester doesn't know.", "Is the forge always this hot, Voss?"),
+    ],
+)
+def test_seed_73019s_slips(reply, line):
+    assert voice.RESTATED in voice.slips(reply, line, "Voss", "Sylvester", "blacksmith")
+
+
+def test_an_apology_to_the_player_by_name_is_no_slip():
+    line = "Who runs this town?"
+    sorry = "Sorry, Sylvester, I don't know who runs the town."
+    assert voice.slips(sorry, line, "Voss", "Sylvester", "blacksmith") == []
+
+
 def test_seed_41257s_answers():
     honey = "Peregrine cannot eat honey; it makes them ill, so never put it in their food."
     asked = "What am I allergic to, Voss?"
