@@ -287,7 +287,10 @@ def _claims_their_words(reply: str, line: str) -> bool:
 _NARRATES_YOU = re.compile(
     r"(?:^|[.!]\s+)you (?:decide to|look (?:at|around|up|down|into)|see an? |hear an? |notice |"
     r"walk (?:in|into|up|over|to)|enter |step (?:in|into|up|over|forward)|find yourself|"
-    r"pick up|turn to)",
+    r"pick up|turn to)"
+    # '"I am afraid of heights," you respond.' (held-out seed 73019): the player's answer
+    # written for them, as a story's narrator would.
+    r"|[\"”],?\s+you (?:respond|reply|replied|say|said|answer|answered|ask|asked)\b",
     re.IGNORECASE,
 )
 

@@ -527,6 +527,14 @@ def test_seed_73019s_slips(reply, line):
     assert voice.RESTATED in voice.slips(reply, line, "Voss", "Sylvester", "blacksmith")
 
 
+def test_the_players_answer_narrated_for_them_is_a_slip():
+    # Held-out seed 73019: Voss, asked back what Sylvester fears and cannot eat.
+    reply = 'I am afraid of heights," you respond.'
+    assert "narrates_the_player" in voice.slips(reply, "What am I afraid of?", "Voss", "Sylvester")
+    said = 'My father always said, "Mind the fire," and you said the same.'
+    assert "narrates_the_player" not in voice.slips(said, "Hello.", "Voss", "Sylvester")
+
+
 def test_an_apology_to_the_player_by_name_is_no_slip():
     line = "Who runs this town?"
     sorry = "Sorry, Sylvester, I don't know who runs the town."
