@@ -171,11 +171,11 @@ def _write_extracted(result, inp: ExtractionInput, npc, speaker, rejected: list)
     # A fact against what the NPC knows is kept, as uncertain (knowledge/contradiction.py).
     doubt = doubt_for(npc, speaker)
     for tag, vector, window in zip(result.memories, result.vectors, windows):
+        if tag.key in existing:
+            continue  # the NPC's own tag (or an earlier fact) wins
         if id(window) not in read:
             read[id(window)] = evidence(window, subject=speaker.key)
         grounds = read[id(window)]
-        if tag.key in existing:
-            continue  # the NPC's own tag (or an earlier fact) wins
         note = Note(
             speaker,
             tag.value,
