@@ -15,7 +15,9 @@ import re
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import plain_lines, repairs, repeats, voice
+from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.character_breaks import is_narration
+from omniira_evennia.conversation.handback import goodbye_given_back
 from omniira_evennia.conversation.phrasing import gloss
 from omniira_evennia.conversation.prompts import PromptContext
 from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED
@@ -30,6 +32,8 @@ def is_echo(reply: str, said: str, speaker: str) -> bool:
     text, line = " ".join(reply.lower().split()), " ".join(said.lower().split())
     if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\b", text):
         return True
+    if is_goodbye(said) and is_goodbye(reply):
+        return goodbye_given_back(reply, said, [speaker])
     if len(line) >= 20 and line in text:
         return True
     # Said back to them ("You are allergic to lavender") is an answer, if a plain one; the same

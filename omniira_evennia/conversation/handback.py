@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 
+from omniira_evennia.conversation.addressing import GOODBYE, is_goodbye
 from omniira_evennia.conversation.words import (
     FRAMING_WORDS,
     capped,
@@ -38,6 +39,22 @@ def _said_again(reply: str, line: str, names: list[str]) -> bool:
     return False
 
 
+def goodbye_given_back(reply: str, line: str, names: list[str]) -> bool:
+    """A goodbye answered with a goodbye is what it should be ("Goodnight, Talia!" to "Good
+    night, Lyra!"), unless what the line said beside its goodbye comes back too ("Goodbye,
+    Faelan. I'll be back tomorrow." to "Goodbye, Maren, I'll be back tomorrow.")."""
+    strip = "|".join(rf"\b{re.escape(n)}\b" for n in names if n) or "$^"
+
+    def rest(text: str) -> str:
+        text = GOODBYE.sub(" ", re.sub(strip, " ", capped(text), flags=re.IGNORECASE))
+        return " ".join(re.findall(r"[a-z']+", text.lower()))
+
+    said = rest(line)
+    if len(said.split()) < 3:
+        return False
+    return difflib.SequenceMatcher(None, said, rest(reply)).ratio() >= 0.8
+
+
 TO_YOU = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?you\b", re.IGNORECASE)
 # Said back to them, "your" included ("Your goat, Noodle, is getting old and slow.").
 _TO_THEM = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?(?:you|your)\b", re.IGNORECASE)
@@ -54,6 +71,8 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     two fifths, or three of them, and none of its own.
     """
     reply, line = capped(reply), capped(line)
+    if is_goodbye(line) and is_goodbye(reply):
+        return goodbye_given_back(reply, line, [npc, speaker])
     names_said = [npc, speaker]
     if _said_again(reply, line, names_said) or _asked_back(reply, line, names_said):
         return True
@@ -75,10 +94,21 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     # A long line's first clause handed back to "you" is a restatement too ("You understand
     # that Voss, the thing you treasure most is an old brass spyglass."): nothing new in it.
     handed_back = not (answer - said) and _TO_THEM.match(reply)
+    if _ends_asking(line):
+        # A question's words with something new are its answer: "Your most precious possession
+        # is a tin whistle.", "The road out of town leads to Vellmoor." (replayed held-out
+        # replies); with nothing new ("Yes, the forge is always hot.") they only give it back.
+        return not (answer - said)
     return (len(shared) / len(said) >= 0.6 and len(answer - said) <= 2) or bool(handed_back)
 
 
 _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
+
+
+def _ends_asking(line: str) -> bool:
+    """The line ends on a question ("See this? It's an iron key." tells; it does not ask)."""
+    sentences = sentence_list(line)
+    return bool(sentences) and is_question(sentences[-1])
 
 
 def _turned_back(reply: str, line: str, names: list[str]) -> bool:

@@ -112,12 +112,60 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
     # Called by name in lower case ("Wow, talia!": seed 62903, busy): as they spell it.
     text = re.sub(rf"(,\s*){name}(?=\s*[.!?,])", lambda m: m.group(1) + speaker, text, flags=re.I)
     # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
-    return re.sub(
+    text = re.sub(
         rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"
         r"said|say)\b",
         lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}",
         text,
     )
+    return _spoken_to(text, name)
 
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
+_SECOND_PERSON = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+# The speaker as a sentence's subject, at its start or after "I know" ("Linnea is from Redfern."
+# to Linnea, "I know Maelis keeps a speckled horse": replayed held-out replies).
+_SUBJECT = (
+    r"(?P<lead>^\W*|[.!?]\s+|\b(?:yes|no|oh|ah|well|aye),\s+|\b(?:know|remember|recall|heard)"
+    r"(?: that)?\s+){name}\s+(?P<verb>[a-z']+)\b"
+)
+_THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|his|him|her|hers|himself|herself)\b", re.I)
+
+
+def _second_person(verb: str) -> str | None:
+    """A present or past verb said of "you": is -> are, keeps -> keep, grew -> grew; None for a
+    word that is no verb it knows to turn."""
+    if verb in _SECOND_PERSON:
+        return _SECOND_PERSON[verb]
+    if verb.endswith("ed") or verb in _PAST:
+        return verb
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(?:sh|ch|ss|x|o)es$", verb):
+        return verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:
+        return verb[:-1]
+    return None
+
+
+_PAST = set("grew came went had lost found said told kept sold fell broke left".split())
+
+
+def _spoken_to(text: str, name: str) -> str:
+    """Sentences with the speaker as their subject said to them ("Linnea is from Redfern." ->
+    "You are from Redfern."), unless the sentence also says he or she: whose is then unclear."""
+
+    def turned(match: re.Match) -> str:
+        verb = _second_person(match.group("verb").lower())
+        if verb is None:
+            return match.group(0)
+        lead = match.group("lead")
+        opens = not lead.strip(" \t\"'") or lead.rstrip().endswith((".", "!", "?"))
+        return f"{lead}{'You' if opens else 'you'} {verb}"
+
+    pattern = re.compile(_SUBJECT.format(name=name), re.IGNORECASE)
+    parts = re.split(r"((?<=[.!?])\s+)", text)  # sentences and the spaces between them
+    return "".join(
+        part if i % 2 or _THIRD_PERSON_PRONOUN.search(part) else pattern.sub(turned, part)
+        for i, part in enumerate(parts)
+    )

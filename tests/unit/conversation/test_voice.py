@@ -709,10 +709,54 @@ def test_more_ways_of_asking_about_ones_own_life_are_known_when_never_told(line,
 def test_a_goodbye_the_model_could_only_give_back_is_answered_with_a_goodbye():
     """By telnet on 2026-12-01, "Farewell, Maren." was answered "That's worth knowing, Orrin." """
     said = "Goodbye, Maren, I'll be back tomorrow."
-    client = FakeClient("Goodbye, Maren, I'll be back tomorrow.", "Goodbye, Maren!")
+    client = FakeClient(said, "Goodbye, Ada. I'll be back tomorrow.")
     result = run_turn(turn_input(said), conf("speech"), client)
     assert result.parsed.text == plain_lines.farewell_line(said, "Ada")
     assert "Ada" in result.parsed.text and "worth knowing" not in result.parsed.text
+
+
+@pytest.mark.parametrize(
+    "said, reply",
+    [
+        ("Good night, Maren!", "Goodnight, Ada!"),
+        ("Goodbye, Maren, I'll be back tomorrow.", "Goodbye, Ada. Mind the steps in the dark."),
+        ("Farewell for now, Maren.", "Farewell, Ada, and safe travels."),
+    ],
+)
+def test_a_goodbye_answered_with_a_goodbye_is_kept_without_asking_again(said, reply):
+    """Replayed held-out replies (seeds 71359, 38261): "Goodnight, Talia!" to "Good night,
+    Lyra!" was taken as an echo and asked for again; it is the goodbye it should be."""
+    client = FakeClient(reply, "SECOND TRY")
+    result = run_turn(turn_input(said), conf("speech"), client)
+    assert result.parsed.text == reply
+    assert len(client.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "line, reply, restated",
+    [
+        # Something new beside the question's words: the answer.
+        (
+            "Voss, what is my most precious possession?",
+            "Your most precious possession is a tin whistle.",
+            False,
+        ),
+        (
+            "Where does the road out of town lead?",
+            "Well, the road out of town leads to Vellmoor.",
+            False,
+        ),
+        # Nothing new: the question given back.
+        ("Is the forge always this hot, Voss?", "Yes, the forge is always hot.", True),
+        (
+            "Is the weather always like this here, Lyra?",
+            "The weather is always like this here.",
+            True,
+        ),
+    ],
+)
+def test_a_questions_own_words_with_something_new_are_its_answer(line, reply, restated):
+    assert voice.restates(reply, line, "Voss", "Hesper") is restated
 
 
 def test_the_prompts_worked_example_said_aloud_is_a_slip():
@@ -938,13 +982,14 @@ def test_the_npcs_own_name_said_to_the_listener_goes(reply, plain):
     assert repairs.unaddressed(reply, "Maren", "Maren") == reply  # a player of the same name
 
 
-def test_in_the_turn_a_reply_addressed_to_the_npc_itself_twice_is_mended():
-    """Asked again first (the name said to itself often comes with worse: a question given
-    back "..., Maren?"); a reply that still has only that slip loses the name."""
-    client = FakeClient("I pour cider and plum wine, Maren.", "Cider and plum wine, Maren.")
+def test_in_the_turn_a_reply_addressed_to_the_npc_itself_is_mended_without_asking_again():
+    """ "Your aunt's name is Philippa, Lyra." (replayed held-out replies) is the answer with the
+    NPC's own name at its end: the name goes, no second call (a question given back, "...,
+    Maren?", is still caught by its own rule)."""
+    client = FakeClient("I pour cider and plum wine, Maren.", "SECOND TRY")
     result = run_turn(turn_input("What do you pour?"), conf("speech"), client)
-    assert len(client.requests) == 2
-    assert result.parsed.text == "I pour cider and plum wine."  # the first, as good, stands
+    assert len(client.requests) == 1
+    assert result.parsed.text == "I pour cider and plum wine."
 
 
 def test_found_by_telnet_an_answer_about_how_often_turns_round_too():

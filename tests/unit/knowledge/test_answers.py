@@ -171,3 +171,17 @@ def test_asked_for_news_a_reply_that_tells_none_tells_the_first():
     assert answers.untold_news("Any news?", [told], "Harlan broke his leg, poor man.") is None
     assert answers.untold_news("Any news?", [price, own], "No.") is None  # no news to tell
     assert answers.untold_news("What's on tonight?", [told], "Stew.") is None  # not the news
+
+
+def test_news_told_after_asking_whether_it_was_heard_is_not_answered_with_the_npcs_own():
+    """Held-out seed 73019: "Have you heard the news? Petra the gravedigger is leaving town for
+    good." was answered "Have you heard? A tinker's caravan is camped by the east road", three
+    players' news each; the player was telling, not asking."""
+    caravan = KnowledgeLine("A tinker's caravan is camped by the east road.", category="event")
+    for line in (
+        "Have you heard the news? Petra the gravedigger is leaving town for good.",
+        "Did you hear? Wren lost her purse at the ferry crossing.",
+    ):
+        assert answers.untold_news(line, [caravan], "Oh, poor Petra.") is None
+    # Still asked: a short "Did you hear?" alone, or news asked for after a greeting.
+    assert answers.untold_news("Evening. Did you hear any news?", [caravan], "No.") is not None

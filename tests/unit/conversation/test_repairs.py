@@ -1,0 +1,33 @@
+"""repairs.py: a reply mended in place rather than asked for again."""
+
+import pytest
+
+from omniira_evennia.conversation import repairs
+
+
+@pytest.mark.parametrize(
+    "reply, speaker, expected",
+    [
+        (
+            "Linnea is from Redfern, in the hill country.",
+            "Linnea",
+            "You are from Redfern, in the hill country.",
+        ),
+        ("I know Maelis keeps a speckled horse.", "Maelis", "I know you keep a speckled horse."),
+        ("Yes, Orla is saving to become mayor.", "Orla", "Yes, you are saving to become mayor."),
+        ("Hello there. Dara grew up in Tarnow.", "Dara", "Hello there. You grew up in Tarnow."),
+        ("Dara doesn't have a line of work.", "Dara", "You don't have a line of work."),
+        # Whose "he" would be unclear: left as said (the guard asks again).
+        (
+            "Leander has feared wolves since he was a child.",
+            "Leander",
+            "Leander has feared wolves since he was a child.",
+        ),
+        # Not the subject: left as said.
+        ("Dara and I went fishing.", "Dara", "Dara and I went fishing."),
+    ],
+)
+def test_the_speaker_as_a_sentences_subject_is_spoken_to(reply, speaker, expected):
+    """Replayed held-out replies: "Linnea is from Redfern" said to Linnea was asked for again
+    (talking of the player to their face) though it is the right answer."""
+    assert repairs.to_the_listener(reply, speaker, "Voss") == expected
