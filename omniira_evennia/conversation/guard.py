@@ -143,7 +143,8 @@ def repaired(
     if topic:
         health.incr("never_told_answered_plainly")
         return plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer)
-    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, answer)
+    said = earlier_replies(ctx)
+    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, answer, said)
     if plain and (problem.startswith("slipped") or problem == ECHO):
         health.incr("voice_slips_answered_plainly")
         return plain
@@ -152,7 +153,7 @@ def repaired(
         # (seed 55001) is not said because no plain line fits: the NPC is unsure. Its own name
         # said to the listener is no reason: the turn takes the name out (repairs.unaddressed).
         health.incr("voice_slips_answered_plainly")
-        return plain_lines.unsure_line(ctx.message, speaker)
+        return plain_lines.unsure_line(ctx.message, speaker, said)
     return text
 
 
@@ -172,8 +173,8 @@ def without_repeats(text: str, ctx: PromptContext, topic: str | None, answer: st
     if kept != text.strip() and len(re.findall(r"[a-z']+", kept.lower())) >= 4:
         return kept
     return plain_lines.plain_line(
-        ctx.message, ctx.speaker_name, topic, answer
-    ) or plain_lines.unsure_line(ctx.message, ctx.speaker_name)
+        ctx.message, ctx.speaker_name, topic, answer, earlier
+    ) or plain_lines.unsure_line(ctx.message, ctx.speaker_name, earlier)
 
 
 def nothing_left(ctx: PromptContext) -> str:
@@ -181,8 +182,9 @@ def nothing_left(ctx: PromptContext) -> str:
     but as a traveler bard, I can't assist with that." to "One day I want to buy back my
     family's farm": held-out seed 62903, busy): its plain line, never the fallback emote."""
     health.incr("voice_slips_answered_plainly")
-    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, None)
-    return plain or plain_lines.unsure_line(ctx.message, ctx.speaker_name)
+    said = earlier_replies(ctx)
+    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, None, said)
+    return plain or plain_lines.unsure_line(ctx.message, ctx.speaker_name, said)
 
 
 def with_news_told(text: str, ctx: PromptContext) -> str:

