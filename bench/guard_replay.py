@@ -1,0 +1,103 @@
+"""
+Replay the first replies a dialogue evaluation stored (`bench/results/dialogue_eval_*.json`,
+each reply's `raw`) through today's voice guard, without a model: which rule would send each
+back to the model for a second try (`guard.voice_problem`), counted by rule, with the lines.
+
+A second try costs a reply its time again and, when it fails too, ends in a plain line; this
+shows, in a second, what a change to the rules does to how often that happens on replies a
+real model wrote. It is a tuning tool: a seed's replies replayed here are tuned on, so that
+seed is never reported again (docs/benchmarks.md).
+
+    python bench/guard_replay.py bench/results/dialogue_eval_heldout_71359.json [...] [--lines]
+
+What it cannot rebuild is approximated: the NPC's role from the demo, no knowledge shown, no
+never-told topic, and the day's history from the replies as they were said.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from omniira_evennia.conversation import guard, repairs, voice  # noqa: E402
+from omniira_evennia.conversation.character_breaks import strip_character_breaks  # noqa: E402
+from omniira_evennia.conversation.claims import give_back_claims  # noqa: E402
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn  # noqa: E402
+from omniira_evennia.conversation.tags import ParsedReply  # noqa: E402
+
+DEMO_ROLES = {
+    "Maren": "tavern keeper",
+    "Voss": "blacksmith",
+    "Wren": "herbalist",
+    "Lyra": "travelling bard",
+}
+
+
+def first_reply_as_cleaned(raw: str, ctx: PromptContext) -> str:
+    """The model's first reply as the turn cleans it before the guard reads it
+    (turn.cleaned_reply, without its tags: the stored runs used the lean speech prompt)."""
+    name, speaker = ctx.identity.name, ctx.speaker_name
+    text, _ = strip_character_breaks(raw, name, speaker)
+    said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
+    text, _ = give_back_claims(
+        text,
+        said,
+        [],
+        speaker,
+        f"{name} {ctx.identity.role}",
+        asked_about_npc=voice.about_the_npc(ctx.message),
+    )
+    text = repairs.to_the_listener(text, speaker, name)
+    return repairs.unaddressed(text, name, speaker)
+
+
+def replay(paths: list[str]) -> tuple[int, collections.Counter, dict[str, list]]:
+    """(replies replayed, count by problem, the lines of each problem)."""
+    counts: collections.Counter = collections.Counter()
+    lines: dict[str, list] = collections.defaultdict(list)
+    total = 0
+    for path in paths:
+        history: dict[tuple, list[Turn]] = collections.defaultdict(list)
+        for r in json.loads(Path(path).read_text())["record"]["replies"]:
+            day = (r["scenario"], r["day"])
+            ctx = PromptContext(
+                identity=Identity(r["npc"], DEMO_ROLES.get(r["npc"], "")),
+                speaker_name=r["speaker"],
+                message=r["said"],
+                history=list(history[day]),
+            )
+            text = first_reply_as_cleaned(r.get("raw") or "", ctx)
+            problem = guard.voice_problem(ParsedReply(text=text), ctx, None) or "kept"
+            total += 1
+            counts[problem] += 1
+            if problem != "kept":
+                lines[problem].append((r["phase"], r["said"], text))
+            history[day] += [Turn("user", r["said"]), Turn("assistant", r["reply"])]
+    return total, counts, lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", nargs="+", help="dialogue_eval result files")
+    parser.add_argument("--lines", action="store_true", help="print each flagged reply")
+    args = parser.parse_args()
+    total, counts, lines = replay(args.results)
+    print(f"{total} first replies; asked for again: {total - counts['kept']}")
+    for problem, n in counts.most_common():
+        print(f"{n:5d}  {problem}")
+    if args.lines:
+        for problem, found in lines.items():
+            print(f"\n== {problem}")
+            for phase, said, text in found:
+                print(f"  [{phase}] {said}\n      -> {text}")
+
+
+if __name__ == "__main__":
+    main()
