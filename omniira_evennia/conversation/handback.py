@@ -76,6 +76,8 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     names_said = [npc, speaker]
     if _said_again(reply, line, names_said) or _asked_back(reply, line, names_said):
         return True
+    if _asks_its_words_back(reply, line, names_said):
+        return True
     names = {n.lower()[:5] for n in (npc, speaker) if n}
     said = content_stems(line) - names
     answer = content_stems(reply) - names - {w[:5] for w in FRAMING_WORDS}
@@ -121,6 +123,21 @@ def _turned_back(reply: str, line: str, names: list[str]) -> bool:
     if len(mine) < 4 or not theirs:
         return False
     return difflib.SequenceMatcher(None, " ".join(mine), " ".join(theirs)).ratio() >= 0.75
+
+
+def _asks_its_words_back(reply: str, line: str, names: list[str]) -> bool:
+    """A question of the reply made only of the line's own words: "Who do you think is running
+    this town?" to "Who runs this town?", "What do you always carry with you?" to "I always
+    carry a silver compass" (held-out seed 84211): the line asked back, not answered."""
+    said = content_stems(line) - {n.lower()[:5] for n in names if n}
+    for sentence in sentence_list(reply):
+        if not sentence.endswith("?") or len(sentence.split()) < 4:
+            continue  # "Deep water?" to "I fear deep water" is surprise, not a question back
+        asked = content_stems(sentence) - {n.lower()[:5] for n in names if n}
+        asked -= {w[:5] for w in FRAMING_WORDS}
+        if len(asked) >= 2 and asked <= said:
+            return True
+    return False
 
 
 def _asked_back(reply: str, line: str, names: list[str]) -> bool:

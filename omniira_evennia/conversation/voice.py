@@ -155,9 +155,11 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     ):
         found.append("denies_being_itself")
     if npc and re.search(
-        rf"(?:^|[.!?]\s+|\b(?:that|know|remember|recall|heard|think|believe)\s+){re.escape(npc)}"
-        rf"\s+(?:is|was|has|had|keeps|runs|sells|pours|works|lives|will|would|can|does|doesn't|says|"
-        rf"don't|never|always|wants|dreams|hopes|means|plans|fears|loves|likes)\b"
+        rf"(?:^|[.!?]\s+|,\s+|\b(?:that|know|remember|recall|heard|think|believe)\s+)"
+        rf"{re.escape(npc)}\s+(?:is|was|has|had|keeps|runs|sells|pours|works|lives|will|would|can|"
+        rf"does|doesn't|says|don't|never|always|wants|dreams|hopes|means|plans|fears|loves|likes|"
+        # "During the day, Lyra plays at the tavern." from Lyra (held-out seed 84211).
+        rf"plays|sings|makes|mends|tends|brews|serves|stays|sleeps|goes|comes|knows|thinks)\b"
         # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
         rf"|\b{re.escape(npc)}'s\b"
         # "Yes, Voss says." from Voss (held-out seed 38261).

@@ -17,6 +17,12 @@ from omniira_evennia.conversation.voice import admits_not_knowing, slips
         ("Bram says to you: I breed goats.", "Do you sell ale?", "speaks_as_player"),
         ("I am not Lyra, so I cannot answer your question.", "Sing for me?", "denies_being_itself"),
         ("Maren is a tavern keeper. She pours cider.", "What do you do here?", "third_person_self"),
+        # Held-out seed 84211: after a comma, and a verb of her own.
+        (
+            "During the day, Lyra plays at the tavern.",
+            "Where do you play during the day, Lyra?",
+            "third_person_self",
+        ),
         (
             "I'm sorry, but I don't know which song you are talking about. Can you please "
             "provide more context?",
@@ -1366,3 +1372,30 @@ def test_pronouns_round_a_fact_handed_back_are_no_words_of_the_npcs_own():
     assert "restated" in slips(back, line, "Maren", "Hamlin")
     own = "I am sorry, Hamlin. I hope Eugenia writes soon; the east road is long."
     assert "restated" not in slips(own, line, "Maren", "Hamlin")
+
+
+@pytest.mark.parametrize(
+    "reply, line, restated",
+    [
+        ("Oh, that's a story! Who do you think is running this town?", "Who runs this town?", True),
+        (
+            "Oh, that's interesting! What do you always carry with you?",
+            "I always carry a silver compass that was my grandfather's.",
+            True,
+        ),
+        # A question of its own about what was told is a fair answer.
+        (
+            "That's interesting. Is she married or single?",
+            "I have a daughter called Winifred; she lives alone out past the marsh road.",
+            False,
+        ),
+        (
+            "How long did it take you to walk up from the docks?",
+            "The walk up from the docks was longer than I remembered.",
+            False,
+        ),
+    ],
+)
+def test_a_question_made_only_of_the_lines_own_words_asks_it_back(reply, line, restated):
+    """Held-out seed 84211: Voss asked Quill back what Quill had just asked or told."""
+    assert voice.restates(reply, line, "Voss", "Quill") is restated
