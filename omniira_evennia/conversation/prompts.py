@@ -40,6 +40,7 @@ from omniira_evennia.conversation.phrasing import (  # noqa: F401
     sentences,
     third_person_verb,
 )
+from omniira_evennia.conversation.repairs import unaddressed
 from omniira_evennia.knowledge.facts import KnowledgeLine, WontDiscuss
 
 
@@ -327,6 +328,9 @@ def render_said(ctx: PromptContext, text: str) -> str:
     them ("I come from Frosthollow" -> "I'm from Frosthollow"); given a quoted line, it answers.
     Earlier lines are rendered the same way, so the server's prompt cache keeps them.
     """
+    # The NPC's own name said to it goes: "Maren, I came here from Velden" was read as Maren
+    # coming from Velden ("I didn't know anyone named Maren from Velden.": held-out seed 84211).
+    text = unaddressed(text, ctx.identity.name, ctx.speaker_name) or text
     said = f"{ctx.speaker_name} says to you: {quote(text)}"
     # Only a question gets its pronouns spelled out ("who am I looking for?"): glossed, a
     # statement is parroted back ("You are searching for Tobiah's sister Odile, Tobiah").

@@ -135,6 +135,26 @@ def _role_head(role: str) -> str:
     return re.sub(r"^(?:the|a|an)\s+", "", head.strip())
 
 
+def _of_itself(reply: str, npc: str) -> bool:
+    """The NPC speaking of itself by name in the third person ("Maren is a tavern keeper.")."""
+    return bool(
+        re.search(
+            rf"(?:^|[.!?]\s+|,\s+|\b(?:that|know|remember|recall|heard|think|believe)\s+)"
+            rf"{re.escape(npc)}\s+(?:is|was|has|had|keeps|runs|sells|pours|works|lives|will|"
+            rf"would|can|does|doesn't|says|don't|never|always|wants|dreams|hopes|means|plans|"
+            rf"fears|loves|likes|"
+            # "During the day, Lyra plays at the tavern." from Lyra (held-out seed 84211).
+            rf"plays|sings|makes|mends|tends|brews|serves|stays|sleeps|goes|comes|knows|thinks)\b"
+            # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
+            rf"|\b{re.escape(npc)}'s\b"
+            # "Yes, Voss says." from Voss (held-out seed 38261).
+            + "|" + _SAID_BY.format(name=re.escape(npc)),
+            reply,
+            re.IGNORECASE,
+        )
+    )
+
+
 def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list[str]:
     """The named ways `reply` (to `line`) is not the NPC speaking as itself (see the module);
     `role` is the NPC's ("blacksmith"), for its trade given to the player."""
@@ -154,19 +174,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         re.IGNORECASE,
     ):
         found.append("denies_being_itself")
-    if npc and re.search(
-        rf"(?:^|[.!?]\s+|,\s+|\b(?:that|know|remember|recall|heard|think|believe)\s+)"
-        rf"{re.escape(npc)}\s+(?:is|was|has|had|keeps|runs|sells|pours|works|lives|will|would|can|"
-        rf"does|doesn't|says|don't|never|always|wants|dreams|hopes|means|plans|fears|loves|likes|"
-        # "During the day, Lyra plays at the tavern." from Lyra (held-out seed 84211).
-        rf"plays|sings|makes|mends|tends|brews|serves|stays|sleeps|goes|comes|knows|thinks)\b"
-        # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
-        rf"|\b{re.escape(npc)}'s\b"
-        # "Yes, Voss says." from Voss (held-out seed 38261).
-        + "|" + _SAID_BY.format(name=re.escape(npc)),
-        reply,
-        re.IGNORECASE,
-    ):
+    if npc and _of_itself(reply, npc):
         found.append("third_person_self")
     if _ASSISTANT.search(reply):
         found.append("assistant_voice")
