@@ -67,7 +67,8 @@ class TestTalkPipeline(TalkTestBase):
                 self.call(CmdSay(), "Nice weather for ducks.")
         assert len(llm.requests) == 3
         last = llm.requests[0]["messages"][-1]["content"]
-        assert last.startswith('Ada says to you: "Maren, what do you pour here?"')
+        # Its own name is left out of the line the model reads (the line is said to it).
+        assert last.startswith('Ada says to you: "What do you pour here?"')
 
     def test_opinion_concern_commitment_tags_are_written(self):
         reply = (
