@@ -55,6 +55,7 @@ def speaks_as(reply: str, speaker: str) -> bool:
 
 
 ECHO = "echo of the speaker's line"
+SPOKEN_AS = "spoken as the speaker"
 
 
 def unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
@@ -62,7 +63,7 @@ def unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     if not parsed.text:
         return "empty reply after tags"
     if speaks_as(parsed.text, ctx.speaker_name):
-        return "spoken as the speaker"
+        return SPOKEN_AS
     if is_narration(parsed.text, ctx.identity.name):
         return "narration only"
     meaning = gloss(ctx.message, ctx.speaker_name, ctx.identity.name)
@@ -145,7 +146,9 @@ def repaired(
         return plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer)
     said = earlier_replies(ctx)
     plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, answer, said)
-    if plain and (problem.startswith("slipped") or problem == ECHO):
+    # The speaker's line written for them ('Quill: "Voss, nuts can make me break out in a
+    # rash"', held-out seed 84211) is as much their words given back as an echo.
+    if plain and (problem.startswith("slipped") or problem in (ECHO, SPOKEN_AS)):
         health.incr("voice_slips_answered_plainly")
         return plain
     if problem == ECHO or slips_of(repairs.unaddressed(text, name, speaker), ctx):

@@ -8,10 +8,10 @@ Plain Python; every function reads at most the first MAX_CHARS of its text.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 
 from omniira_evennia.conversation.addressing import is_goodbye
+from omniira_evennia.conversation.repairs import to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import _FIRST_PERSON, MAX_CHARS, is_question
 
@@ -76,8 +76,9 @@ def remembered_line(answer: str, speaker: str) -> str:
     if speaker:
         name = re.escape(speaker)
         text = re.sub(rf"^\W*{name}'s\b", "your", text, flags=re.IGNORECASE)
-        for verb, yours in (("is", "are"), ("has", "have"), ("was", "were")):
-            text = re.sub(rf"^\W*{name} {verb}\b", f"you {yours}", text, flags=re.IGNORECASE)
+        # "Niall came here from Tarnow" -> "you came here from Tarnow" (held-out seed 84211).
+        text = to_the_listener(text, speaker)
+        text = re.sub(r"^You\b", "you", text)
     return f"I remember: {text}"
 
 

@@ -248,7 +248,7 @@ def render_memory_block(ctx: PromptContext, turn_format: str = "tags") -> str:
     if ctx.said:
         sections.append(
             f"What {name} told you before, in {name}'s own words ('I' there means {name}):\n"
-            + "\n".join(f"- {name} said, {when}: {quote(text)}" for when, text in ctx.said)
+            + "\n".join(render_said_before(ctx, when, text) for when, text in ctx.said)
         )
     if ctx.beliefs:
         sections.append(
@@ -321,6 +321,14 @@ def render_line(ctx: PromptContext, text: str) -> str:
     return f"{ctx.speaker_name} says: {text}"
 
 
+def render_said_before(ctx: PromptContext, when: str, text: str) -> str:
+    """One of the speaker's earlier lines, as the verbatim lane shows it: without the NPC's own
+    name said to it, which a small model copied into its answer ("I remember: Voss, I always
+    carry a jade ring", Voss to Niall: held-out seed 84211)."""
+    text = unaddressed(text, ctx.identity.name, ctx.speaker_name) or text
+    return f"- {ctx.speaker_name} said, {when}: {quote(text)}"
+
+
 def render_said(ctx: PromptContext, text: str) -> str:
     """
     A player's line as a user message: quoted and attributed, a question with who "I" and
@@ -348,11 +356,8 @@ def render_since(ctx: PromptContext, system: str) -> str:
     social = render_social(ctx).splitlines()[1:]  # an opinion or worry formed since
     lines = [line for line in social if line not in system]
     lines += [render_memory_line(m) for m in ctx.memories if quote(m.text) not in system]
-    lines += [
-        f"- {name} said, {when}: {quote(text)}"
-        for when, text in ctx.said
-        if quote(text) not in system
-    ]
+    said = [render_said_before(ctx, when, text) for when, text in ctx.said]
+    lines += [line for line in said if line not in system]
     lines += [f"- You believe: {quote(b)}" for b in ctx.beliefs if quote(b) not in system]
     known = [render_knowledge_line(k) for k in ctx.knowledge if quote(k.text) not in system]
     parts = []

@@ -275,6 +275,20 @@ def _news_of_others(lines: Evidence, names: list[str], wanted: list[str]) -> Gro
     return None
 
 
+# "it" or "them" standing for a thing, not the "it" of "it makes me ill" or a sentence's start.
+_PRONOUN_OBJECT = re.compile(
+    r"(?<=[a-z,;] )(?:it|them)\b(?!\s+(?:is|was|makes|made|has|had|gets|got|hurts|means)\b)"
+)
+
+
+def _lacks_its_object(value: str, skip: set[str]) -> bool:
+    """A short note whose thing is only "it" or "them": "Xander never let it out of their
+    sight." and "Xander fears them more than anything." were drawn from "It's an iron key
+    ..., and I never let it out of my sight" and "it's spiders: I fear them more than anything"
+    (held-out seed 84211): the key and the spiders were lost, so the note says nothing."""
+    return bool(_PRONOUN_OBJECT.search(value)) and len(content(value, skip)) <= 3
+
+
 def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False) -> Grounding:
     """
     Whether `value`, a fact about `subject`, rests on `lines` (a list of lines, or their
@@ -291,6 +305,8 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         # "Have Kaspar always lived in this town?": a question turned round is still no fact.
         return Grounding(False, "records a question or a greeting, not a fact")
     skip = _names(subject, npc)
+    if _lacks_its_object(value, skip):
+        return Grounding(False, "says 'it' or 'them' without what it is")
     npc_words = _names(npc) - {""}
     if (
         npc

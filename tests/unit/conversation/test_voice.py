@@ -1399,3 +1399,24 @@ def test_pronouns_round_a_fact_handed_back_are_no_words_of_the_npcs_own():
 def test_a_question_made_only_of_the_lines_own_words_asks_it_back(reply, line, restated):
     """Held-out seed 84211: Voss asked Quill back what Quill had just asked or told."""
     assert voice.restates(reply, line, "Voss", "Quill") is restated
+
+
+@pytest.mark.parametrize(
+    "memory, said",
+    [
+        ("Ada came here from Tarnow, down on the southern plains.", "I remember: you came here"),
+        ("Ada keeps bees on the hillside.", "I remember: you keep bees on the hillside."),
+    ],
+)
+def test_what_the_npc_remembers_is_said_to_the_speaker(memory, said):
+    """Held-out seed 84211: "I remember: Niall came here from Tarnow" said to Niall."""
+    assert plain_lines.remembered_line(memory, "Ada").startswith(said)
+
+
+def test_the_speakers_line_written_for_them_becomes_the_heard_line_for_a_statement():
+    """Held-out seed 84211: 'Quill: "Voss, nuts can make me break out in a rash"' was answered
+    with the unsure line to a question nobody asked ("Now there's a question, Quill.")."""
+    said = "Maren, nuts make me break out in a rash, so keep them off my plate."
+    written = 'Ada: "Maren, nuts can make me break out in a rash."'
+    result = run_turn(turn_input(said), conf("speech"), FakeClient(written, written))
+    assert result.parsed.text == plain_lines.heard_line(said, "Ada")

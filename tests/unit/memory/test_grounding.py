@@ -281,3 +281,37 @@ def test_an_old_trade_given_up_is_no_old_donkey_given_up():
 
     assert given_up("I gave up my old trade, I am a tanner now.") == set()
     assert given_up("I sold my old donkey at the fair.") == {"donke"}
+
+
+@pytest.mark.parametrize(
+    "value, line",
+    [
+        (
+            "Xander never let it out of their sight.",
+            "Maren, see this? It's an iron key to a house that burned, and I never let it out of "
+            "my sight.",
+        ),
+        (
+            "Xander fears them more than anything.",
+            "If you ever see me go pale, it's spiders: I fear them more than anything.",
+        ),
+    ],
+)
+def test_a_note_whose_thing_is_only_it_or_them_is_refused_as_incomplete(value, line):
+    """Held-out seed 84211: the review kept the half of the line without the thing in it."""
+    found = ground(value, [line], subject="Xander", npc="Maren")
+    assert not found.ok and found.reason == "says 'it' or 'them' without what it is"
+
+
+@pytest.mark.parametrize(
+    "value, line",
+    [
+        ("Xander cannot eat onions; it makes him ill.", "I cannot eat onions; it makes me ill."),
+        (
+            "Xander carries an iron key and never lets it out of his sight.",
+            "It's an iron key, and I never let it out of my sight; I always carry it.",
+        ),
+    ],
+)
+def test_a_note_that_names_its_thing_is_kept_though_it_says_it(value, line):
+    assert ground(value, [line], subject="Xander", npc="Maren").ok
