@@ -6,6 +6,8 @@ usage line. Add `OmniiraAdminCmdSet` to your CharacterCmdSet (the demo does).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from evennia.commands.cmdset import CmdSet
 from evennia.commands.default.muxcommand import MuxCommand
 
@@ -16,7 +18,7 @@ from omniira_evennia.builder.stats import stats_text
 from omniira_evennia.builder.text import memory_line as _line  # noqa: F401  (0.2 import path)
 from omniira_evennia.builder.why import why_text
 from omniira_evennia.commands import CmdRecall
-from omniira_evennia.conversation.lifecycle import process_ended
+from omniira_evennia.conversation.service import process_ended
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.memory.service import erase_player  # noqa: F401  (0.2 import path)
 
@@ -184,7 +186,7 @@ class CmdMemory(MuxCommand):
         """Tell the builder what a background verb says when it is done."""
         deferred.addCallback(self.caller.msg)
 
-    def func(self):
+    def func(self) -> Iterator[object]:  # a generator: some verbs ask a question (yield)
         words = (self.lhs or "").split(None, 1)
         if not words:
             self.usage()
@@ -491,6 +493,6 @@ class OmniiraAdminCmdSet(CmdSet):
 
     key = "omniira_admin"
 
-    def at_cmdset_creation(self):
+    def at_cmdset_creation(self) -> None:
         self.add(CmdMemory())
         self.add(CmdRecall())

@@ -14,7 +14,7 @@ import warnings
 
 from django.db.models import QuerySet
 
-from omniira_evennia.conversation.lifecycle import close_conversations_with
+from omniira_evennia.conversation.service import close_conversations_with
 from omniira_evennia.knowledge import service as knowledge_service
 from omniira_evennia.life.service import run_decision_tick as _tick
 from omniira_evennia.life.service import schedule_of

@@ -13,7 +13,7 @@ class OmniiraConfig(AppConfig):
 
         from omniira_evennia import checks  # noqa: F401  (registers the system checks)
         from omniira_evennia import conf, notices
-        from omniira_evennia.conversation import store as conversations
+        from omniira_evennia.conversation import service as conversations
         from omniira_evennia.knowledge import service as knowledge
         from omniira_evennia.llm import client as llm
         from omniira_evennia.memory import service as memory

@@ -25,7 +25,8 @@ from django.db import DatabaseError, connection
 from pydantic import ValidationError
 
 from omniira_evennia.conf import TIER_NAMES, OmniiraSettings, build_settings
-from omniira_evennia.memory import embeddings, fulltext, reembed
+from omniira_evennia.memory import embeddings
+from omniira_evennia.memory import service as memories
 
 CONF_HINT = "See the settings table in omniira_evennia/README.md (Configuration)."
 ENV_HINT = (
@@ -126,7 +127,7 @@ def embedder_problems() -> list[checks.CheckMessage]:
 
 def database_problems() -> list[checks.CheckMessage]:
     found = []
-    if connection.vendor == "sqlite" and not fulltext.available(connection):
+    if connection.vendor == "sqlite" and not memories.fulltext_available(connection):
         found.append(
             checks.Warning(
                 "This SQLite has no FTS5: the full-text lane is off and retrieval uses the "
@@ -152,7 +153,7 @@ def database_problems() -> list[checks.CheckMessage]:
                 )
     except DatabaseError:  # not migrated yet: nothing is stored
         pass
-    pending = reembed.reembed_warning()
+    pending = memories.reembed_warning()
     if pending:
         found.append(
             checks.Warning(

@@ -10,7 +10,6 @@ from evennia.commands.default.general import CmdSay as DefaultCmdSay
 from evennia.commands.default.muxcommand import MuxCommand
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.conversation import focus
 from omniira_evennia.conversation import service as conversation
 from omniira_evennia.conversation.addressing import addressed_name
 from omniira_evennia.memory.safety import neutralize_markup
@@ -50,7 +49,7 @@ class CmdTalk(MuxCommand):
     locks = "cmd:all()"
     help_category = "Communication"
 
-    def func(self):
+    def func(self) -> None:
         caller = self.caller
         if not self.rhs or not self.lhs:
             caller.msg("Usage: talk <npc> = <message>   (e.g. talk Maren = Good evening!)")
@@ -76,7 +75,7 @@ class CmdTalk(MuxCommand):
             msg_location='{object} says to {target}, "|n{speech}|n"',
             mapping={"target": target.key},
         )
-        focus.turn_to(caller, target)  # a plain `say` goes on to them (CmdSay)
+        conversation.turn_focus_to(caller, target)  # a plain `say` goes on to them (CmdSay)
         target.at_talked_to(speech, caller)
 
 
@@ -112,7 +111,7 @@ class CmdSay(DefaultCmdSay):
     else, leave, say goodbye, or stay quiet long enough for the talk to end.
     """
 
-    def func(self):
+    def func(self) -> None:
         # A player's links and MXP never reach the room (a clickable command said to others),
         # and cannot stall it: Evennia's own link patterns rescan a line from every "|lc"
         # (seconds for a 6,000-character line). Colour codes stay.
@@ -131,12 +130,12 @@ class CmdSay(DefaultCmdSay):
         if name and name.lower() in names:
             target = names[name.lower()]
         elif name:
-            focus.end(caller)  # they turned to someone else
+            conversation.end_focus(caller)  # they turned to someone else
             return
         else:
-            target = focus.current(caller, npcs)
+            target = conversation.focus_on(caller, npcs)
         if target is not None:
-            focus.turn_to(caller, target)
+            conversation.turn_focus_to(caller, target)
             target.at_talked_to(speech, caller)
 
 
@@ -145,7 +144,7 @@ class OmniiraCmdSet(CmdSet):
 
     key = "omniira"
 
-    def at_cmdset_creation(self):
+    def at_cmdset_creation(self) -> None:
         self.add(CmdTalk())
         self.add(CmdSay())
 
@@ -167,7 +166,7 @@ class CmdRecall(MuxCommand):
     locks = "cmd:all()"
     help_category = "Communication"
 
-    def func(self):
+    def func(self) -> None:
         caller = self.caller
         if not get_settings().PLAYER_RECALL:
             caller.msg("You can't see into other people's heads.")

@@ -15,13 +15,11 @@ from twisted.internet import defer, reactor
 from omniira_evennia import notices
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import service as conversations
-from omniira_evennia.conversation.lifecycle import process_ended
 from omniira_evennia.conversation.prompts import PromptContext, stable_prefix
 from omniira_evennia.conversation.turn import turn_format_of
 from omniira_evennia.llm.client import get_client
-from omniira_evennia.llm.jobs import Job, run_job
-from omniira_evennia.llm.usage import seed_budget
-from omniira_evennia.memory import store
+from omniira_evennia.llm.service import Job, run_job, seed_budget
+from omniira_evennia.memory import service as memories
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.models import Conversation, Memory
 from omniira_evennia.rollover.service import reset_unfinished_claims
@@ -40,7 +38,7 @@ def at_server_start():
     """
     files.make_private(**files.settings_paths(settings))  # database and logs: owner only
 
-    tagged = store.tag_untagged_npcs()  # once per database (NPCs made before 0.2)
+    tagged = memories.tag_untagged_npcs()  # once per database (NPCs made before 0.2)
     if tagged:
         log.info(f"omniira: tagged {tagged} memory NPCs made by an older version")
 
@@ -56,7 +54,7 @@ def at_server_start():
     seed_budget(get_client().budget)
     ensure_ticker()
     ensure_decision_ticker()  # NPC schedules and commitments
-    process_ended()
+    conversations.process_ended()
     warm_up()
     notices.report_at_start()  # the checks' warnings in the server log: `start` runs no checks
 
@@ -79,7 +77,7 @@ def warm_up(delay: float = 10.0):
 
     def _read_matrices(_):
         npc_ids = list(Memory.objects.order_by().values_list("npc_id", flat=True).distinct())
-        return store.load_index_later(npc_ids).addCallback(
+        return memories.load_index_later(npc_ids).addCallback(
             lambda _: log.info(f"omniira: memory matrices of {len(npc_ids)} NPCs ready")
         )
 
@@ -106,7 +104,7 @@ def warm_prompts(npcs=None):
     fills the cache for that NPC anyway. A Deferred fired with the number warmed.
     """
     limit = get_settings().WARM_PROMPT_NPCS
-    queue = (store.memory_npcs() if npcs is None else list(npcs))[:limit]
+    queue = (memories.memory_npcs() if npcs is None else list(npcs))[:limit]
     if not queue:
         return defer.succeed(0)
     done, count, waited = defer.Deferred(), len(queue), [0.0]

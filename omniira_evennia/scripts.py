@@ -16,9 +16,9 @@ import time
 from evennia.scripts.scripts import DefaultScript
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.conversation.lifecycle import process_ended, reap_conversations
+from omniira_evennia.conversation.service import process_ended, reap_conversations
 from omniira_evennia.life.service import run_decision_tick
-from omniira_evennia.memory import fulltext
+from omniira_evennia.memory.service import maintain_fulltext
 from omniira_evennia.rollover.service import check_rollover, retry_due
 from omniira_evennia.social.service import gossip_round
 
@@ -28,7 +28,7 @@ TICKER_KEY = "omniira_ticker"
 class OmniiraTicker(DefaultScript):
     """Ends idle or abandoned conversations, extracts them, and runs gossip rounds."""
 
-    def at_script_creation(self):
+    def at_script_creation(self) -> None:
         self.key = TICKER_KEY
         self.desc = "omniira-evennia: conversation lifecycle and gossip"
         self.interval = get_settings().TICK_SECONDS
@@ -38,16 +38,16 @@ class OmniiraTicker(DefaultScript):
         # (and a slow local model) serves its players first.
         self.db.last_gossip = time.time()
 
-    def at_start(self, **kwargs):
+    def at_start(self, **kwargs) -> None:
         self.db.last_gossip = time.time()
 
-    def at_repeat(self, **kwargs):
+    def at_repeat(self, **kwargs) -> None:
 
         reap_conversations()
         process_ended()
         check_rollover()
         retry_due()  # the rollover's failed work whose wait is over
-        fulltext.maintain()  # a bounded merge step keeps full-text queries fast
+        maintain_fulltext()  # a bounded merge step keeps full-text queries fast
         conf = get_settings()
         if conf.GOSSIP_INTERVAL_SECONDS and (
             time.time() - (self.db.last_gossip or 0) >= conf.GOSSIP_INTERVAL_SECONDS
@@ -74,14 +74,14 @@ DECISION_TICKER_KEY = "omniira_decisions"
 class OmniiraDecisionTicker(DefaultScript):
     """Moves NPCs along their schedules and promises (see `run_decision_tick`)."""
 
-    def at_script_creation(self):
+    def at_script_creation(self) -> None:
         self.key = DECISION_TICKER_KEY
         self.desc = "omniira-evennia: NPC schedules and commitments"
         self.interval = _interval()
         self.persistent = True
         self.start_delay = True
 
-    def at_repeat(self, **kwargs):
+    def at_repeat(self, **kwargs) -> None:
         run_decision_tick()
 
 

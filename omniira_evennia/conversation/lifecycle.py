@@ -19,10 +19,10 @@ from omniira_evennia.conversation import store as conversations
 from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction, speaker_lines
 from omniira_evennia.knowledge.service import doubt_for
 from omniira_evennia.llm.client import get_client
-from omniira_evennia.llm.jobs import Job, run_job
+from omniira_evennia.llm.service import Job, run_job
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.grounding import evidence
-from omniira_evennia.memory.write import Note, is_player, write_note
+from omniira_evennia.memory.service import Note, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
 

@@ -20,6 +20,7 @@ from django.db import transaction
 from twisted.internet import defer, reactor, task
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation import focus, lifecycle
 from omniira_evennia.conversation import store as conversations
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.lifecycle import close_conversation
@@ -32,13 +33,19 @@ from omniira_evennia.conversation.turn_context import TurnInput
 from omniira_evennia.knowledge import service as knowledge
 from omniira_evennia.llm import guards
 from omniira_evennia.llm.client import get_client
-from omniira_evennia.llm.usage import record_usage
-from omniira_evennia.memory import fulltext, store
+from omniira_evennia.llm.service import record_usage
+from omniira_evennia.memory import service as memories
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
-from omniira_evennia.memory.lateness import job_started, late_write
 from omniira_evennia.memory.safety import detect_manipulation
 from omniira_evennia.memory.selection import line_vectors
-from omniira_evennia.memory.write import embed_later, player_line, said_text, write_reply
+from omniira_evennia.memory.service import (
+    embed_later,
+    job_started,
+    late_write,
+    player_line,
+    said_text,
+    write_reply,
+)
 from omniira_evennia.models import ConversationTurn
 from omniira_evennia.runtime import clock, health, runner
 from omniira_evennia.runtime.retry import retry_if_locked
@@ -50,6 +57,16 @@ conversation_id_for = conversations.conversation_id_for
 mark_conversation_ended = conversations.mark_conversation_ended
 requeue_reviews = conversations.requeue_reviews
 touch_conversation = conversations.touch_conversation
+connect_signals = conversations.connect_signals  # apps.ready
+# Ending conversations (conversation/lifecycle.py): the ticker's reaper, a builder's `@memory
+# end`, erasure, and the testbed close conversations through these.
+close_conversations_with = lifecycle.close_conversations_with
+process_ended = lifecycle.process_ended
+reap_conversations = lifecycle.reap_conversations
+# Who a player's `say` line is for (conversation/focus.py), read by the say command.
+focus_on = focus.current
+turn_focus_to = focus.turn_to
+end_focus = focus.end
 
 log = logging.getLogger(__name__)
 
@@ -141,12 +158,12 @@ def turn_input_for(npc, speaker, message: str, conversation_id: str, game_day: i
         npc_id=npc.id,
         speaker_id=speaker.id,
         context=build_context(npc, speaker, message, conversation_id),
-        index=store.cached_index(npc.id),
+        index=memories.cached_index(npc.id),
         reflections=conversations.conversation_context(npc, speaker, conversation_id, conf)[
             "reflections"
         ],
         now=time.time(),
-        lexical=fulltext.lexical_hits(npc.id, speaker.id, message, conf),
+        lexical=memories.lexical_hits(npc.id, speaker.id, message, conf),
         said_lines=conversations.conversation_context(npc, speaker, conversation_id, conf)[
             "said_lines"
         ],
@@ -220,7 +237,7 @@ def start_turn(npc, speaker, message: str):
     if labels:
         ConversationTurn.objects.filter(id=said.id).update(suspect=True)
     turn.said_id = said.id
-    turn.index_token = store.generation(npc.id) if turn_input.index is None else None
+    turn.index_token = memories.generation(npc.id) if turn_input.index is None else None
 
     pair = (npc.id, speaker.id)
     _in_flight.add(pair)
@@ -259,7 +276,7 @@ def _admitted_line(npc, speaker, message: str, conf):
     labels = detect_manipulation(message)
     message = player_line(clean_text(message), conf.MAX_MESSAGE_CHARS)
     if labels:
-        store.audit("player_text", labels, npc=npc, speaker=speaker, excerpt=message)
+        memories.audit("player_text", labels, npc=npc, speaker=speaker, excerpt=message)
         health.incr("manipulation_flagged")
     return (message, labels) if message else None
 
@@ -292,7 +309,7 @@ def _finish_turn(result: TurnResult, turn: _Turn):
     npc, speaker = turn.npc, turn.speaker
     _stop_thinking(turn)
     if turn.index_token is not None:
-        store.install_index(npc.id, turn.input.index, turn.index_token)
+        memories.install_index(npc.id, turn.input.index, turn.index_token)
     keep_pinned(turn.conversation_id, turn.conf, result.pinned)
     # What the speaker said in this conversation: the notes about them must rest on it.
     context = turn.input.context
@@ -364,7 +381,7 @@ def _turn_in_worker(gathered: Future, conf, client, embedder, names, message) ->
     turn_input = gathered.result(timeout=GATHER_SECONDS)
     # A matrix that is not cached yet is read here, not on the reactor (0.1 s at 10k rows).
     if turn_input.index is None:
-        turn_input.index = store.read_index(turn_input.npc_id)
+        turn_input.index = memories.read_index(turn_input.npc_id)
     # The notes' vectors are made after the reply is said (write.embed_later): a player does
     # not wait for them.
     result = run_turn(turn_input, conf, client, embedder, vectors=vectors, embed_notes=False)

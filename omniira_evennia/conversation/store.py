@@ -17,15 +17,16 @@ from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
-from omniira_evennia.memory import lateness
+from omniira_evennia.memory import service as memories
 from omniira_evennia.memory.embeddings import from_blob, to_blob
-from omniira_evennia.memory.notes_store import (
+from omniira_evennia.memory.service import (
     current_concerns,
     opinion_of,
     recent_diary,
     reflection_records,
+    reputation_of,
+    reputation_updated,
 )
-from omniira_evennia.memory.relationship_store import reputation_of, reputation_updated
 from omniira_evennia.memory.verbatim import SaidLine
 from omniira_evennia.models import (
     Concern,
@@ -133,8 +134,8 @@ def has_open_conversation(npc, speaker, idle_seconds: float) -> bool:
 def add_turn(npc, speaker, conversation_id: str, role: str, text: str, game_day: int = 0):
     if role == ConversationTurn.Role.NPC or getattr(speaker, "is_omniira_npc", False):
         # An NPC's line from work that began before a player's erasure loses the sentences
-        # naming them (lateness.scrub_late); a player's own line is new by definition.
-        text = lateness.scrub_late(text) or "..."
+        # naming them (memories.scrub_late); a player's own line is new by definition.
+        text = memories.scrub_late(text) or "..."
     return ConversationTurn.objects.create(
         npc=npc,
         speaker=speaker,

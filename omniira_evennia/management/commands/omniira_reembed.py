@@ -12,7 +12,8 @@ does the same work in the background and keeps the server's memory caches curren
 
 from django.core.management.base import BaseCommand
 
-from omniira_evennia.memory import embeddings, reembed
+from omniira_evennia.memory import embeddings
+from omniira_evennia.memory import service as memories
 
 
 class Command(BaseCommand):
@@ -24,13 +25,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, status=False, batch_size=128, **options):
         name = embeddings.embedder_name()
-        counts = reembed.pending_counts(name)
+        counts = memories.pending_counts(name)
         self.stdout.write(
             f"configured embedder: {name}; pending: "
             + ", ".join(f"{n} {label}" for label, n in counts.items())
         )
         if status or not any(counts.values()):
-            for source, n in sorted(reembed.pending_by_embedder(name).items()):
+            for source, n in sorted(memories.pending_by_embedder(name).items()):
                 self.stdout.write(f"  made by {source}: {n}")
             return
         problems = embeddings.embedder_problems()
@@ -38,6 +39,6 @@ class Command(BaseCommand):
             for problem in problems:
                 self.stderr.write(problem)
             raise SystemExit(1)
-        progress = reembed.reembed_now(self.stdout.write, batch_size=batch_size)
+        progress = memories.reembed_now(self.stdout.write, batch_size=batch_size)
         if progress.error:
             raise SystemExit(1)

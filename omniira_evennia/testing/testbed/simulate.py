@@ -206,7 +206,7 @@ def _run(cfg: SimConfig, clock) -> dict:
 def _plant_probes(cfg: SimConfig, npcs, players) -> dict:
     """Day 1: the planted fact, the news told by a player and the liar's rumour, as probes."""
     from omniira_evennia import api
-    from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+    from omniira_evennia.conversation import service as conversation_lifecycle
     from omniira_evennia.conversation.service import start_turn
 
     probes: dict = {}
@@ -245,7 +245,7 @@ def _plant_probes(cfg: SimConfig, npcs, players) -> dict:
 
 def _simulate_day(cfg: SimConfig, clock, rng, day: int, world, probes: dict, progress) -> dict:
     """One game day (visits, gossip, the probes counted, the rollover) and its numbers."""
-    from omniira_evennia.conversation import lifecycle as conversation_lifecycle
+    from omniira_evennia.conversation import service as conversation_lifecycle
     from omniira_evennia.conversation.service import start_turn
     from omniira_evennia.models import ConversationTurn
     from omniira_evennia.rollover import service as daily
