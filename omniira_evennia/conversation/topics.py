@@ -235,7 +235,13 @@ class AskedTopic(NamedTuple):
         if self.trade:
             text = _CAUSING.sub(" ", text)  # "it makes him sick" makes nothing for a living
         found = sum(1 for stem in self.stems if re.search(rf"\b{re.escape(stem)}", text))
-        return found + bool(self.trade and _TRADE_NOUN.search(text))
+        home = self.phrase == TOPIC_PHRASE["home"] and _ONE_FROM.search(text)
+        return found + bool(self.trade and _TRADE_NOUN.search(text)) + bool(home)
+
+
+# "Brigid is a rope-maker from Harrowgate" says where she is from (telnet trial, 2026-12-04),
+# as "I'm a shepherd from the hills" does; "heard it from the carter" does not.
+_ONE_FROM = re.compile(r"\b(?:is|am|i'm|are|was)\s+an?\s+[\w'-]+(?:\s+[\w'-]+)?\s+from\b")
 
 
 # "It makes him sick", "made me cry": a cause, not a trade's making.

@@ -47,14 +47,32 @@ def phrase_pattern(phrase: str) -> re.Pattern | None:
     return re.compile(rf"\b{body}\b", re.IGNORECASE)
 
 
+# "my brother Tomas", "our wife's": the speaker's own, whatever the NPC's topic is called.
+_THEIR_OWN = re.compile(r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,2}$", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|mine|me|our)\b", re.IGNORECASE)
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
+
+
 def word_hit(line: str, guard: Guard) -> str | None:
-    """The topic word or alias of `guard` that `line` holds, or None."""
+    """The topic word or alias of `guard` that `line` holds, or None. A word that names the
+    speaker's own ("My brother Tomas went missing" to Maren, whose late husband was Tomas:
+    telnet trial, 2026-12-04) is not the NPC's topic."""
     text = str(line or "")[:MAX_CHARS]
     for phrase in guard.words:
         pattern = phrase_pattern(phrase)
-        if pattern is not None and pattern.search(text):
-            return phrase
+        if pattern is None:
+            continue
+        for found in pattern.finditer(text):
+            if not _THEIR_OWN.search(text[max(0, found.start() - 60) : found.start()]):
+                return phrase
     return None
+
+
+def about_their_own(line: str) -> bool:
+    """A line only about the speaker's own life ("What's my wife's name?"): in the first
+    person, with no "you" in it. Its meaning is no reason to meet it with the NPC's guard."""
+    text = str(line or "")[:MAX_CHARS]
+    return bool(_FIRST_PERSON.search(text)) and not _SECOND_PERSON.search(text)
 
 
 def meaning_hit(vector, guard: Guard, threshold: float) -> float | None:
@@ -75,6 +93,8 @@ def match(line: str, guards, vector=None, threshold: float = 0.0) -> GuardHit | 
         found = word_hit(line, guard)
         if found:
             return GuardHit(guard, f"the word {found!r}")
+    if about_their_own(line):
+        return None
     best = None
     for guard in guards:
         cosine = meaning_hit(vector, guard, threshold)

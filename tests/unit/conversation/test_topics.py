@@ -57,3 +57,14 @@ def test_a_question_about_what_they_said_earlier_is_answered_from_their_words(as
 )
 def test_lines_that_ask_nothing_about_the_speaker_have_no_topic(line):
     assert topics.asked_topic(line) is None
+
+
+def test_a_trade_from_a_place_says_where_they_are_from():
+    """Telnet trial, 2026-12-04: "Maren, where am I from?" was answered "I don't know where you
+    are from." with "Brigid is a rope-maker from Harrowgate." in memory."""
+    memory = "Brigid is a rope-maker from Harrowgate."
+    assert topics.unknown_topic("Maren, where am I from?", [memory]) is None
+    found = topics.answer_from("Maren, where am I from?", [memory], [], "Brigid")
+    assert found == memory
+    # Where a thing came from is no home.
+    assert topics.unknown_topic("Where am I from?", ["Brigid heard it from the carter."])

@@ -40,3 +40,15 @@ def test_a_builder_line_fills_in_the_names():
         "Not now, Ada. Maren is busy."
     )
     assert spoken("Keep {other}", "Maren", "Ada") == "Keep {other}"
+
+
+def test_the_speakers_own_is_not_the_npcs_guarded_topic():
+    """Telnet trial, 2026-12-04: "My brother Tomas went missing on the river" and "What's my
+    wife's name?" were met with Maren's "I'll not speak of Tomas, love." (her late husband)."""
+    close = unit(0.9, 0.44)
+    assert word_hit("My brother Tomas went missing on the river last spring.", TOMAS) is None
+    assert match("My brother Tomas went missing on the river.", [TOMAS], close, 0.4) is None
+    assert match("What's my wife's name?", [TOMAS, PURSE], close, 0.4) is None
+    # The NPC's own still is: by its word, or by meaning when the line speaks of "you".
+    assert match("I heard Tomas drowned at the docks.", [TOMAS], close, 0.4).guard is TOMAS
+    assert match("Were you married long?", [TOMAS, PURSE], close, 0.4) is not None
