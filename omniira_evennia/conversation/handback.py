@@ -125,14 +125,23 @@ def _turned_back(reply: str, line: str, names: list[str]) -> bool:
     return difflib.SequenceMatcher(None, " ".join(mine), " ".join(theirs)).ratio() >= 0.75
 
 
+_ASKING_START = re.compile(
+    r"\W*(?:do|does|did|are|is|was|have|has|can|could|will|would|what|who|how|where|when|why|"
+    r"which)\b",
+    re.IGNORECASE,
+)
+
+
 def _asks_its_words_back(reply: str, line: str, names: list[str]) -> bool:
     """A question of the reply made only of the line's own words: "Who do you think is running
     this town?" to "Who runs this town?", "What do you always carry with you?" to "I always
     carry a silver compass" (held-out seed 84211): the line asked back, not answered."""
     said = content_stems(line) - {n.lower()[:5] for n in names if n}
     for sentence in sentence_list(reply):
-        if not sentence.endswith("?") or len(sentence.split()) < 4:
-            continue  # "Deep water?" to "I fear deep water" is surprise, not a question back
+        if not sentence.endswith("?") or not _ASKING_START.match(sentence):
+            # "Deep water?" and "Blue glass, is it?" (the README builder's path) are surprise,
+            # not the line asked back.
+            continue
         asked = content_stems(sentence) - {n.lower()[:5] for n in names if n}
         asked -= {w[:5] for w in FRAMING_WORDS}
         if len(asked) >= 2 and asked <= said:

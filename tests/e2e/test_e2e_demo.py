@@ -59,7 +59,7 @@ def demo_env(tmp_path):
         last = body["messages"][-1]["content"]
         if "I collect blue glass" in last:
             return FIRST_REPLY
-        if "do you remember me" in last:
+        if "do you remember me" in last.lower():  # the model reads it without "Maren, "
             return "Of course I remember you, love."
         return json.dumps({"items": [], "memories": []}) if body.get("response_format") else "Aye."
 

@@ -1383,6 +1383,12 @@ def test_pronouns_round_a_fact_handed_back_are_no_words_of_the_npcs_own():
             "I always carry a silver compass that was my grandfather's.",
             True,
         ),
+        # Surprise is no question back (the README builder's path).
+        (
+            "Blue glass, is it? I'll keep an eye out for you, love.",
+            "Maren, I collect blue glass from the river.",
+            False,
+        ),
         # A question of its own about what was told is a fair answer.
         (
             "That's interesting. Is she married or single?",
