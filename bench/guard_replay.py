@@ -21,16 +21,16 @@ import collections
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from omniira_evennia.conversation import guard, repairs, voice  # noqa: E402
-from omniira_evennia.conversation.character_breaks import strip_character_breaks  # noqa: E402
-from omniira_evennia.conversation.claims import give_back_claims  # noqa: E402
+from omniira_evennia.conversation import guard  # noqa: E402
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn  # noqa: E402
 from omniira_evennia.conversation.tags import ParsedReply  # noqa: E402
+from omniira_evennia.conversation.turn import cleaned_reply  # noqa: E402
 
 DEMO_ROLES = {
     "Maren": "tavern keeper",
@@ -41,21 +41,10 @@ DEMO_ROLES = {
 
 
 def first_reply_as_cleaned(raw: str, ctx: PromptContext) -> str:
-    """The model's first reply as the turn cleans it before the guard reads it
-    (turn.cleaned_reply, without its tags: the stored runs used the lean speech prompt)."""
-    name, speaker = ctx.identity.name, ctx.speaker_name
-    text, _ = strip_character_breaks(raw, name, speaker)
-    said = [ctx.message] + [t.text for t in ctx.history if t.role == "user"]
-    text, _ = give_back_claims(
-        text,
-        said,
-        [],
-        speaker,
-        f"{name} {ctx.identity.role}",
-        asked_about_npc=voice.about_the_npc(ctx.message),
-    )
-    text = repairs.to_the_listener(text, speaker, name)
-    return repairs.unaddressed(text, name, speaker)
+    """The model's first reply as the turn cleans it before the guard reads it (the stored
+    runs used the lean speech prompt)."""
+    turn = SimpleNamespace(npc_id=0)  # cleaned_reply reads only its id, for its log lines
+    return cleaned_reply(raw, "speech", turn, ctx)[0].text
 
 
 def replay(paths: list[str]) -> tuple[int, collections.Counter, dict[str, list]]:

@@ -151,10 +151,10 @@ def repaired(
     if plain and (problem.startswith("slipped") or problem in (ECHO, SPOKEN_AS)):
         health.incr("voice_slips_answered_plainly")
         return plain
-    if problem == ECHO or slips_of(repairs.unaddressed(text, name, speaker), ctx):
+    if problem == ECHO or slips_of(text, ctx):
         # A help desk's "What do you need help with?" to "What would you recommend tonight?"
         # (seed 55001) is not said because no plain line fits: the NPC is unsure. Its own name
-        # said to the listener is no reason: the turn takes the name out (repairs.unaddressed).
+        # said to the listener is no reason: turn.cleaned_reply took it out already.
         health.incr("voice_slips_answered_plainly")
         return plain_lines.unsure_line(ctx.message, speaker, said)
     return text

@@ -136,14 +136,14 @@ def _asks_its_words_back(reply: str, line: str, names: list[str]) -> bool:
     """A question of the reply made only of the line's own words: "Who do you think is running
     this town?" to "Who runs this town?", "What do you always carry with you?" to "I always
     carry a silver compass" (held-out seed 84211): the line asked back, not answered."""
-    said = content_stems(line) - {n.lower()[:5] for n in names if n}
+    skip = {n.lower()[:5] for n in names if n} | {w[:5] for w in FRAMING_WORDS}
+    said = content_stems(line) - skip
     for sentence in sentence_list(reply):
         if not sentence.endswith("?") or not _ASKING_START.match(sentence):
             # "Deep water?" and "Blue glass, is it?" (the README builder's path) are surprise,
             # not the line asked back.
             continue
-        asked = content_stems(sentence) - {n.lower()[:5] for n in names if n}
-        asked -= {w[:5] for w in FRAMING_WORDS}
+        asked = content_stems(sentence) - skip
         if len(asked) >= 2 and asked <= said:
             return True
     return False

@@ -74,11 +74,9 @@ def remembered_line(answer: str, speaker: str) -> str:
     if _FIRST_PERSON.search(text):  # their own words
         return f'You told me so yourself, {speaker or "friend"}: "{text}"'
     if speaker:
-        name = re.escape(speaker)
-        text = re.sub(rf"^\W*{name}'s\b", "your", text, flags=re.IGNORECASE)
-        # "Niall came here from Tarnow" -> "you came here from Tarnow" (held-out seed 84211).
-        text = to_the_listener(text, speaker)
-        text = re.sub(r"^You\b", "you", text)
+        # "Zinnia's brother is Aldric" -> "your brother is Aldric", "Niall came here from
+        # Tarnow" -> "you came here from Tarnow" (held-out seed 84211).
+        text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", to_the_listener(text, speaker))
     return f"I remember: {text}"
 
 

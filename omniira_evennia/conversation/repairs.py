@@ -123,6 +123,7 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
 _SECOND_PERSON = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+_PAST = set("grew came went had lost found said told kept sold fell broke left".split())
 # The speaker as a sentence's subject, at its start or after "I know" ("Linnea is from Redfern."
 # to Linnea, "I know Maelis keeps a speckled horse": replayed held-out replies).
 _SUBJECT = (
@@ -146,9 +147,6 @@ def _second_person(verb: str) -> str | None:
     if verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:
         return verb[:-1]
     return None
-
-
-_PAST = set("grew came went had lost found said told kept sold fell broke left".split())
 
 
 def _spoken_to(text: str, name: str) -> str:
