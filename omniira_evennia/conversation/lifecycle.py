@@ -16,13 +16,18 @@ from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
 from omniira_evennia.conversation import store as conversations
-from omniira_evennia.conversation.extraction import ExtractionInput, run_extraction, speaker_lines
+from omniira_evennia.conversation.extraction import (
+    ExtractionInput,
+    run_extraction,
+    speaker_lines,
+    unnoted_statements,
+)
 from omniira_evennia.knowledge.service import doubt_for
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.service import Job, run_job
 from omniira_evennia.memory.embeddings import get_embedder
 from omniira_evennia.memory.grounding import evidence
-from omniira_evennia.memory.service import Note, is_player, write_note
+from omniira_evennia.memory.service import Note, embed_later, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
 
@@ -160,9 +165,9 @@ def _apply_extraction(result, *, inp: ExtractionInput, npc, speaker) -> int:
 
 
 def _write_extracted(result, inp: ExtractionInput, npc, speaker, rejected: list) -> int:
-    """Each fact the review found that the NPC has no note of under its key, through the write
-    policy (what it refuses goes to `rejected`). Returns how many were written."""
-    written = 0
+    """Each fact the review found that the NPC has no note of under its key, and what the
+    speaker said of themselves that it left out, through the write policy (what it refuses goes
+    to `rejected`). Returns how many were written."""
     existing = set(Memory.objects.filter(npc=npc, subject=speaker).values_list("key", flat=True))
     # Every fact must rest on the speaker's own statements (memory/grounding.py): those
     # of the window it was read from, each window read once.
@@ -170,6 +175,7 @@ def _write_extracted(result, inp: ExtractionInput, npc, speaker, rejected: list)
     read: dict[int, object] = {}
     # A fact against what the NPC knows is kept, as uncertain (knowledge/contradiction.py).
     doubt = doubt_for(npc, speaker)
+    kept = []
     for tag, vector, window in zip(result.memories, result.vectors, windows):
         if tag.key in existing:
             continue  # the NPC's own tag (or an earlier fact) wins
@@ -190,6 +196,38 @@ def _write_extracted(result, inp: ExtractionInput, npc, speaker, rejected: list)
             grounds=grounds,
             doubt=doubt(tag.value) if doubt is not None else None,
         )
-        if write_note(npc, note, rejected):
-            written += 1
-    return written
+        memory = write_note(npc, note, rejected)
+        if memory is not None:
+            kept.append(memory)
+    kept.extend(_write_unnoted(inp, npc, speaker, [m.value for m in kept], doubt, rejected))
+    # Kept as the speaker's words (memory/write.py, below): their vectors are made later.
+    embed_later([m for m in kept if m.embedding is None])
+    return len(kept)
+
+
+def _write_unnoted(inp: ExtractionInput, npc, speaker, written: list[str], doubt, rejected):
+    """What the speaker said of themselves that the review left out (extraction.
+    unnoted_statements), kept in their words: 'Nerys said: "I have a son called Casimir..."'."""
+    lines = speaker_lines(inp)
+    remembered = list(inp.known) + written
+    kept = []
+    grounds = None
+    for statement in unnoted_statements(lines, npc.key, remembered):
+        grounds = grounds or evidence(lines, subject=speaker.key)
+        value = f'{speaker.key} said: "{statement}"'
+        note = Note(
+            speaker,
+            value,
+            key="said_" + "_".join(statement.lower().split()[:4]),
+            importance=5,
+            source=Source.EXTRACTED,
+            game_day=clock.current_game_day(),
+            speaker=speaker,
+            from_player=is_player(speaker),
+            grounds=grounds,
+            doubt=doubt(value) if doubt is not None else None,
+        )
+        if memory := write_note(npc, note, rejected):
+            health.incr("statements_kept_as_said")
+            kept.append(memory)
+    return kept

@@ -70,7 +70,12 @@ def remembered_line(answer: str, speaker: str) -> str:
     """The NPC's plain answer from what it remembers (`answer_from`), for a question about the
     speaker's own life its model could only give back: "I remember: your brother is Aldric."
     (the speaker named at the start of a memory becomes "you"); their own words are quoted."""
-    text = answer[:MAX_CHARS].strip().rstrip(".!") + "."
+    text = answer[:MAX_CHARS].strip()
+    if speaker:
+        # A memory kept in their words ('Xander said: "I fear spiders."', memory/write.py).
+        quoted = re.match(rf'^{re.escape(speaker)} said:\s*"(.*?)"?$', text, re.IGNORECASE)
+        text = quoted.group(1) if quoted else text
+    text = text.rstrip('.!"') + "."
     if _FIRST_PERSON.search(text):  # their own words
         return f'You told me so yourself, {speaker or "friend"}: "{text}"'
     if speaker:

@@ -29,7 +29,7 @@ Reactor thread only (ORM writes). `write_reply` applies a parsed reply's tags th
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -42,7 +42,7 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import notes_store, relationship_store, store
 from omniira_evennia.memory.embeddings import embed_or_none, to_blob
-from omniira_evennia.memory.grounding import Grounding, evidence, ground
+from omniira_evennia.memory.grounding import LACKS_OBJECT, Grounding, evidence, ground
 from omniira_evennia.memory.lateness import late_write
 
 # What the policy keeps beside memories, and restatements, live in their own modules; their
@@ -126,6 +126,23 @@ def grounding_of(npc, note: Note, value: str) -> Grounding | None:
     return ground(value, note.grounds, subject=subject, npc=npc.key, told=note.told)
 
 
+def _their_words_instead(npc, note: Note, value: str, grounded: Grounding):
+    """
+    A note that lost its thing ("Xander fears them more than anything.") is kept as the line it
+    rests on, quoted ('Xander said: "If you ever see me go pale, it's spiders: I fear them
+    more than anything."'): the spiders come back when asked. Its vector is made later, from
+    the quote (`embed_later`). Without such a line (or for hearsay) the note stays refused.
+    """
+    subject = getattr(note.subject, "key", "") or ""
+    if not grounded.line or note.told or not subject:
+        return note, value, grounded
+    line = grounded.line.strip(' "')
+    quoted = policed(f'{subject} said: "{line}"', "memory")
+    note = replace(note, value=quoted, embedding=None)
+    health.incr("notes_kept_as_said")
+    return note, quoted, grounding_of(npc, note, quoted)
+
+
 def reject(npc, note: Note, value: str, reason: str, rejected: list | None = None) -> None:
     """A note the policy refused: counted, audited for builders (`@memory audit`), and added
     to `rejected` (a review's list) with its reason."""
@@ -155,6 +172,8 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
         return None
     value = policed(note.value, "memory", redact=not admin)
     grounded = grounding_of(npc, note, value)
+    if grounded is not None and not grounded.ok and grounded.reason == LACKS_OBJECT:
+        note, value, grounded = _their_words_instead(npc, note, value, grounded)
     if grounded is not None and not grounded.ok:
         reject(npc, note, value, grounded.reason, rejected)
         return None
@@ -220,7 +239,9 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
 
 def _grounding_record(npc, note: Note, grounded: Grounding | None) -> dict:
     if grounded is not None:
-        return {**grounded.as_record(), "told": note.told}
+        # The line is shown to builders: redacted like every stored text.
+        record = grounded.as_record()
+        return {**record, "line": policed(record["line"], "memory"), "told": note.told}
     if note.source == Source.ADMIN:
         return {"source": "builder or game code"}
     if getattr(note.subject, "id", None) == npc.id:

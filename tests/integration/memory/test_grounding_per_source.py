@@ -58,7 +58,8 @@ class TestGroundedMemory(SocialTestBase):
             lifecycle.process_ended()
             shown = self.call(CmdMemory(), "reviews Maren")
         kept = list(Memory.objects.filter(source="extracted").values_list("value", flat=True))
-        assert kept == ["Ada is afraid of deep water."]
+        # The sister the review turned round is kept as Ada said it.
+        assert kept == ["Ada is afraid of deep water.", 'Ada said: "I\'m looking for my sister."']
         conv = Conversation.objects.get(npc=self.maren)
         assert [r["value"] for r in conv.rejected] == [
             "Ada is afraid of spiders.",
@@ -66,6 +67,43 @@ class TestGroundedMemory(SocialTestBase):
         ]
         assert "refused 'Ada is afraid of spiders.': not in their words: spiders" in shown
         assert "other way round" in shown
+
+    def test_a_reviewed_fact_that_lost_its_thing_is_kept_as_the_players_words(self):
+        router = Router(
+            voice=["Aye."],
+            extraction=[{"key": "fear", "value": "Ada fears them more than anything."}],
+        )
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(
+                CmdTalk(), "Maren = If I go pale, it's spiders: I fear them more than anything."
+            )
+            self.call(CmdTalk(), "Maren = Goodbye!")
+            lifecycle.process_ended()
+        memory = Memory.objects.get(source="extracted")
+        assert memory.value == (
+            'Ada said: "If I go pale, it\'s spiders: I fear them more than anything."'
+        )
+        assert memory.grounding["line"].startswith("If I go pale")
+        assert memory.embedding is not None  # made from the quote, after the write
+
+    def test_what_the_review_left_out_is_kept_in_the_players_words(self):
+        router = Router(
+            voice=["Aye."],
+            extraction=[{"key": "trade", "value": "Ada is a shepherd by trade."}],
+        )
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(CmdTalk(), "Maren = I'm a shepherd by trade.")
+            self.call(CmdTalk(), "Maren = I have a son called Casimir; he went east.")
+            self.call(CmdTalk(), "Maren = My cloak is soaked through.")  # no fact of the kinds
+            self.call(CmdTalk(), "Maren = Goodbye!")
+            lifecycle.process_ended()
+            shown = self.call(CmdMemory(), "inspect Maren")
+        kept = sorted(Memory.objects.filter(source="extracted").values_list("value", flat=True))
+        assert kept == [
+            "Ada is a shepherd by trade.",
+            'Ada said: "I have a son called Casimir; he went east."',
+        ]
+        assert "Casimir" in shown
 
     def test_gossip_of_talk_is_refused_and_news_is_kept(self):
         bob = self.char2

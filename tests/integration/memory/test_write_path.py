@@ -68,6 +68,7 @@ class TestSamePolicyForEverySource(WritePathBase):
             lifecycle.extract("c1")
         memory = self.stored(source=Source.EXTRACTED)
         self.assert_policy(memory)
+        assert "555-123-4567" not in str(memory.grounding)  # the line it rests on, shown too
 
     def test_game_code_and_the_builder_command_flag_instructions(self):
         api.remember(self.maren, self.char1, TRICK, key="trick", embed=False)

@@ -315,3 +315,41 @@ def test_a_note_whose_thing_is_only_it_or_them_is_refused_as_incomplete(value, l
 )
 def test_a_note_that_names_its_thing_is_kept_though_it_says_it(value, line):
     assert ground(value, [line], subject="Xander", npc="Maren").ok
+
+
+def test_a_note_without_its_object_names_the_line_that_has_it():
+    """The write policy keeps that line, quoted, instead of the empty note (seed 84211)."""
+    line = "Maren, see this? It's an iron key to a house that burned, and I never let it out of my sight."
+    found = ground("Xander never let it out of their sight.", [line], subject="Xander", npc="Maren")
+    assert not found.ok
+    assert (
+        found.line == "It's an iron key to a house that burned, and I never let it out of my sight."
+    )
+    quoted = f'Xander said: "{found.line}"'
+    assert ground(quoted, [line], subject="Xander", npc="Maren").ok
+
+
+def test_a_note_without_its_object_and_no_line_for_it_names_none():
+    found = ground("Xander fears them more than anything.", ["I like bread."], subject="Xander")
+    assert not found.ok and found.line == ""
+
+
+def test_a_goodbye_is_no_fact():
+    found = ground("Nell says farewell for now, Lyra.", ["Farewell for now, Lyra."], subject="Nell")
+    assert not found.ok and "greeting" in found.reason
+
+
+def test_a_quote_of_their_words_rests_on_them_word_for_word():
+    lines = ["Good evening, Wren: I have a son called Casimir; he went east and never wrote."]
+    quote = 'Nerys said: "I have a son called Casimir; he went east and never wrote."'
+    found = ground(quote, lines, subject="Nerys", npc="Wren")
+    assert found.ok and found.reason == "their own words" and "Casimir" in found.line
+    changed = 'Nerys said: "I have a son called Casimir; he went west."'
+    assert ground(changed, lines, subject="Nerys", npc="Wren").reason.startswith("not their words")
+
+
+def test_a_verbs_s_and_two_statements_of_theirs_in_a_row_ground_a_fact():
+    """Seed 84211, read again: the review's note was refused, so the jade ring was lost."""
+    line = "Voss, I always carry a jade ring; I would run into a burning house for it."
+    value = "Niall carries a jade ring; he would run into a burning house for it."
+    assert ground(value, [line], subject="Niall", npc="Voss").ok
