@@ -381,7 +381,9 @@ def third_person_self(reply: str, npc: str) -> bool:
 
 AUX = r"(?:do|does|did|can|could|will|would|have|has|had|are|were|is|should|must)"
 ADVERBS = r"(?:(?:really|still|ever|even|always|also|please|perhaps|truly)\s+)?"
-LIGHT_VERBS = {"do", "have", "be", "are", "get", "got", "is", "make"}
+# Verbs that say little alone: the slip must say them with the question's next word ("you have
+# family", "you've been here"), not in a clause of its own ("as long as you've been alive").
+LIGHT_VERBS = {"do", "have", "be", "been", "are", "get", "got", "is", "make"}
 
 
 def asked_of_npc(question: str) -> tuple[str, str] | None:
@@ -393,8 +395,9 @@ def asked_of_npc(question: str) -> tuple[str, str] | None:
     if not m:
         return None
     verb = m.group(1).lower()
-    rest = [w for w in m.group(2).lower().split() if w not in STOPWORDS]
-    return verb, (rest[0] if rest else "")
+    after = m.group(2).lower().split()
+    rest = [w for w in after if w not in STOPWORDS]
+    return verb, (rest[0] if rest else after[0] if after else "")
 
 
 def answered_as_player(reply: str, question: str, npc: str, npc_directed: bool = True) -> bool:

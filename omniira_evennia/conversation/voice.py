@@ -66,7 +66,10 @@ _ASSISTANT = re.compile(
     # requires ... it's important to be well-prepared ... Overall, this profession is ...").
     r"|\bit'?s (?:important|essential|crucial|vital) (?:to|that)\b"
     r"|(?:^|[.!?]\s+)(?:additionally|overall|furthermore|in conclusion|in summary),"
-    r"|\bwith this knowledge\b|\b(?:a )?good starting point\b",
+    r"|\bwith this knowledge\b|\b(?:a )?good starting point\b"
+    # A shop assistant's goodbye ("You're welcome, Nerys! I'll be here if you need anything
+    # else.", held-out busy run, seed 62903).
+    r"|\bif you (?:need|want|require) anything(?: else)?\b",
     re.IGNORECASE,
 )
 # The player's line handed back about them in the third person ("I understand that Lavinia
@@ -169,7 +172,10 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     if head and re.search(_YOUR_TRADE.format(trade=re.escape(head)), reply, re.IGNORECASE):
         found.append("own_role_as_yours")
     if npc and re.search(
-        rf"\b(?:i am|i'm)\s+not\s+{re.escape(npc)}\b|\bas an ai\b|\bi am an ai\b|\bi'm an ai\b",
+        rf"\b(?:i am|i'm)\s+not\s+{re.escape(npc)}\b|\bas an ai\b|\bi am an ai\b|\bi'm an ai\b"
+        # "I didn't know anyone named Maren from Velden." said by Maren (held-out seed 84211)
+        rf"|\b(?:anyone|anybody|someone|somebody|nobody|no one)\s+(?:named|called)\s+"
+        rf"{re.escape(npc)}\b(?!'s)",
         reply,
         re.IGNORECASE,
     ):
@@ -179,7 +185,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     if _ASSISTANT.search(reply):
         found.append("assistant_voice")
     asked_you = is_question(line) and re.search(r"\byou\b", line, re.I)
-    if (asked_you and answered_as_player(reply, line)) or answers_about_them(reply, line):
+    if (asked_you and answered_as_player(reply, line, npc)) or answers_about_them(reply, line):
         found.append("answered_as_player")
     if restates(reply, line, npc, speaker) or (
         speaker
@@ -195,6 +201,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     elif _OWN_MEMORY_AS_YOURS.search(reply) or _UNTOLD_AS_YOURS.search(reply):
         found.append("swaps_i_and_you")
     elif _SORRY_AS_YOURS.search(reply) and not re.search(r"\bsorry\b", line, re.IGNORECASE):
+        found.append("swaps_i_and_you")
+    elif _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
         found.append("swaps_i_and_you")
     if _claims_their_words(reply, line):
         found.append("claims_their_words")
@@ -266,6 +274,10 @@ _UNTOLD_AS_YOURS = re.compile(
 # since sunrise." (held-out run, seed 94727), "You're sorry, but you don't have up-to-date news".
 _SORRY_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you(?:'re| are) (?:so |very )?sorry\b", re.IGNORECASE)
 
+# The NPC's feeling said as the player's: "You feel terrible." to "My cloak is soaked through."
+# (held-out busy run, seed 62903), "You feel scared of wolves too." (seed 26893).
+_FEELING_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you feel\b(?!,)[^?]*?(?:[.!]|$)", re.IGNORECASE)
+
 # "I" and the three words after it, in the player's line: the same four words in the reply
 # are the player's fact (or feeling) taken as the NPC's own.
 _FIRST_PERSON_RUN = re.compile(r"\bi\s+([a-z']+)\s+([a-z']+)\s+([a-z']+)", re.IGNORECASE)
@@ -335,12 +347,13 @@ _NEVER_TOLD_MINE = re.compile(
 @lru_cache(maxsize=256)
 def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
     """The player's not telling said as the NPC's: "I never told you about Isolde's raven", "I
-    never told you what your dog is called", "I never told you what I do for a living"."""
+    never told you what your dog is called", "I never told you what I do for a living", "I
+    never told you that Niall cannot eat." (held-out seed 84211)."""
     sp = re.escape(speaker)
     return re.compile(
         r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention|said)"
         rf"(?: to)? you (?:(?:about|of) (?:your|{sp}'s)\b|(?:what|where|who|whom|how) (?:i|your|"
-        rf"{sp})\b|your\b|{sp}'s\b|that (?:i|my)\b)",
+        rf"{sp})\b|your\b|{sp}'s\b|that (?:i|my|{sp})\b)",
         re.IGNORECASE,
     )
 
@@ -398,15 +411,25 @@ def answers_about_them(reply: str, line: str) -> bool:
 _GENERIC_YOU = re.compile(r"\W*you(?:'ll| will| can| could| might| may| should) ", re.I)
 
 
-def answered_as_player(reply: str, line: str) -> bool:
+# "Where are you from?" answered "You're from somewhere else." (held-out seed 38261).
+_ASKS_WHERE_FROM = re.compile(r"\bwhere (?:are|were|do|did) you (?:\w+ )?from\b", re.IGNORECASE)
+_YOU_FROM = re.compile(r"\byou(?:'re| are| were| come| came)\b[^.?!]*\bfrom\b", re.IGNORECASE)
+
+
+def answered_as_player(reply: str, line: str, npc: str = "") -> bool:
     """
     The question's predicate comes back with "you" as its subject, in a statement: asked "Do
     you have family here?", "Yes, you do have family." (the first content word after the
-    question's "you" is what was asked about the NPC).
+    question's "you", not the NPC's name, is what was asked about the NPC).
     """
+    if _ASKS_WHERE_FROM.search(line) and any(
+        _YOU_FROM.search(s) for s in sentence_list(reply) if not s.endswith("?")
+    ):
+        return True
     after = re.search(r"\byou\b(.*)$", line, re.IGNORECASE)
     asked = [w for w in re.findall(r"[a-z']{3,}", (after.group(1) if after else "").lower())]
-    asked = [w[:5] for w in asked if w not in STOP_WORDS and w not in _FREQUENCY]
+    skip = {npc.lower()} if npc else set()
+    asked = [w[:5] for w in asked if w not in STOP_WORDS and w not in _FREQUENCY | skip]
     if not asked:
         return False
     for sentence in sentence_list(reply):

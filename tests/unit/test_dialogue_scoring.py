@@ -300,6 +300,7 @@ def test_describing_itself_in_the_third_person():
             "How long have you kept this place, Maren?",
             "Maren",
         ),
+        ("You've been here a long time.", "How long have you been here, Voss?", "Voss"),
     ],
 )
 def test_the_npcs_question_answered_as_if_asked_of_the_player(reply, question, npc):
@@ -318,6 +319,12 @@ def test_the_npcs_question_answered_as_if_asked_of_the_player(reply, question, n
         ),
         ("I keep the forge and make blades.", "What do you do here?", "Voss"),
         ("You're afraid of deep water, Hesketh.", "What am I afraid of?", "Maren"),
+        # Held-out seed 84211: "you" in a clause of the NPC's own answer.
+        (
+            "I've been here a long time, Quill. I've been here for as long as you've been alive.",
+            "How long have you been here, Voss?",
+            "Voss",
+        ),
     ],
 )
 def test_a_proper_answer_is_not_answered_as_the_player(reply, question, npc):

@@ -60,6 +60,25 @@ from omniira_evennia.conversation.voice import admits_not_knowing, slips
             "I have been terrified of wolves since I was a child.",
             "assistant_voice",
         ),
+        # Held-out seed 84211: Maren not knowing "anyone named Maren"; Bram's not telling as hers.
+        (
+            "I didn't know anyone named Maren from Velden.",
+            "I came here from Velden, on the coast.",
+            "denies_being_itself",
+        ),
+        ("I never told you that Bram cannot eat.", "What can't I eat?", "swaps_i_and_you"),
+        # Held-out runs 62903 (busy), 26893, 38261.
+        ("Oh, your cloak is soaked. You feel terrible.", "My cloak is soaked.", "swaps_i_and_you"),
+        (
+            "You're welcome! I'll be here if you need anything else. Goodbye!",
+            "Thank you, Lyra. Goodbye for now!",
+            "assistant_voice",
+        ),
+        (
+            "Oh, Bram. You're from somewhere else. The town of Wickham Cross.",
+            "Where are you from, Maren?",
+            "answered_as_player",
+        ),
     ],
 )
 def test_each_slip_players_met_is_caught(reply, line, form):
@@ -73,6 +92,9 @@ def test_each_slip_players_met_is_caught(reply, line, form):
         ("You mend clocks, Ada. Still at it?", "Do you remember what I do?"),
         ("No grey cat here, you won't find one.", "Have you seen a grey cat?"),
         ("I've kept this place twenty years, love.", "How long have you kept this place?"),
+        ("You never told me that you cannot eat.", "What can't I eat?"),
+        ("I'm from Ashford, and you?", "Where are you from, Maren?"),
+        ("Ah, you feel, I think, what I felt.", "Was it hard?"),
         ("My memories of that winter are not kind ones.", "Was the winter hard?"),
         ("I remember that.", "Do you remember my trade?"),  # asked what it remembers
         ("I don't remember what you told me of it.", "What am I afraid of?"),
@@ -924,6 +946,10 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
     )
     assert plain_lines.remembered_line("My brother is Aldric.", "Zinnia") == (
         'You told me so yourself, Zinnia: "My brother is Aldric."'
+    )
+    kept_as_said = 'Zinnia said: "If I go pale, it\'s spiders: I fear them."'
+    assert plain_lines.remembered_line(kept_as_said, "Zinnia") == (
+        'You told me so yourself, Zinnia: "If I go pale, it\'s spiders: I fear them."'
     )
     assert topics.unknown_topic("Wren, what should you keep off my plate?", []) == (
         "what you cannot eat"
