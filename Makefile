@@ -17,7 +17,7 @@ PYTHON312 := $(shell for p in $$(command -v python3.12) $$(ls -1d $(HOME)/.pyenv
 endif
 VENV312 ?= .venv312
 
-.PHONY: demo demo-stop demo-admin test test-fast test-slow test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
+.PHONY: demo demo-stop demo-admin test test-unit test-fast test-slow test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
 
 venv: $(STAMP)
 
@@ -120,11 +120,17 @@ check-install: python312
 	$(PYTHON) tools/check_install.py $(INSTALL_FLAGS)
 	$(PYTHON) tools/check_install.py $(INSTALL_FLAGS) --python $(PYTHON312)
 
-test-fast: $(STAMP)
-	$(PY) -m pytest $(FAST)
+# The unit tests of the plain core run with pytest-django switched off: no Django, no
+# Evennia, no database (a plain module that reached Django would fail here).
+test-unit: $(STAMP)
+	$(PY) -m pytest -p no:django -W ignore::pytest.PytestConfigWarning tests/unit
 
+test-fast: test-unit
+	$(PY) -m pytest $(FAST) tests/integration
+
+# The unit tests use no database: they run once, in test-fast.
 test-postgres: $(STAMP)
-	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST)
+	OMNIIRA_TEST_DB=postgres $(PY) -m pytest $(FAST) tests/integration
 
 # The sentence-transformers (torch) embedder's tests; the default run skips them (no torch).
 test-torch: $(STAMP_TORCH)
