@@ -52,7 +52,7 @@ _ASSISTANT = re.compile(
     r"i could)|(?:do|can) you (?:need|want) (?:any )?(?:help|assistance)|need (?:any )?help with|"
     r"(?:please )?provide (?:me with )?(?:more |some )?(?:context|details|information)|"
     r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
-    r"feel free to|i'?m here to (?:help|assist)|happy to (?:help|assist)|"
+    r"feel free to|i'?m (?:always )?here to (?:help|assist)|happy to (?:help|assist)|"
     r"(?:any|some) tips (?:for|on)|as an ai\b|language model|virtual assistant|"
     r"(?:any|have) (?:more|other|further) questions|(?:concerns|questions) or (?:concerns|questions)|"
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"

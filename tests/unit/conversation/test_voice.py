@@ -67,6 +67,8 @@ from omniira_evennia.conversation.voice import admits_not_knowing, slips
             "denies_being_itself",
         ),
         ("I never told you that Bram cannot eat.", "What can't I eat?", "swaps_i_and_you"),
+        # Held-out seed 45119.
+        ("Oh, that's a shame. I'm always here to help you.", "I haven't eaten.", "assistant_voice"),
         # Held-out runs 62903 (busy), 26893, 38261.
         ("Oh, your cloak is soaked. You feel terrible.", "My cloak is soaked.", "swaps_i_and_you"),
         (
