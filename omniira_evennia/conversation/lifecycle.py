@@ -26,7 +26,7 @@ from omniira_evennia.knowledge.service import doubt_for
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.service import Job, run_job
 from omniira_evennia.memory.embeddings import get_embedder
-from omniira_evennia.memory.grounding import evidence
+from omniira_evennia.memory.grounding import evidence, said_quote
 from omniira_evennia.memory.service import Note, embed_later, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health
@@ -214,7 +214,7 @@ def _write_unnoted(inp: ExtractionInput, npc, speaker, written: list[str], doubt
     grounds = None
     for statement in unnoted_statements(lines, npc.key, remembered):
         grounds = grounds or evidence(lines, subject=speaker.key)
-        value = f'{speaker.key} said: "{statement}"'
+        value = said_quote(speaker.key, statement)
         note = Note(
             speaker,
             value,

@@ -14,6 +14,7 @@ from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.repairs import to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import _FIRST_PERSON, MAX_CHARS, is_question
+from omniira_evennia.memory.grounding import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
 # the line (the same line, the same answer), skipping one said already in the conversation.
@@ -73,8 +74,7 @@ def remembered_line(answer: str, speaker: str) -> str:
     text = answer[:MAX_CHARS].strip()
     if speaker:
         # A memory kept in their words ('Xander said: "I fear spiders."', memory/write.py).
-        quoted = re.match(rf'^{re.escape(speaker)} said:\s*"(.*?)"?$', text, re.IGNORECASE)
-        text = quoted.group(1) if quoted else text
+        text = quoted_words(text, speaker) or text
     text = text.rstrip('.!"') + "."
     if _FIRST_PERSON.search(text):  # their own words
         return f'You told me so yourself, {speaker or "friend"}: "{text}"'

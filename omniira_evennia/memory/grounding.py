@@ -294,7 +294,13 @@ _PRONOUN_OBJECT = re.compile(
 )
 
 
-def _quoted_words(value: str, subject: str) -> str | None:
+def said_quote(subject: str, words: str) -> str:
+    """A memory kept in its subject's own words: 'Nerys said: "I have a son ..."' (memory/write,
+    conversation/lifecycle); `quoted_words` reads it back."""
+    return f'{subject} said: "{words}"'
+
+
+def quoted_words(value: str, subject: str) -> str | None:
     """The words of a note that quotes its subject ('Nerys said: "I have a son ..."'), or None."""
     if not subject:
         return None
@@ -356,7 +362,7 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         reported = not told and bool(_REPORTS(subject).match(value))
         lines = evidence(lines, subject=subject, told=told or reported, own=reported)
     value = str(value or "")[:LINE_CHARS]
-    if quote := _quoted_words(value, subject):
+    if quote := quoted_words(value, subject):
         return _grounded_quote(quote, lines)
     if _ASKING.search(value) or value.rstrip(" \"'").endswith("?"):
         # "Have Kaspar always lived in this town?": a question turned round is still no fact.

@@ -42,7 +42,13 @@ from omniira_evennia import signals
 from omniira_evennia.conf import get_settings
 from omniira_evennia.memory import notes_store, relationship_store, store
 from omniira_evennia.memory.embeddings import embed_or_none, to_blob
-from omniira_evennia.memory.grounding import LACKS_OBJECT, Grounding, evidence, ground
+from omniira_evennia.memory.grounding import (
+    LACKS_OBJECT,
+    Grounding,
+    evidence,
+    ground,
+    said_quote,
+)
 from omniira_evennia.memory.lateness import late_write
 
 # What the policy keeps beside memories, and restatements, live in their own modules; their
@@ -137,7 +143,7 @@ def _their_words_instead(npc, note: Note, value: str, grounded: Grounding):
     if not grounded.line or note.told or not subject:
         return note, value, grounded
     line = grounded.line.strip(' "')
-    quoted = policed(f'{subject} said: "{line}"', "memory")
+    quoted = policed(said_quote(subject, line), "memory")
     note = replace(note, value=quoted, embedding=None)
     health.incr("notes_kept_as_said")
     return note, quoted, grounding_of(npc, note, quoted)
