@@ -127,7 +127,11 @@ ADMITS = re.compile(
 ASSISTANT = re.compile(
     r"how (?:can|may) i (?:help|assist)|(?:provide|give me|share|tell me) (?:some |a bit |a little )?"
     r"more (?:context|details|information)|\banything else\b|\bany tips\b|\btips (?:for|on)\b"
-    r"|\bas an ai\b|language model|\bassist(?:ance)?\b|\bi(?:'m| am) (?:here|happy|glad) to help"
+    r"|\bas an ai\b|language model|\bassist(?:ance)?\b"
+    r"|\bi(?:'m| am) (?:always |just |only )?(?:here|happy|glad) to help"
+    # "Oh no, Marisol! I'm sorry about that. Let me help you." (held-out seed 45119): the
+    # whole offer, with nothing the NPC would do.
+    r"|\blet me (?:help|assist) you(?: with (?:that|this|anything))?\s*(?:[.!]|$)"
     r"|\bfeel free to\b|\blet me know if\b|\bdo you need (?:help|anything)|\bhelp you with\b"
     r"|apologi[sz]e for (?:any|the) confusion|\bhow can i be of\b"
     r"|\b(?:enough|any|more|no|additional) information\b|\bhave information\b"
@@ -317,7 +321,10 @@ def first_person_claim(reply: str, claim: list[str], player: str = "") -> list[s
     return found
 
 
-SAYS_FRAME = re.compile(r"\b[A-Z][\w']* says(?: to (?:you|[A-Z]\w*))?\s*[:,]|\bsays to you\b")
+SAYS_FRAME = re.compile(
+    r"\b[A-Z][\w']* says(?: to (?:you|[A-Z]\w*))?\s*[:,]|\bsays to you\b"
+    r"|\b(?i:you say to you)\b"  # "You say to you: "I don't know."" (held-out seed 45119)
+)
 CUES = r"(?:yes|no|well|oh|ah|aye|sorry|thanks|thank you|right|okay|ok|hello|hi|indeed)"
 
 
@@ -343,6 +350,28 @@ def speaks_as_player(reply: str, npc: str, player: str) -> bool:
         if re.match(rf"^{name},\s+(?:i|you|do|did|what|can|could|would|will|have)\b", sentence):
             return True
     return False
+
+
+# Verbs of a clause about someone: "what Idris does", "that Idris is", "Idris never told me".
+ABOUT_VERBS = (
+    r"(?:does|do|did|doesn't|didn't|is|isn't|was|wasn't|has|hasn't|had|likes|loves|wants|fears|"
+    r"keeps|works|lives|came|comes|needs|treasures|owns|dreams|hopes|plans|said|told|mentioned|"
+    r"never|can't|cannot)"
+)
+
+
+def speaks_of_listener(reply: str, player: str) -> bool:
+    """
+    Role slip: the player spoken of in the third person, to their face: their name as the
+    subject of a clause ("I do not know what Idris does for a living." to Idris, held-out seed
+    45119; "Rosalie has a fear of spiders." to Rosalie), not as the one addressed ("Idris, I
+    ...", "Thank you, Idris.").
+    """
+    if not player:
+        return False
+    name = re.escape(player)
+    lead = r"(?:\b(?:what|where|who|how|why|whether|if|that|because)\s+|(?:^|[.!?]\s+)\W*)"
+    return bool(re.search(rf"{lead}{name}\s+{ABOUT_VERBS}\b", plain(reply), re.IGNORECASE))
 
 
 def denies_being_itself(reply: str, npc: str, role: str = "") -> bool:
@@ -717,7 +746,9 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
     category = scenario.facts[step.fact].category if step.fact is not None else step.category
     if step.kind in ("ask", "never_told", "newcomer") and category == "trade":
         traits = NPC_TRAITS.get(scenario.npc, "$^")
-        claims.append(rf"i(?:'m| am| was)\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:{traits})")
+        # "I sell remedies at my market stall." from Wren to "What is my trade?" (seed 45119)
+        doing = r"(?:sell|work|run|keep|make|mend|pour|play|sing|tend|brew|forge)s?"
+        claims.append(rf"i(?:'m| am| was|\s+{doing})\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:{traits})")
     npc_directed = step.kind in ("self", "trade", "town", "mid_named", "mid_plain")
     forms = {
         "first_person_claim": bool(first_person_claim(reply, claims, speaker)),
@@ -730,6 +761,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "swaps_i_and_you": swaps_i_and_you(reply),
         "assistant_voice": assistant_voice(reply),
         "narrates_player": narrates_player(reply),
+        "speaks_of_listener": speaks_of_listener(reply, speaker),
     }
     return [form for form, hit in forms.items() if hit]
 
@@ -743,6 +775,7 @@ SLIP_FORMS = (
     "swaps_i_and_you",
     "assistant_voice",
     "narrates_player",
+    "speaks_of_listener",
 )
 
 

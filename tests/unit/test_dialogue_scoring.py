@@ -265,6 +265,17 @@ def test_speaking_as_the_player():
     assert ev.speaks_as_player("I am Tobiah, and I mend clocks.", "Maren", "Tobiah")
     assert not ev.speaks_as_player("Welcome back, Tobiah. Cider?", "Maren", "Tobiah")
     assert not ev.speaks_as_player("Maren's the name, love.", "Maren", "Tobiah")
+    # Held-out seed 45119: the chat frame with the player on both sides.
+    assert ev.speaks_as_player("You say to you: \"I don't know.", "Maren", "Tobiah")
+
+
+def test_the_player_spoken_of_to_their_face():
+    """Held-out seed 45119, Wren to Idris, who asked how he earns his living."""
+    assert ev.speaks_of_listener("I do not know what Idris does for a living.", "Idris")
+    assert ev.speaks_of_listener("Idris never told me that.", "Idris")
+    assert not ev.speaks_of_listener("Idris, I don't know what you do.", "Idris")
+    assert not ev.speaks_of_listener("Thank you, Idris. Cider?", "Idris")
+    assert not ev.speaks_of_listener("I don't know what Thorne does.", "Idris")
 
 
 def test_denying_being_itself():
@@ -370,6 +381,9 @@ def test_no_swap(reply):
         "I'm sorry, but I don't have enough information to recommend a specific dish.",
         "I'm sorry, I don't have information about new things happening around here.",
         "Without more context or additional information, I cannot provide a secret.",
+        # Held-out seed 45119.
+        "Oh, that's a shame. I'm always here to help you.",
+        "Oh no, Marisol! I'm sorry about that. Let me help you.",
     ],
 )
 def test_an_assistants_voice(reply):
@@ -379,6 +393,7 @@ def test_an_assistants_voice(reply):
 def test_a_characters_voice_is_not_an_assistants():
     assert not ev.assistant_voice("Cider, ale or plum wine, love?")
     assert not ev.assistant_voice("I sing for coins at the market; the tips are thin.")
+    assert not ev.assistant_voice("Let me help you up, love. Mind the cobbles.")
 
 
 def test_the_players_fact_claimed_in_the_first_person():
@@ -415,6 +430,9 @@ def test_asked_the_players_trade_the_npc_gives_its_own():
     assert slips == ["first_person_claim"]
     self_step = Step("self", "What do you do here?", category="role")
     assert ev.role_slips("I am a herbalist; I sell remedies.", self_step, s, "Gwendolyn") == []
+    # Held-out seed 45119: the trade said by what the NPC does, not what it is.
+    sells = ev.role_slips("I sell remedies at my market stall.", step, s, "Gwendolyn")
+    assert sells == ["first_person_claim"]
 
 
 def test_role_slips_are_listed_by_form():
