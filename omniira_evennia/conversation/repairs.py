@@ -122,13 +122,20 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
 
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
-_SECOND_PERSON = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+_SECOND_PERSON = {
+    **{"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"},
+    **{"isn't": "aren't", "wasn't": "weren't", "hasn't": "haven't"},
+    # The same for "you": "I don't know what Benedikt cannot eat." -> "what you cannot eat".
+    **{v: v for v in "can can't cannot could will won't would did didn't never".split()},
+}
 _PAST = set("grew came went had lost found said told kept sold fell broke left".split())
 # The speaker as a sentence's subject, at its start or after "I know" ("Linnea is from Redfern."
-# to Linnea, "I know Maelis keeps a speckled horse": replayed held-out replies).
+# to Linnea, "I know Maelis keeps a speckled horse": replayed held-out replies), or of a
+# clause ("I don't know what Araminta does for a living.", 16 of 821 replayed first replies).
 _SUBJECT = (
     r"(?P<lead>^\W*|[.!?]\s+|\b(?:yes|no|oh|ah|well|aye),\s+|\b(?:know|remember|recall|heard)"
-    r"(?: that)?\s+){name}\s+(?P<verb>[a-z']+)\b"
+    r"(?: that)?\s+|\b(?:what|where|who|how|why|whether|if|that|because)\s+)"
+    r"{name}\s+(?P<verb>[a-z']+)\b"
 )
 _THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|his|him|her|hers|himself|herself)\b", re.I)
 

@@ -324,17 +324,24 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
             best, best_weight = text, weight
     if best is not None:
         return best
-    for text in reversed([capped(t) for t in said]):
-        # A question is no answer ("Where are you from, Maren?" to "Where am I from?",
-        # held-out seed 41257): only what they stated.
-        # And only about themselves: "Maren is leaving town for good." is news, no answer to
-        # "Do you remember my home town?" (held-out seed 71359).
-        stated = " ".join(
-            s for s in sentence_list(text) if not is_question(s) and _ABOUT_ME.search(s)
-        )
+    for text in reversed(said):
+        stated = own_statements(text)
         if stated and asked.held_by(stated.lower()):
             return stated
     return None
+
+
+def own_statements(text: str) -> str:
+    """
+    What a speaker's line states about themselves: its sentences that are not questions and
+    say I, me or my. A question tells nothing ("Where are you from, Maren?" is no answer to
+    "Where am I from?", held-out seed 41257; "What do you sell?" says nothing of the speaker's
+    trade, seed 45119), and news is not about them ("Maren is leaving town for good.", seed
+    71359).
+    """
+    return " ".join(
+        s for s in sentence_list(capped(text)) if not is_question(s) and _ABOUT_ME.search(s)
+    )
 
 
 def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:

@@ -94,22 +94,23 @@ def parse_voice_reply(text: str, turn_format: str) -> ParsedReply:
     return parse_structured_reply(text) if turn_format == "json" else parse_reply(text)
 
 
+def their_words(ctx: PromptContext) -> list[str]:
+    """The speaker's earlier lines in front of the NPC: from before, then this conversation's."""
+    return [text for _, text in ctx.said] + [t.text for t in ctx.history if t.role == "user"]
+
+
 def known_to_npc(ctx: PromptContext) -> list[str]:
-    """What the NPC has in front of it about the speaker: memories, beliefs, their words."""
-    return (
-        [m.text for m in ctx.memories]
-        + list(ctx.beliefs)
-        + [text for _, text in ctx.said]
-        + [t.text for t in ctx.history if t.role == "user"]
-    )
+    """What the NPC has in front of it about the speaker's life: memories, beliefs, and what
+    their words state about themselves (topics.own_statements: their questions tell nothing)."""
+    stated = [s for s in map(topics.own_statements, their_words(ctx)) if s]
+    return [m.text for m in ctx.memories] + list(ctx.beliefs) + stated
 
 
 def answer_in_view(ctx: PromptContext) -> str | None:
     """What in front of the NPC answers a question about the speaker's own life (voice.
     answer_from): its trusted memories first, then the speaker's own earlier words."""
     trusted = [m.text for m in ctx.memories if not (m.untrusted or m.doubtful or m.heard_from)]
-    said = [text for _, text in ctx.said] + [t.text for t in ctx.history if t.role == "user"]
-    return topics.answer_from(ctx.message, trusted, said, ctx.speaker_name)
+    return topics.answer_from(ctx.message, trusted, their_words(ctx), ctx.speaker_name)
 
 
 def _merge_notes(into: ParsedReply, first: ParsedReply) -> None:
@@ -178,7 +179,8 @@ def world_unknown(inp: TurnInput, ctx: PromptContext, conf: OmniiraSettings, vec
     return answers.unanswered(
         ctx.message,
         inp.knowledge,
-        [*seen, *ctx.others_present, *known_to_npc(ctx)],
+        [*seen, *ctx.others_present, *(m.text for m in ctx.memories), *ctx.beliefs]
+        + their_words(ctx),
         vectors.query,
         conf,
         now=inp.now,

@@ -22,6 +22,8 @@ what it was never told. Each slip is a named rule on the reply (and the line it 
   your farewell." to "Goodbye, Lyra");
 - `shrugs_off_a_statement`: "I don't know." (or "I remember that.") and nothing else, to a line
   that asked nothing or asked about the NPC itself ("Have you had a long day, Lyra?");
+- `speaks_of_them`: the player named in the third person to their face ("I do not know what
+  Idris does for a living." to Idris);
 - `speaks_of_its_notes`: the prompt's words for what the NPC holds said aloud ("According to
   your memories, Wren is the herbalist").
 
@@ -69,7 +71,10 @@ _ASSISTANT = re.compile(
     r"|\bwith this knowledge\b|\b(?:a )?good starting point\b"
     # A shop assistant's goodbye ("You're welcome, Nerys! I'll be here if you need anything
     # else.", held-out busy run, seed 62903).
-    r"|\bif you (?:need|want|require) anything(?: else)?\b",
+    r"|\bif you (?:need|want|require) anything(?: else)?\b"
+    # The whole offer, nothing the NPC would do: "Oh no, Marisol! I'm sorry about that. Let me
+    # help you." (held-out seed 45119), not "Let me help you with that sack."
+    r"|\blet me (?:help|assist) you(?: with (?:that|this|anything))?\s*(?:[.!]|$)",
     re.IGNORECASE,
 )
 # The player's line handed back about them in the third person ("I understand that Lavinia
@@ -114,6 +119,15 @@ _YOUR_TRADE = (
     # "Your trade is the tavern keeper: you pour the drinks" to "What is my trade?" (telnet).
     r"|\byour\s+(?:trade|work|job|craft|calling|living|profession|line of work)\s+is\s+"
     r"(?:being\s+)?(?:(?:a|an|the)\s+)?{trade}\b"
+)
+# The speaker named in the third person, to their face, inside a clause: "I do not know what
+# Idris does for a living." (held-out seed 45119), "I remember that Idris has a goat."; a
+# sentence opening with their name is _THIRD_PERSON_BACK's.
+_SPEAKS_OF_THEM = (
+    r"\b(?:what|where|who|how|why|whether|if|that|because)\s+{speaker}\s+(?:does|do|did|doesn't|"
+    r"didn't|is|isn't|was|wasn't|has|hasn't|had|likes|loves|wants|fears|keeps|works|lives|came|"
+    r"comes|needs|treasures|owns|dreams|hopes|plans|earns|makes|said|told|mentioned|never|can't|"
+    r"cannot)\b"
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
@@ -168,6 +182,10 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         or re.search(_SAID_BY.format(name=re.escape(speaker)), reply, re.IGNORECASE)
     ):
         found.append("speaks_as_player")
+    elif re.search(r"\byou say to you\b", reply, re.IGNORECASE):
+        found.append("speaks_as_player")  # "You say to you: "I don't know." (seed 45119)
+    if speaker and re.search(_SPEAKS_OF_THEM.format(speaker=re.escape(speaker)), reply, re.I):
+        found.append("speaks_of_them")
     head = _role_head(role)
     if head and re.search(_YOUR_TRADE.format(trade=re.escape(head)), reply, re.IGNORECASE):
         found.append("own_role_as_yours")

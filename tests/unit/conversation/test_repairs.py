@@ -25,6 +25,23 @@ from omniira_evennia.conversation import repairs
         ),
         # Not the subject: left as said.
         ("Dara and I went fishing.", "Dara", "Dara and I went fishing."),
+        # The subject of a clause (replayed held-out replies, seed 45119 and earlier).
+        (
+            "I do not know what Idris does for a living.",
+            "Idris",
+            "I do not know what you do for a living.",
+        ),
+        ("I'm not sure where Calla is from.", "Calla", "I'm not sure where you are from."),
+        (
+            "I don't know what Rosalie is allergic to.",
+            "Rosalie",
+            "I don't know what you are allergic to.",
+        ),
+        (
+            "I cannot tell you what Benedikt cannot eat.",
+            "Benedikt",
+            "I cannot tell you what you cannot eat.",
+        ),
     ],
 )
 def test_the_speaker_as_a_sentences_subject_is_spoken_to(reply, speaker, expected):

@@ -68,3 +68,24 @@ def test_a_trade_from_a_place_says_where_they_are_from():
     assert found == memory
     # Where a thing came from is no home.
     assert topics.unknown_topic("Where am I from?", ["Brigid heard it from the carter."])
+
+
+def test_the_speakers_own_questions_do_not_make_their_trade_known():
+    """Held-out seed 45119: Edda had asked Wren "What do you sell?" the day before, so "What is
+    my trade, do you recall?" was taken as told ("sell") and Wren answered with her own trade,
+    "I sell remedies at my market stall." What the speaker stated still counts."""
+    from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
+    from omniira_evennia.conversation.turn import known_to_npc
+
+    def ctx(*lines):
+        return PromptContext(
+            identity=Identity("Wren", "herbalist", "Kind.", "You sell remedies."),
+            speaker_name="Edda",
+            message="What is my trade, do you recall?",
+            history=[Turn("user", line) for line in lines],
+        )
+
+    asked = "What is my trade, do you recall?"
+    assert topics.unknown_topic(asked, known_to_npc(ctx("What do you sell?"))) is not None
+    told = ctx("What do you sell? I sell lamp oil myself.")
+    assert topics.unknown_topic(asked, known_to_npc(told)) is None

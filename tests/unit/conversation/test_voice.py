@@ -81,6 +81,15 @@ from omniira_evennia.conversation.voice import admits_not_knowing, slips
             "Where are you from, Maren?",
             "answered_as_player",
         ),
+        # Held-out seed 45119: a help desk's offer, the chat frame turned on the player, and
+        # the player spoken of to their face.
+        ("Oh no! I'm sorry about that. Let me help you.", "I slipped outside.", "assistant_voice"),
+        ("You say to you: \"I don't know.", "What's the name of my goat?", "speaks_as_player"),
+        (
+            "I do not know what Bram does for a living.",
+            "How do I earn my living?",
+            "speaks_of_them",
+        ),
     ],
 )
 def test_each_slip_players_met_is_caught(reply, line, form):
@@ -102,6 +111,9 @@ def test_each_slip_players_met_is_caught(reply, line, form):
         ("I don't remember what you told me of it.", "What am I afraid of?"),
         ("You remember the flood, then? It took my barn.", "The flood took half the town."),
         ("From the notes in my ledger, you owe two copper.", "What do I owe you?"),
+        ("Let me help you with that sack, it looks heavy.", "Oof, this sack."),
+        ("I don't know what you do for a living, Ada.", "How do I earn my living?"),
+        ("Ada, I never heard what you do.", "What do I do?"),
     ],
 )
 def test_a_good_answer_is_no_slip(reply, line):
