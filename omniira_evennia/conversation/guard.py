@@ -116,23 +116,28 @@ def repaired(
     """A reply that still slipped after it was asked again: its slipped sentences go; what it
     was never told, it says it does not know (plain_lines.dont_know_line)."""
     name, speaker = ctx.identity.name, ctx.speaker_name
+
+    def invents(mended: str) -> bool:
+        # Turned round, an answer to what it was never told is still made up: "You must never
+        # put salt in Marisol's food." became "I must never put salt in your food." (seed 45119).
+        return bool(topic) and not voice.admits_not_knowing(mended)
+
     if "answered_as_player" in problem:
         turned = repairs.turned_round(text, ctx.message)
         # Said back as the NPC's own, an answer may repeat the question's words ("Have you
         # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer.
         left = [s for s in slips_of(turned, ctx) if s != voice.RESTATED]
-        if turned != text and not left:
+        if turned != text and not left and not invents(turned):
             health.incr("voice_slips_repaired")
             return turned
     if "swaps_i_and_you" in problem:
         turned = repairs.own_doubt_turned(text)
-        if turned != text and not slips_of(turned, ctx):
+        if turned != text and not slips_of(turned, ctx) and not invents(turned):
             health.incr("voice_slips_repaired")
             return turned
     if problem.startswith("slipped"):
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
-        whole = kept and not slips_of(kept, ctx)
-        if whole and not (topic and not voice.admits_not_knowing(kept)):
+        if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")
             return kept
     if problem.startswith(MISSTATES):

@@ -3,6 +3,8 @@ A voice of its own (issue #24, point 3): the slips players met, each caught by i
 and what an NPC says of what it was never told. The replies are the ones quoted in the issue.
 """
 
+from types import SimpleNamespace
+
 import pytest
 
 from omniira_evennia.conversation import plain_lines, repairs, topics, voice
@@ -1466,3 +1468,24 @@ def test_the_speakers_line_written_for_them_becomes_the_heard_line_for_a_stateme
     written = 'Ada: "Maren, nuts can make me break out in a rash."'
     result = run_turn(turn_input(said), conf("speech"), FakeClient(written, written))
     assert result.parsed.text == plain_lines.heard_line(said, "Ada")
+
+
+def test_a_slip_turned_round_still_may_not_invent_what_was_never_told():
+    """Held-out seed 45119: Marisol never said what she cannot eat. "You must never put salt in
+    Marisol's food." answered as if Voss were asked; turned round it became "I must never put
+    salt in your food.", still made up. The mend must say it does not know."""
+    from omniira_evennia.conversation import guard
+    from omniira_evennia.conversation.prompts import Identity, PromptContext
+
+    line = "What must you never put in my food?"
+    ctx = PromptContext(
+        identity=Identity("Voss", "blacksmith", "Gruff.", "You mend tools."),
+        speaker_name="Marisol",
+        message=line,
+    )
+    topic = topics.unknown_topic(line, [])
+    text = "You must never put salt in your food."
+    problem = guard.voice_problem(SimpleNamespace(text=text), ctx, topic)
+    assert problem.startswith("slipped") and "answered_as_player" in problem
+    mended = guard.repaired(text, problem, ctx, topic)
+    assert "salt" not in mended and admits_not_knowing(mended), mended
