@@ -17,7 +17,7 @@ PYTHON312 := $(shell for p in $$(command -v python3.12) $$(ls -1d $(HOME)/.pyenv
 endif
 VENV312 ?= .venv312
 
-.PHONY: demo demo-stop demo-admin test test-unit test-fast test-slow test-postgres test-torch test-312 test-line python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
+.PHONY: demo demo-stop demo-admin test test-unit test-fast test-slow test-postgres test-torch test-312 test-312-fast test-312-e2e test-line test-line-fast test-line-e2e python312 dist check-install lint bench bench-embedders clean-demo venv venv-torch chromium
 
 venv: $(STAMP)
 
@@ -76,24 +76,36 @@ LINE_E2E := tests/e2e/test_builder_path.py \
 # $(LINE_E2E). The package is built and checked first (`make dist`, seconds); the default
 # install is checked last (about 2 minutes). CI allows 90 minutes.
 test: $(STAMP) chromium lint dist
-	$(MAKE) --no-print-directory --output-sync=target -j2 test-fast test-postgres
+	$(MAKE) --no-print-directory --output-sync=target -j3 test-fast test-postgres test-312-fast
 	$(MAKE) --no-print-directory test-slow
-	$(MAKE) --no-print-directory test-312
+	$(MAKE) --no-print-directory test-312-e2e
 	$(MAKE) --no-print-directory test-torch
 	$(MAKE) --no-print-directory check-install
 
 test-slow: $(STAMP)
 	$(PY) -m pytest $(SLOW)
 
-# Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use).
+# Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use). `make test` runs its
+# two halves apart: the fast suite beside the first line's (most of those tests wait on servers,
+# so a third job costs the two cores little), the games after the slow tests.
 test-312: python312
 	$(MAKE) --no-print-directory test-line PYTHON=$(PYTHON312) VENV=$(VENV312)
 
+test-312-fast: python312
+	$(MAKE) --no-print-directory test-line-fast PYTHON=$(PYTHON312) VENV=$(VENV312)
+
+test-312-e2e: python312
+	$(MAKE) --no-print-directory test-line-e2e PYTHON=$(PYTHON312) VENV=$(VENV312)
+
 # One Evennia line: the virtualenv VENV made with PYTHON, then $(FAST) and $(LINE_E2E). For example
 # `make test-line PYTHON=python3.13 VENV=.venv313`.
-test-line: $(STAMP)
+test-line: test-line-fast test-line-e2e
+
+test-line-fast: $(STAMP)
 	@$(PY) -c 'import sys, django, evennia; print(f"[test-line] Python {sys.version.split()[0]}, Evennia {evennia.__version__.split()[0]}, Django {django.__version__} in $(VENV)")'
 	$(PY) -m pytest $(FAST)
+
+test-line-e2e: $(STAMP)
 	$(PY) -m pytest $(LINE_E2E)
 
 python312:
