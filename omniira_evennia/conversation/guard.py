@@ -14,7 +14,7 @@ import difflib
 import re
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import plain_lines, repairs, repeats, voice
+from omniira_evennia.conversation import plain_lines, repairs, repeats, trades, voice
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.character_breaks import is_narration
 from omniira_evennia.conversation.handback import goodbye_given_back
@@ -22,6 +22,7 @@ from omniira_evennia.conversation.phrasing import gloss
 from omniira_evennia.conversation.prompts import PromptContext
 from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED
 from omniira_evennia.conversation.tags import ParsedReply
+from omniira_evennia.conversation.words import sentence_list
 from omniira_evennia.knowledge import answers
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.runtime import health
@@ -73,8 +74,28 @@ def unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
 
 
 def slips_of(text: str, ctx: PromptContext) -> list[str]:
-    """voice.slips of a reply to this turn's line, by this NPC to this speaker."""
-    return voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name, ctx.identity.role)
+    """voice.slips of a reply to this turn's line, by this NPC to this speaker, and another's
+    trade claimed as its own (trades.py)."""
+    found = voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name, ctx.identity.role)
+    if anothers_trade(text, ctx):
+        found.append(trades.ANOTHERS_TRADE)
+    return found
+
+
+_TRADE_FACTS = ("people", "trade")
+
+
+def anothers_trade(text: str, ctx: PromptContext) -> list[str]:
+    """The sentences of `text` that claim as the NPC's work what the facts shown to it say of
+    someone else (trades.claimed_trades)."""
+    ident = ctx.identity
+    name = ident.name.lower()
+    facts = [k.text for k in ctx.knowledge if k.category in _TRADE_FACTS]
+    # Facts written to the NPC ("You sell remedies ...") or naming it are its own.
+    own = [t for t in facts if re.match(r"\W*you\b|\W*your\b", t, re.I) or name in t.lower()]
+    others = [t for t in facts if t not in own]
+    mine = " ".join([ident.role, ident.personality, ident.duty, *own])
+    return trades.claimed_trades(text, mine, others) if others else []
 
 
 def badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
@@ -137,6 +158,8 @@ def repaired(
             return turned
     if problem.startswith("slipped"):
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
+        claimed = anothers_trade(kept, ctx)
+        kept = " ".join(s for s in sentence_list(kept) if s not in claimed)
         if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")
             return kept

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation import voice
+from omniira_evennia.conversation import trades, voice
 from omniira_evennia.conversation.prompts import PromptContext
 
 NEVER_TOLD = "answered what it was never told"
@@ -34,6 +34,12 @@ def asked_again(
         reminder = (
             f"(Answer {speaker} in your own words, as {name}: not {speaker}'s words back; say "
             "what you think of it, or ask about it.)"
+        )
+    elif problem == f"slipped: {trades.ANOTHERS_TRADE}":
+        role = f", the {ctx.identity.role}" if ctx.identity.role else ""
+        reminder = (
+            f"(Say what you yourself do, {name}{role}: not another's trade. If it is not "
+            "yours, say so.)"
         )
     elif problem.startswith("slipped"):
         reminder = (
@@ -59,6 +65,6 @@ def asked_again(
 REMINDER = re.compile(
     r"\((?:You are [^,]+, a person in this world|That goes against "
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
-    r"You have said that already|"
+    r"You have said that already|Say what you yourself do|"
     r"\S+ never told you this)"
 )

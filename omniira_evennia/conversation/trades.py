@@ -1,0 +1,47 @@
+"""
+Another's trade claimed as the NPC's own (issue #24, point 3): "I sell remedies and herbs." from
+Lyra, the bard, asked "What do you sell?" (held-out seed 50423, busy), "I sell remedies and tend
+anyone who falls ill." from Voss, the blacksmith (seed 38261). A small model takes what is in
+front of it, and the people of the town are in front of it as knowledge.
+
+A sentence claims a trade when its subject is "I" with a verb of work ("I sell", "I mend", "I'm
+brewing") and what follows names things a fact about someone else holds and nothing of the
+NPC's own (its role, personality, duty and the facts written to it as "you").
+
+Plain Python; every function reads at most the first MAX_CHARS of its text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation.words import capped, content_stems, sentence_list
+
+ANOTHERS_TRADE = "claims_anothers_trade"  # the slip's name (guard.slips_of)
+_WORK = (
+    r"sell|make|mend|brew|bake|forge|tend|grow|keep|run|pour|cook|weave|craft|trade|deal|"
+    r"heal|treat|shoe|fix|repair|stitch|sew|carve|fish|farm"
+)
+_CLAIM = re.compile(
+    rf"\bi(?:'m|\s+am)?\s+(?:also\s+|just\s+|mostly\s+|mainly\s+|only\s+)?(?:{_WORK})\w*\b"
+    r"(?P<what>[^.!?;]*)",
+    re.IGNORECASE,
+)
+# Words of what is made or sold that say nothing of whose trade it is.
+_PLAIN = {"thing", "good", "fine", "best", "littl", "bit", "lot", "what", "anyon", "every"}
+
+
+def claimed_trades(reply: str, own: str, others: list[str]) -> list[str]:
+    """The sentences of `reply` in which the NPC claims as its own work what one of `others`
+    (facts about other people) holds and `own` (all that is written of the NPC) does not."""
+    mine = content_stems(capped(own))
+    theirs = [content_stems(capped(text)) for text in others]
+    found = []
+    for sentence in sentence_list(capped(reply)):
+        for claim in _CLAIM.finditer(sentence):
+            what = " ".join(claim.group("what").split()[:6])
+            stems = content_stems(what) - mine - _PLAIN
+            if stems and any(stems & held for held in theirs):
+                found.append(sentence)
+                break
+    return found
