@@ -374,6 +374,31 @@ def speaks_of_listener(reply: str, player: str) -> bool:
     return bool(re.search(rf"{lead}{name}\s+{ABOUT_VERBS}\b", plain(reply), re.IGNORECASE))
 
 
+WORK_VERB = re.compile(
+    r"\bi(?:'m| am)?\s+(?:also |just |mostly |mainly )?(?:sell|make|mend|brew|bake|forge|tend|"
+    r"keep|run|pour|cook|play|sing|heal|treat|fix|repair)\w*\b",
+    re.IGNORECASE,
+)
+
+
+def claims_anothers_trade(reply: str, npc: str) -> bool:
+    """
+    Role slip: another NPC's trade claimed as the NPC's own: a first-person sentence of work
+    with another NPC's trade words and none of its own ("I sell remedies and herbs." from Lyra,
+    the bard, held-out seed 50423, busy; "I sell remedies and tend anyone who falls ill." from
+    Voss, seed 38261). "I remember/know that ..." before it is set aside.
+    """
+    own = NPC_TRAITS.get(npc, "$^")
+    others = [traits for name, traits in NPC_TRAITS.items() if name != npc]
+    for sentence in sentences(plain(reply)):
+        rest = KNOWING.sub("", sentence)
+        if not WORK_VERB.search(rest) or re.search(own, rest, re.IGNORECASE):
+            continue
+        if any(re.search(traits, rest, re.IGNORECASE) for traits in others):
+            return True
+    return False
+
+
 def denies_being_itself(reply: str, npc: str, role: str = "") -> bool:
     """
     Role slip: the NPC speaks of itself as someone else: "I am not Lyra, so I cannot answer",
@@ -762,6 +787,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "assistant_voice": assistant_voice(reply),
         "narrates_player": narrates_player(reply),
         "speaks_of_listener": speaks_of_listener(reply, speaker),
+        "claims_anothers_trade": claims_anothers_trade(reply, scenario.npc),
     }
     return [form for form, hit in forms.items() if hit]
 
@@ -776,6 +802,7 @@ SLIP_FORMS = (
     "assistant_voice",
     "narrates_player",
     "speaks_of_listener",
+    "claims_anothers_trade",
 )
 
 

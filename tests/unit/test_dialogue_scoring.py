@@ -278,6 +278,14 @@ def test_the_player_spoken_of_to_their_face():
     assert not ev.speaks_of_listener("I don't know what Thorne does.", "Idris")
 
 
+def test_another_npcs_trade_claimed():
+    assert ev.claims_anothers_trade("I sell remedies and herbs.", "Lyra")  # seed 50423, busy
+    assert ev.claims_anothers_trade("Aye, I sell remedies and tend the sick.", "Voss")
+    assert not ev.claims_anothers_trade("I sell remedies and herbs.", "Wren")
+    assert not ev.claims_anothers_trade("I play for coins; Wren sells remedies.", "Lyra")
+    assert not ev.claims_anothers_trade("I know Wren sells remedies.", "Lyra")
+
+
 def test_denying_being_itself():
     assert ev.denies_being_itself("I am not Lyra, so I cannot answer your question.", "Lyra")
     assert ev.denies_being_itself("I am looking for someone named Voss.", "Voss")
