@@ -29,6 +29,7 @@ from omniira_evennia.conversation.tags import RememberTag, clean_text
 from omniira_evennia.conversation.words import content_stems, is_question, sentence_list
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
+from omniira_evennia.memory.grounding import without_address
 
 log = logging.getLogger("omniira.extraction")
 
@@ -100,7 +101,7 @@ def speaker_lines(inp: ExtractionInput) -> list[str]:
     front: "Voss, nuts makes me break out in a rash" became "Voss breaks out in a rash when he
     eats nuts." (held-out seed 84211, read again)."""
     return [
-        _without_address(" ".join(text.split())[:LINE_CHARS], inp.npc_name)
+        without_address(" ".join(text.split())[:LINE_CHARS], inp.npc_name)
         for who, text in inp.lines
         if who == inp.speaker_name
     ]
@@ -341,7 +342,7 @@ def unnoted_statements(lines: list[str], npc: str, remembered: list[str]) -> lis
     found: list[str] = []
     for line in lines[-UNNOTED_LINES:]:
         for sentence in sentence_list(line[:LINE_CHARS]):
-            sentence = _without_address(sentence, npc)
+            sentence = without_address(sentence, npc)
             if is_question(sentence) or not _FIRST_PERSON.search(sentence):
                 continue
             if not (_FACT_CUE.search(sentence) or _KIN_OR_PET.search(sentence)):
@@ -352,12 +353,3 @@ def unnoted_statements(lines: list[str], npc: str, remembered: list[str]) -> lis
             found.append(sentence)
             held.append(stems)
     return found[-MAX_UNNOTED:]
-
-
-def _without_address(sentence: str, npc: str) -> str:
-    """ "Good evening, Lyra, I can't touch honey." -> "I can't touch honey." """
-    lead = rf"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|oh|listen)\W+)?"
-    if npc:
-        lead += rf"(?:{re.escape(npc)}\W+)?(?:one thing\W+)?"
-    text = re.sub(lead, "", sentence, flags=re.IGNORECASE)
-    return text[:1].upper() + text[1:] if text else sentence

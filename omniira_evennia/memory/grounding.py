@@ -335,11 +335,16 @@ def _grounded_quote(quote: str, lines: Evidence) -> Grounding:
 LACKS_OBJECT = "says 'it' or 'them' without what it is"
 
 
-def _without_vocative(statement: str, npc: str) -> str:
-    """A statement without the listener's name in front ("Maren, I fear ..." -> "I fear ...")."""
-    if not npc:
-        return statement
-    return re.sub(rf"^\W*{re.escape(npc)}\s*,\s*", "", statement, flags=re.IGNORECASE)
+def without_address(statement: str, npc: str) -> str:
+    """A speaker's statement without its greeting and the listener's name in front ("Maren, I
+    fear ..." -> "I fear ...", "Good evening, Lyra, I can't touch honey." -> "I can't touch
+    honey."): what they said of themselves, for the review (conversation/extraction.py) and for
+    a memory kept in their words."""
+    lead = r"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|oh|listen)\W+)?"
+    if npc:
+        lead += rf"(?:{re.escape(npc)}\W+)?(?:one thing\W+)?"
+    text = re.sub(lead, "", statement, flags=re.IGNORECASE)
+    return text[:1].upper() + text[1:] if text else statement
 
 
 def _lacks_its_object(value: str, skip: set[str]) -> bool:
@@ -411,7 +416,7 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
             continue
         if lacks_object:
             # Refused, with the line it rests on: the write policy keeps that line, quoted.
-            return Grounding(False, LACKS_OBJECT, _without_vocative(statement, npc), found)
+            return Grounding(False, LACKS_OBJECT, without_address(statement, npc), found)
         return Grounding(True, "grounded", statement, found)
     if lacks_object:
         return Grounding(False, LACKS_OBJECT)

@@ -329,6 +329,13 @@ def test_a_note_without_its_object_names_the_line_that_has_it():
     assert ground(quoted, [line], subject="Xander", npc="Maren").ok
 
 
+def test_the_line_kept_for_a_note_without_its_object_has_no_greeting_in_front():
+    """One way to take the address off a speaker's line, for the review and for the quote."""
+    line = "Good evening, Maren, if I go pale, it's spiders: I fear them more than anything."
+    found = ground("Xander fears them more than anything.", [line], subject="Xander", npc="Maren")
+    assert found.line == "If I go pale, it's spiders: I fear them more than anything."
+
+
 def test_a_note_without_its_object_and_no_line_for_it_names_none():
     found = ground("Xander fears them more than anything.", ["I like bread."], subject="Xander")
     assert not found.ok and found.line == ""
