@@ -76,18 +76,17 @@ LINE_E2E := tests/e2e/test_builder_path.py \
 # $(LINE_E2E). The package is built and checked first (`make dist`, seconds); the default
 # install is checked last (about 2 minutes). CI allows 90 minutes.
 test: $(STAMP) chromium lint dist
-	$(MAKE) --no-print-directory --output-sync=target -j3 test-fast test-postgres test-312-fast
+	$(MAKE) --no-print-directory --output-sync=target -j2 test-fast test-postgres
 	$(MAKE) --no-print-directory test-slow
-	$(MAKE) --no-print-directory test-312-e2e
+	$(MAKE) --no-print-directory test-312
 	$(MAKE) --no-print-directory test-torch
 	$(MAKE) --no-print-directory check-install
 
 test-slow: $(STAMP)
 	$(PY) -m pytest $(SLOW)
 
-# Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use). `make test` runs its
-# two halves apart: the fast suite beside the first line's (most of those tests wait on servers,
-# so a third job costs the two cores little), the games after the slow tests.
+# Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use); its two halves can
+# also run apart (test-312-fast, test-312-e2e).
 test-312: python312
 	$(MAKE) --no-print-directory test-line PYTHON=$(PYTHON312) VENV=$(VENV312)
 
