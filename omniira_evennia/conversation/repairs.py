@@ -118,6 +118,8 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
         lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}",
         text,
     )
+    # "I don't know what frightens Odalys." said to Odalys (telnet trial, 2026-12-05).
+    text = re.sub(rf"\b(what|who)\s+([a-z]+s)\s+{name}\b(?!')", r"\1 \2 you", text)
     return _spoken_to(text, name)
 
 

@@ -32,6 +32,8 @@ from omniira_evennia.conversation import repairs
             "I do not know what you do for a living.",
         ),
         ("I'm not sure where Calla is from.", "Calla", "I'm not sure where you are from."),
+        # Telnet trial, 2026-12-05: the name after the verb.
+        ("I don't know what frightens Odalys.", "Odalys", "I don't know what frightens you."),
         (
             "I don't know what Rosalie is allergic to.",
             "Rosalie",
