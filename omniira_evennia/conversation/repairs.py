@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from omniira_evennia.conversation.voice import (
+    CLAUSE_LEAD,
     DOUBT_LEAD,
     DOUBTING,
     GREETING_LEAD,
@@ -136,7 +137,7 @@ _PAST = set("grew came went had lost found said told kept sold fell broke left".
 # clause ("I don't know what Araminta does for a living.", 16 of 821 replayed first replies).
 _SUBJECT = (
     r"(?P<lead>^\W*|[.!?]\s+|\b(?:yes|no|oh|ah|well|aye),\s+|\b(?:know|remember|recall|heard)"
-    r"(?: that)?\s+|\b(?:what|where|who|how|why|whether|if|that|because)\s+)"
+    r"(?: that)?\s+|" + CLAUSE_LEAD + r")"
     r"{name}\s+(?P<verb>[a-z']+)\b"
 )
 _THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|his|him|her|hers|himself|herself)\b", re.I)

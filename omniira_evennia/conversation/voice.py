@@ -38,6 +38,7 @@ from functools import lru_cache
 
 from omniira_evennia.conversation.handback import TO_YOU, restates
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
+    CLAUSE_LEAD,
     FRAMING_WORDS,
     MAX_CHARS,
     STOP_WORDS,
@@ -124,7 +125,7 @@ _YOUR_TRADE = (
 # Idris does for a living." (held-out seed 45119), "I remember that Idris has a goat."; a
 # sentence opening with their name is _THIRD_PERSON_BACK's.
 _SPEAKS_OF_THEM = (
-    r"\b(?:what|where|who|how|why|whether|if|that|because)\s+{speaker}\s+(?:does|do|did|doesn't|"
+    CLAUSE_LEAD + r"{speaker}\s+(?:does|do|did|doesn't|"
     r"didn't|is|isn't|was|wasn't|has|hasn't|had|likes|loves|wants|fears|keeps|works|lives|came|"
     r"comes|needs|treasures|owns|dreams|hopes|plans|earns|makes|said|told|mentioned|never|can't|"
     r"cannot)\b"

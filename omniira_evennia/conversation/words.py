@@ -30,6 +30,10 @@ FRAMING_WORDS = set(
     "hear think thought see seen indeed really sure right true understand understood".split()
 )
 
+# The words a clause about someone opens with ("I don't know what Idris does", "I heard that
+# Idris is ..."): the name after them is that clause's subject (voice.py, repairs.py).
+CLAUSE_LEAD = r"\b(?:what|where|who|how|why|whether|if|that|because)\s+"
+
 
 def capped(text) -> str:
     return str(text or "")[:MAX_CHARS]
