@@ -55,13 +55,16 @@ def update_relationship(npc, subject, feeling, importance, hearsay=False, attemp
         new = relationships.apply_feeling(old, feeling, importance, hearsay)
         if new == old:
             return rel
+        now = timezone.now()
         written = Relationship.objects.filter(pk=rel.pk, version=rel.version).update(
-            version=rel.version + 1, updated_at=timezone.now(), **new
+            version=rel.version + 1, updated_at=now, **new
         )
         if written:
             # update() sends no post_save: whoever shows the reputation is told here.
             reputation_updated.send(sender=Relationship, npc=npc, subject=subject)
-            rel.refresh_from_db()
+            for name, value in {**new, "updated_at": now}.items():  # as written, not read back
+                setattr(rel, name, value)
+            rel.version += 1
             for dimension, threshold, direction in relationships.crossings(old, new):
                 # Sent once the write is committed, so a rolled-back (retried) turn sends none.
                 transaction.on_commit(

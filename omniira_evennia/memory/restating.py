@@ -38,13 +38,16 @@ def restated_key(npc, note, key: str, value: str) -> str:
     by_words = len(said) >= 2 or topic or gone
     if not by_words and note.embedding is None:
         return key  # nothing to compare by: no query
-    others = _others(npc, note.subject, note.teller, key)
+    # On the reactor, inside the turn's writes: a note's vector is usually made after the reply
+    # (write.embed_later), so the other rows' vectors are read only when there is one to compare.
+    others = _others(npc, note.subject, note.teller, key, vectors=note.embedding is not None)
     if by_words:
         for other_key, other_value, _ in others:
-            if len(said) >= 2 and gist(other_value, name) == said:
+            other_said = gist(other_value, name) if len(said) >= 2 or gone else frozenset()
+            if len(said) >= 2 and other_said == said:
                 health.incr("memory_restated_merged")
                 return other_key
-            if (topic and one_at_a_time(other_value) == topic) or (gone & gist(other_value, name)):
+            if (topic and one_at_a_time(other_value) == topic) or (gone & other_said):
                 health.incr("memory_superseded")
                 return other_key
     return _restating(others, value, note.embedding, name) or key
@@ -78,16 +81,20 @@ def fold_given_up(memory: Memory, gone: frozenset) -> None:
         memory.save(update_fields=["history"])
 
 
-def _others(npc, subject, teller, key: str) -> list[tuple]:
+def _others(npc, subject, teller, key: str, vectors: bool = True) -> list[tuple]:
     """(key, value, embedding) of the NPC's other memories about `subject` from `teller`
-    (a builder's rows aside), newest first, at most a subject's cap of them."""
-    return list(
+    (a builder's rows aside), newest first, at most a subject's cap of them; without
+    `vectors`, each embedding is None and the blobs are not read."""
+    rows = (
         Memory.objects.filter(npc=npc, subject=subject, provenance=teller)
         .exclude(key=key)
         .exclude(source=Source.ADMIN)
         .order_by("-learned_at", "-id")
-        .values_list("key", "value", "embedding")[: get_settings().MEMORY_CAP_PER_SUBJECT]
     )
+    cap = get_settings().MEMORY_CAP_PER_SUBJECT
+    if vectors:
+        return list(rows.values_list("key", "value", "embedding")[:cap])
+    return [(k, v, None) for k, v in rows.values_list("key", "value")[:cap]]
 
 
 def _restating(others, value: str, vector, name: str) -> str | None:

@@ -14,6 +14,7 @@ Plain Python, linear in its input: each note is cut to grounding.LINE_CHARS firs
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from omniira_evennia.memory.grounding import KIN, LINE_CHARS, STOPWORDS, _names, _stem, _words
 
@@ -36,6 +37,7 @@ def _framed_words(value: str, subject: str) -> list[str]:
     ]
 
 
+@lru_cache(maxsize=8192)  # a turn compares its note with up to a subject's cap of the same rows
 def gist(value: str, subject: str = "") -> frozenset:
     """What a note says, as word stems without its framing, its subject's name and small words:
     two notes with one gist say one thing ("Ada told me: I live in Brackwater", "Ada lives in
