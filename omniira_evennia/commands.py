@@ -109,6 +109,7 @@ class CmdSay(DefaultCmdSay):
     they may answer and remember. Once you are talking with someone, your
     next lines are for them without their name, until you address someone
     else, leave, say goodbye, or stay quiet long enough for the talk to end.
+    A line that names nobody while you talk with nobody is for the room.
     """
 
     def func(self) -> None:
@@ -134,9 +135,30 @@ class CmdSay(DefaultCmdSay):
             return
         else:
             target = conversation.focus_on(caller, npcs)
+            if target is None:
+                _hint_how_to_talk(caller, npcs)
         if target is not None:
             conversation.turn_focus_to(caller, target)
             target.at_talked_to(speech, caller)
+
+
+# The NPCs a player has been told how to talk with (a line without a name, while talking with
+# nobody, is for the room; a returning player would otherwise wait for an answer that never
+# comes: telnet trial, 2026-12-05). Once per NPC until the server reloads.
+_HINTED = "omniira_talk_hinted"
+
+
+def _hint_how_to_talk(caller, npcs) -> None:
+    hinted = getattr(caller.ndb, _HINTED, None) or set()
+    new = [npc for npc in npcs if npc.id not in hinted]
+    if not new:
+        return
+    setattr(caller.ndb, _HINTED, hinted | {npc.id for npc in new})
+    name = new[0].key
+    caller.msg(
+        f"(You are not talking with anyone. To talk with {name}, say the name: "
+        f'"say {name}, ..." or "talk {name} = ...".)'
+    )
 
 
 class OmniiraCmdSet(CmdSet):

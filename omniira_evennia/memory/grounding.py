@@ -79,7 +79,10 @@ GENERIC = frozenset(
     "allergy keep keeps kept own owns owned have has get gets got make makes made go goes went "
     "going travel travels travelling traveling stay stays staying named called name years year "
     "long time old new good bad little big great lot lots much many way day days now today "
-    "still always usually often sometimes really well currently recently ago once".split()
+    "still always usually often sometimes really well currently recently ago once "
+    # Where everyone in the game is: "this town" grounds nothing ("Benedikt runs this town." drew
+    # on "I mean to become the mayor of this town.", busy held-out seed 50423).
+    "town village city place".split()
 )
 KIN = frozenset(
     "mother father mum mom dad mam ma pa sister brother son daughter wife husband cousin aunt "

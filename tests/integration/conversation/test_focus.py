@@ -80,3 +80,16 @@ def test_addressed_names():
     assert addressed_name("Good night, Old Tom.", names) == "Old Tom"
     assert addressed_name("I saw Maren at the market.", names) is None
     assert addressed_name("Maren's stew was good.", names) is None
+
+
+class TestHowToTalkHint(SocialTestBase):
+    def test_a_line_for_nobody_tells_the_player_once_how_to_talk_with_an_npc(self):
+        with ScriptedLLM(["Aye."]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            first = self.call(CmdSay(), "Do you remember my brother's name?")
+            again = self.call(CmdSay(), "Hello?")
+            unanswered = len(llm.requests)
+            self.call(CmdSay(), "Maren, do you remember my brother's name?")
+        assert "You are not talking with anyone" in first
+        assert "say Maren, ..." in first or "say Lyra, ..." in first
+        assert "not talking with anyone" not in again
+        assert unanswered == 0 and llm.requests  # the named line is answered

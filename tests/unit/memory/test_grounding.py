@@ -360,3 +360,20 @@ def test_a_verbs_s_and_two_statements_of_theirs_in_a_row_ground_a_fact():
     line = "Voss, I always carry a jade ring; I would run into a burning house for it."
     value = "Niall carries a jade ring; he would run into a burning house for it."
     assert ground(value, [line], subject="Niall", npc="Voss").ok
+
+
+def test_the_town_everyone_is_in_grounds_nothing():
+    # Busy held-out seed 50423: the review kept "Benedikt runs this town." from Voss's answer to
+    # "Who runs this town?", resting on the one word "town" of another line.
+    said = [
+        "Voss, before I'm old I mean to become the mayor of this town.",
+        "Who runs this town?",
+    ]
+
+    def found(value):
+        return ground(value, said, subject="Benedikt", npc="Voss")
+
+    assert not found("Benedikt runs this town.").ok
+    assert not found("Benedikt lives in town.").ok
+    assert found("Benedikt wants to become the mayor of this town.").ok
+    assert ground("Benedikt lives in this town.", ["I live in this town."], subject="Benedikt").ok
