@@ -1352,6 +1352,7 @@ def run_eval(
                 newcomers[s.id] = make_player(s.newcomer, waiting)
                 talk(s, newcomers[s.id], s.newcomer_steps, 2)
                 _review_left(lifecycle, driver)
+            night_work = _night_work_retried(daily, log) if rollover else {}
             record = {
                 "scenarios": [s.to_dict() for s in scenarios],
                 "replies": [asdict(r) for r in driver.replies],
@@ -1374,6 +1375,7 @@ def run_eval(
                 "counters": health.snapshot(),
                 "counters_after_tell": counters_tell,
                 "rollover": rollover_summary,
+                "night_work": night_work,
                 "review_seconds": driver.review_seconds,
                 "errors": errors.records,
                 "warnings": errors.warnings,
@@ -1392,6 +1394,30 @@ def _review_left(lifecycle, driver) -> None:
     if lifecycle.reap_conversations():
         lifecycle.process_ended(limit=100)
         driver.review_seconds.append(time.monotonic() - t0)
+
+
+def _night_work_retried(daily, log) -> dict:
+    """The night's diaries and reflections by status, after the rollover and after the ticker's
+    retries: each failed one is run again as if its wait were over (`retry_due`), up to
+    RETRY_ATTEMPTS rounds, as a game left running would."""
+    from django.db.models import Count
+    from django.utils import timezone
+    from twisted.internet import defer
+
+    from omniira_evennia.conf import get_settings
+    from omniira_evennia.models import DailyWork
+
+    def by_status() -> dict:
+        return dict(DailyWork.objects.values_list("status").annotate(n=Count("id")))
+
+    after_rollover = by_status()
+    for _ in range(get_settings().RETRY_ATTEMPTS):
+        waiting = DailyWork.objects.filter(status="retry")
+        if not waiting.update(retry_at=timezone.now()):  # the wait is over (time passes)
+            break
+        defer.DeferredList(daily.retry_due())
+        log(f"night's work retried: {by_status()}")
+    return {"after_rollover": after_rollover, "at_end": by_status()}
 
 
 # ---------------------------------------------------------------- scoring the record
@@ -1679,6 +1705,12 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
             if record.get("review_seconds")
             else None
         ),
+        "night_work": sum((record.get("night_work") or {}).get("at_end", {}).values()),
+        "night_work_done": sum(
+            n
+            for status, n in (record.get("night_work") or {}).get("at_end", {}).items()
+            if status in ("done", "empty")
+        ),
         "total_minutes": round(record.get("total_seconds", 0) / 60, 1),
     }
 
@@ -1736,6 +1768,11 @@ TABLE = [
         "",
     ),
     ("conversation-end review, median s", "review_median_s", ""),
+    (
+        "night's diaries and reflections done, retried where needed",
+        _of("night_work_done", "night_work"),
+        "all",
+    ),
 ]
 
 

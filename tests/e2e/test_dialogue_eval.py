@@ -107,3 +107,5 @@ def test_the_dialogue_evaluation_runs_every_phase_and_scores_it(model_url):
     assert len(report["raw_pairs"]) >= min(30, summary["lines"] - len(probes))
     assert report["gossip"]["exchanges"]  # a gossip round ran
     assert record["rollover"] is not None
+    # The night's failed work was run again as the ticker would, until done or given up.
+    assert record["night_work"]["after_rollover"] and "retry" not in record["night_work"]["at_end"]

@@ -104,3 +104,16 @@ class TestRolloverRetries(SocialTestBase):
         assert "1 failed diary or reflections queued again; 1 started now" in shown
         assert DiaryEntry.objects.get(npc=self.maren).entry == "A long day at the taps."
         assert DailyWork.objects.get(kind="diary").status == "done"
+
+    def test_the_dialogue_evaluation_runs_the_nights_failed_work_again_as_the_ticker_would(self):
+        from bench.dialogue_eval import _night_work_retried
+
+        self.maren.memory.remember(self.char1, "Ada mends clocks.")
+        Memory.objects.update(game_day=1)
+        flaky = Flaky("diary", {"entry": "A long day at the taps.", "importance": 4})
+        with ScriptedLLM(flaky) as llm, override_settings(OMNIIRA=settings(llm.base_url)):
+            daily.diary_job(self.maren, 1)  # fails: invalid JSON, waits a minute
+            flaky.broken = False
+            night = _night_work_retried(daily, log=lambda *a: None)
+        assert night == {"after_rollover": {"retry": 1}, "at_end": {"done": 1}}
+        assert DiaryEntry.objects.get(npc=self.maren).entry == "A long day at the taps."
