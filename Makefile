@@ -83,7 +83,7 @@ test: $(STAMP) chromium lint dist
 	$(MAKE) --no-print-directory check-install
 
 test-slow: $(STAMP)
-	$(PY) -m pytest $(SLOW)
+	$(PY) -m pytest $(SLOW) --durations=15
 
 # Evennia 6.1 / Python 3.12 in its own virtualenv (created on first use); its two halves can
 # also run apart (test-312-fast, test-312-e2e).
