@@ -1402,7 +1402,6 @@ def _night_work_retried(daily, log) -> dict:
     RETRY_ATTEMPTS rounds, as a game left running would."""
     from django.db.models import Count
     from django.utils import timezone
-    from twisted.internet import defer
 
     from omniira_evennia.conf import get_settings
     from omniira_evennia.models import DailyWork
@@ -1415,7 +1414,7 @@ def _night_work_retried(daily, log) -> dict:
         waiting = DailyWork.objects.filter(status="retry")
         if not waiting.update(retry_at=timezone.now()):  # the wait is over (time passes)
             break
-        defer.DeferredList(daily.retry_due())
+        daily.retry_due()  # run inline here (runner.run_inline): done when it returns
         log(f"night's work retried: {by_status()}")
     return {"after_rollover": after_rollover, "at_end": by_status()}
 
@@ -1609,6 +1608,7 @@ def _count(replies, flag, phases=None) -> int:
 
 def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
     facts = sum(len(s.facts) for s in scenarios)
+    night_at_end = (record.get("night_work") or {}).get("at_end", {})  # none in older records
     stored = sum(
         any(matches(m["value"], f.keys) for m in record["memories_day1"][s.id])
         for s in scenarios
@@ -1705,11 +1705,9 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
             if record.get("review_seconds")
             else None
         ),
-        "night_work": sum((record.get("night_work") or {}).get("at_end", {}).values()),
+        "night_work": sum(night_at_end.values()),
         "night_work_done": sum(
-            n
-            for status, n in (record.get("night_work") or {}).get("at_end", {}).items()
-            if status in ("done", "empty")
+            n for status, n in night_at_end.items() if status in ("done", "empty")
         ),
         "total_minutes": round(record.get("total_seconds", 0) / 60, 1),
     }
