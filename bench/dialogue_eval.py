@@ -434,7 +434,9 @@ def third_person_self(reply: str, npc: str) -> bool:
 
 
 AUX = r"(?:do|does|did|can|could|will|would|have|has|had|are|were|is|should|must)"
-ADVERBS = r"(?:(?:really|still|ever|even|always|also|please|perhaps|truly)\s+)?"
+# "What must you never put in my food?" asks "put", not "never" (held-out seed 91823 scored the
+# plain "You never told me what you cannot eat" a slip).
+ADVERBS = r"(?:(?:really|still|ever|even|always|also|please|perhaps|truly|never|not)\s+)?"
 # Verbs that say little alone: the slip must say them with the question's next word ("you have
 # family", "you've been here"), not in a clause of its own ("as long as you've been alive").
 LIGHT_VERBS = {"do", "have", "be", "been", "are", "get", "got", "is", "make"}

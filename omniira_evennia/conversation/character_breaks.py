@@ -25,6 +25,22 @@ _CHARACTER_BREAKS = re.compile(
     re.IGNORECASE,
 )
 
+# An assistant's opener before the line it quotes: 'Certainly! "Yes, I remember your home
+# town.' (held-out seed 91823, four replies in a row).
+_QUOTING_OPENER = re.compile(
+    r"^\s*(?:certainly|sure|of course|absolutely|here(?:'s| is) (?:my|the) (?:reply|answer))"
+    r"\s*[!.,:]?\s*(?=[\"\u201c])",
+    re.IGNORECASE,
+)
+
+# The player's question quoted back before the answer: 'You say to me: "Do you remember your
+# home town?" I know nothing ...' (held-out seed 91823).
+_QUOTED_BACK = re.compile(
+    r"^\s*you(?:'re)? (?:say|said|ask|asked|asking)(?: (?:to )?me)?\s*[:,]?\s*"
+    r"[\"\u201c][^\"\u201c\u201d]{1,400}[\"\u201d]\s*(?=\W*[A-Za-z])",
+    re.IGNORECASE,
+)
+
 # Stage directions: "*wipes the bar*", "(laughs)".
 _ACTION = re.compile(r"\*[^*\n]{1,160}\*|\((?:[^()\n]{1,80})\)")
 # Words a spoken line almost always has and a narrated one does not.
@@ -57,6 +73,10 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
     """
     broke = False
     stripped = re.sub(r"^\s*(you|me)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
+    if _QUOTING_OPENER.match(stripped):
+        stripped, broke = _QUOTING_OPENER.sub("", stripped, count=1), True
+    if _QUOTED_BACK.match(stripped):
+        stripped, broke = _QUOTED_BACK.sub("", stripped, count=1), True
     others = [re.escape(who) for who in (speaker, "You") if who]
     turn = re.search(
         rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:)", stripped[1:]

@@ -52,6 +52,7 @@ class MemoryLine:
     importance: int = 5
     untrusted: bool = False
     doubtful: bool = False  # a claim against what the NPC knows (issue #25)
+    about_speaker: bool = True  # about the one speaking now, not someone else it holds
 
 
 @dataclass

@@ -100,16 +100,24 @@ def their_words(ctx: PromptContext) -> list[str]:
 
 
 def known_to_npc(ctx: PromptContext) -> list[str]:
-    """What the NPC has in front of it about the speaker's life: memories, beliefs, and what
-    their words state about themselves (topics.own_statements: their questions tell nothing)."""
+    """What the NPC has in front of it about the speaker's life: its memories and beliefs about
+    them, and what their words state about themselves (topics.own_statements: their questions
+    tell nothing). Another player's "means to win the archery contest" answers nothing about a
+    newcomer's dream (held-out seed 91823 answered it with the town's roads)."""
     stated = [s for s in map(topics.own_statements, their_words(ctx)) if s]
-    return [m.text for m in ctx.memories] + list(ctx.beliefs) + stated
+    named = re.compile(rf"\b{re.escape(ctx.speaker_name)}\b", re.I) if ctx.speaker_name else None
+    beliefs = [b for b in ctx.beliefs if named and named.search(b)]
+    return [m.text for m in ctx.memories if m.about_speaker] + beliefs + stated
 
 
 def answer_in_view(ctx: PromptContext) -> str | None:
     """What in front of the NPC answers a question about the speaker's own life (voice.
     answer_from): its trusted memories first, then the speaker's own earlier words."""
-    trusted = [m.text for m in ctx.memories if not (m.untrusted or m.doubtful or m.heard_from)]
+    trusted = [
+        m.text
+        for m in ctx.memories
+        if m.about_speaker and not (m.untrusted or m.doubtful or m.heard_from)
+    ]
     return topics.answer_from(ctx.message, trusted, their_words(ctx), ctx.speaker_name)
 
 

@@ -47,7 +47,9 @@ class TurnInput:
     knowledge: KnowledgeView | None = None
 
 
-def memory_lines(records) -> list[MemoryLine]:
+def memory_lines(records, speaker_id: int | None = None) -> list[MemoryLine]:
+    """The chosen memories as the prompt shows them; with `speaker_id`, each says whether it is
+    about the speaker (another player's plans answer nothing about this one's)."""
     return [
         MemoryLine(
             text=r.value,
@@ -56,6 +58,7 @@ def memory_lines(records) -> list[MemoryLine]:
             importance=r.importance,
             untrusted=r.suspect,
             doubtful=r.uncertain,
+            about_speaker=speaker_id is None or r.subject_id == speaker_id,
         )
         for r in records
     ]
@@ -81,7 +84,7 @@ def retrieve_context(
     if explain is not None:
         explain["chosen"] = [r.id for r in records]
     ctx = inp.context
-    ctx.memories = memory_lines(records)
+    ctx.memories = memory_lines(records, inp.speaker_id)
     if conf.RETRIEVAL_MODE == "fused" and inp.lexical is not None:
         beliefs = select_newest_plus_fused(
             inp.reflections,

@@ -210,6 +210,15 @@ def content(value: str, skip: set[str]) -> list[str]:
 _KIN_LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*,\s*)?(?:my|our)\s+([\w'-]+)(?:\s+([\w'-]+))?", re.I)
 
 
+# A clause about the speaker's kin inside a statement: "I have a cousin called Winifred; she
+# runs a stall ...", "I have a cousin who runs a stall ...": what follows is the kin's doing.
+_KIN_CLAUSE = re.compile(
+    rf"\b(?:my|our|an?)\s+(?:[\w'-]+\s+)?(?:{'|'.join(sorted(KIN))})\b"
+    r"(?:,?\s+(?:called|named)\s+[\w'-]+|,?\s+[A-Z][\w'-]*)?\s*[,;:.!]?\s*(?:who|that|she|he|they)\b",
+    re.IGNORECASE,
+)
+
+
 def _roles_agree(value: str, statement: str, wanted: list[str]) -> bool:
     """
     A fact about someone's kin ("Ada's sister was looking for her") needs the kin as the
@@ -220,9 +229,20 @@ def _roles_agree(value: str, statement: str, wanted: list[str]) -> bool:
     if not match or match.group(1).lower() not in KIN:
         # And a fact about them, not their kin, does not rest on what their kin did ("Gisela is
         # from the old mill" from "My uncle Ambrose vanished near the old mill", seed 41257).
+        if any(w.lower() in KIN for w in _words(value)):
+            return True
         lead = _KIN_LEAD.match(statement)
-        about_kin = lead and any(g and g.lower() in KIN for g in lead.groups())
-        return not about_kin or any(w.lower() in KIN for w in _words(value))
+        if lead and any(g and g.lower() in KIN for g in lead.groups()):
+            return False
+        # Nor on a clause about their kin later in the line: "Cedric charges for his stall at
+        # the spring fair" from "I have a cousin called Winifred; she runs a stall at the
+        # spring fair" (held-out seed 91823). Some word of the fact must come before it.
+        clause = _KIN_CLAUSE.search(statement)
+        own = [w for w in wanted if w not in GENERIC]
+        if clause and own:
+            before = {_stem(w) for w in _words(statement[: clause.start()])}
+            return any(_stem(w) in before for w in own)
+        return True
     kin = match.group(1).lower()
     found = re.search(rf"\b(?:my|our)\s+(?:[\w'-]+\s+)?{kin}\b(.*)$", statement, re.IGNORECASE)
     if not found:

@@ -344,6 +344,12 @@ def test_the_npcs_question_answered_as_if_asked_of_the_player(reply, question, n
             "How long have you been here, Voss?",
             "Voss",
         ),
+        # Held-out seed 91823: "never" is no verb asked about.
+        (
+            "You never told me what you cannot eat, Nell.",
+            "What must you never put in my food?",
+            "Voss",
+        ),
     ],
 )
 def test_a_proper_answer_is_not_answered_as_the_player(reply, question, npc):

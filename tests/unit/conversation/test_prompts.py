@@ -236,3 +236,24 @@ def test_a_claim_after_the_npcs_own_remembering_is_given_back():
         ]
         == 0
     )
+
+
+def test_an_assistants_opener_before_a_quoted_line_goes():
+    # Held-out seed 91823: Lyra opened four replies in a row with 'Certainly! "'.
+    reply = "Certainly! \"Yes, I remember your home town. It's a long way from here."
+    text, broke = strip_character_breaks(reply, "Lyra", "Fitzroy")
+    assert text == "Yes, I remember your home town. It's a long way from here." and broke
+    # Said as the character, without a quote, it stays theirs.
+    assert strip_character_breaks("Certainly! Cider's on.", "Maren")[0] == "Certainly! Cider's on."
+
+
+def test_the_players_question_quoted_back_before_the_answer_goes():
+    # Held-out seed 91823: Wren gave Verity's question back before answering it.
+    reply = 'You say to me: "Do you remember your home town?" I know nothing about where you live.'
+    assert strip_character_breaks(reply, "Wren", "Verity") == (
+        "I know nothing about where you live.",
+        True,
+    )
+    assert strip_character_breaks('You ask me, "Why?" Because.', "Wren")[0] == "Because."
+    # A quote alone is left for the echo check (there is nothing else to say).
+    assert strip_character_breaks('You said "cider".', "Maren")[0] == 'You said "cider".'

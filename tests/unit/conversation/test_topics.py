@@ -89,3 +89,31 @@ def test_the_speakers_own_questions_do_not_make_their_trade_known():
     assert topics.unknown_topic(asked, known_to_npc(ctx("What do you sell?"))) is not None
     told = ctx("What do you sell? I sell lamp oil myself.")
     assert topics.unknown_topic(asked, known_to_npc(told)) is None
+
+
+def test_what_the_npc_holds_about_another_player_answers_nothing_about_this_one():
+    """Held-out seed 91823: Lyra held "Jericho means to win the archery contest at midsummer";
+    a newcomer's "what do I dream of doing one day?" was taken as told ("mean") and she answered
+    with the town's roads. Only memories and beliefs about the speaker count as told."""
+    from omniira_evennia.conversation.prompts import Identity, MemoryLine, PromptContext
+    from omniira_evennia.conversation.turn import answer_in_view, known_to_npc
+
+    asked = "Lyra, what do I dream of doing one day?"
+    jericho = "Jericho means to win the archery contest at midsummer."
+
+    def ctx(memories, beliefs=()):
+        return PromptContext(
+            identity=Identity("Lyra", "guard", "Watchful.", "You keep the gate."),
+            speaker_name="Gwendolyn",
+            message=asked,
+            memories=memories,
+            beliefs=list(beliefs),
+        )
+
+    others = ctx([MemoryLine(jericho, about_speaker=False)], ["Jericho dreams of glory."])
+    assert topics.unknown_topic(asked, known_to_npc(others)) == "what you are hoping for"
+    assert answer_in_view(others) is None
+    own = ctx([MemoryLine("Gwendolyn means to sail to the isles one day.")])
+    assert topics.unknown_topic(asked, known_to_npc(own)) is None
+    believed = ctx([], ["Gwendolyn dreams of a farm of her own."])
+    assert topics.unknown_topic(asked, known_to_npc(believed)) is None

@@ -377,3 +377,22 @@ def test_the_town_everyone_is_in_grounds_nothing():
     assert not found("Benedikt lives in town.").ok
     assert found("Benedikt wants to become the mayor of this town.").ok
     assert ground("Benedikt lives in this town.", ["I live in this town."], subject="Benedikt").ok
+
+
+def test_a_clause_about_their_kin_grounds_nothing_about_them():
+    # Held-out seed 91823: the review kept "Cedric charges for his stall at the spring fair."
+    # from his cousin's stall, said after "I have a cousin called Winifred;".
+    said = ["Maren, I have a cousin called Winifred; she runs a stall at the spring fair."]
+
+    def found(value):
+        return ground(value, said, subject="Cedric", npc="Maren")
+
+    assert not found("Cedric charges for his stall at the spring fair.").ok
+    assert found("Cedric's cousin Winifred runs a stall at the spring fair.").ok
+    assert found("Cedric has a cousin called Winifred.").ok
+    bees = ["I have a brother who keeps bees in Harrowgate."]
+    assert not ground("Nell keeps bees in Harrowgate.", bees, subject="Nell").ok
+    # What comes before the kin is still theirs.
+    baker = ["I bake bread for the inn, and my sister who lives in Vellmoor sends flour."]
+    assert ground("Nell bakes bread for the inn.", baker, subject="Nell").ok
+    assert not ground("Nell lives in Vellmoor.", baker, subject="Nell").ok
