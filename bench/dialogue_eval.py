@@ -517,6 +517,25 @@ def swaps_i_and_you(reply: str) -> bool:
     )
 
 
+DENIES_TELLING = re.compile(
+    r"\bi (?:don't|do not) (?:know|recall|remember)\s+(?:(?:if|whether|that|about|what|of)\s+)?"
+    r"(?:you|your)\b(?! mean)|\bi(?:'ve| have) no idea (?:if |whether |that |about )?(?:you|your)\b"
+    r"|\byou(?:'ve| have)? (?:never|not|haven't|didn't|did not) (?:told|said|mentioned|tell|"
+    r"say|mention)\b",
+    re.I,
+)
+
+
+def denies_the_telling(reply: str, kind: str) -> bool:
+    """
+    Role slip: the player telling about themselves met with the NPC's not knowing it ("I don't
+    know if you can touch pepper." to "I can't touch pepper, it makes me sick"; "You have never
+    told me about a milk allergy." to "Never put milk in anything you serve me: I'm allergic.").
+    A player hears an NPC who does not listen.
+    """
+    return kind == "tell" and bool(DENIES_TELLING.search(plain(reply)))
+
+
 SCAFFOLD = re.compile(
     r"(?i:^\W*that is\s*:|\bwhat do you remember about\b|\byour notes about\b|private notes"
     r"|\byour memories\b|\baccording to (?:your|my|the) (?:memories|notes|information)\b"
@@ -589,7 +608,10 @@ NARRATION = re.compile(
     r"(?:^|[.!?]\s+)you (?:decide to|notice|find yourself|pick up|turn to|walk (?:in|into|over|up)|"
     r"enter |step (?:in|into|forward)|look (?:at|around|up at|into)|see an? |hear an? |"
     r"listen (?:attentively|carefully|closely|intently) |nod (?:along|slowly)|smile (?:at|and)|"
-    r"take a (?:seat|sip|drink)|sit down (?:at|on|by))",
+    r"take a (?:seat|sip|drink)|sit down (?:at|on|by))"
+    # "You are walking down Market Square, but the cobblestones ..." (held-out seed 11411)
+    r"|(?:^|[.!?]\s+)(?:(?:yes|no|well|ah|oh),?\s+)?you(?:'re| are) (?:walking|strolling|"
+    r"wandering|heading|travell?ing|making your way)\b(?![^.!?]*\?)",
     re.IGNORECASE,
 )
 
@@ -790,6 +812,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "narrates_player": narrates_player(reply),
         "speaks_of_listener": speaks_of_listener(reply, speaker),
         "claims_anothers_trade": claims_anothers_trade(reply, scenario.npc),
+        "denies_the_telling": denies_the_telling(reply, step.kind),
     }
     return [form for form, hit in forms.items() if hit]
 
@@ -805,6 +828,7 @@ SLIP_FORMS = (
     "narrates_player",
     "speaks_of_listener",
     "claims_anothers_trade",
+    "denies_the_telling",
 )
 
 

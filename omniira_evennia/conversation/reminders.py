@@ -41,6 +41,11 @@ def asked_again(
             f"(Say what you yourself do, {name}{role}: not another's trade. If it is not "
             "yours, say so.)"
         )
+    elif problem == "slipped: doubts_the_telling":
+        reminder = (
+            f"({speaker} is telling you this now, so now you know it. Answer as {name}, in your "
+            "own words.)"
+        )
     elif problem.startswith("slipped"):
         reminder = (
             f"(You are {name}, a person in this world, not an assistant and not {speaker}: "
@@ -66,5 +71,5 @@ REMINDER = re.compile(
     r"\((?:You are [^,]+, a person in this world|That goes against "
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
     r"You have said that already|Say what you yourself do|"
-    r"\S+ never told you this)"
+    r"\S+ never told you this|\S+ is telling you this now)"
 )

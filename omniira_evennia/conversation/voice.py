@@ -25,7 +25,9 @@ what it was never told. Each slip is a named rule on the reply (and the line it 
 - `speaks_of_them`: the player named in the third person to their face ("I do not know what
   Idris does for a living." to Idris);
 - `speaks_of_its_notes`: the prompt's words for what the NPC holds said aloud ("According to
-  your memories, Wren is the herbalist").
+  your memories, Wren is the herbalist");
+- `doubts_the_telling`: what the player is telling about themselves met with not knowing it
+  ("I don't know if you can touch pepper.", "You have never told me about a milk allergy.").
 
 What a question asks about the speaker's life, and whether the NPC holds the answer, is
 `topics`. Plain Python; every function reads at most the first MAX_CHARS of its text.
@@ -250,7 +252,25 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         and (_NOT_KNOWING_MINE.search(reply) or _NEVER_TOLD_MINE.search(reply))
     ):
         found.append("swaps_i_and_you")
+    if not is_question(line) and _FIRST_PERSON.search(line) and _DOUBTS_YOURS.search(reply):
+        found.append("doubts_the_telling")
     return found
+
+
+# The player's own news met with not knowing it, while they tell it: "I don't know if you can
+# touch pepper." to "I can't touch pepper, it makes me sick", "You have never told me about a
+# milk allergy, Cedric." to "Never put milk in anything you serve me: I'm allergic." (held-out
+# seeds 11411, 91823). "I don't know the Amber Isles" is its own not knowing, and "I didn't know
+# you kept goats!" news heard: both stay.
+_DOUBTS_YOURS = re.compile(
+    r"\b(?:i (?:don'?t|do not) (?:know|recall|remember)|i(?:'ve| have) no idea)"
+    r"\s+(?:(?:if|whether|that|about|what|why|how|of)\s+)?(?:you|your)\b"
+    # "I don't know what you mean, love." is its own puzzlement.
+    r"(?!\s+(?:mean|meant)\b|'re (?:saying|on about|talking)|\s+are (?:saying|talking))"
+    r"|\byou(?:'ve| have)? (?:never|not|haven'?t|didn'?t|did not) (?:(?:ever|once)\s+)?"
+    r"(?:told|said|mentioned|tell|say|mention)\b",
+    re.IGNORECASE,
+)
 
 
 # The person of the prompts' worked examples (prompts.TAG_EXAMPLE, SPEECH_EXAMPLE): a reply
@@ -329,6 +349,9 @@ _NARRATES_YOU = re.compile(
     r"(?:^|[.!]\s+)you (?:decide to|look (?:at|around|up|down|into)|see an? |hear an? |notice |"
     r"walk (?:in|into|up|over|to)|enter |step (?:in|into|up|over|forward)|find yourself|"
     r"pick up|turn to)"
+    # "You are walking down Market Square, but the cobblestones ..." (held-out seed 11411)
+    r"|(?:^|[.!?]\s+)(?:(?:yes|no|well|ah|oh),?\s+)?you(?:'re| are) (?:walking|strolling|"
+    r"wandering|heading|travell?ing|making your way)\b(?![^.!?]*\?)"
     # '"I am afraid of heights," you respond.' (held-out seed 73019): the player's answer
     # written for them, as a story's narrator would.
     r"|[\"”],?\s+you (?:respond|reply|replied|say|said|answer|answered|ask|asked)\b",

@@ -67,15 +67,20 @@ def without_mentions(text: str, pattern: re.Pattern | None) -> str:
 # ---------------------------------------------------------------- late results after an erasure
 
 _job_start: ContextVar[datetime | None] = ContextVar("omniira_job_start", default=None)
+# The erasures read once inside a `job_started` block: a turn's writes ask for every memory,
+# note and relationship (four to five times), and the block is one reactor turn's writes.
+_read_in_block: ContextVar[dict | None] = ContextVar("omniira_late_erasures", default=None)
 
 
 @contextmanager
 def job_started(at: datetime | None):
     """Writes inside come from work that began at `at` (None: not known; see `late_write`)."""
     token = _job_start.set(at)
+    read = _read_in_block.set({})
     try:
         yield
     finally:
+        _read_in_block.reset(read)
         _job_start.reset(token)
 
 
@@ -89,8 +94,19 @@ def _late_erasures() -> dict[int, datetime]:
     The erased players (id: when) the current work is late for: erased after it began. When
     its start is not known, those erased within UNKNOWN_START_WINDOW who have not started a
     conversation since: until they talk again nothing new about them can exist, so whatever
-    arrives about them comes from before. One small query when nobody was erased lately.
+    arrives about them comes from before. One small query when nobody was erased lately, once
+    per `job_started` block.
     """
+    read = _read_in_block.get()
+    if read is not None and "late" in read:
+        return read["late"]
+    late = _read_late_erasures()
+    if read is not None:
+        read["late"] = late
+    return late
+
+
+def _read_late_erasures() -> dict[int, datetime]:
     started = _job_start.get()
     since = started if started is not None else timezone.now() - UNKNOWN_START_WINDOW
     erased: dict[int, datetime] = {}

@@ -700,3 +700,22 @@ def test_a_world_name_given_as_the_players_own_is_invented():
     assert not ev.gives_world_name_as_theirs("You never told me, but ask Wren.", "Ada", names)
     assert not ev.gives_world_name_as_theirs("You're in the Lantern & Lane, love.", "Ada", names)
     assert not ev.gives_world_name_as_theirs("I don't know where you are from.", "Ada", names)
+
+
+@pytest.mark.parametrize(
+    "reply, kind, denies",
+    [
+        ("I don't know if you can touch pepper.", "tell", True),
+        ("You have never told me about a milk allergy, Cedric.", "tell", True),
+        ("I didn't know you kept goats!", "tell", False),
+        ("I don't know what you mean, love.", "tell", False),
+        ("You never told me about a horse, Ada.", "never_told", False),
+    ],
+)
+def test_news_met_with_not_knowing_it_is_a_slip_when_told(reply, kind, denies):
+    assert ev.denies_the_telling(reply, kind) is denies
+
+
+def test_the_player_walked_about_is_narration():
+    assert ev.narrates_player("You are walking down Market Square, but the cobbles are worn.")
+    assert not ev.narrates_player("You're travelling to the Amber Isles? Brave soul.")

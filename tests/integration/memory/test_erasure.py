@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from twisted.internet import defer
 
@@ -25,7 +26,7 @@ from omniira_evennia.llm import jobs
 from omniira_evennia.memory import fulltext
 from omniira_evennia.memory.embeddings import to_blob
 from omniira_evennia.memory.erasure import erase_player, erasure_counts
-from omniira_evennia.memory.lateness import UNKNOWN_START_WINDOW
+from omniira_evennia.memory.lateness import UNKNOWN_START_WINDOW, job_started, late_write
 from omniira_evennia.models import (
     AuditLog,
     Concern,
@@ -263,6 +264,18 @@ class TestLateResults(ErasureBase):
         social.apply_exchange(ExchangeResult(accepted=[news]), self.maren, self.lyra)
         assert Memory.objects.get(npc=self.lyra, subject=self.ada).value == "Ada is new in town."
         assert health.get("erased_late_writes") == 3
+
+    def test_one_block_of_writes_reads_the_erasures_once_and_the_next_block_again(self):
+        def erasure_queries(context):
+            return [q for q in context.captured_queries if "erasure" in q["sql"].lower()]
+
+        with CaptureQueriesContext(connection) as read:
+            with job_started(None):
+                assert not any(late_write((self.ada,)) for _ in range(4))
+        assert len(erasure_queries(read)) == 1
+        erase_player(self.ada)
+        with job_started(None):  # a new block (the next turn's writes) sees the erasure
+            assert late_write((self.ada,)) and late_write((), "Ada sings.")
 
     def test_work_of_unknown_start_is_late_only_within_the_window(self):
         erase_player(self.ada)

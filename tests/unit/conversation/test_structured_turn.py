@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from omniira_evennia.conversation import plain_lines
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.guard import is_echo
 from omniira_evennia.conversation.prompts import (
@@ -372,3 +373,18 @@ def test_their_claim_with_a_filler_you_is_still_given_back():
     )
     assert changed == 1 and text.startswith("You cannot eat onions")
     assert give_back_claims("You know, I pour cider.", said, [], "Wynne", "Maren")[1] == 0
+
+
+def test_news_met_with_not_knowing_it_is_asked_again_then_heard():
+    """ "I don't know if you can touch pepper." to "I can't touch pepper, it makes me sick."
+    (held-out seed 11411): asked again with what it is being told; a second such reply gives
+    way to the NPC's plain line that it heard."""
+    line = "Maren, I can't touch pepper, it makes me sick."
+    client = FakeClient("I don't know if you can touch pepper.", "No pepper for you, then.")
+    result = run_turn(turn_input(line), conf("tags"), client)
+    assert result.parsed.text == "No pepper for you, then."
+    reminder = client.requests[1]["messages"][-1]["content"].rsplit("\n\n", 1)[-1]
+    assert reminder.startswith("(Ada is telling you this now, so now you know it.")
+    twice = FakeClient("I don't know if you can touch pepper.", "I don't know about your pepper.")
+    text = run_turn(turn_input(line), conf("tags"), twice).parsed.text
+    assert text in [heard.format(speaker="Ada") for heard in plain_lines._HEARD]

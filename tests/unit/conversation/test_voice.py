@@ -1489,3 +1489,33 @@ def test_a_slip_turned_round_still_may_not_invent_what_was_never_told():
     assert problem.startswith("slipped") and "answered_as_player" in problem
     mended = guard.repaired(text, problem, ctx, topic)
     assert "salt" not in mended and admits_not_knowing(mended), mended
+
+
+@pytest.mark.parametrize(
+    "reply, line, doubts",
+    [
+        # Held-out seeds 11411 and 91823: told, and the NPC said it did not know.
+        ("I don't know if you can touch pepper.", "I can't touch pepper, it makes me sick.", True),
+        (
+            "You have never told me about a milk allergy, Cedric.",
+            "Never put milk in anything you serve me: I'm allergic.",
+            True,
+        ),
+        ("I didn't know you kept goats!", "I keep goats on the high fells.", False),
+        ("I don't know the Amber Isles. Fair winds.", "I mean to sail to the Amber Isles.", False),
+        ("You never told me about a horse, Ada.", "What is my horse called?", False),
+    ],
+)
+def test_what_the_player_is_telling_is_not_met_with_not_knowing_it(reply, line, doubts):
+    assert ("doubts_the_telling" in slips(reply, line, "Maren", "Cedric")) is doubts
+
+
+def test_the_player_walked_about_by_a_narrator_is_a_slip():
+    # Held-out seed 11411: Maren narrated Kestrel instead of speaking.
+    line = "I came here from Quarrendon, on the coast."
+    walking = "You are walking down Market Square, but the cobblestones are not as smooth."
+    assert "narrates_the_player" in slips(walking, line, "Maren", "Kestrel")
+    assert (
+        slips("You're travelling to the Amber Isles? Brave soul.", line, "Maren", "Kestrel") == []
+    )
+    assert slips("You are standing in my light, love.", line, "Maren", "Kestrel") == []
