@@ -371,7 +371,13 @@ def speaks_of_listener(reply: str, player: str) -> bool:
         return False
     name = re.escape(player)
     lead = r"(?:\b(?:what|where|who|how|why|whether|if|that|because)\s+|(?:^|[.!?]\s+)\W*)"
-    return bool(re.search(rf"{lead}{name}\s+{ABOUT_VERBS}\b", plain(reply), re.IGNORECASE))
+    if re.search(rf"{lead}{name}\s+{ABOUT_VERBS}\b", plain(reply), re.IGNORECASE):
+        return True
+    # "I've never met Ingram, so I don't know what he's talking about." to Ingram (seed 11411)
+    never_met = (
+        rf"\b(?:never|not|haven't|have not|don't|do not) (?:met|seen|heard of|know) {name}\b"
+    )
+    return bool(re.search(never_met, plain(reply), re.IGNORECASE))
 
 
 WORK_VERB = re.compile(
@@ -1479,8 +1485,14 @@ def flag_reply(
         flags.append("repeat")
     asked = {t.line for t in scenario.day1 if step.kind == "ask" and t.fact == step.fact}
     lines = [step.line] + [line for line in said_before if line not in asked]
-    if step.kind != "goodbye" and any(
-        is_restated(reply, line, scenario.npc, speaker) for line in lines
+    # Saying it does not know what it was never told repeats the question's words ("I don't
+    # remember what your son is called."): that is the answer asked for, not the words handed
+    # back (held-out busy seed 11411 counted two such as restated).
+    admitted = step.kind in ("never_told", "newcomer") and admits_not_knowing(reply)
+    if (
+        step.kind != "goodbye"
+        and not admitted
+        and any(is_restated(reply, line, scenario.npc, speaker) for line in lines)
     ):
         flags.append("restated")
     flags += [f"slip:{form}" for form in role_slips(reply, step, scenario, speaker)]

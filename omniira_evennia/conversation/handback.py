@@ -1,7 +1,8 @@
 """
 A reply that hands the player's line back instead of answering it (voice.py's `restated`
 slip): the line itself again, its words with nothing of the NPC's own, the line with I and you
-turned round, or the question asked back.
+turned round, or the question asked back; or that meets what the player is telling with not
+knowing it (`doubts_the_telling`).
 
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
@@ -79,8 +80,11 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     if _asks_its_words_back(reply, line, names_said):
         return True
     names = {n.lower()[:5] for n in (npc, speaker) if n}
-    said = content_stems(line) - names
-    answer = content_stems(reply) - names - {w[:5] for w in FRAMING_WORDS}
+    framing = {w[:5] for w in FRAMING_WORDS}
+    # "You should know about my sister, Cordelia: ..." frames its news as much as a reply's
+    # "I remember that ..." does: "Cordelia is coming to visit at midsummer." gives it back.
+    said = content_stems(line) - names - framing
+    answer = content_stems(reply) - names - framing
     shared = said & answer
     own = answer - said - _CONTRACTED
     enough = len(shared) >= max(2, 0.4 * len(said - _CONTRACTED))
@@ -163,4 +167,34 @@ def _asked_back(reply: str, line: str, names: list[str]) -> bool:
     mine = words(line, swap=True)
     return (
         len(mine) >= 12 and difflib.SequenceMatcher(None, mine, words(reply, False)).ratio() >= 0.8
+    )
+
+
+# The player's own news met with not knowing it, while they tell it: "I don't know if you can
+# touch pepper." to "I can't touch pepper, it makes me sick", "You have never told me about a
+# milk allergy, Cedric." to "Never put milk in anything you serve me: I'm allergic." (held-out
+# seeds 11411, 91823). "I don't know the Amber Isles" is its own not knowing, and "I didn't know
+# you kept goats!" news heard: both stay.
+_DOUBTS_YOURS = re.compile(
+    r"\b(?:i (?:don'?t|do not) (?:know|recall|remember)|i(?:'ve| have) no idea)"
+    r"\s+(?:(?:if|whether|that|about|what|why|how|of)\s+)?(?:you|your)\b"
+    # "I don't know what you mean, love." is its own puzzlement.
+    r"(?!\s+(?:mean|meant)\b|'re (?:saying|on about|talking)|\s+are (?:saying|talking))"
+    r"|\byou(?:'ve| have)? (?:never|not|haven'?t|didn'?t|did not) (?:(?:ever|once)\s+)?"
+    r"(?:told|said|mentioned|tell|say|mention)\b",
+    re.IGNORECASE,
+)
+
+
+_TELLS_OF_SELF = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
+
+
+def doubts_the_telling(reply: str, line: str) -> bool:
+    """The player telling of themselves (a statement in the first person) met with the NPC's
+    not knowing it."""
+    line = capped(line)
+    return (
+        not is_question(line)
+        and bool(_TELLS_OF_SELF.search(line))
+        and bool(_DOUBTS_YOURS.search(capped(reply)))
     )

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from omniira_evennia.conversation.handback import TO_YOU, restates
+from omniira_evennia.conversation.handback import TO_YOU, doubts_the_telling, restates
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
     FRAMING_WORDS,
@@ -131,6 +131,9 @@ _SPEAKS_OF_THEM = (
     r"didn't|is|isn't|was|wasn't|has|hasn't|had|likes|loves|wants|fears|keeps|works|lives|came|"
     r"comes|needs|treasures|owns|dreams|hopes|plans|earns|makes|said|told|mentioned|never|can't|"
     r"cannot)\b"
+    # Not knowing the one it is talking to: "I've never met Ingram, so I don't know what he's
+    # talking about." to Ingram (held-out busy seed 11411).
+    r"|\b(?:never|not|haven't|have not|don't|do not) (?:met|seen|heard of|know|knew) {speaker}\b"
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
@@ -252,25 +255,9 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         and (_NOT_KNOWING_MINE.search(reply) or _NEVER_TOLD_MINE.search(reply))
     ):
         found.append("swaps_i_and_you")
-    if not is_question(line) and _FIRST_PERSON.search(line) and _DOUBTS_YOURS.search(reply):
+    if doubts_the_telling(reply, line):
         found.append("doubts_the_telling")
     return found
-
-
-# The player's own news met with not knowing it, while they tell it: "I don't know if you can
-# touch pepper." to "I can't touch pepper, it makes me sick", "You have never told me about a
-# milk allergy, Cedric." to "Never put milk in anything you serve me: I'm allergic." (held-out
-# seeds 11411, 91823). "I don't know the Amber Isles" is its own not knowing, and "I didn't know
-# you kept goats!" news heard: both stay.
-_DOUBTS_YOURS = re.compile(
-    r"\b(?:i (?:don'?t|do not) (?:know|recall|remember)|i(?:'ve| have) no idea)"
-    r"\s+(?:(?:if|whether|that|about|what|why|how|of)\s+)?(?:you|your)\b"
-    # "I don't know what you mean, love." is its own puzzlement.
-    r"(?!\s+(?:mean|meant)\b|'re (?:saying|on about|talking)|\s+are (?:saying|talking))"
-    r"|\byou(?:'ve| have)? (?:never|not|haven'?t|didn'?t|did not) (?:(?:ever|once)\s+)?"
-    r"(?:told|said|mentioned|tell|say|mention)\b",
-    re.IGNORECASE,
-)
 
 
 # The person of the prompts' worked examples (prompts.TAG_EXAMPLE, SPEECH_EXAMPLE): a reply

@@ -17,7 +17,7 @@ STOP_WORDS = set(
     # Modals and particles carry no fact: "You would keep your cheese off your plate." adds
     # nothing to "Cheese makes me break out in a rash, so keep it off my plate." (seed 71359).
     "would could should will shall can must might may off out up just very really quite also too "
-    "then than "
+    "then than about "
     # Who, not what: "Eugenia went east with the soldiers" is the line's fact, "she" or "her"
     # round it no word of the NPC's own (seed 43969).
     "he him his she her hers they them their theirs".split()

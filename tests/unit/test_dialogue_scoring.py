@@ -719,3 +719,24 @@ def test_news_met_with_not_knowing_it_is_a_slip_when_told(reply, kind, denies):
 def test_the_player_walked_about_is_narration():
     assert ev.narrates_player("You are walking down Market Square, but the cobbles are worn.")
     assert not ev.narrates_player("You're travelling to the Amber Isles? Brave soul.")
+
+
+def test_saying_it_does_not_know_a_never_told_thing_is_no_restatement():
+    # Held-out busy seed 11411 counted "I don't remember what your son is called." as restated.
+    asked = "Do you remember what my son is called?"
+    reply = {"answered": True, "errors": [], "fallback": False, "speaker": "Hesketh"}
+
+    def flags(text, kind):
+        step = Step(kind, asked, category="kin")
+        return ev.flag_reply({**reply, "reply": text}, step, scenario(), [], WORLD)
+
+    admitting = flags("I don't remember what your son is called.", "never_told")
+    assert "restated" not in admitting and "admits" in admitting
+    # Asked what it was told, the same words are the question handed back.
+    assert "restated" in flags("Do you remember what your son is called?", "never_told")
+
+
+def test_not_knowing_the_one_it_talks_to_speaks_of_them():
+    reply = "I've never met Ingram, so I don't know what he's talking about."
+    assert ev.speaks_of_listener(reply, "Ingram")
+    assert not ev.speaks_of_listener("I've never met your sister, Ingram.", "Ingram")

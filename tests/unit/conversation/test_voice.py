@@ -999,9 +999,11 @@ def test_what_a_new_player_met_by_telnet_on_the_evening_of_2026_12_01():
     [
         ("How long have you been here, Maren?", "I have been here for a month now."),
         ("Have you had a long day, Maren?", "Yes, I've had a long day, and I'm tired."),
+        # (Its "I do not know anything about the road being full of pilgrims today." gives the
+        # line back: since held-out seed 11411 "about" and "know" frame, so it is asked again.)
         (
             "The road was full of pilgrims today.",
-            "I do not know anything about the road being " "full of pilgrims today.",
+            "I do not know much of pilgrims, but the well road is busy every spring.",
         ),
         (
             "What do you charge, Maren?",
@@ -1519,3 +1521,19 @@ def test_the_player_walked_about_by_a_narrator_is_a_slip():
         slips("You're travelling to the Amber Isles? Brave soul.", line, "Maren", "Kestrel") == []
     )
     assert slips("You are standing in my light, love.", line, "Maren", "Kestrel") == []
+
+
+def test_news_framed_as_something_to_know_and_given_back_is_restated():
+    # Held-out seed 11411: "You should know about my sister ..." answered with its own words.
+    line = "You should know about my sister, Cordelia: she is coming to visit at midsummer."
+    assert voice.RESTATED in slips(
+        "Cordelia is coming to visit at midsummer.", line, "Wren", "Benedikt"
+    )
+    assert slips("Midsummer? Then I'll bake for her.", line, "Wren", "Benedikt") == []
+
+
+def test_not_knowing_the_one_it_talks_to_is_speaking_of_them():
+    # Held-out busy seed 11411: Lyra to Ingram, who was telling her of his fear of heights.
+    reply = "I've never met Ingram, so I don't know what he's talking about."
+    line = "Lyra, I have been terrified of heights since I was a child."
+    assert "speaks_of_them" in slips(reply, line, "Lyra", "Ingram")
