@@ -43,7 +43,7 @@ LINES = [
     "What did you make of my clocks, then?",  # not "what I do": never told would be asked again
     "The walk up from the docks was long today.",
 ]
-TICKET = re.compile(r"ticket (\d+)")
+TICKET = re.compile(r"ticket (\d+)", re.IGNORECASE)  # the line is quoted capitalised
 
 
 def scripted(body: dict) -> str:
