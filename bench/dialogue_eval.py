@@ -505,6 +505,8 @@ SWAPS = [
         r"\s+you\b",
         re.I,
     ),
+    # the player's telling said as the NPC's ("I told you that I'm afraid of ghosts.", 36457)
+    re.compile(CUE_START + r"i told you (?:that )?i(?:'m| am| was|'ve| have)\b", re.I),
 ]
 
 

@@ -234,6 +234,9 @@ class AskedTopic(NamedTuple):
         than "onions make him sick"."""
         if self.trade:
             text = _CAUSING.sub(" ", text)  # "it makes him sick" makes nothing for a living
+        if self.phrase == TOPIC_PHRASE["home"]:
+            # "it is all Merrick has left of home", "far from home": no place (seed 36457)
+            text = _NO_PLACE.sub(" ", text)
         found = sum(1 for stem in self.stems if re.search(rf"\b{re.escape(stem)}", text))
         home = self.phrase == TOPIC_PHRASE["home"] and _ONE_FROM.search(text)
         return found + bool(self.trade and _TRADE_NOUN.search(text)) + bool(home)
@@ -242,6 +245,10 @@ class AskedTopic(NamedTuple):
 # "Brigid is a rope-maker from Harrowgate" says where she is from (telnet trial, 2026-12-04),
 # as "I'm a shepherd from the hills" does; "heard it from the carter" does not.
 _ONE_FROM = re.compile(r"\b(?:is|am|i'm|are|was)\s+an?\s+[\w'-]+(?:\s+[\w'-]+)?\s+from\b")
+
+
+# "All he has left of home", "far from home": home named, not where it is.
+_NO_PLACE = re.compile(r"\b(?:of|from) home\b")
 
 
 # "It makes him sick", "made me cry": a cause, not a trade's making.

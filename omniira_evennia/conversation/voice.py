@@ -349,7 +349,10 @@ _NARRATES_YOU = re.compile(
 # The NPC's remembering said as the player's ("You remember baking bread for a living,
 # Yvaine." to "I bake bread for a living"): a statement, not a question back.
 _OWN_MEMORY_AS_YOURS = re.compile(
-    r"(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?you (?:remember|recall)\b[^?]*?(?:[.!]|$)",
+    r"(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?you (?:remember|recall)\b[^?]*?(?:[.!]|$)"
+    # The player's telling said as the NPC's: "I told you that I'm afraid of ghosts." to "What
+    # did I tell you scares me most?" (held-out seed 36457).
+    r"|(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?i told you (?:that )?i(?:'m| am| was|'ve| have)\b",
     re.IGNORECASE,
 )
 

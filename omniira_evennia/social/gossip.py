@@ -48,6 +48,7 @@ from omniira_evennia.social.gossip_items import (  # noqa: F401
     chain_for,
     in_the_others_words,
     names,
+    passing_state,
     resolve,
     source_fact,
     talk_not_news,
@@ -213,11 +214,13 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
 
 
 def _shareable(record, exclude, now) -> bool:
-    """Suspect or expired memories are never passed on as gossip."""
+    """Suspect or expired memories, and how someone was for an hour, are never passed on as
+    gossip ("Ada says ..." is: a claim passed on keeps its teller)."""
     return (
         record.subject_id not in exclude
         and not record.suspect
         and (record.expires_at is None or record.expires_at > now)
+        and not passing_state(record.value or "")
     )
 
 

@@ -740,3 +740,8 @@ def test_not_knowing_the_one_it_talks_to_speaks_of_them():
     reply = "I've never met Ingram, so I don't know what he's talking about."
     assert ev.speaks_of_listener(reply, "Ingram")
     assert not ev.speaks_of_listener("I've never met your sister, Ingram.", "Ingram")
+
+
+def test_the_players_telling_said_as_the_npcs_is_scored_a_swap():
+    assert ev.swaps_i_and_you("I told you that I'm afraid of ghosts.")
+    assert not ev.swaps_i_and_you("You told me you're afraid of ghosts.")

@@ -117,3 +117,13 @@ def test_what_the_npc_holds_about_another_player_answers_nothing_about_this_one(
     assert topics.unknown_topic(asked, known_to_npc(own)) is None
     believed = ctx([], ["Gwendolyn dreams of a farm of her own."])
     assert topics.unknown_topic(asked, known_to_npc(believed)) is None
+
+
+def test_a_keepsake_of_home_says_nothing_of_where_home_is():
+    # Held-out seed 36457: "Where am I from?" was answered with Merrick's iron key.
+    from omniira_evennia.conversation.topics import answer_from
+
+    key = "Merrick's iron key to a house that burned; it is all Merrick has left of home."
+    assert answer_from("Where am I from, do you recall?", [key], [], "Merrick") is None
+    home = "Home for Merrick is Cairnby, two weeks' ride to the west."
+    assert answer_from("Where am I from, do you recall?", [key, home], [], "Merrick") == home

@@ -1537,3 +1537,10 @@ def test_not_knowing_the_one_it_talks_to_is_speaking_of_them():
     reply = "I've never met Ingram, so I don't know what he's talking about."
     line = "Lyra, I have been terrified of heights since I was a child."
     assert "speaks_of_them" in slips(reply, line, "Lyra", "Ingram")
+
+
+def test_the_players_telling_said_as_the_npcs_is_a_swap():
+    # Held-out seed 36457: Wren, asked what Dara had told her scares Dara most.
+    line = "What did I tell you scares me most?"
+    assert "swaps_i_and_you" in slips("I told you that I'm afraid of ghosts.", line, "Wren", "Dara")
+    assert "swaps_i_and_you" not in slips("You told me ghosts scare you.", line, "Wren", "Dara")

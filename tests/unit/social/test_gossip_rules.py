@@ -1,5 +1,7 @@
 """The pure rules of NPC talk and gossip (social/gossip.py) that keep a small model honest."""
 
+import pytest
+
 from omniira_evennia.social.gossip import (
     ExchangeInput,
     HeldFact,
@@ -172,3 +174,20 @@ def test_a_players_fact_travels_only_as_its_teller_holds_it():
         ("Ada went up Greyfang once.", False, ""),
     ]
     assert rejected == [(embellished, "a player's fact its teller does not hold")]
+
+
+@pytest.mark.parametrize(
+    "fact, talk",
+    [
+        # Held-out seed 36457: a player's small talk passed on as news about them.
+        ("Corvina hasn't eaten since sunrise.", True),
+        ("Dara's cloak was soaked through.", True),
+        ("Benedikt nearly slipped on the cobbles.", True),
+        ("Tobin the tollkeeper got into a brawl and lost a tooth.", False),
+        ("Harlan fell off his roof and broke his leg.", False),
+    ],
+)
+def test_how_someone_was_for_an_hour_is_no_news(fact, talk):
+    from omniira_evennia.social.gossip_items import talk_not_news
+
+    assert (talk_not_news(fact) == "a passing state, not news") is talk
