@@ -252,7 +252,13 @@ _NO_PLACE = re.compile(r"\b(?:of|from) home\b")
 
 
 # "It makes him sick", "made me cry": a cause, not a trade's making.
-_CAUSING = re.compile(r"\b(?:make|makes|made|making)\s+(?:him|her|me|them|you|us|it)\b")
+_CAUSING = re.compile(
+    r"\b(?:make|makes|made|making)\s+(?:him|her|me|them|you|us|it)\b"
+    # "Shellfish makes Quill break out in a rash" (held-out busy seed 58873): a name, then what
+    # it does to them.
+    r"|\b(?:make|makes|made|making)\s+[\w'-]+\s+(?:break|feel|sick|ill|itch|sneeze|swell|cry|"
+    r"queasy|retch|wheeze|faint|throw)"
+)
 
 
 def asked_topic(line: str) -> AskedTopic | None:

@@ -252,6 +252,16 @@ def _roles_agree(value: str, statement: str, wanted: list[str]) -> bool:
     return not others or any(_stem(w) in rest for w in others)
 
 
+# A wish or a plan: "One day I want to open a tea shop" grounds "Ines wants to open a tea
+# shop", not "Ines sells tea." (held-out busy seed 58873).
+_WISH = re.compile(
+    r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|dream|dreams|plan|plans|planning|mean to|"
+    r"means to|intend|intends|one day|some ?day|someday|saving|aside|going to|would like|'d like|"
+    r"ambition|before i'?m old)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Evidence:
     """The statements of some lines, read once for many facts (a review's conversation)."""
@@ -437,6 +447,9 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         if not _roles_agree(value, statement, words):
             best, best_found, missing = statement, found, ["(said of someone else)"]
             continue
+        if _WISH.search(statement) and not _WISH.search(value):
+            best, best_found, missing = statement, found, ["(a wish, not a fact)"]
+            continue
         if lacks_object:
             # Refused, with the line it rests on: the write policy keeps that line, quoted.
             return Grounding(False, LACKS_OBJECT, without_address(statement, npc), found)
@@ -445,6 +458,8 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         return Grounding(False, LACKS_OBJECT)
     if missing == ["(said of someone else)"]:
         return Grounding(False, "their words say it the other way round", best or "", best_found)
+    if missing == ["(a wish, not a fact)"]:
+        return Grounding(False, "they said it as a wish, not a fact", best or "", best_found)
     news = _news_of_others(lines, names, wanted)
     if news:
         return news

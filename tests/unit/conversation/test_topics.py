@@ -127,3 +127,18 @@ def test_a_keepsake_of_home_says_nothing_of_where_home_is():
     assert answer_from("Where am I from, do you recall?", [key], [], "Merrick") is None
     home = "Home for Merrick is Cairnby, two weeks' ride to the west."
     assert answer_from("Where am I from, do you recall?", [key, home], [], "Merrick") == home
+
+
+def test_what_makes_someone_ill_is_no_trade_and_their_not_telling_is_no_npcs():
+    # Held-out busy seed 58873: "How do I earn my living?" was answered with a food that makes
+    # Quill break out, and newcomers' questions with "I never told you what you do".
+    from omniira_evennia.conversation import voice
+    from omniira_evennia.conversation.topics import answer_from
+
+    rash = "Shellfish makes Quill break out in a rash."
+    assert answer_from("How do I earn my living, Voss?", [rash], [], "Quill") is None
+    line = "Lyra, do you remember what I do for a living?"
+    swapped = "I never told you what you do for a living."
+    assert "swaps_i_and_you" in voice.slips(swapped, line, "Lyra", "Dorian")
+    own = "I never told you what my brother does, did I?"
+    assert voice.slips(own, "I wonder what your brother does.", "Lyra", "Dorian") == []

@@ -396,3 +396,11 @@ def test_a_clause_about_their_kin_grounds_nothing_about_them():
     baker = ["I bake bread for the inn, and my sister who lives in Vellmoor sends flour."]
     assert ground("Nell bakes bread for the inn.", baker, subject="Nell").ok
     assert not ground("Nell lives in Vellmoor.", baker, subject="Nell").ok
+
+
+def test_a_wish_grounds_the_wish_not_a_fact():
+    # Held-out busy seed 58873: "Ines sells tea." from "One day I want to open a tea shop ...".
+    said = ["One day I want to open a tea shop on this very street."]
+    assert not ground("Ines sells tea.", said, subject="Ines", npc="Lyra").ok
+    assert ground("Ines wants to open a tea shop.", said, subject="Ines", npc="Lyra").ok
+    assert ground("Ines dreams of a tea shop of her own.", said, subject="Ines", npc="Lyra").ok
