@@ -129,7 +129,8 @@ _YOUR_TRADE = (
 _SPEAKS_OF_THEM = (
     CLAUSE_LEAD + r"{speaker}\s+(?:does|do|did|doesn't|"
     r"didn't|is|isn't|was|wasn't|has|hasn't|had|likes|loves|wants|fears|keeps|works|lives|came|"
-    r"comes|needs|treasures|owns|dreams|hopes|plans|earns|makes|said|told|mentioned|never|can't|"
+    r"comes|needs|treasures|owns|dreams|hopes|plans|earns|makes|carries|said|told|mentioned|never|"
+    r"can't|"
     r"cannot)\b"
     # Not knowing the one it is talking to: "I've never met Ingram, so I don't know what he's
     # talking about." to Ingram (held-out busy seed 11411).

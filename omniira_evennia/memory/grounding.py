@@ -376,8 +376,16 @@ def without_address(statement: str, npc: str) -> str:
     lead = r"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|oh|listen)\W+)?"
     if npc:
         lead += rf"(?:{re.escape(npc)}\W+)?(?:one thing\W+)?"
-    text = re.sub(lead, "", statement, flags=re.IGNORECASE)
+    text = without_trailing_address(re.sub(lead, "", statement, flags=re.IGNORECASE), npc)
     return text[:1].upper() + text[1:] if text else statement
+
+
+def without_trailing_address(text: str, npc: str) -> str:
+    """`text` without the listener's name said at its end ("... sings at the temple, Maren." ->
+    "... sings at the temple."): a memory kept its keeper's name so (telnet trial, 2026-12-05)."""
+    if not npc:
+        return text
+    return re.sub(rf",\s*{re.escape(npc)}\s*([.!?]*)\s*$", r"\1", text, flags=re.IGNORECASE)
 
 
 def _lacks_its_object(value: str, skip: set[str]) -> bool:

@@ -48,6 +48,7 @@ from omniira_evennia.memory.grounding import (
     evidence,
     ground,
     said_quote,
+    without_trailing_address,
 )
 from omniira_evennia.memory.lateness import late_write
 
@@ -177,6 +178,8 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
     if not admin and late_write((note.subject, note.origin, note.speaker), str(note.value)):
         return None
     value = policed(note.value, "memory", redact=not admin)
+    if not admin:
+        value = without_trailing_address(value, getattr(npc, "key", ""))
     grounded = grounding_of(npc, note, value)
     if grounded is not None and not grounded.ok and grounded.reason == LACKS_OBJECT:
         note, value, grounded = _their_words_instead(npc, note, value, grounded)

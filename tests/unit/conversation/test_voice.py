@@ -1544,3 +1544,9 @@ def test_the_players_telling_said_as_the_npcs_is_a_swap():
     line = "What did I tell you scares me most?"
     assert "swaps_i_and_you" in slips("I told you that I'm afraid of ghosts.", line, "Wren", "Dara")
     assert "swaps_i_and_you" not in slips("You told me ghosts scare you.", line, "Wren", "Dara")
+
+
+def test_what_they_carry_said_of_them_to_their_face():
+    # Telnet trial, 2026-12-05, on a busy machine: to Corwen himself.
+    reply = "I don't know what Corwen carries with him."
+    assert "speaks_of_them" in slips(reply, "What do I always carry with me?", "Maren", "Corwen")

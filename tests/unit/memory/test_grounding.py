@@ -404,3 +404,17 @@ def test_a_wish_grounds_the_wish_not_a_fact():
     assert not ground("Ines sells tea.", said, subject="Ines", npc="Lyra").ok
     assert ground("Ines wants to open a tea shop.", said, subject="Ines", npc="Lyra").ok
     assert ground("Ines dreams of a tea shop of her own.", said, subject="Ines", npc="Lyra").ok
+
+
+def test_the_keepers_name_said_at_the_end_is_no_part_of_the_fact():
+    # Telnet trial, 2026-12-05: "Corwen's daughter Ysolde sings at the temple, Maren." in recall.
+    from omniira_evennia.memory.grounding import without_address, without_trailing_address
+
+    kept = "Corwen's daughter Ysolde sings at the temple, Maren."
+    assert (
+        without_trailing_address(kept, "Maren") == "Corwen's daughter Ysolde sings at the temple."
+    )
+    assert without_trailing_address("Maren, I sing.", "Maren") == "Maren, I sing."
+    assert without_address("My daughter sings at the temple, Maren.", "Maren") == (
+        "My daughter sings at the temple."
+    )
