@@ -14,6 +14,7 @@ import re
 
 from omniira_evennia.conversation.addressing import GOODBYE, is_goodbye
 from omniira_evennia.conversation.words import (
+    FIRST_PERSON,
     FRAMING_WORDS,
     capped,
     content_stems,
@@ -186,15 +187,12 @@ _DOUBTS_YOURS = re.compile(
 )
 
 
-_TELLS_OF_SELF = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
-
-
 def doubts_the_telling(reply: str, line: str) -> bool:
     """The player telling of themselves (a statement in the first person) met with the NPC's
     not knowing it."""
     line = capped(line)
     return (
         not is_question(line)
-        and bool(_TELLS_OF_SELF.search(line))
+        and bool(FIRST_PERSON.search(line))
         and bool(_DOUBTS_YOURS.search(capped(reply)))
     )

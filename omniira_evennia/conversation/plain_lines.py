@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.repairs import to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
-from omniira_evennia.conversation.voice import _FIRST_PERSON, MAX_CHARS, is_question
+from omniira_evennia.conversation.voice import MAX_CHARS, is_question
+from omniira_evennia.conversation.words import FIRST_PERSON
 from omniira_evennia.memory.grounding import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
@@ -76,7 +77,7 @@ def remembered_line(answer: str, speaker: str) -> str:
         # A memory kept in their words ('Xander said: "I fear spiders."', memory/write.py).
         text = quoted_words(text, speaker) or text
     text = text.rstrip('.!"') + "."
-    if _FIRST_PERSON.search(text):  # their own words
+    if FIRST_PERSON.search(text):  # their own words
         return f'You told me so yourself, {speaker or "friend"}: "{text}"'
     if speaker:
         # "Zinnia's brother is Aldric" -> "your brother is Aldric", "Niall came here from

@@ -41,6 +41,7 @@ from functools import lru_cache
 from omniira_evennia.conversation.handback import TO_YOU, doubts_the_telling, restates
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
+    FIRST_PERSON,
     FRAMING_WORDS,
     MAX_CHARS,
     STOP_WORDS,
@@ -130,14 +131,12 @@ _SPEAKS_OF_THEM = (
     CLAUSE_LEAD + r"{speaker}\s+(?:does|do|did|doesn't|"
     r"didn't|is|isn't|was|wasn't|has|hasn't|had|likes|loves|wants|fears|keeps|works|lives|came|"
     r"comes|needs|treasures|owns|dreams|hopes|plans|earns|makes|carries|said|told|mentioned|never|"
-    r"can't|"
-    r"cannot)\b"
+    r"can't|cannot)\b"
     # Not knowing the one it is talking to: "I've never met Ingram, so I don't know what he's
     # talking about." to Ingram (held-out busy seed 11411).
     r"|\b(?:never|not|haven't|have not|don't|do not) (?:met|seen|heard of|know|knew) {speaker}\b"
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
 # How often, not what: "Have you always kept this tavern?" asks about keeping it, and "No, you
 # have never kept this tavern." answers it as the player's.
 _FREQUENCY = set("always never often usually sometimes really truly just".split())
@@ -149,7 +148,7 @@ def about_the_npc(line: str) -> bool:
     return (
         is_question(line)
         and bool(re.search(r"\byou(?:r|rs|rself)?\b", line, re.I))
-        and not (_FIRST_PERSON.search(line))
+        and not (FIRST_PERSON.search(line))
     )
 
 
@@ -221,7 +220,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         re.search(r"\byou\b", line, re.IGNORECASE) or is_question(line)
     ):
         found.append("swaps_i_and_you")
-    elif speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and _FIRST_PERSON.search(line):
+    elif speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and FIRST_PERSON.search(line):
         found.append("swaps_i_and_you")
     elif _OWN_MEMORY_AS_YOURS.search(reply) or _UNTOLD_AS_YOURS.search(reply):
         found.append("swaps_i_and_you")
@@ -353,7 +352,8 @@ _OWN_MEMORY_AS_YOURS = re.compile(
     r"(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?you (?:remember|recall)\b[^?]*?(?:[.!]|$)"
     # The player's telling said as the NPC's: "I told you that I'm afraid of ghosts." to "What
     # did I tell you scares me most?" (held-out seed 36457).
-    r"|(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?i told you (?:that )?i(?:'m| am| was|'ve| have)\b",
+    r"|(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?i told you (?:that )?"
+    r"i(?:'m| am| was|'ve| have)\b",
     re.IGNORECASE,
 )
 
@@ -439,7 +439,7 @@ def answers_about_them(reply: str, line: str) -> bool:
         about_the_npc(line)
         and bool(said)
         and bool(TO_YOU.match(said[0]) and not _GENERIC_YOU.match(said[0]))
-        and not _FIRST_PERSON.search(reply)
+        and not FIRST_PERSON.search(reply)
     )
 
 

@@ -214,7 +214,8 @@ _KIN_LEAD = re.compile(r"^\W*(?:[A-Z][\w'-]*,\s*)?(?:my|our)\s+([\w'-]+)(?:\s+([
 # runs a stall ...", "I have a cousin who runs a stall ...": what follows is the kin's doing.
 _KIN_CLAUSE = re.compile(
     rf"\b(?:my|our|an?)\s+(?:[\w'-]+\s+)?(?:{'|'.join(sorted(KIN))})\b"
-    r"(?:,?\s+(?:called|named)\s+[\w'-]+|,?\s+[A-Z][\w'-]*)?\s*[,;:.!]?\s*(?:who|that|she|he|they)\b",
+    r"(?:,?\s+(?:called|named)\s+[\w'-]+|,?\s+[A-Z][\w'-]*)?"
+    r"\s*[,;:.!]?\s*(?:who|that|she|he|they)\b",
     re.IGNORECASE,
 )
 
