@@ -106,6 +106,10 @@ _AUXILIARIES = set(
 )
 
 
+# Before "me": what was said to the NPC, not what befalls it.
+_TELLING = set("told tell tells telling asked ask asks showed show shows mentioned said".split())
+
+
 def _stems(words) -> set[str]:
     return {w[:5] for w in words if w not in _SMALL and len(w) > 3}
 
@@ -128,8 +132,13 @@ def _claims(
             if not (rest and rest[0] in _OWN_STANCE):
                 subjects.append(i)
     if not subjects:
-        # "Mushrooms make me break out in a rash": a claim only in the speaker's own words.
-        return "me" in words and bool(_trigrams(words) & evidence)
+        # "Mushrooms make me break out in a rash": a claim only in the speaker's own words; "me"
+        # as the one told ("Niall never told me the name of his goat", held-out seed 67219) is
+        # the NPC saying what it heard, not claiming it.
+        told = {i for i, w in enumerate(words) if w == "me" and i and words[i - 1] in _TELLING}
+        return any(w == "me" and i not in told for i, w in enumerate(words)) and bool(
+            _trigrams(words) & evidence
+        )
     if _trigrams(words) & evidence:
         return True
     # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")

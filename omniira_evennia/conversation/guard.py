@@ -79,7 +79,32 @@ def slips_of(text: str, ctx: PromptContext) -> list[str]:
     found = voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name, ctx.identity.role)
     if anothers_trade(text, ctx):
         found.append(trades.ANOTHERS_TRADE)
+    if unwanted_topics(text, ctx):
+        found.append(WONT_DISCUSS)
     return found
+
+
+WONT_DISCUSS = "speaks_of_what_it_will_not"
+
+
+def unwanted_topics(text: str, ctx: PromptContext) -> list[str]:
+    """The sentences of `text` that name someone in a topic the NPC will not discuss, when the
+    speaker did not: the prompt names the topic so that the NPC keeps off it, and a small model
+    brought it up instead, on the listener ("The iron key is a relic of your late husband,
+    Tomas", to a stranger telling of their key: held-out seed 67219)."""
+    mine = {ctx.identity.name.lower(), ctx.speaker_name.lower()}
+    names = {
+        n.lower()
+        for w in ctx.wont_discuss
+        for n in re.findall(r"\b[A-Z][a-z']{2,}\b", w.topic[: voice.MAX_CHARS])
+    }
+    names -= mine | {n for n in names if n.endswith("'s") and n[:-2] in mine}
+    asked = ctx.message.lower()
+    names = {n for n in names if not re.search(rf"\b{re.escape(n)}", asked)}
+    if not names:
+        return []
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b", re.I)
+    return [s for s in sentence_list(text) if pattern.search(s)]
 
 
 _TRADE_FACTS = ("people", "trade")
@@ -158,7 +183,7 @@ def repaired(
             return turned
     if problem.startswith("slipped"):
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
-        claimed = anothers_trade(kept, ctx)
+        claimed = anothers_trade(kept, ctx) + unwanted_topics(kept, ctx)
         kept = " ".join(s for s in sentence_list(kept) if s not in claimed)
         if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")

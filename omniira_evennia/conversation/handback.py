@@ -18,6 +18,7 @@ from omniira_evennia.conversation.words import (
     FRAMING_WORDS,
     capped,
     content_stems,
+    ends_asking,
     is_question,
     sentence_list,
 )
@@ -63,6 +64,8 @@ _TO_THEM = re.compile(r"\W*(?:(?:yes|oh|well|ah|aye)[,!.]?\s+)?(?:you|your)\b", 
 
 
 _CONTRACTED = {"i'm", "i've", "i'll", "i'd", "you'r", "you'v", "you'l", "you'd"}  # stems
+# A greeting given back is manners, not the line's words ("Good evening, Urien.").
+_GREETING = {"good", "eveni", "morni", "night", "hello", "welco", "after", "greet"}
 
 
 def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
@@ -96,26 +99,25 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     # To a question, its words turned round are an answer ("No, I have not had a long day.").
     if not is_question(line) and len(own) <= 2 and _turned_back(reply, line, names_said):
         return True
+    if not ends_asking(line) and not own and len(shared - _GREETING) >= 2:
+        # Told something, it says nothing but the line's own words, however few of them: "It's
+        # a bone-handled knife, Yara.", "You are allergic to wheat." (held-out seeds 67219,
+        # 11411, 58873).
+        return True
     if len(said) < 3 or len(shared) < 3:
         return False
     # A long line's first clause handed back to "you" is a restatement too ("You understand
     # that Voss, the thing you treasure most is an old brass spyglass."): nothing new in it.
     handed_back = not (answer - said) and _TO_THEM.match(reply)
-    if _ends_asking(line):
+    if ends_asking(line):
         # A question's words with something new are its answer: "Your most precious possession
         # is a tin whistle.", "The road out of town leads to Vellmoor." (replayed held-out
         # replies); with nothing new ("Yes, the forge is always hot.") they only give it back.
         return not (answer - said)
-    return (len(shared) / len(said) >= 0.6 and len(answer - said) <= 2) or bool(handed_back)
+    return (len(shared) / len(said) >= 0.6 and len(own) <= 2) or bool(handed_back)
 
 
 _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
-
-
-def _ends_asking(line: str) -> bool:
-    """The line ends on a question ("See this? It's an iron key." tells; it does not ask)."""
-    sentences = sentence_list(line)
-    return bool(sentences) and is_question(sentences[-1])
 
 
 def _turned_back(reply: str, line: str, names: list[str]) -> bool:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.repairs import to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
-from omniira_evennia.conversation.voice import MAX_CHARS, is_question
-from omniira_evennia.conversation.words import FIRST_PERSON
+from omniira_evennia.conversation.voice import MAX_CHARS
+from omniira_evennia.conversation.words import FIRST_PERSON, ends_asking
 from omniira_evennia.memory.grounding import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
@@ -106,6 +106,6 @@ def plain_line(
         return remembered_line(answer, speaker)
     if is_goodbye(message):
         return farewell_line(message, speaker, said)
-    if not is_question(message):
+    if not ends_asking(message):  # "See this? It's an iron key." tells
         return heard_line(message, speaker, said)
     return None

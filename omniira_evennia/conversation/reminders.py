@@ -41,6 +41,9 @@ def asked_again(
             f"(Say what you yourself do, {name}{role}: not another's trade. If it is not "
             "yours, say so.)"
         )
+    elif problem == "slipped: speaks_of_what_it_will_not":
+        topics = "; ".join(w.topic for w in ctx.wont_discuss)
+        reminder = f"(Do not speak of {topics}. Answer {speaker} as {name}, in your own words.)"
     elif problem == "slipped: doubts_the_telling":
         reminder = (
             f"({speaker} is telling you this now, so now you know it. Answer as {name}, in your "
@@ -71,5 +74,5 @@ REMINDER = re.compile(
     r"\((?:You are [^,]+, a person in this world|That goes against "
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
     r"You have said that already|Say what you yourself do|"
-    r"\S+ never told you this|\S+ is telling you this now)"
+    r"\S+ never told you this|\S+ is telling you this now|Do not speak of)"
 )

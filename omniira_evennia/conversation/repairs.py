@@ -115,8 +115,10 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
     # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
     text = re.sub(
         rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"
-        r"said|say)\b",
-        lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}",
+        r"said|say)\b([^.!?]*)",
+        lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}"
+        # "... the name of his goat": theirs, said to them (held-out seed 67219).
+        + re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", m.group(4)),
         text,
     )
     # "I don't know what frightens Odalys." said to Odalys (telnet trial, 2026-12-05).

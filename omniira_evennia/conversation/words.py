@@ -58,6 +58,12 @@ def sentence_list(text: str) -> list[str]:
     return [s.strip() for s in re.findall(r"[^.!?]+[.!?]*", text) if s.strip()]
 
 
+def ends_asking(line: str) -> bool:
+    """The line ends on a question ("See this? It's an iron key." tells; it does not ask)."""
+    sentences = sentence_list(line)
+    return bool(sentences) and is_question(sentences[-1])
+
+
 def is_question(text: str) -> bool:
     return "?" in text or bool(
         re.match(

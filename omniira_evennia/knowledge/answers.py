@@ -72,7 +72,9 @@ def prompt_lines(records: list[KnowledgeRecord], view: KnowledgeView | None) -> 
         )
         for r in records
     ]
-    topics = [WontDiscuss(g.topic, g.reply) for g in (view.guards if view else []) if g.topic]
+    topics = [
+        WontDiscuss(g.topic, g.reply) for g in (view.guards if view is not None else []) if g.topic
+    ]
     return Recalled(lines=lines, records=list(records), wont_discuss=topics)
 
 

@@ -7,10 +7,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from omniira_evennia.conversation import plain_lines, repairs, topics, voice
+from omniira_evennia.conversation import guard, plain_lines, repairs, topics, voice
+from omniira_evennia.conversation.claims import give_back_claims
+from omniira_evennia.conversation.prompts import Identity, PromptContext
 from omniira_evennia.conversation.repairs import without_slips
 from omniira_evennia.conversation.topics import invents, unknown_note, unknown_topic
 from omniira_evennia.conversation.voice import admits_not_knowing, slips
+from omniira_evennia.knowledge.facts import Guard, WontDiscuss
+from omniira_evennia.knowledge.selection import KnowledgeView
 
 
 @pytest.mark.parametrize(
@@ -1026,10 +1030,12 @@ def test_a_sentence_that_claims_the_speakers_own_words_is_still_said_back():
     line = "See this? It's an iron key to a house that burned, and I never let it out of my sight."
     reply = "Yes, I've seen the iron key to the burned house. I never let it out of my sight."
     result = run_turn(turn_input(line), conf("speech"), FakeClient(reply, reply))
-    assert result.parsed.text.startswith("Yes, I've seen the iron key to the burned house.")
     # The player's claim is not the NPC's; said back to them ("You never let it out of your
-    # sight.") it would be their words handed back, and goes as a restatement.
-    assert "my sight" not in result.parsed.text and "your sight" not in result.parsed.text
+    # sight.") it would be their words handed back, and goes as a restatement; so does the
+    # key, given back twice with nothing of the NPC's own. What is left is that it heard them,
+    # not an answer to a question ("See this?" opens a line that tells).
+    assert "sight" not in result.parsed.text and "iron key" not in result.parsed.text
+    assert result.parsed.text in [h.format(speaker="Ada") for h in plain_lines._HEARD]
 
 
 @pytest.mark.parametrize(
@@ -1285,6 +1291,70 @@ def test_the_last_reply_word_for_word_again_is_no_answer():
         turn_input("Cider, please.", short), conf("speech"), FakeClient("Thank you, Tamsin.")
     )
     assert result.parsed.text == "Thank you, Tamsin."
+
+
+@pytest.mark.parametrize(
+    "line, reply, npc, speaker",
+    [
+        # Held-out seeds 67219, 11411 and 58873: told something, the NPC said only its words.
+        (
+            "Lyra, see this? It's a bone-handled knife, and I never let it out of my sight.",
+            "It's a bone-handled knife, Yara.",
+            "Lyra",
+            "Yara",
+        ),
+        (
+            "Voss, never put wheat in anything you serve me: I'm allergic.",
+            "You are allergic to wheat.",
+            "Voss",
+            "Urien",
+        ),
+        (
+            "I have a lazy goat named Juniper; she follows me everywhere.",
+            "Juniper is a lazy goat.",
+            "Voss",
+            "Quill",
+        ),
+        (
+            "It has not stopped raining since this morning.",
+            "Yes, it has not stopped raining.",
+            "Voss",
+            "Ada",
+        ),
+        (
+            "Petra the gravedigger had her cart overturned on the bridge, they say.",
+            "Yes, Petra had a cart overturned on the bridge, Yara.",
+            "Lyra",
+            "Yara",
+        ),
+    ],
+)
+def test_a_statement_given_back_in_a_few_of_its_own_words_is_restated(line, reply, npc, speaker):
+    assert "restated" in slips(reply, line, npc, speaker)
+
+
+@pytest.mark.parametrize(
+    "line, reply",
+    [
+        (
+            "Lyra, see this? It's a jade ring, and I never let it out of my sight.",
+            "A jade ring! Keep it close in this crowd.",
+        ),
+        (
+            "Petra the gravedigger had her cart overturned on the bridge.",
+            "Poor Petra. That bridge has wanted mending for years.",
+        ),
+        (
+            "Voss, never put wheat in anything you serve me: I'm allergic.",
+            "Then no wheat for you, Urien. I'll bake you oatcakes instead.",
+        ),
+        ("Good evening, Voss, I have a goat.", "Good evening, Urien."),
+        # A yes-or-no question about the NPC answered in its words is still its answer.
+        ("Do you ever tire of singing, Lyra?", "No, Sable. I never tire of singing."),
+    ],
+)
+def test_a_reply_with_one_word_of_its_own_or_a_greeting_is_not_restated(line, reply):
+    assert "restated" not in slips(reply, line, "Lyra", "Urien")
 
 
 def test_a_reply_with_nothing_of_its_own_is_the_line_restated():
@@ -1550,3 +1620,51 @@ def test_what_they_carry_said_of_them_to_their_face():
     # Telnet trial, 2026-12-05, on a busy machine: to Corwen himself.
     reply = "I don't know what Corwen carries with him."
     assert "speaks_of_them" in slips(reply, "What do I always carry with me?", "Maren", "Corwen")
+
+
+def test_what_the_speaker_never_told_is_said_to_them_as_theirs():
+    """Held-out seed 67219: "Niall never told me the name of his goat." reached Niall as "You
+    never told you the name of his goat.": "told me" was taken for the NPC claiming his goat."""
+    line = "What's the name of my goat?"
+    reply = "Ada never told me the name of her goat."
+    result = run_turn(turn_input(line), conf("speech"), FakeClient(reply))
+    assert result.parsed.text == "You never told me the name of your goat."
+    assert admits_not_knowing(result.parsed.text)
+
+
+def test_a_claim_in_the_speakers_words_with_me_is_still_said_back():
+    said = ["Mushrooms make me break out in a rash."]
+    text, changed = give_back_claims("Mushrooms make me break out in a rash.", said, [], "Ada")
+    assert (text, changed) == ("Mushrooms make you break out in a rash.", 1)
+    told, changed = give_back_claims("Ada told me she breaks out in a rash.", said, [], "Ada")
+    assert changed == 0
+
+
+TOMAS = "Tomas, Maren's late husband"
+
+
+def test_a_topic_it_will_not_discuss_is_not_brought_up_on_the_listener():
+    """Held-out seed 67219: Maren, whose late husband Tomas is a topic she will not discuss,
+    told a stranger of her iron key that it was "a relic of your late husband, Tomas"."""
+    line = "Good evening, Maren, I always carry an iron key to a house that burned."
+    reply = (
+        "The iron key is a relic of your late husband, Tomas, who drowned at the river docks. "
+        "Keep it close, Ada; this town is no place to lose a thing like that."
+    )
+    inp = turn_input(line)
+    tomas = Guard(1, "wont_discuss", "tomas", ("tomas",), "I'll not speak of him.", topic=TOMAS)
+    inp.knowledge = KnowledgeView(guards=[tomas])
+    client = FakeClient(reply, reply)
+    result = run_turn(inp, conf("speech"), client)
+    assert "Do not speak of Tomas" in client.requests[1]["messages"][-1]["content"]
+    assert (
+        result.parsed.text == "Keep it close, Ada; this town is no place to lose a thing like that."
+    )
+    # Asked about him, the name is the speaker's own word, not the NPC bringing it up.
+    asked = PromptContext(
+        identity=Identity("Maren", "tavern keeper"),
+        speaker_name="Ada",
+        message="Who was Tomas?",
+        wont_discuss=[WontDiscuss(TOMAS)],
+    )
+    assert guard.unwanted_topics("Tomas was my husband.", asked) == []
