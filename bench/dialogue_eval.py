@@ -380,6 +380,30 @@ def speaks_of_listener(reply: str, player: str) -> bool:
     return bool(re.search(never_met, plain(reply), re.IGNORECASE))
 
 
+_KIN = (
+    r"(?:mother|father|sister|brother|aunt|uncle|cousin|son|daughter|wife|husband|grandmother|"
+    r"grandfather|niece|nephew|mum|dad)"
+)
+_YOUR_KIN_NAMED = re.compile(rf"\byour (?:late |dear |old |poor )?{_KIN},?\s+([A-Z][a-z']+)")
+
+
+def gives_them_untold_kin(reply: str, told: str, player: str = "") -> bool:
+    """
+    Role slip: a kinsman named as the listener's whom they never named ("The iron key is a
+    relic of your late husband, Tomas, ..." to a stranger telling of their key, held-out seed
+    67219: the NPC's own late husband put on the player). `told` is all the speaker said of
+    themselves (their facts' lines; "" for a newcomer); their own name after the kinsman is
+    them addressed ("You never told me about your mother, Emrys.").
+    """
+    for match in _YOUR_KIN_NAMED.finditer(plain(reply)):
+        name = match.group(1)
+        if name.lower() == player.lower():
+            continue
+        if not re.search(rf"\b{re.escape(name)}\b", told, re.IGNORECASE):
+            return True
+    return False
+
+
 WORK_VERB = re.compile(
     r"\bi(?:'m| am)?\s+(?:also |just |mostly |mainly )?(?:sell|make|mend|brew|bake|forge|tend|"
     r"keep|run|pour|cook|play|sing|heal|treat|fix|repair)\w*\b",
@@ -807,6 +831,8 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         doing = r"(?:sell|work|run|keep|make|mend|pour|play|sing|tend|brew|forge)s?"
         claims.append(rf"i(?:'m| am| was|\s+{doing})\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:{traits})")
     npc_directed = step.kind in ("self", "trade", "town", "mid_named", "mid_plain")
+    theirs = scenario.facts if speaker == scenario.player else []
+    told = " ".join(f"{f.value} {f.line}" for f in theirs)
     forms = {
         "first_person_claim": bool(first_person_claim(reply, claims, speaker)),
         "speaks_as_player": speaks_as_player(reply, scenario.npc, speaker),
@@ -821,6 +847,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "speaks_of_listener": speaks_of_listener(reply, speaker),
         "claims_anothers_trade": claims_anothers_trade(reply, scenario.npc),
         "denies_the_telling": denies_the_telling(reply, step.kind),
+        "gives_them_untold_kin": gives_them_untold_kin(reply, told, speaker),
     }
     return [form for form, hit in forms.items() if hit]
 
@@ -837,6 +864,7 @@ SLIP_FORMS = (
     "speaks_of_listener",
     "claims_anothers_trade",
     "denies_the_telling",
+    "gives_them_untold_kin",
 )
 
 

@@ -745,3 +745,18 @@ def test_not_knowing_the_one_it_talks_to_speaks_of_them():
 def test_the_players_telling_said_as_the_npcs_is_scored_a_swap():
     assert ev.swaps_i_and_you("I told you that I'm afraid of ghosts.")
     assert not ev.swaps_i_and_you("You told me you're afraid of ghosts.")
+
+
+def test_a_kinsman_the_listener_never_named_put_on_them_is_a_role_slip():
+    """Held-out seed 67219: Maren's own late husband given to a stranger telling of a key."""
+    said = "The iron key is a relic of your late husband, Tomas, who drowned at the river docks."
+    assert ev.gives_them_untold_kin(said, "")
+    assert not ev.gives_them_untold_kin("Yes, your daughter is Seraphine.", "")  # the answer
+    assert not ev.gives_them_untold_kin("You never told me of your mother, Emrys.", "", "Emrys")
+    # What they told is theirs to hear back.
+    assert not ev.gives_them_untold_kin("Your son Godfrey vanished; I am sorry.", GODFREY.line)
+    assert not ev.gives_them_untold_kin("Your husband, you say? Tell me of him.", "")
+    s = scenario(facts=[GODFREY])
+    step = Step("tell", GODFREY.line, fact=0)
+    assert "gives_them_untold_kin" in ev.role_slips(said, step, s, "Hesketh")
+    assert "gives_them_untold_kin" not in ev.role_slips("Your son Godfrey.", step, s, "Hesketh")
