@@ -781,6 +781,9 @@ def gives_world_name_as_theirs(reply: str, player: str, world_names) -> bool:
     return False
 
 
+GOODBYE_KEYS = [["back"], ["tomorrow"]]
+
+
 def classify_memory(value: str, scenario: Scenario | None) -> str:
     """
     Where a memory about a player comes from: "fact" when it matches a fact that player stated
@@ -793,6 +796,11 @@ def classify_memory(value: str, scenario: Scenario | None) -> str:
     if any(matches(value, f.keys) for f in scenario.facts):
         return "fact"
     if any(matches(value, keys) for keys in scenario.smalltalk):
+        return "smalltalk"
+    said_goodbye = " ".join(step.line for step in scenario.day1 if step.kind == "goodbye")
+    if "back tomorrow" in said_goodbye and matches(value, GOODBYE_KEYS):
+        # "Emrys will be back tomorrow." from "Goodbye, Lyra, I'll be back tomorrow." is what
+        # they said (held-out seed 29881 counted it ungrounded).
         return "smalltalk"
     if scenario.news and matches(value, scenario.news.keys):
         return "news"

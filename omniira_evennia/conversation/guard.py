@@ -148,11 +148,14 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
     found = slips_of(parsed.text, ctx) or repeats.handed_back(parsed.text, ctx)
     if found:
         return "slipped: " + ", ".join(found)
+    # What it was never told comes first: "You should not eat the mutton stew." to "What should
+    # you keep off my plate?" is made up, whatever the stew's price (held-out seed 29881 said
+    # the price instead).
+    if topic and not voice.admits_not_knowing(parsed.text):
+        return NEVER_TOLD
     wrong = answers.misstates(parsed.text, ctx.knowledge, (ctx.identity.name, ctx.speaker_name))
     if wrong is not None:
         return f'{MISSTATES}: "{wrong.known}"'
-    if topic and not voice.admits_not_knowing(parsed.text):
-        return NEVER_TOLD
     return None
 
 
@@ -188,7 +191,7 @@ def repaired(
         if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")
             return kept
-    if problem.startswith(MISSTATES):
+    if problem.startswith(MISSTATES) and not topic:
         wrong = answers.misstates(text, ctx.knowledge, (name, speaker))
         if wrong is not None:
             health.incr("misstated_knowledge_repaired")

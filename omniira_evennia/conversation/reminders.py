@@ -28,6 +28,13 @@ def asked_again(
             f"(You have said that already. Answer what {speaker} just said, as {name}, in new "
             "words.)"
         )
+    elif problem.startswith("slipped") and "doubts_the_telling" in problem:
+        # Met with not knowing it, the news is often given back too ("I don't know if you can
+        # touch pepper."): what it is told is the reminder that helps.
+        reminder = (
+            f"({speaker} is telling you this now, so now you know it. Answer as {name}, in your "
+            "own words.)"
+        )
     elif problem == f"slipped: {voice.RESTATED}":
         # Only their words given back ("Yes, the forge is always hot." to "Is the forge always
         # this hot, Voss?"): who it is was never in doubt, so that reminder would not help.
@@ -44,11 +51,6 @@ def asked_again(
     elif problem == "slipped: speaks_of_what_it_will_not":
         topics = "; ".join(w.topic for w in ctx.wont_discuss)
         reminder = f"(Do not speak of {topics}. Answer {speaker} as {name}, in your own words.)"
-    elif problem == "slipped: doubts_the_telling":
-        reminder = (
-            f"({speaker} is telling you this now, so now you know it. Answer as {name}, in your "
-            "own words.)"
-        )
     elif problem.startswith("slipped"):
         reminder = (
             f"(You are {name}, a person in this world, not an assistant and not {speaker}: "

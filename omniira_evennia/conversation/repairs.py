@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 
+from omniira_evennia.conversation.swaps import DOUBT_LEAD, DOUBTING
 from omniira_evennia.conversation.voice import (
     CLAUSE_LEAD,
-    DOUBT_LEAD,
-    DOUBTING,
     GREETING_LEAD,
     answered_as_player,
     answers_about_them,

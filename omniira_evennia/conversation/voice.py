@@ -12,7 +12,8 @@ what it was never told. Each slip is a named rule on the reply (and the line it 
 - `restated`: the player's line handed back with little of the NPC's own ("You remember Merrick
   telling you that his raven is called Ember"), or a sentence that is the line itself;
 - `swaps_i_and_you`: the NPC's own not knowing said as the player's ("You are not sure what
-  Isolde's tortoise is called"), or its own sorrow ("You're sorry, Zephyr, but ...");
+  Isolde's tortoise is called"), or its own sorrow ("You're sorry, Zephyr, but ..."), or the
+  player's state as its own ("I'm hungry!"): swaps.py;
 - `claims_their_words`: the player's own "I ..." said back as the NPC's ("You're right,
   Zephyr, I cannot eat eggs." to "I cannot eat eggs; it makes me ill");
 - `addresses_itself`: the NPC calling itself by name as if it were the listener;
@@ -36,8 +37,8 @@ What a question asks about the speaker's life, and whether the NPC holds the ans
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
+from omniira_evennia.conversation import swaps
 from omniira_evennia.conversation.handback import TO_YOU, doubts_the_telling, restates
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
@@ -110,7 +111,9 @@ _OWN_NOTES = re.compile(
     r"|\b(?:any|additional) information about\b"
     # "I don't have any memories about Faelan." (held-out seed 71359): the prompt's word.
     r"|\b(?:any|no) memor(?:y|ies) (?:about|of)\b"
-    r"|\bcontradicts my (?:knowledge|information|memories|notes)\b",
+    r"|\bcontradicts my (?:knowledge|information|memories|notes)\b"
+    # "... because he is described as a dog who hates the rain." (held-out seed 29881)
+    r"|\b(?:is|are|was|were) described as\b",
     re.IGNORECASE,
 )
 # A line told as said by someone ("Yes, Corvina says.", "..., Voss replied."): a story's
@@ -216,17 +219,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         and re.search(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
     ):
         found.append(RESTATED)
-    if _OWN_DOUBT_AS_YOURS.search(reply) and (
-        re.search(r"\byou\b", line, re.IGNORECASE) or is_question(line)
-    ):
-        found.append("swaps_i_and_you")
-    elif speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and FIRST_PERSON.search(line):
-        found.append("swaps_i_and_you")
-    elif _OWN_MEMORY_AS_YOURS.search(reply) or _UNTOLD_AS_YOURS.search(reply):
-        found.append("swaps_i_and_you")
-    elif _SORRY_AS_YOURS.search(reply) and not re.search(r"\bsorry\b", line, re.IGNORECASE):
-        found.append("swaps_i_and_you")
-    elif _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
+    if swaps.swapped(reply, line, speaker):
         found.append("swaps_i_and_you")
     if _claims_their_words(reply, line):
         found.append("claims_their_words")
@@ -249,12 +242,6 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     ):
         # "You are Maren, Briony." (telnet trial): the prompt's first line read to the player.
         found.append("speaks_of_its_notes")
-    if (
-        is_question(line)
-        and _ASKS_OWN.search(line)
-        and (_NOT_KNOWING_MINE.search(reply) or _NEVER_TOLD_MINE.search(reply))
-    ):
-        found.append("swaps_i_and_you")
     if doubts_the_telling(reply, line):
         found.append("doubts_the_telling")
     return found
@@ -274,35 +261,6 @@ _REPORTS = re.compile(
 )
 _ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|knew)\b", re.I)
 
-
-# The NPC's own not knowing said as the player's ("You are not sure what Isolde's tortoise is
-# called", asked "Do you remember my tortoise's name?"): a statement, not a question.
-# Where such a sentence starts, and its words for not knowing (`own_doubt_turned` too).
-DOUBT_LEAD = r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?"
-DOUBTING = (
-    r"(?:not sure|unsure|don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|"
-    r"can'?t (?:say|remember|recall)|cannot (?:say|remember|recall))\b"
-)
-_OWN_DOUBT_AS_YOURS = re.compile(
-    DOUBT_LEAD + r"you(?:'re| are)?\s+" + DOUBTING + r"[^?]*?(?:[.!]|$)", re.IGNORECASE
-)
-
-
-# The NPC's not having been told said as the player's: "You were never told about that, Cyra."
-# to "I live in Dunmere." (long run with the offline model, seed 101, twice).
-_UNTOLD_AS_YOURS = re.compile(
-    DOUBT_LEAD + r"you(?: were|'ve been| have been| was) never (?:been )?told\b[^?]*?(?:[.!]|$)",
-    re.IGNORECASE,
-)
-
-
-# The NPC's own sorrow said as the player's: "You're sorry, Zephyr, but you haven't been eating
-# since sunrise." (held-out run, seed 94727), "You're sorry, but you don't have up-to-date news".
-_SORRY_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you(?:'re| are) (?:so |very )?sorry\b", re.IGNORECASE)
-
-# The NPC's feeling said as the player's: "You feel terrible." to "My cloak is soaked through."
-# (held-out busy run, seed 62903), "You feel scared of wolves too." (seed 26893).
-_FEELING_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you feel\b(?!,)[^?]*?(?:[.!]|$)", re.IGNORECASE)
 
 # "I" and the three words after it, in the player's line: the same four words in the reply
 # are the player's fact (or feeling) taken as the NPC's own.
@@ -344,54 +302,6 @@ _NARRATES_YOU = re.compile(
     r"|[\"”],?\s+you (?:respond|reply|replied|say|said|answer|answered|ask|asked)\b",
     re.IGNORECASE,
 )
-
-
-# The NPC's remembering said as the player's ("You remember baking bread for a living,
-# Yvaine." to "I bake bread for a living"): a statement, not a question back.
-_OWN_MEMORY_AS_YOURS = re.compile(
-    r"(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?you (?:remember|recall)\b[^?]*?(?:[.!]|$)"
-    # The player's telling said as the NPC's: "I told you that I'm afraid of ghosts." to "What
-    # did I tell you scares me most?" (held-out seed 36457).
-    r"|(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?i told you (?:that )?"
-    r"i(?:'m| am| was|'ve| have)\b",
-    re.IGNORECASE,
-)
-
-
-# Asked about the player's own life ("What am I afraid of?"), the NPC's not knowing said of
-# itself: "I do not remember what frightens me" (telnet trial). "... what you told me" is fine.
-_ASKS_OWN = re.compile(r"\b(?:i|i'm|my|me)\b", re.IGNORECASE)
-_NOT_KNOWING_MINE = re.compile(
-    r"\b(?:don'?t|do not|can'?t|cannot|couldn'?t) (?:remember|recall|know|say|tell)\b"
-    r"(?:(?!\byou\b|\byour\b)[^.?!])*\b(?:me|my|myself)\b",
-    re.IGNORECASE,
-)
-
-
-# Asked about the player's own life, the not telling said as the NPC's own: "I never told you
-# about my origins, Horatio." to "Where am I from?" (held-out run, seed 86111).
-_NEVER_TOLD_MINE = re.compile(
-    r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention)(?: to)? you"
-    r" (?:about |of )?my\b",
-    re.IGNORECASE,
-)
-
-
-@lru_cache(maxsize=256)
-def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
-    """The player's not telling said as the NPC's: "I never told you about Isolde's raven", "I
-    never told you what your dog is called", "I never told you what I do for a living", "I
-    never told you that Niall cannot eat." (held-out seed 84211)."""
-    sp = re.escape(speaker)
-    return re.compile(
-        r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention|said)"
-        rf"(?: to)? you (?:(?:about|of) (?:your|{sp}'s)\b|(?:what|where|who|whom|how) (?:i|your|"
-        rf"{sp})\b|your\b|{sp}'s\b|that (?:i|my|{sp})\b"
-        # "I never told you what you do for a living.", "... what scares me most." (held-out
-        # busy seed 58873): anything but the NPC's own ("I never told you about my brother").
-        r"|(?:what|where|who|how)\b(?![^.!?]*\bmy\b))",
-        re.IGNORECASE,
-    )
 
 
 # What may come before a name said to someone at the start of a reply ("Yes, Wren, ...").

@@ -760,3 +760,13 @@ def test_a_kinsman_the_listener_never_named_put_on_them_is_a_role_slip():
     step = Step("tell", GODFREY.line, fact=0)
     assert "gives_them_untold_kin" in ev.role_slips(said, step, s, "Hesketh")
     assert "gives_them_untold_kin" not in ev.role_slips("Your son Godfrey.", step, s, "Hesketh")
+
+
+def test_what_a_player_said_in_their_goodbye_is_grounded_small_talk():
+    """Held-out seed 29881: "Emrys will be back tomorrow." from "Goodbye, Lyra, I'll be back
+    tomorrow." was counted ungrounded."""
+    s = scenario(facts=[DEEP_WATER])
+    s.day1 = [Step("goodbye", "Goodbye, Maren, I'll be back tomorrow.")]
+    assert ev.classify_memory("Hesketh will be back tomorrow.", s) == "smalltalk"
+    s.day1 = [Step("goodbye", "Good night, Maren!")]
+    assert ev.classify_memory("Hesketh will be back tomorrow.", s) == "ungrounded"

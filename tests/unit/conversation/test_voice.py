@@ -10,10 +10,12 @@ import pytest
 from omniira_evennia.conversation import guard, plain_lines, repairs, topics, voice
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.prompts import Identity, PromptContext
+from omniira_evennia.conversation.reminders import NEVER_TOLD
 from omniira_evennia.conversation.repairs import without_slips
+from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.conversation.topics import invents, unknown_note, unknown_topic
 from omniira_evennia.conversation.voice import admits_not_knowing, slips
-from omniira_evennia.knowledge.facts import Guard, WontDiscuss
+from omniira_evennia.knowledge.facts import Guard, KnowledgeLine, WontDiscuss
 from omniira_evennia.knowledge.selection import KnowledgeView
 
 
@@ -1668,3 +1670,62 @@ def test_a_topic_it_will_not_discuss_is_not_brought_up_on_the_listener():
         wont_discuss=[WontDiscuss(TOMAS)],
     )
     assert guard.unwanted_topics("Tomas was my husband.", asked) == []
+
+
+def test_the_players_state_taken_as_the_npcs_own_swaps_i_and_you():
+    """Held-out seed 29881: "I'm hungry!" to "I haven't eaten since sunrise."."""
+    line = "I haven't eaten since sunrise."
+    assert "swaps_i_and_you" in slips("I'm hungry!", line, "Lyra", "Guinevere")
+    assert "swaps_i_and_you" in slips("Oh, I am so tired.", "I walked all day.", "Lyra", "Ada")
+    # Its own state, asked about, or said beside the player's, is its own.
+    assert slips("I'm tired too, but you must eat.", line, "Lyra", "Ada") == []
+    assert slips("I'm tired, yes.", "Are you tired, Lyra?", "Lyra", "Ada") == []
+
+
+def test_the_prompts_description_said_aloud_is_speaking_of_its_notes():
+    """Held-out seed 29881: "... because he is described as a dog who hates the rain."."""
+    said = "I believe that Ember is lazy because he is described as a dog who hates the rain."
+    assert "speaks_of_its_notes" in slips(said, "My dog Ember is lazy.", "Wren", "Silas")
+
+
+def test_a_never_told_answer_is_not_mended_into_a_price():
+    """Held-out seed 29881: "You should not eat the mutton stew." to "What should you keep off
+    my plate?" (never told) reached the player as "A bowl of mutton stew costs four copper."."""
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper"),
+        speaker_name="Hamlin",
+        message="What should you keep off my plate?",
+        knowledge=[KnowledgeLine("A bowl of mutton stew costs four copper.", "prices")],
+    )
+    topic = topics.unknown_topic(ctx.message, [])
+    made_up = "You should not eat the mutton stew."
+    problem = guard.voice_problem(ParsedReply(text=made_up), ctx, topic)
+    assert problem == NEVER_TOLD
+    mended = guard.repaired(made_up, problem, ctx, topic)
+    assert admits_not_knowing(mended) and "copper" not in mended
+
+
+def test_the_speakers_name_is_no_word_of_the_answer():
+    """Held-out seed 29881: "Yes, Emrys, I remember your grandmother." passed for her name, as
+    "Emrys" (stem "emry") was not taken for the speaker's."""
+    held = "Emrys has a grandmother called Odile who sails on the river barges."
+    asked = "Do you remember what my grandmother is called?"
+    assert not topics.gives_answer("Yes, Emrys, I remember your grandmother.", held, asked, "Emrys")
+    assert topics.gives_answer("Odile, who sails the barges.", held, asked, "Emrys")
+
+
+@pytest.mark.parametrize(
+    "memory",
+    [
+        "Guinevere is a scribe who writes letters for folk who cannot, day in, day out.",
+        "Guinevere is a shepherd.",
+        "Guinevere is a stonemason who carves gravestones.",
+        "Guinevere is a chimney sweep.",
+    ],
+)
+def test_a_trade_named_by_no_common_ending_still_answers_what_they_do(memory):
+    """Held-out seed 29881: "Do you remember my line of work?" was met with "you never told me"
+    while the NPC held that Guinevere is a scribe."""
+    asked = "Do you remember my line of work?"
+    assert topics.answer_from(asked, [memory], [], "Guinevere") == memory
+    assert topics.unknown_topic(asked, [memory]) is None

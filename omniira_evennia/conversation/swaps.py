@@ -1,0 +1,129 @@
+"""
+I and you swapped (voice.py's `swaps_i_and_you` slip): the NPC's own not knowing, not being
+told, remembering, sorrow or feeling said as the player's ("You are not sure what ..."), or the
+player's state and not telling said as the NPC's own ("I'm hungry!" to "I haven't eaten since
+sunrise.", "I never told you what you do for a living.").
+
+Plain Python; the caller caps its text (voice.capped).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from omniira_evennia.conversation.words import FIRST_PERSON, is_question
+
+# The NPC's own not knowing said as the player's ("You are not sure what Isolde's tortoise is
+# called", asked "Do you remember my tortoise's name?"): a statement, not a question.
+# Where such a sentence starts, and its words for not knowing (`own_doubt_turned` too).
+DOUBT_LEAD = r"(?:^|[.!]\s+|,\s+)(?:but\s+|well,?\s+|oh,?\s+)?"
+DOUBTING = (
+    r"(?:not sure|unsure|don'?t (?:know|remember|recall)|do not (?:know|remember|recall)|"
+    r"can'?t (?:say|remember|recall)|cannot (?:say|remember|recall))\b"
+)
+_OWN_DOUBT_AS_YOURS = re.compile(
+    DOUBT_LEAD + r"you(?:'re| are)?\s+" + DOUBTING + r"[^?]*?(?:[.!]|$)", re.IGNORECASE
+)
+
+
+# The NPC's not having been told said as the player's: "You were never told about that, Cyra."
+# to "I live in Dunmere." (long run with the offline model, seed 101, twice).
+_UNTOLD_AS_YOURS = re.compile(
+    DOUBT_LEAD + r"you(?: were|'ve been| have been| was) never (?:been )?told\b[^?]*?(?:[.!]|$)",
+    re.IGNORECASE,
+)
+
+
+# The NPC's own sorrow said as the player's: "You're sorry, Zephyr, but you haven't been eating
+# since sunrise." (held-out run, seed 94727), "You're sorry, but you don't have up-to-date news".
+_SORRY_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you(?:'re| are) (?:so |very )?sorry\b", re.IGNORECASE)
+
+# The NPC's feeling said as the player's: "You feel terrible." to "My cloak is soaked through."
+# (held-out busy run, seed 62903), "You feel scared of wolves too." (seed 26893).
+_FEELING_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you feel\b(?!,)[^?]*?(?:[.!]|$)", re.IGNORECASE)
+
+# The player's state, told in the first person, taken as the NPC's: "I'm hungry!" to "I haven't
+# eaten since sunrise." (held-out seed 29881).
+_THEIR_STATE_AS_MINE = re.compile(
+    r"(?:^|[.!?]\s+)\W*(?:(?:oh|ah|well|yes),?\s+)?i(?:'m| am) (?:so |very |really |quite )?"
+    r"(?:hungry|starving|famished|thirsty|tired|weary|exhausted|cold|wet|soaked|drenched|sore|"
+    r"lost|footsore)\b",
+    re.IGNORECASE,
+)
+
+
+# The NPC's remembering said as the player's ("You remember baking bread for a living,
+# Yvaine." to "I bake bread for a living"): a statement, not a question back.
+_OWN_MEMORY_AS_YOURS = re.compile(
+    r"(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?you (?:remember|recall)\b[^?]*?(?:[.!]|$)"
+    # The player's telling said as the NPC's: "I told you that I'm afraid of ghosts." to "What
+    # did I tell you scares me most?" (held-out seed 36457).
+    r"|(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?i told you (?:that )?"
+    r"i(?:'m| am| was|'ve| have)\b",
+    re.IGNORECASE,
+)
+
+
+# Asked about the player's own life ("What am I afraid of?"), the NPC's not knowing said of
+# itself: "I do not remember what frightens me" (telnet trial). "... what you told me" is fine.
+_ASKS_OWN = re.compile(r"\b(?:i|i'm|my|me)\b", re.IGNORECASE)
+_NOT_KNOWING_MINE = re.compile(
+    r"\b(?:don'?t|do not|can'?t|cannot|couldn'?t) (?:remember|recall|know|say|tell)\b"
+    r"(?:(?!\byou\b|\byour\b)[^.?!])*\b(?:me|my|myself)\b",
+    re.IGNORECASE,
+)
+
+
+# Asked about the player's own life, the not telling said as the NPC's own: "I never told you
+# about my origins, Horatio." to "Where am I from?" (held-out run, seed 86111).
+_NEVER_TOLD_MINE = re.compile(
+    r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention)(?: to)? you"
+    r" (?:about |of )?my\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=256)
+def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
+    """The player's not telling said as the NPC's: "I never told you about Isolde's raven", "I
+    never told you what your dog is called", "I never told you what I do for a living", "I
+    never told you that Niall cannot eat." (held-out seed 84211)."""
+    sp = re.escape(speaker)
+    return re.compile(
+        r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention|said)"
+        rf"(?: to)? you (?:(?:about|of) (?:your|{sp}'s)\b|(?:what|where|who|whom|how) (?:i|your|"
+        rf"{sp})\b|your\b|{sp}'s\b|that (?:i|my|{sp})\b"
+        # "I never told you what you do for a living.", "... what scares me most." (held-out
+        # busy seed 58873): anything but the NPC's own ("I never told you about my brother").
+        r"|(?:what|where|who|how)\b(?![^.!?]*\bmy\b))",
+        re.IGNORECASE,
+    )
+
+
+def swapped(reply: str, line: str, speaker: str) -> bool:
+    """The reply to `line` (said by `speaker`) swaps I and you in one of the ways above."""
+    if _OWN_DOUBT_AS_YOURS.search(reply) and (
+        re.search(r"\byou\b", line, re.IGNORECASE) or is_question(line)
+    ):
+        return True
+    if speaker and _NEVER_TOLD_BY_ME(speaker).search(reply) and FIRST_PERSON.search(line):
+        return True
+    if _OWN_MEMORY_AS_YOURS.search(reply) or _UNTOLD_AS_YOURS.search(reply):
+        return True
+    if _SORRY_AS_YOURS.search(reply) and not re.search(r"\bsorry\b", line, re.IGNORECASE):
+        return True
+    if _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
+        return True
+    if (
+        _THEIR_STATE_AS_MINE.search(reply)
+        and not is_question(line)
+        and FIRST_PERSON.search(line)
+        and not re.search(r"\byou\b", reply, re.IGNORECASE)
+    ):
+        return True
+    return bool(
+        is_question(line)
+        and _ASKS_OWN.search(line)
+        and (_NOT_KNOWING_MINE.search(reply) or _NEVER_TOLD_MINE.search(reply))
+    )
