@@ -101,6 +101,14 @@ def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
     )
 
 
+# Asked about the player's own life, their fact recalled as the NPC's: "Oh, you remember how I
+# grew up in Sedgewick?", "Oh, you know how I always carry a cracked hourglass?" (held-out seed
+# 48527).
+_THEIRS_RECALLED_AS_MINE = re.compile(
+    r"\byou (?:know|remember|recall) (?:how|that|when|where) i\b", re.IGNORECASE
+)
+
+
 def swapped(reply: str, line: str, speaker: str) -> bool:
     """The reply to `line` (said by `speaker`) swaps I and you in one of the ways above."""
     if _OWN_DOUBT_AS_YOURS.search(reply) and (
@@ -125,5 +133,9 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     return bool(
         is_question(line)
         and _ASKS_OWN.search(line)
-        and (_NOT_KNOWING_MINE.search(reply) or _NEVER_TOLD_MINE.search(reply))
+        and (
+            _NOT_KNOWING_MINE.search(reply)
+            or _NEVER_TOLD_MINE.search(reply)
+            or _THEIRS_RECALLED_AS_MINE.search(reply)
+        )
     )

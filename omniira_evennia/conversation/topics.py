@@ -247,8 +247,10 @@ class AskedTopic(NamedTuple):
 _ONE_FROM = re.compile(r"\b(?:is|am|i'm|are|was)\s+an?\s+[\w'-]+(?:\s+[\w'-]+)?\s+from\b")
 
 
-# "All he has left of home", "far from home": home named, not where it is.
-_NO_PLACE = re.compile(r"\b(?:of|from) home\b")
+# "All he has left of home", "far from home": home named, not where it is; "the mayor of this
+# town" is here, not where they hail from (held-out seed 48527 answered "Where am I from?" with
+# it).
+_NO_PLACE = re.compile(r"\b(?:of|from) home\b|\b(?:this|our) (?:town|village)\b")
 
 
 # "It makes him sick", "made me cry": a cause, not a trade's making.

@@ -1729,3 +1729,24 @@ def test_a_trade_named_by_no_common_ending_still_answers_what_they_do(memory):
     asked = "Do you remember my line of work?"
     assert topics.answer_from(asked, [memory], [], "Guinevere") == memory
     assert topics.unknown_topic(asked, [memory]) is None
+
+
+def test_the_players_fact_recalled_as_the_npcs_own_swaps_i_and_you():
+    """Held-out seed 48527: "Which town did I grow up in?" met with "Oh, you remember how I
+    grew up in Sedgewick?"."""
+    asked = "Which town did I grow up in?"
+    said = "Oh, you remember how I grew up in Sedgewick? It's the place where I was born."
+    assert "swaps_i_and_you" in slips(said, asked, "Lyra", "Fiora")
+    assert "swaps_i_and_you" not in slips(
+        "You grew up in Sedgewick, you told me.", asked, "Lyra", "Fiora"
+    )
+
+
+def test_a_plan_for_this_town_is_no_answer_to_where_they_are_from():
+    """Held-out seed 48527: "Where am I from?" met with the player's dream of being mayor of
+    this town, the newer of two memories with a home word."""
+    home = "Peregrine is from Frosthollow, far to the north; it's a long way from here."
+    dream = "Peregrine's dream is to become the mayor of this town."
+    asked = "Wren, where am I from, do you recall?"
+    assert topics.answer_from(asked, [home, dream], [], "Peregrine") == home
+    assert topics.answer_from(asked, [dream], [], "Peregrine") is None
