@@ -830,8 +830,20 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
     (or of a never-told question's topic), and, asked the player's trade, of the NPC's own
     ("Yes, I remember. I was a herbalist." to "Do you remember my line of work?").
     """
-    claims = [c for f in scenario.facts for c in f.claim] if speaker == scenario.player else []
-    claims = claims + list(step.claim)
+    theirs = scenario.facts if speaker == scenario.player else []
+    claims = [c for f in theirs for c in f.claim] + list(step.claim)
+    # The told fact's own words in the NPC's first person, however phrased: "That's right, onions
+    # can cause me allergic reactions." to "Never put onions in anything you serve me: I'm
+    # allergic." (held-out seed 53309, counted by hand).
+    if step.kind == "tell" and step.fact is not None and speaker == scenario.player:
+        told = scenario.facts[step.fact]
+        # Not after "I love" / "I know": "I know, Gwendolyn. I love Pudding." is the NPC's own
+        # fondness for the player's tortoise (seed 67219, rescored).
+        claims += [
+            rf"^(?!.*\bi (?:love|like|adore|know|remember)\b).*?(?<![a-z]){re.escape(word)}"
+            for group in told.keys
+            for word in group
+        ]
     category = scenario.facts[step.fact].category if step.fact is not None else step.category
     if step.kind in ("ask", "never_told", "newcomer") and category == "trade":
         traits = NPC_TRAITS.get(scenario.npc, "$^")
@@ -839,7 +851,6 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         doing = r"(?:sell|work|run|keep|make|mend|pour|play|sing|tend|brew|forge)s?"
         claims.append(rf"i(?:'m| am| was|\s+{doing})\s+(?:an?\s+|the\s+)?(?:\w+\s+)?(?:{traits})")
     npc_directed = step.kind in ("self", "trade", "town", "mid_named", "mid_plain")
-    theirs = scenario.facts if speaker == scenario.player else []
     told = " ".join(f"{f.value} {f.line}" for f in theirs)
     forms = {
         "first_person_claim": bool(first_person_claim(reply, claims, speaker)),

@@ -770,3 +770,17 @@ def test_what_a_player_said_in_their_goodbye_is_grounded_small_talk():
     assert ev.classify_memory("Hesketh will be back tomorrow.", s) == "smalltalk"
     s.day1 = [Step("goodbye", "Good night, Maren!")]
     assert ev.classify_memory("Hesketh will be back tomorrow.", s) == "ungrounded"
+
+
+def test_a_told_fact_claimed_in_the_npcs_own_words_is_a_first_person_claim():
+    """Held-out seed 53309, read by hand: "That's right, onions can cause me allergic
+    reactions." to "Never put onions in anything you serve me: I'm allergic."."""
+    s = scenario(facts=[DEEP_WATER])
+    step = Step("tell", DEEP_WATER.line, fact=0)
+    claimed = "That's right, deep water has always been a terror to me."
+    assert "first_person_claim" in ev.role_slips(claimed, step, s, "Hesketh")
+    assert "first_person_claim" not in ev.role_slips("I love deep water.", step, s, "Hesketh")
+    kept = "Then I will keep you far from deep water, Hesketh."
+    assert "first_person_claim" not in ev.role_slips(kept, step, s, "Hesketh")
+    # Another speaker's fact is not this one's to claim.
+    assert "first_person_claim" not in ev.role_slips(claimed, step, s, "Quill")
