@@ -263,6 +263,18 @@ _WISH = re.compile(
 )
 
 
+# A trade: "Lorcan sells parrots." rests on a line that speaks of trading, not on "my parrot is
+# called Clover" (busy held-out seed 60013, believed that night).
+_TRADE_VALUE = re.compile(
+    r"\b(?:sells?|selling|sold|charges?|charging|trades? in|deals? in)\b", re.IGNORECASE
+)
+_TRADE_SAID = re.compile(
+    r"\b(?:sell|sells|selling|sold|charge|charges|trade|trades|deal|deals|shop|stall|market|"
+    r"living|price|prices|coin|coins|copper|silver|buy|buys|customers?)\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass(frozen=True)
 class Evidence:
     """The statements of some lines, read once for many facts (a review's conversation)."""
@@ -397,6 +409,14 @@ def _lacks_its_object(value: str, skip: set[str]) -> bool:
     return bool(_PRONOUN_OBJECT.search(value)) and len(content(value, skip)) <= 3
 
 
+# Why the statement that held a fact's words does not ground it, by the mark `ground` leaves.
+_REFUSALS = {
+    "(said of someone else)": "their words say it the other way round",
+    "(a wish, not a fact)": "they said it as a wish, not a fact",
+    "(a trade nobody spoke of)": "a trade they never spoke of",
+}
+
+
 def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False) -> Grounding:
     """
     Whether `value`, a fact about `subject`, rests on `lines` (a list of lines, or their
@@ -459,16 +479,17 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         if _WISH.search(statement) and not _WISH.search(value):
             best, best_found, missing = statement, found, ["(a wish, not a fact)"]
             continue
+        if _TRADE_VALUE.search(value) and not _TRADE_SAID.search(statement):
+            best, best_found, missing = statement, found, ["(a trade nobody spoke of)"]
+            continue
         if lacks_object:
             # Refused, with the line it rests on: the write policy keeps that line, quoted.
             return Grounding(False, LACKS_OBJECT, without_address(statement, npc), found)
         return Grounding(True, "grounded", statement, found)
     if lacks_object:
         return Grounding(False, LACKS_OBJECT)
-    if missing == ["(said of someone else)"]:
-        return Grounding(False, "their words say it the other way round", best or "", best_found)
-    if missing == ["(a wish, not a fact)"]:
-        return Grounding(False, "they said it as a wish, not a fact", best or "", best_found)
+    if len(missing) == 1 and missing[0] in _REFUSALS:
+        return Grounding(False, _REFUSALS[missing[0]], best or "", best_found)
     news = _news_of_others(lines, names, wanted)
     if news:
         return news

@@ -418,3 +418,14 @@ def test_the_keepers_name_said_at_the_end_is_no_part_of_the_fact():
     assert without_address("My daughter sings at the temple, Maren.", "Maren") == (
         "My daughter sings at the temple."
     )
+
+
+def test_a_trade_rests_only_on_words_of_trading():
+    # Busy held-out seed 60013: "Lorcan sells parrots." from "my parrot is called Clover, ...",
+    # and the night made it a belief.
+    said = ["Good evening, Maren, my parrot is called Clover, and she was half-starved."]
+    refused = ground("Lorcan sells parrots.", said, subject="Lorcan", npc="Maren")
+    assert not refused.ok and refused.reason == "a trade they never spoke of"
+    assert ground("Lorcan has a parrot called Clover.", said, subject="Lorcan", npc="Maren").ok
+    sold = ["I sell bread at the market, Maren."]
+    assert ground("Ada sells bread at the market.", sold, subject="Ada", npc="Maren").ok
