@@ -836,12 +836,12 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
     # can cause me allergic reactions." to "Never put onions in anything you serve me: I'm
     # allergic." (held-out seed 53309, counted by hand).
     if step.kind == "tell" and step.fact is not None and speaker == scenario.player:
-        told = scenario.facts[step.fact]
+        fact = scenario.facts[step.fact]
         # Not after "I love" / "I know": "I know, Gwendolyn. I love Pudding." is the NPC's own
         # fondness for the player's tortoise (seed 67219, rescored).
         claims += [
             rf"^(?!.*\bi (?:love|like|adore|know|remember)\b).*?(?<![a-z]){re.escape(word)}"
-            for group in told.keys
+            for group in fact.keys
             for word in group
         ]
     category = scenario.facts[step.fact].category if step.fact is not None else step.category

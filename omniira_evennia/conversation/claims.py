@@ -135,10 +135,10 @@ def _claims(
         # "Mushrooms make me break out in a rash": a claim only in the speaker's own words; "me"
         # as the one told ("Niall never told me the name of his goat", held-out seed 67219) is
         # the NPC saying what it heard, not claiming it.
-        told = {i for i, w in enumerate(words) if w == "me" and i and words[i - 1] in _TELLING}
-        return any(w == "me" and i not in told for i, w in enumerate(words)) and bool(
-            _trigrams(words) & evidence
+        befalls = any(
+            w == "me" and not (i and words[i - 1] in _TELLING) for i, w in enumerate(words)
         )
+        return befalls and bool(_trigrams(words) & evidence)
     if _trigrams(words) & evidence:
         return True
     # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")

@@ -20,7 +20,7 @@ from omniira_evennia.conversation.character_breaks import is_narration
 from omniira_evennia.conversation.handback import goodbye_given_back
 from omniira_evennia.conversation.phrasing import gloss
 from omniira_evennia.conversation.prompts import PromptContext
-from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED
+from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED, WONT_DISCUSS
 from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.conversation.words import sentence_list
 from omniira_evennia.knowledge import answers
@@ -84,9 +84,6 @@ def slips_of(text: str, ctx: PromptContext) -> list[str]:
     return found
 
 
-WONT_DISCUSS = "speaks_of_what_it_will_not"
-
-
 def unwanted_topics(text: str, ctx: PromptContext) -> list[str]:
     """The sentences of `text` that name someone in a topic the NPC will not discuss, when the
     speaker did not: the prompt names the topic so that the NPC keeps off it, and a small model
@@ -96,9 +93,8 @@ def unwanted_topics(text: str, ctx: PromptContext) -> list[str]:
     names = {
         n.lower()
         for w in ctx.wont_discuss
-        for n in re.findall(r"\b[A-Z][a-z']{2,}\b", w.topic[: voice.MAX_CHARS])
-    }
-    names -= mine | {n for n in names if n.endswith("'s") and n[:-2] in mine}
+        for n in re.findall(r"\b([A-Z][a-z]{2,})(?:'s)?\b", w.topic[: voice.MAX_CHARS])
+    } - mine
     asked = ctx.message.lower()
     names = {n for n in names if not re.search(rf"\b{re.escape(n)}", asked)}
     if not names:

@@ -16,6 +16,7 @@ from omniira_evennia.conversation.prompts import PromptContext
 NEVER_TOLD = "answered what it was never told"
 MISSTATES = "said otherwise what it knows"
 REPEATED = "said again what it said before"  # repeats.repeats_earlier
+WONT_DISCUSS = "speaks_of_what_it_will_not"  # the slip's name (guard.unwanted_topics)
 
 
 def asked_again(
@@ -48,7 +49,7 @@ def asked_again(
             f"(Say what you yourself do, {name}{role}: not another's trade. If it is not "
             "yours, say so.)"
         )
-    elif problem == "slipped: speaks_of_what_it_will_not":
+    elif problem == f"slipped: {WONT_DISCUSS}":
         topics = "; ".join(w.topic for w in ctx.wont_discuss)
         reminder = f"(Do not speak of {topics}. Answer {speaker} as {name}, in your own words.)"
     elif problem.startswith("slipped"):

@@ -1670,6 +1670,16 @@ def test_a_topic_it_will_not_discuss_is_not_brought_up_on_the_listener():
         wont_discuss=[WontDiscuss(TOMAS)],
     )
     assert guard.unwanted_topics("Tomas was my husband.", asked) == []
+    # A possessive in the topic names the one it belongs to.
+    debts = PromptContext(
+        identity=Identity("Maren", "tavern keeper"),
+        speaker_name="Ada",
+        message="Any news?",
+        wont_discuss=[WontDiscuss("Tomas's debts")],
+    )
+    assert guard.unwanted_topics("Tomas owed half the town.", debts) == [
+        "Tomas owed half the town."
+    ]
 
 
 def test_the_players_state_taken_as_the_npcs_own_swaps_i_and_you():
