@@ -11,6 +11,7 @@ Plain Python; linear in its input (the reply, the lines and memories it is given
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from omniira_evennia.conversation.phrasing import sentences
 
@@ -114,9 +115,26 @@ def _stems(words) -> set[str]:
     return {w[:5] for w in words if w not in _SMALL and len(w) > 3}
 
 
-def _claims(
-    sentence: str, evidence: set, stems: set[str], own: set[str], by_word: bool = True
-) -> bool:
+# A name inside a sentence (not its first word): "my parrot is called Clover", "in Marrowby".
+_INNER_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+")
+_NAME = re.compile(r"\b[A-Z][a-z]+")
+_NEGATION = re.compile(r"n't\b|\b(?:not|never|no|nothing)\b", re.I)
+# Words of fear: "It has always been a source of fear for me" after "I have been terrified of
+# the dark" (held-out seed 53309) claims the speaker's fear with no word of theirs.
+_FEAR = re.compile(r"\b(?:afraid|fear\w*|scar\w*|frighten\w*|terrif\w*|dread\w*)\b", re.I)
+
+
+@dataclass
+class _Theirs:
+    """What the speaker said about themselves, as `_claims` weighs a sentence against it."""
+
+    evidence: set = field(default_factory=set)  # trigrams of their first-person sentences
+    stems: set = field(default_factory=set)  # word stems of those and of their memories
+    names: set = field(default_factory=set)  # names in them ("Clover", "Marrowby")
+    fear: bool = False  # they spoke of a fear of their own
+
+
+def _claims(sentence: str, theirs: _Theirs, own: set[str], by_word: bool = True) -> bool:
     words = _words(sentence)
     # "I cannot eat onions, you know." (telnet trial): the filler is no one spoken to.
     if not _FIRST.search(sentence) or _SECOND.search(_FILLER_YOU.sub("", sentence)):
@@ -138,12 +156,20 @@ def _claims(
         befalls = any(
             w == "me" and not (i and words[i - 1] in _TELLING) for i, w in enumerate(words)
         )
-        return befalls and bool(_trigrams(words) & evidence)
-    if _trigrams(words) & evidence:
+        # "The dark doesn't scare me" is the NPC's own (lack of) fear, not theirs.
+        feared = by_word and theirs.fear and bool(_FEAR.search(sentence))
+        # "I remember: Nerys told me what scared me": the NPC's remembering, not its fear.
+        feared = feared and "i" not in words and not _NEGATION.search(sentence)
+        return befalls and (bool(_trigrams(words) & theirs.evidence) or feared)
+    if _trigrams(words) & theirs.evidence:
+        return True
+    # "Marrowby was where I was born", "Clover was always my friend" (held-out seed 60013):
+    # a name from the speaker's own story in a sentence of the NPC's.
+    if by_word and {w.lower() for w in _NAME.findall(sentence)} & theirs.names:
         return True
     # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")
     # with a predicate that shares a word with the speaker's facts and not with the NPC's own.
-    return by_word and any((_stems(words[i + 1 :]) & stems) - own for i in subjects)
+    return by_word and any((_stems(words[i + 1 :]) & theirs.stems) - own for i in subjects)
 
 
 def give_back_claims(
@@ -166,20 +192,23 @@ def give_back_claims(
     the NPC's "I have been here for a month" is its own: only the three shared words count.
     Returns (text, sentences changed).
     """
-    evidence: set[tuple[str, ...]] = set()
-    stems: set[str] = set()
+    found = _Theirs()
+    own_stems = _stems(_words(own))
     for line in said:
         for sentence in sentences(line):
             if _FIRST.search(sentence):  # "The road was full of pilgrims" is nobody's claim
-                evidence |= _trigrams(_words(sentence))
-                stems |= _stems(_words(sentence))
+                found.evidence |= _trigrams(_words(sentence))
+                found.stems |= _stems(_words(sentence))
+                found.names |= {n.lower() for n in _INNER_NAME.findall(sentence)}
+                found.fear = found.fear or bool(_FEAR.search(sentence))
     for memory in memories:
-        evidence |= _trigrams(_words(_first_person(memory, speaker)))
-        stems |= _stems(_words(memory))
-    stems -= {speaker.lower()[:5]}
-    if not evidence and not stems:
+        found.evidence |= _trigrams(_words(_first_person(memory, speaker)))
+        found.stems |= _stems(_words(memory))
+    found.stems -= {speaker.lower()[:5]}
+    # Their greeting names the NPC ("Good evening, Maren, my parrot ..."): no name of theirs.
+    found.names = {n for n in found.names if n[:5] not in own_stems} - {speaker.lower()}
+    if not found.evidence and not found.stems:
         return text, 0
-    own_stems = _stems(_words(own))
     theirs = {b for line in said for a, b in zip(_words(line), _words(line)[1:]) if a == "my"}
     changed = 0
     out = []
@@ -197,13 +226,13 @@ def give_back_claims(
             )
             changed += 1
         elif (lead := _STANCE_LEAD.match(sentence)) and _claims(
-            lead.group(2), evidence, stems, own_stems, by_word=not asked_about_npc
+            lead.group(2), found, own_stems, by_word=not asked_about_npc
         ):
             # "I remember that mushrooms make me break out in a rash": the memory is the
             # NPC's, the rash the speaker's.
             sentence = lead.group(1) + _to_second_person(lead.group(2))
             changed += 1
-        elif _claims(sentence, evidence, stems, own_stems, by_word=not asked_about_npc):
+        elif _claims(sentence, found, own_stems, by_word=not asked_about_npc):
             first = sentence.lstrip()
             fixed = _to_second_person(first)
             sentence = sentence[: len(sentence) - len(first)] + fixed[:1].upper() + fixed[1:]

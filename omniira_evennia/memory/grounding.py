@@ -409,6 +409,21 @@ def _lacks_its_object(value: str, skip: set[str]) -> bool:
     return bool(_PRONOUN_OBJECT.search(value)) and len(content(value, skip)) <= 3
 
 
+# Who a note may name instead of its subject: "She keeps goats", "Their brother ...".
+_ANYONE = re.compile(r"\b(?:he|she|they|him|her|them|his|hers|their|theirs)\b", re.IGNORECASE)
+
+
+def names_nobody(value: str, subject: str) -> bool:
+    """A note about `subject` that names nobody: "Tarnow, down on the southern plains." (from
+    "Home for me is Tarnow, ...", held-out seed 48527) is a place without whose home it is, and
+    the NPC told "you never told me" when asked. Kept in their words instead (memory/write)."""
+    if not subject or quoted_words(value, subject) is not None:
+        return False
+    names = {w.lower() for w in _words(subject)}
+    words = {w.lower().removesuffix("'s").removesuffix("’s") for w in _words(value[:LINE_CHARS])}
+    return not (names & words) and not _ANYONE.search(value[:LINE_CHARS])
+
+
 # Why the statement that held a fact's words does not ground it, by the mark `ground` leaves.
 _REFUSALS = {
     "(said of someone else)": "their words say it the other way round",

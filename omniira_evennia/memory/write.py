@@ -47,7 +47,9 @@ from omniira_evennia.memory.grounding import (
     Grounding,
     evidence,
     ground,
+    names_nobody,
     said_quote,
+    without_address,
     without_trailing_address,
 )
 from omniira_evennia.memory.lateness import late_write
@@ -133,17 +135,22 @@ def grounding_of(npc, note: Note, value: str) -> Grounding | None:
     return ground(value, note.grounds, subject=subject, npc=npc.key, told=note.told)
 
 
+def _subject_name(note: Note) -> str:
+    return getattr(note.subject, "key", "") or ""
+
+
 def _their_words_instead(npc, note: Note, value: str, grounded: Grounding):
     """
     A note that lost its thing ("Xander fears them more than anything.") is kept as the line it
     rests on, quoted ('Xander said: "If you ever see me go pale, it's spiders: I fear them
     more than anything."'): the spiders come back when asked. Its vector is made later, from
-    the quote (`embed_later`). Without such a line (or for hearsay) the note stays refused.
+    the quote (`embed_later`). Without such a line (or for hearsay) the note stays refused. So
+    is a note that names nobody ("Tarnow, down on the southern plains.": `names_nobody`).
     """
-    subject = getattr(note.subject, "key", "") or ""
+    subject = _subject_name(note)
     if not grounded.line or note.told or not subject:
         return note, value, grounded
-    line = grounded.line.strip(' "')
+    line = without_address(grounded.line, getattr(npc, "key", "")).strip(' "')
     quoted = policed(said_quote(subject, line), "memory")
     note = replace(note, value=quoted, embedding=None)
     health.incr("notes_kept_as_said")
@@ -182,6 +189,8 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
         value = without_trailing_address(value, getattr(npc, "key", ""))
     grounded = grounding_of(npc, note, value)
     if grounded is not None and not grounded.ok and grounded.reason == LACKS_OBJECT:
+        note, value, grounded = _their_words_instead(npc, note, value, grounded)
+    elif grounded is not None and grounded.ok and names_nobody(value, _subject_name(note)):
         note, value, grounded = _their_words_instead(npc, note, value, grounded)
     if grounded is not None and not grounded.ok:
         reject(npc, note, value, grounded.reason, rejected)

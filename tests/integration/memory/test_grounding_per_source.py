@@ -86,6 +86,22 @@ class TestGroundedMemory(SocialTestBase):
         assert memory.grounding["line"].startswith("If I go pale")
         assert memory.embedding is not None  # made from the quote, after the write
 
+    def test_a_reviewed_fact_that_names_nobody_is_kept_as_the_players_words(self):
+        # Held-out seed 48527: "Tarnow, down on the southern plains." was kept, and the NPC
+        # asked where the player's home was said it had never been told.
+        router = Router(
+            voice=["Aye."],
+            extraction=[{"key": "home_town", "value": "Tarnow, down on the southern plains."}],
+        )
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(
+                CmdTalk(), "Maren = Maren, home for me is Tarnow, down on the southern plains."
+            )
+            self.call(CmdTalk(), "Maren = Goodbye!")
+            lifecycle.process_ended()
+        memory = Memory.objects.get(source="extracted")
+        assert memory.value == 'Ada said: "Home for me is Tarnow, down on the southern plains."'
+
     def test_what_the_review_left_out_is_kept_in_the_players_words(self):
         router = Router(
             voice=["Aye."],

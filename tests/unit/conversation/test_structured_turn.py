@@ -310,6 +310,37 @@ def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
     )
 
 
+@pytest.mark.parametrize(
+    "reply, said, expected",
+    [
+        # Held-out seed 60013 (busy): the player's parrot and home town made the NPC's.
+        (
+            "Clover was always my friend, Lorcan.",
+            "Good evening, Maren, my parrot is called Clover.",
+            "Clover was always your friend, Lorcan.",
+        ),
+        (
+            "Yes, Lorcan. Marrowby was where I was born.",
+            "I grew up in Marrowby, beyond the marshes.",
+            "Yes, Lorcan. Marrowby was where you were born.",
+        ),
+        # Held-out seed 53309: their fear, claimed with no word of theirs.
+        (
+            "It has always been a source of fear for me.",
+            "Maren, I have been terrified of the dark since I was a child.",
+            "It has always been a source of fear for you.",
+        ),
+        # The NPC's own stance, its own lack of fear, a name in its own greeting: kept.
+        ("I know Marrowby well.", "I grew up in Marrowby.", "I know Marrowby well."),
+        ("The dark doesn't scare me.", "I'm terrified of the dark.", "The dark doesn't scare me."),
+        ("I'm afraid I can't say.", "I'm terrified of the dark.", "I'm afraid I can't say."),
+        ("Maren is my name.", "Good evening, Maren, I grew up in Marrowby.", "Maren is my name."),
+    ],
+)
+def test_a_name_or_fear_of_the_speakers_told_story_is_theirs(reply, said, expected):
+    assert give_back_claims(reply, [said], [], "Lorcan", "Maren innkeeper")[0] == expected
+
+
 def test_give_back_claims_uses_what_the_npc_remembers():
     memories = ["Tobiah is a clockmaker.", "Tobiah cannot eat honey, so never put it in their tea."]
     said = ["What do I do?"]

@@ -5,7 +5,7 @@ their questions, the NPC's replies or someone else's words. The cases are what p
 
 import pytest
 
-from omniira_evennia.memory.grounding import ground, is_question, statements
+from omniira_evennia.memory.grounding import ground, is_question, names_nobody, statements
 from omniira_evennia.memory.sameness import may_restate, one_at_a_time
 
 
@@ -429,3 +429,17 @@ def test_a_trade_rests_only_on_words_of_trading():
     assert ground("Lorcan has a parrot called Clover.", said, subject="Lorcan", npc="Maren").ok
     sold = ["I sell bread at the market, Maren."]
     assert ground("Ada sells bread at the market.", sold, subject="Ada", npc="Maren").ok
+
+
+@pytest.mark.parametrize(
+    "value, nameless",
+    [
+        ("Tarnow, down on the southern plains.", True),
+        ("Loves honey cakes.", True),
+        ("Ada's home is Tarnow.", False),
+        ("She keeps goats on the fells.", False),
+        ('Ada said: "Home for me is Tarnow."', False),
+    ],
+)
+def test_a_note_that_names_nobody(value, nameless):
+    assert names_nobody(value, "Ada") is nameless
