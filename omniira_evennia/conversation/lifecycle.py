@@ -26,7 +26,8 @@ from omniira_evennia.knowledge.service import doubt_for
 from omniira_evennia.llm.client import get_client
 from omniira_evennia.llm.service import Job, run_job
 from omniira_evennia.memory.embeddings import get_embedder
-from omniira_evennia.memory.grounding import evidence, said_quote
+from omniira_evennia.memory.grounding import evidence
+from omniira_evennia.memory.quoting import said_quote
 from omniira_evennia.memory.service import Note, embed_later, is_player, write_note
 from omniira_evennia.models import Conversation, ConversationTurn, Memory, Source
 from omniira_evennia.runtime import clock, health

@@ -15,7 +15,7 @@ from omniira_evennia.conversation.repairs import to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import MAX_CHARS
 from omniira_evennia.conversation.words import FIRST_PERSON, ends_asking
-from omniira_evennia.memory.grounding import quoted_words
+from omniira_evennia.memory.quoting import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
 # the line (the same line, the same answer), skipping one said already in the conversation.

@@ -74,6 +74,8 @@ _ASSISTANT = re.compile(
     r"|\bit'?s (?:important|essential|crucial|vital) (?:to|that)\b"
     r"|(?:^|[.!?]\s+)(?:additionally|overall|furthermore|in conclusion|in summary),"
     r"|\bwith this knowledge\b|\b(?:a )?good starting point\b"
+    # "That's an interesting piece of information, Leander." (held-out seed 19447)
+    r"|\binteresting (?:piece of )?information\b"
     # A shop assistant's goodbye ("You're welcome, Nerys! I'll be here if you need anything
     # else.", held-out busy run, seed 62903).
     r"|\bif you (?:need|want|require) anything(?: else)?\b"
@@ -331,14 +333,20 @@ def _addresses_the_one_talked_about(reply: str, line: str, names) -> bool:
 
 
 # "I remember that." to something said for the first time: a claim of a memory it has not.
+# "Yes, I can tell you about that." to "The wind off the river is bitter tonight." (held-out
+# seed 19447): an answer to a question nobody asked.
 _BARE_REMEMBER = re.compile(
-    r"^\W*(?:(?:yes|aye|oh|ah)[,!.]?\s+)?i (?:remember|recall|know) (?:that|it|this)\W*$", re.I
+    r"^\W*(?:(?:yes|aye|oh|ah)[,!.]?\s+)?i (?:remember|recall|know|can tell you(?: about)?) "
+    r"(?:that|it|this)\W*$",
+    re.I,
 )
 
 
 def _only_a_shrug(reply: str) -> bool:
     words = re.findall(r"[a-z']+", reply.lower())
-    return 0 < len(words) <= 6 and (admits_not_knowing(reply) or bool(_BARE_REMEMBER.match(reply)))
+    if bool(_BARE_REMEMBER.match(reply)):
+        return True
+    return 0 < len(words) <= 6 and admits_not_knowing(reply)
 
 
 def answers_about_them(reply: str, line: str) -> bool:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from omniira_evennia.memory.quoting import quoted_words
 from omniira_evennia.memory.safety import redact_pii
 
 MAX_LINES = 40
@@ -340,20 +341,6 @@ _PRONOUN_OBJECT = re.compile(
 )
 
 
-def said_quote(subject: str, words: str) -> str:
-    """A memory kept in its subject's own words: 'Nerys said: "I have a son ..."' (memory/write,
-    conversation/lifecycle); `quoted_words` reads it back."""
-    return f'{subject} said: "{words}"'
-
-
-def quoted_words(value: str, subject: str) -> str | None:
-    """The words of a note that quotes its subject ('Nerys said: "I have a son ..."'), or None."""
-    if not subject:
-        return None
-    found = re.match(rf'^\W*{re.escape(subject)}\s+said:\s*"(.+?)"?\s*$', value, re.I | re.S)
-    return found.group(1) if found else None
-
-
 def _plain(text: str) -> str:
     return " ".join(_words(text.lower()))
 
@@ -407,21 +394,6 @@ def _lacks_its_object(value: str, skip: set[str]) -> bool:
     ..., and I never let it out of my sight" and "it's spiders: I fear them more than anything"
     (held-out seed 84211): the key and the spiders were lost, so the note says nothing."""
     return bool(_PRONOUN_OBJECT.search(value)) and len(content(value, skip)) <= 3
-
-
-# Who a note may name instead of its subject: "She keeps goats", "Their brother ...".
-_ANYONE = re.compile(r"\b(?:he|she|they|him|her|them|his|hers|their|theirs)\b", re.IGNORECASE)
-
-
-def names_nobody(value: str, subject: str) -> bool:
-    """A note about `subject` that names nobody: "Tarnow, down on the southern plains." (from
-    "Home for me is Tarnow, ...", held-out seed 48527) is a place without whose home it is, and
-    the NPC told "you never told me" when asked. Kept in their words instead (memory/write)."""
-    if not subject or quoted_words(value, subject) is not None:
-        return False
-    names = {w.lower() for w in _words(subject)}
-    words = {w.lower().removesuffix("'s").removesuffix("’s") for w in _words(value[:LINE_CHARS])}
-    return not (names & words) and not _ANYONE.search(value[:LINE_CHARS])
 
 
 # Why the statement that held a fact's words does not ground it, by the mark `ground` leaves.

@@ -47,12 +47,11 @@ from omniira_evennia.memory.grounding import (
     Grounding,
     evidence,
     ground,
-    names_nobody,
-    said_quote,
     without_address,
     without_trailing_address,
 )
 from omniira_evennia.memory.lateness import late_write
+from omniira_evennia.memory.quoting import names_nobody, said_quote
 
 # What the policy keeps beside memories, and restatements, live in their own modules; their
 # names stay importable from here (callers and games found them here before).
@@ -157,6 +156,19 @@ def _their_words_instead(npc, note: Note, value: str, grounded: Grounding):
     return note, quoted, grounding_of(npc, note, quoted)
 
 
+def _grounded_form(npc, note: Note, value: str):
+    """The note as it will be kept, its value and its grounding: in the subject's own words
+    when it lost its thing or names nobody (`_their_words_instead`)."""
+    grounded = grounding_of(npc, note, value)
+    if grounded is None:
+        return note, value, grounded
+    if (not grounded.ok and grounded.reason == LACKS_OBJECT) or (
+        grounded.ok and names_nobody(value, _subject_name(note))
+    ):
+        return _their_words_instead(npc, note, value, grounded)
+    return note, value, grounded
+
+
 def reject(npc, note: Note, value: str, reason: str, rejected: list | None = None) -> None:
     """A note the policy refused: counted, audited for builders (`@memory audit`), and added
     to `rejected` (a review's list) with its reason."""
@@ -187,11 +199,7 @@ def write_note(npc, note: Note, rejected: list | None = None) -> Memory | None:
     value = policed(note.value, "memory", redact=not admin)
     if not admin:
         value = without_trailing_address(value, getattr(npc, "key", ""))
-    grounded = grounding_of(npc, note, value)
-    if grounded is not None and not grounded.ok and grounded.reason == LACKS_OBJECT:
-        note, value, grounded = _their_words_instead(npc, note, value, grounded)
-    elif grounded is not None and grounded.ok and names_nobody(value, _subject_name(note)):
-        note, value, grounded = _their_words_instead(npc, note, value, grounded)
+    note, value, grounded = _grounded_form(npc, note, value)
     if grounded is not None and not grounded.ok:
         reject(npc, note, value, grounded.reason, rejected)
         return None

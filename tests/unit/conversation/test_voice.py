@@ -62,6 +62,11 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "Any news around town?",
             "assistant_voice",
         ),
+        (
+            "That's an interesting piece of information, Leander.",
+            "I always carry a silver compass that was my grandfather's.",
+            "assistant_voice",
+        ),
         # Held-out seed 55001.
         (
             "I hear you. Do you have any specific concerns or questions about them?",
@@ -375,6 +380,14 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "By trade I am a dyer; I dye cloth in great vats, day in, day out.",
             "Maren",
             "Colette",
+            "shrugs_off_a_statement",
+        ),
+        (
+            # Held-out seed 19447: told of the weather, answered as if asked.
+            "Yes, I can tell you about that.",
+            "The wind off the river is bitter tonight.",
+            "Maren",
+            "Mirabel",
             "shrugs_off_a_statement",
         ),
         (

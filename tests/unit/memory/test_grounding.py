@@ -5,7 +5,8 @@ their questions, the NPC's replies or someone else's words. The cases are what p
 
 import pytest
 
-from omniira_evennia.memory.grounding import ground, is_question, names_nobody, statements
+from omniira_evennia.memory.grounding import ground, is_question, statements
+from omniira_evennia.memory.quoting import names_nobody
 from omniira_evennia.memory.sameness import may_restate, one_at_a_time
 
 
