@@ -189,12 +189,30 @@ _DOUBTS_YOURS = re.compile(
 )
 
 
+# What they tell denied to their face: "You are not afraid of rats." to "Nothing frightens me
+# like rats." (held-out seed 19447), the thing told within four words of the denial.
+_DENIES_YOURS = re.compile(
+    r"\byou(?:(?:'re| are)\s+not|\s+aren'?t|\s+(?:don'?t|do not|never|didn'?t|did not))\b"
+    r"(?:\W+[\w']+){1,4}",
+    re.IGNORECASE,
+)
+# Their own "not": "I don't eat honey" is rightly given back as "You don't eat honey".
+_NEGATES = re.compile(r"n't\b|\b(?:not|never|cannot|no)\b", re.IGNORECASE)
+
+
+def _denies(reply: str, line: str) -> bool:
+    if _NEGATES.search(line):
+        return False
+    told = content_stems(line)
+    return any(content_stems(found.group(0)) & told for found in _DENIES_YOURS.finditer(reply))
+
+
 def doubts_the_telling(reply: str, line: str) -> bool:
     """The player telling of themselves (a statement in the first person) met with the NPC's
-    not knowing it."""
-    line = capped(line)
+    not knowing it, or with its denial."""
+    line, reply = capped(line), capped(reply)
     return (
         not is_question(line)
         and bool(FIRST_PERSON.search(line))
-        and bool(_DOUBTS_YOURS.search(capped(reply)))
+        and (bool(_DOUBTS_YOURS.search(reply)) or _denies(reply, line))
     )

@@ -1591,6 +1591,10 @@ def test_a_slip_turned_round_still_may_not_invent_what_was_never_told():
         ("I didn't know you kept goats!", "I keep goats on the high fells.", False),
         ("I don't know the Amber Isles. Fair winds.", "I mean to sail to the Amber Isles.", False),
         ("You never told me about a horse, Ada.", "What is my horse called?", False),
+        # Held-out seed 19447: what they tell denied to their face; their own "not" given back.
+        ("You are not afraid of rats.", "Nothing frightens me like rats.", True),
+        ("You don't eat honey, then.", "I don't eat honey.", False),
+        ("You don't have to worry, I'll keep the rats away.", "I fear rats.", False),
     ],
 )
 def test_what_the_player_is_telling_is_not_met_with_not_knowing_it(reply, line, doubts):
