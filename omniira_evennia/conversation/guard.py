@@ -20,10 +20,18 @@ from omniira_evennia.conversation.character_breaks import is_narration
 from omniira_evennia.conversation.handback import goodbye_given_back
 from omniira_evennia.conversation.phrasing import gloss
 from omniira_evennia.conversation.prompts import PromptContext
-from omniira_evennia.conversation.reminders import MISSTATES, NEVER_TOLD, REPEATED, WONT_DISCUSS
+from omniira_evennia.conversation.reminders import (
+    MISSTATES,
+    NEVER_TOLD,
+    OWN_WARES,
+    REPEATED,
+    WONT_DISCUSS,
+    own_wares,
+)
 from omniira_evennia.conversation.tags import ParsedReply
-from omniira_evennia.conversation.words import sentence_list
+from omniira_evennia.conversation.words import FIRST_PERSON, is_question, sentence_list
 from omniira_evennia.knowledge import answers
+from omniira_evennia.knowledge.facts import hinted_categories
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.runtime import health
 
@@ -141,6 +149,8 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
         return problem
     if repeats.repeats_earlier(parsed.text, earlier_replies(ctx)):
         return REPEATED
+    if wares_unknown(parsed.text, ctx):  # before its slips: not knowing is what is wrong
+        return OWN_WARES
     found = slips_of(parsed.text, ctx) or repeats.handed_back(parsed.text, ctx)
     if found:
         return "slipped: " + ", ".join(found)
@@ -153,6 +163,19 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
     if wrong is not None:
         return f'{MISSTATES}: "{wrong.known}"'
     return None
+
+
+def wares_unknown(text: str, ctx: PromptContext) -> bool:
+    """Asked of its trade ("What's on the menu tonight?"), the NPC said it did not know, with its
+    wares and prices in front of it (held-out runs: Maren, six times of six)."""
+    line = ctx.message
+    return (
+        is_question(line)
+        and not FIRST_PERSON.search(line)  # "Where can I buy bread?" asks about the town
+        and "trade" in hinted_categories(line)
+        and voice.admits_not_knowing(text)
+        and bool(own_wares(ctx))
+    )
 
 
 def repaired(
@@ -193,6 +216,9 @@ def repaired(
             health.incr("misstated_knowledge_repaired")
             kept = answers.without_misstated(text, wrong, (name, speaker))
             return kept or answers.known_line(wrong, speaker, name) or text
+    if problem == OWN_WARES:
+        health.incr("own_wares_answered_plainly")
+        return " ".join(k.text for k in own_wares(ctx)[:2])
     if topic:
         health.incr("never_told_answered_plainly")
         return plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer)

@@ -17,6 +17,23 @@ NEVER_TOLD = "answered what it was never told"
 MISSTATES = "said otherwise what it knows"
 REPEATED = "said again what it said before"  # repeats.repeats_earlier
 WONT_DISCUSS = "speaks_of_what_it_will_not"  # the slip's name (guard.unwanted_topics)
+OWN_WARES = "did not know its own wares"  # guard.wares_unknown
+
+
+# A name inside a fact ("Voss charges two copper ..."): someone else's trade, not the NPC's.
+_NAMED = re.compile(r"\b[A-Z][a-z]+")
+_STARTS = set("A An The This That These Those Every Each Our Your One Two Three Four Five".split())
+
+
+def own_wares(ctx: PromptContext) -> list:
+    """The trade facts shown to the NPC that name nobody but it ("A mug of cider costs two
+    copper."): its wares and their prices."""
+    name = ctx.identity.name
+    return [
+        k
+        for k in ctx.knowledge
+        if k.category == "trade" and not set(_NAMED.findall(k.text)) - {name} - _STARTS
+    ]
 
 
 def asked_again(
@@ -57,6 +74,9 @@ def asked_again(
             f"(You are {name}, a person in this world, not an assistant and not {speaker}: "
             f'"I" is you, {name}; "you" is {speaker}. Answer in your own voice; offer no help.)'
         )
+    elif problem == OWN_WARES:
+        wares = " ".join(k.text for k in own_wares(ctx)[:4])
+        reminder = f"(You know what you sell, {name}: {wares} Answer {speaker} from that.)"
     elif problem == NEVER_TOLD:
         reminder = f"({speaker} never told you this. Say plainly that you do not know.)"
     elif problem.startswith(MISSTATES):
@@ -77,5 +97,5 @@ REMINDER = re.compile(
     r"\((?:You are [^,]+, a person in this world|That goes against "
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
     r"You have said that already|Say what you yourself do|"
-    r"\S+ never told you this|\S+ is telling you this now|Do not speak of)"
+    r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell)"
 )

@@ -335,6 +335,12 @@ def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
         ("The dark doesn't scare me.", "I'm terrified of the dark.", "The dark doesn't scare me."),
         ("I'm afraid I can't say.", "I'm terrified of the dark.", "I'm afraid I can't say."),
         ("Maren is my name.", "Good evening, Maren, I grew up in Marrowby.", "Maren is my name."),
+        # Held-out seed 19447: a mine is no "mine" ("the lost yours of Carrow").
+        (
+            "I'm curious about the lost mine of Carrow.",
+            "I'm putting money aside to find the lost mine of Carrow.",
+            "You're curious about the lost mine of Carrow.",
+        ),
     ],
 )
 def test_a_name_or_fear_of_the_speakers_told_story_is_theirs(reply, said, expected):

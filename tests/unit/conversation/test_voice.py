@@ -1579,6 +1579,40 @@ def test_a_slip_turned_round_still_may_not_invent_what_was_never_told():
 
 
 @pytest.mark.parametrize(
+    "line, reply, unknown",
+    [
+        # Held-out runs: Maren did not know her menu, six times of six.
+        ("What's on the menu tonight?", "I don't know what's on the menu tonight.", True),
+        ("What do you charge, Maren?", "I couldn't tell you that, Yara.", True),
+        ("What's on the menu tonight?", "Mutton stew, love, four copper a bowl.", False),
+        # About the town, not its wares; and with nothing of its own to sell shown.
+        ("Where can I buy bread around here?", "I don't know, Yara.", False),
+    ],
+)
+def test_asked_of_its_wares_the_npc_knows_them(line, reply, unknown):
+    from omniira_evennia.conversation import guard
+    from omniira_evennia.conversation.prompts import Identity, PromptContext
+    from omniira_evennia.knowledge.facts import KnowledgeLine
+
+    shown = [
+        KnowledgeLine("A bowl of mutton stew costs four copper.", "trade"),
+        KnowledgeLine("Voss charges two copper to mend a tool.", "trade"),
+    ]
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper", "Warm.", "You keep the tavern."),
+        speaker_name="Yara",
+        message=line,
+        knowledge=shown,
+    )
+    problem = guard.voice_problem(SimpleNamespace(text=reply), ctx, None)
+    assert (problem == guard.OWN_WARES) is unknown
+    if unknown:
+        assert guard.repaired(reply, problem, ctx, None) == shown[0].text
+    ctx.knowledge = shown[1:]
+    assert guard.voice_problem(SimpleNamespace(text=reply), ctx, None) != guard.OWN_WARES
+
+
+@pytest.mark.parametrize(
     "reply, line, doubts",
     [
         # Held-out seeds 11411 and 91823: told, and the NPC said it did not know.
@@ -1593,6 +1627,11 @@ def test_a_slip_turned_round_still_may_not_invent_what_was_never_told():
         ("You never told me about a horse, Ada.", "What is my horse called?", False),
         # Held-out seed 19447: what they tell denied to their face; their own "not" given back.
         ("You are not afraid of rats.", "Nothing frightens me like rats.", True),
+        (
+            "You do not tell me what you are allergic to, Yara.",
+            "Shellfish makes me break out in a rash, so keep it off my plate.",
+            True,
+        ),
         ("You don't eat honey, then.", "I don't eat honey.", False),
         ("You don't have to worry, I'll keep the rats away.", "I fear rats.", False),
     ],
