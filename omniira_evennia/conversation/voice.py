@@ -140,6 +140,9 @@ _SPEAKS_OF_THEM = (
     # Not knowing the one it is talking to: "I've never met Ingram, so I don't know what he's
     # talking about." to Ingram (held-out busy seed 11411).
     r"|\b(?:never|not|haven't|have not|don't|do not) (?:met|seen|heard of|know|knew) {speaker}\b"
+    # "You tell Quill that he has a great ambition ..." to Quill (held-out seed 19447): the
+    # prompt's instruction read out.
+    r"|(?:^|[.!?:;]\s*)you (?:tell|told|say to|said to) {speaker}\b"
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 # How often, not what: "Have you always kept this tavern?" asks about keeping it, and "No, you

@@ -44,6 +44,17 @@ from omniira_evennia.conversation import repairs
             "Benedikt",
             "I cannot tell you what you cannot eat.",
         ),
+        # Held-out seed 19447: a bare possessive, and "never told" after a colon.
+        (
+            "I remember that Emrys' brother Godfrey visits at midsummer.",
+            "Emrys",
+            "I remember that your brother Godfrey visits at midsummer.",
+        ),
+        (
+            "I know nothing about your life: Yara never told me.",
+            "Yara",
+            "I know nothing about your life: you never told me.",
+        ),
     ],
 )
 def test_the_speaker_as_a_sentences_subject_is_spoken_to(reply, speaker, expected):

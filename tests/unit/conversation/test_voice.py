@@ -383,6 +383,14 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "shrugs_off_a_statement",
         ),
         (
+            # Held-out seed 19447: the prompt's instruction read out to the player.
+            "You tell Quill that he has a great ambition to become a knight of the river guard.",
+            "What is my great ambition, Voss?",
+            "Voss",
+            "Quill",
+            "speaks_of_them",
+        ),
+        (
             # Held-out seed 19447: told of the weather, answered as if asked.
             "Yes, I can tell you about that.",
             "The wind off the river is bitter tonight.",
