@@ -19,6 +19,7 @@ Plain data in and out: `run_exchange` runs in a worker thread.
 
 from __future__ import annotations
 
+import re
 import logging
 import time
 
@@ -153,11 +154,23 @@ def told_as_news(text: str, topic: HeldFact | None) -> str:
     return f"Have you heard about {topic.subject_name}? {value}"
 
 
+# The instructions of `_messages_for` read out: "Maren tells Maren your own news about Quill:
+# ..." (held-out seed 19447, heard in the tavern).
+_INSTRUCTIONS_READ = re.compile(
+    r"\byour own news\b|\bin your own words\b|\bstart a short chat\b|\bnobody else is around\b"
+    r"|\bnews about \w+, naming\b",
+    re.IGNORECASE,
+)
+
+
 def _not_a_line(text: str, lines, other: str) -> str | None:
     """Why a line of NPC talk is not one (empty, the other's words, an echo of the last
-    line), or None. Third-person talk is what gossip is made of, so no narration check."""
+    line, its instructions read out), or None. Third-person talk is what gossip is made of, so
+    no narration check."""
     if not text:
         return "empty"
+    if _INSTRUCTIONS_READ.search(text[:2000]):
+        return "its instructions read out"
     if speaks_as(text, other):
         return "spoken as the other"
     if lines and is_echo(text, lines[-1][1], other):

@@ -85,6 +85,9 @@ def test_an_echo_or_the_others_words_end_the_chat_but_talk_about_third_parties_d
     assert _not_a_line('Maren: "I never said that."', lines, "Maren") == "spoken as the other"
     assert _not_a_line("", lines, "Maren") == "empty"
     assert _not_a_line("She did? Ada always was a strange one.", lines, "Maren") is None
+    # Held-out seed 19447: the line's instructions read out in the tavern.
+    leaked = 'I understand. Maren tells Maren your own news about Quill: "Quill is a mason."'
+    assert _not_a_line(leaked, lines, "Voss") == "its instructions read out"
 
 
 def test_the_gossip_reader_sees_who_said_what():
