@@ -19,8 +19,8 @@ Plain data in and out: `run_exchange` runs in a worker thread.
 
 from __future__ import annotations
 
-import re
 import logging
+import re
 import time
 
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
