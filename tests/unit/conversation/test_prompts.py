@@ -1,5 +1,8 @@
 """Prompt rendering (paper 4.1): pure, no Evennia."""
 
+import pytest
+
+from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.prompts import (
     Identity,
@@ -257,3 +260,24 @@ def test_the_players_question_quoted_back_before_the_answer_goes():
     assert strip_character_breaks('You ask me, "Why?" Because.', "Wren")[0] == "Because."
     # A quote alone is left for the echo check (there is nothing else to say).
     assert strip_character_breaks('You said "cider".', "Maren")[0] == 'You said "cider".'
+
+
+@pytest.mark.parametrize(
+    "reply, shown",
+    [
+        # Held-out seed 19447: a quote at the end kept its last mark.
+        (
+            'I remember: you said: "Nothing frightens me like rats."',
+            'I remember: you said: "Nothing frightens me like rats."',
+        ),
+        ('"Cider or ale, love?"', "Cider or ale, love?"),
+        ('"Cider or ale?', "Cider or ale?"),
+        ('Cider or ale?"', "Cider or ale?"),
+        (
+            "You're right, Leander.rats can be a real threat.",
+            "You're right, Leander. Rats can be a real threat.",
+        ),
+    ],
+)
+def test_a_reply_loses_its_wrapping_quotes_not_a_quote_inside(reply, shown):
+    assert strip_character_breaks(reply, "Lyra", "Aurelie")[0] == shown
