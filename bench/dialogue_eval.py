@@ -370,8 +370,11 @@ def speaks_of_listener(reply: str, player: str) -> bool:
     if not player:
         return False
     name = re.escape(player)
-    lead = r"(?:\b(?:what|where|who|how|why|whether|if|that|because)\s+|(?:^|[.!?]\s+)\W*)"
+    lead = r"(?:\b(?:what|where|who|how|why|whether|if|that|because)\s+|(?:^|[.!?:;]\s+)\W*)"
     if re.search(rf"{lead}{name}\s+{ABOUT_VERBS}\b", plain(reply), re.IGNORECASE):
+        return True
+    # "Emrys' brother Godfrey" to Emrys; "You tell Quill that he ..." to Quill (seed 19447).
+    if re.search(rf"\b{name}(?:'s|')\s+[a-z]|\byou tell {name}\b", plain(reply), re.I):
         return True
     # "I've never met Ingram, so I don't know what he's talking about." to Ingram (seed 11411)
     never_met = (
@@ -552,20 +555,35 @@ def swaps_i_and_you(reply: str) -> bool:
 DENIES_TELLING = re.compile(
     r"\bi (?:don't|do not) (?:know|recall|remember)\s+(?:(?:if|whether|that|about|what|of)\s+)?"
     r"(?:you|your)\b(?! mean)|\bi(?:'ve| have) no idea (?:if |whether |that |about )?(?:you|your)\b"
-    r"|\byou(?:'ve| have)? (?:never|not|haven't|didn't|did not) (?:told|said|mentioned|tell|"
-    r"say|mention)\b",
+    r"|\byou(?:'ve| have)? (?:never|not|haven't|didn't|did not|don't|do not) (?:told|said|"
+    r"mentioned|tell|say|mention)\b",
     re.I,
+)
+# What the player tells denied to them: "You are not afraid of rats." to "Nothing frightens me
+# like rats." (held-out seed 19447), a word of their line within four words.
+DENIES_FACT = re.compile(
+    r"\byou(?:(?:'re| are) not|\s+aren't|\s+(?:don't|do not|never))((?:\W+[\w']+){1,4})", re.I
 )
 
 
-def denies_the_telling(reply: str, kind: str) -> bool:
+def denies_the_telling(reply: str, kind: str, line: str = "") -> bool:
     """
     Role slip: the player telling about themselves met with the NPC's not knowing it ("I don't
     know if you can touch pepper." to "I can't touch pepper, it makes me sick"; "You have never
     told me about a milk allergy." to "Never put milk in anything you serve me: I'm allergic.").
     A player hears an NPC who does not listen.
     """
-    return kind == "tell" and bool(DENIES_TELLING.search(plain(reply)))
+    if kind != "tell":
+        return False
+    if DENIES_TELLING.search(plain(reply)):
+        return True
+    if re.search(r"n't\b|\b(?:not|never|cannot|no)\b", line, re.I):
+        return False  # "I don't eat honey." is rightly "You don't eat honey."
+    said = {w for w in re.findall(r"[a-z]{4,}", line.lower())}
+    return any(
+        said & set(re.findall(r"[a-z]{4,}", m.group(1).lower()))
+        for m in DENIES_FACT.finditer(plain(reply))
+    )
 
 
 SCAFFOLD = re.compile(
@@ -865,7 +883,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "narrates_player": narrates_player(reply),
         "speaks_of_listener": speaks_of_listener(reply, speaker),
         "claims_anothers_trade": claims_anothers_trade(reply, scenario.npc),
-        "denies_the_telling": denies_the_telling(reply, step.kind),
+        "denies_the_telling": denies_the_telling(reply, step.kind, step.line),
         "gives_them_untold_kin": gives_them_untold_kin(reply, told, speaker),
     }
     return [form for form, hit in forms.items() if hit]

@@ -82,7 +82,8 @@ def remembered_line(answer: str, speaker: str) -> str:
     if speaker:
         # "Zinnia's brother is Aldric" -> "your brother is Aldric", "Niall came here from
         # Tarnow" -> "you came here from Tarnow" (held-out seed 84211).
-        text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", to_the_listener(text, speaker))
+        text = to_the_listener(text, speaker, of_them=True)
+        text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)
     return f"I remember: {text}"
 
 

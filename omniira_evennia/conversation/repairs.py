@@ -96,7 +96,7 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
     return text
 
 
-def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
+def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = False) -> str:
     """The speaker called by name in what is said to them: "I don't know Gerwyn's dog's name,
     Gerwyn." -> "I don't know your dog's name, Gerwyn."; "Gerwyn never told me" -> "You never
     told me"; "Wow, talia!" -> "Wow, Talia!" (a player sharing the NPC's name is left as said)."""
@@ -125,7 +125,7 @@ def to_the_listener(reply: str, speaker: str, npc: str = "") -> str:
     )
     # "I don't know what frightens Odalys." said to Odalys (telnet trial, 2026-12-05).
     text = re.sub(rf"\b(what|who)\s+([a-z]+s)\s+{name}\b(?!')", r"\1 \2 you", text)
-    return _spoken_to(text, name)
+    return _spoken_to(text, name, of_them)
 
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
@@ -169,9 +169,11 @@ def _second_person(verb: str) -> str | None:
     return None
 
 
-def _spoken_to(text: str, name: str) -> str:
+def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
     """Sentences with the speaker as their subject said to them ("Linnea is from Redfern." ->
-    "You are from Redfern."), unless the sentence also says he or she: whose is then unclear."""
+    "You are from Redfern."), unless the sentence also says he or she: whose is then unclear.
+    In a memory of them (`of_them`) it is clear: the sentence is about them, and the "her" of
+    "Yara earns her living" theirs ("You earn your living"; held-out seed 19447)."""
 
     def turned(match: re.Match) -> str:
         verb = _second_person(match.group("verb").lower())
@@ -183,7 +185,18 @@ def _spoken_to(text: str, name: str) -> str:
 
     pattern = re.compile(_SUBJECT.format(name=name), re.IGNORECASE)
     parts = re.split(r"((?<=[.!?])\s+)", text)  # sentences and the spaces between them
-    return "".join(
-        part if i % 2 or _THIRD_PERSON_PRONOUN.search(part) else pattern.sub(turned, part)
-        for i, part in enumerate(parts)
-    )
+
+    def said_to_them(sentence: str) -> str:
+        if not of_them:
+            return (
+                sentence
+                if _THIRD_PERSON_PRONOUN.search(sentence)
+                else pattern.sub(turned, sentence)
+            )
+        spoken = pattern.sub(turned, sentence, count=1)
+        if spoken == sentence:
+            return sentence
+        # Their own "her living": the first possessive after the turned subject.
+        return re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", spoken, count=1)
+
+    return "".join(part if i % 2 else said_to_them(part) for i, part in enumerate(parts))

@@ -716,6 +716,24 @@ def test_news_met_with_not_knowing_it_is_a_slip_when_told(reply, kind, denies):
     assert ev.denies_the_telling(reply, kind) is denies
 
 
+def test_what_was_told_denied_to_them_is_a_slip():
+    # Held-out seed 19447.
+    assert ev.denies_the_telling(
+        "You are not afraid of rats.", "tell", "Nothing frightens me like rats."
+    )
+    assert ev.denies_the_telling("You do not tell me what you are allergic to.", "tell")
+    assert not ev.denies_the_telling("You don't eat honey, then.", "tell", "I don't eat honey.")
+    assert not ev.denies_the_telling("You're not alone, love.", "tell", "I fear rats.")
+
+
+def test_the_listener_owned_or_told_of_to_their_face_is_a_slip():
+    # Held-out seed 19447.
+    assert ev.speaks_of_listener("I remember that Emrys' brother Godfrey visits.", "Emrys")
+    assert ev.speaks_of_listener("You tell Quill that he is a mason.", "Quill")
+    assert ev.speaks_of_listener("I know nothing about your life: Yara never told me.", "Yara")
+    assert not ev.speaks_of_listener("I remember your brother, Emrys.", "Emrys")
+
+
 def test_the_player_walked_about_is_narration():
     assert ev.narrates_player("You are walking down Market Square, but the cobbles are worn.")
     assert not ev.narrates_player("You're travelling to the Amber Isles? Brave soul.")

@@ -990,6 +990,14 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
     assert plain_lines.remembered_line("My brother is Aldric.", "Zinnia") == (
         'You told me so yourself, Zinnia: "My brother is Aldric."'
     )
+    # Held-out seed 19447: a memory of them with a pet's "he" and their own "her".
+    raven = "Yara keeps a clever raven called Tuppence; he is getting old and slow."
+    assert plain_lines.remembered_line(raven, "Yara") == (
+        "I remember: you keep a clever raven called Tuppence; he is getting old and slow."
+    )
+    assert plain_lines.remembered_line("Yara earns her living as a mason.", "Yara") == (
+        "I remember: you earn your living as a mason."
+    )
     kept_as_said = 'Zinnia said: "If I go pale, it\'s spiders: I fear them."'
     assert plain_lines.remembered_line(kept_as_said, "Zinnia") == (
         'You told me so yourself, Zinnia: "If I go pale, it\'s spiders: I fear them."'
