@@ -370,11 +370,17 @@ def speaks_of_listener(reply: str, player: str) -> bool:
     if not player:
         return False
     name = re.escape(player)
-    lead = r"(?:\b(?:what|where|who|how|why|whether|if|that|because)\s+|(?:^|[.!?:;]\s+)\W*)"
+    lead = (
+        r"(?:\b(?:what|where|who|how|why|whether|if|that|because)\s+|(?:^|[.!?:;]\s+)\W*"
+        r"(?:(?:maybe|perhaps|surely|probably)\s+)?)"
+    )
     if re.search(rf"{lead}{name}\s+{ABOUT_VERBS}\b", plain(reply), re.IGNORECASE):
         return True
     # "Emrys' brother Godfrey" to Emrys; "You tell Quill that he ..." to Quill (seed 19447).
     if re.search(rf"\b{name}(?:'s|')\s+[a-z]|\byou tell {name}\b", plain(reply), re.I):
+        return True
+    # "Do you have any other memories or news about Finnegan?" to Finnegan (seed 28751)
+    if re.search(rf"\b(?:memories|news) about {name}\b", plain(reply), re.I):
         return True
     # "I've never met Ingram, so I don't know what he's talking about." to Ingram (seed 11411)
     never_met = (

@@ -143,6 +143,12 @@ _SPEAKS_OF_THEM = (
     # "You tell Quill that he has a great ambition ..." to Quill (held-out seed 19447): the
     # prompt's instruction read out.
     r"|(?:^|[.!?:;]\s*)you (?:tell|told|say to|said to) {speaker}\b"
+    # "Maybe Finnegan has visited there before.", "Do you have any other memories or news
+    # about Finnegan?" to Finnegan (held-out seed 28751).
+    r"|(?:^|[.!?]\s+)(?:maybe|perhaps|surely|probably)\s+{speaker}\s+(?:has|had|is|was|will|"
+    r"would|can|could|might|knows|knew)\b"
+    r"|\b(?:memories|news|anything|something|nothing)(?: or (?:news|memories))? about {speaker}\b"
+    r"(?!['’])"
 )
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 # How often, not what: "Have you always kept this tavern?" asks about keeping it, and "No, you

@@ -732,6 +732,10 @@ def test_the_listener_owned_or_told_of_to_their_face_is_a_slip():
     assert ev.speaks_of_listener("You tell Quill that he is a mason.", "Quill")
     assert ev.speaks_of_listener("I know nothing about your life: Yara never told me.", "Yara")
     assert not ev.speaks_of_listener("I remember your brother, Emrys.", "Emrys")
+    # Held-out seed 28751.
+    assert ev.speaks_of_listener("Maybe Finnegan has visited there before.", "Finnegan")
+    assert ev.speaks_of_listener("Any other memories or news about Finnegan?", "Finnegan")
+    assert not ev.speaks_of_listener("Maybe, Finnegan, you have.", "Finnegan")
 
 
 def test_the_player_walked_about_is_narration():

@@ -391,6 +391,21 @@ def test_an_honest_answer_to_a_never_told_question_stands():
             "speaks_of_them",
         ),
         (
+            # Held-out seed 28751: the listener spoken of, to their face.
+            "Kelmouth is a town on the coast. Maybe Finnegan has visited there before.",
+            "Home for me is Kelmouth, on the coast.",
+            "Maren",
+            "Finnegan",
+            "speaks_of_them",
+        ),
+        (
+            "I'll keep that in mind. Do you have any other memories or news about Finnegan?",
+            "Never put strawberries in anything you serve me: I'm allergic.",
+            "Maren",
+            "Finnegan",
+            "speaks_of_them",
+        ),
+        (
             # Held-out seed 19447: told of the weather, answered as if asked.
             "Yes, I can tell you about that.",
             "The wind off the river is bitter tonight.",
@@ -1832,3 +1847,11 @@ def test_a_plan_for_this_town_is_no_answer_to_where_they_are_from():
     asked = "Wren, where am I from, do you recall?"
     assert topics.answer_from(asked, [home, dream], [], "Peregrine") == home
     assert topics.answer_from(asked, [dream], [], "Peregrine") is None
+
+
+def test_the_players_not_telling_said_as_the_npcs_is_a_swap():
+    # Held-out seed 28751: asked what the player always carries.
+    reply = "I never told you about what I treasure most."
+    assert "swaps_i_and_you" in voice.slips(reply, "What do I always carry?", "Wren", "Faelan")
+    own = "I never told you about my brother."
+    assert "swaps_i_and_you" not in voice.slips(own, "Do you have family?", "Wren", "Faelan")
