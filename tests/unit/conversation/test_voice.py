@@ -1013,6 +1013,14 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
     assert plain_lines.remembered_line("Yara earns her living as a mason.", "Yara") == (
         "I remember: you earn your living as a mason."
     )
+    # Held-out seed 28751: a memory half in their words, and their "her" in it.
+    donkey = "Prudence has a one-eyed donkey named Crumpet; she follows me everywhere."
+    assert plain_lines.remembered_line(donkey, "Prudence") == (
+        "I remember: you have a one-eyed donkey named Crumpet; she follows you everywhere."
+    )
+    assert plain_lines.remembered_line("Prudence wants her farm back.", "Prudence") == (
+        "I remember: you want your farm back."
+    )
     kept_as_said = 'Zinnia said: "If I go pale, it\'s spiders: I fear them."'
     assert plain_lines.remembered_line(kept_as_said, "Zinnia") == (
         'You told me so yourself, Zinnia: "If I go pale, it\'s spiders: I fear them."'
