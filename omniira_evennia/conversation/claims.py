@@ -123,6 +123,9 @@ def _stems(words) -> set[str]:
 # A name inside a sentence (not its first word): "my parrot is called Clover", "in Marrowby".
 _INNER_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+")
 _NAME = re.compile(r"\b[A-Z][a-z]+")
+_MADE_TO_ME = re.compile(
+    r"\b(?:make|makes|made|making|give|gives|gave|cause|causes|caused) me\b", re.I
+)
 _NEGATION = re.compile(r"n't\b|\b(?:not|never|no|nothing)\b", re.I)
 # Words of fear: "It has always been a source of fear for me" after "I have been terrified of
 # the dark" (held-out seed 53309) claims the speaker's fear with no word of theirs.
@@ -165,7 +168,10 @@ def _claims(sentence: str, theirs: _Theirs, own: set[str], by_word: bool = True)
         feared = by_word and theirs.fear and bool(_FEAR.search(sentence))
         # "I remember: Nerys told me what scared me": the NPC's remembering, not its fear.
         feared = feared and "i" not in words and not _NEGATION.search(sentence)
-        return befalls and (bool(_trigrams(words) & theirs.evidence) or feared)
+        # "Garlic can make me feel uncomfortable" to "Never put garlic in anything you serve me:
+        # I'm allergic." (held-out busy seed 66617): their thing befalling the NPC.
+        made = by_word and bool(_MADE_TO_ME.search(sentence)) and bool(_stems(words) & theirs.stems)
+        return befalls and (bool(_trigrams(words) & theirs.evidence) or feared or made)
     if _trigrams(words) & theirs.evidence:
         return True
     # "Marrowby was where I was born", "Clover was always my friend" (held-out seed 60013):

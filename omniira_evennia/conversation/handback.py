@@ -168,9 +168,28 @@ def _asked_back(reply: str, line: str, names: list[str]) -> bool:
         return " ".join(_PERSONS.get(w, w) if swap else w for w in found)
 
     mine = words(line, swap=True)
-    return (
-        len(mine) >= 12 and difflib.SequenceMatcher(None, mine, words(reply, False)).ratio() >= 0.8
-    )
+    if len(mine) >= 12 and difflib.SequenceMatcher(None, mine, words(reply, False)).ratio() >= 0.8:
+        return True
+    return _asks_the_same(reply, words(line, False))
+
+
+_WH = {"what", "which", "where", "who", "how", "when", "why"}
+
+
+def _asks_the_same(reply: str, asked: str) -> bool:
+    """The player's own question asked of them, word for word: "Would you give me a willow-bark
+    tea ...?" to "What would you give me for a cough, Wren?" (held-out busy seed 66617)."""
+    opening = asked.split()
+    opening = opening[1:] if opening[:1] and opening[0] in _WH else opening
+    opening = opening[:4]
+    if len(opening) < 4 or "you" not in opening:
+        return False
+    for sentence in sentence_list(reply):
+        said = re.findall(r"[a-z']+", sentence.lower())
+        said = said[1:] if said[:1] and said[0] in _WH else said
+        if sentence.endswith("?") and said[:4] == opening:
+            return True
+    return False
 
 
 # The player's own news met with not knowing it, while they tell it: "I don't know if you can

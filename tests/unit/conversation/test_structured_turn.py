@@ -330,6 +330,17 @@ def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
             "Maren, I have been terrified of the dark since I was a child.",
             "It has always been a source of fear for you.",
         ),
+        # Held-out busy seed 66617: their allergy befalling the NPC.
+        (
+            "Garlic can make me feel uncomfortable sometimes.",
+            "Never put garlic in anything you serve me: I'm allergic.",
+            "Garlic can make you feel uncomfortable sometimes.",
+        ),
+        (
+            "That makes me glad.",
+            "Never put garlic in anything you serve me.",
+            "That makes me glad.",
+        ),
         # The NPC's own stance, its own lack of fear, a name in its own greeting: kept.
         ("I know Marrowby well.", "I grew up in Marrowby.", "I know Marrowby well."),
         ("The dark doesn't scare me.", "I'm terrified of the dark.", "The dark doesn't scare me."),

@@ -989,6 +989,12 @@ def test_the_players_not_telling_said_as_the_npcs_is_a_swap():
             "Voss, where am I from, do you recall?",
             "restated",
         ),
+        # Held-out busy seed 66617: the player's own question asked of them.
+        (
+            "Coughs can be uncomfortable. Would you give me a willow-bark tea for a cough?",
+            "What would you give me for a cough, Voss?",
+            "restated",
+        ),
     ],
 )
 def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
@@ -1863,3 +1869,10 @@ def test_the_players_not_telling_said_as_the_npcs_is_a_swap():
     assert "swaps_i_and_you" in voice.slips(reply, "What do I always carry?", "Wren", "Faelan")
     own = "I never told you about my brother."
     assert "swaps_i_and_you" not in voice.slips(own, "Do you have family?", "Wren", "Faelan")
+
+
+def test_an_answer_that_asks_something_else_is_not_the_question_asked_back():
+    reply = "For a cough? Willow-bark tea, two copper. Would you like some?"
+    assert "restated" not in voice.slips(
+        reply, "What would you give me for a cough?", "Wren", "Elowen"
+    )
