@@ -41,6 +41,13 @@ _QUOTED_BACK = re.compile(
     re.IGNORECASE,
 )
 
+# The NPC's words wrapped in the game's echo of a player's say: 'You say, "Yes, I have a sister
+# and a brother."' (held-out busy seed 66617: seven of Voss's replies to Quill in a row).
+_SAID_AS_ECHO = re.compile(
+    r"^\s*you (?:say|said)(?: to \w+)?\s*[:,]?\s*[\"\u201c]([^\"\u201c\u201d]{1,1000})[\"\u201d]?\s*$",
+    re.IGNORECASE,
+)
+
 # Stage directions: "*wipes the bar*", "(laughs)".
 _ACTION = re.compile(r"\*[^*\n]{1,160}\*|\((?:[^()\n]{1,80})\)")
 # Words a spoken line almost always has and a narrated one does not.
@@ -96,6 +103,8 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
         stripped, broke = _QUOTING_OPENER.sub("", stripped, count=1), True
     if _QUOTED_BACK.match(stripped):
         stripped, broke = _QUOTED_BACK.sub("", stripped, count=1), True
+    elif wrapped := _SAID_AS_ECHO.match(stripped):
+        stripped, broke = wrapped.group(1), True
     others = [re.escape(who) for who in (speaker, "You") if who]
     turn = re.search(
         rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:)", stripped[1:]

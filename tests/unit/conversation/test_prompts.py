@@ -273,6 +273,9 @@ def test_the_players_question_quoted_back_before_the_answer_goes():
         ('"Cider or ale, love?"', "Cider or ale, love?"),
         ('"Cider or ale?', "Cider or ale?"),
         ('Cider or ale?"', "Cider or ale?"),
+        # Held-out busy seed 66617: the game's echo of a say, around the NPC's own words.
+        ('You say, "Yes, I have a sister and a brother."', "Yes, I have a sister and a brother."),
+        ('You say, "Good evening. "', "Good evening."),
         (
             "You're right, Leander.rats can be a real threat.",
             "You're right, Leander. Rats can be a real threat.",
