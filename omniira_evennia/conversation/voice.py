@@ -81,7 +81,10 @@ _ASSISTANT = re.compile(
     r"|\bif you (?:need|want|require) anything(?: else)?\b"
     # The whole offer, nothing the NPC would do: "Oh no, Marisol! I'm sorry about that. Let me
     # help you." (held-out seed 45119), not "Let me help you with that sack."
-    r"|\blet me (?:help|assist) you(?: with (?:that|this|anything))?\s*(?:[.!]|$)",
+    r"|\blet me (?:help|assist) you(?: with (?:that|this|anything))?\s*(?:[.!]|$)"
+    # "Sorry, but I don't think I can assist with that." to "I am deathly afraid of wolves"
+    # (held-out busy seed 66617).
+    r"|\bi (?:don'?t think i )?can(?:'?t|not)? (?:assist|help) (?:you )?with that\s*(?:[.!?]|$)",
     re.IGNORECASE,
 )
 # The player's line handed back about them in the third person ("I understand that Lavinia
@@ -379,6 +382,17 @@ _ASKS_WHERE_FROM = re.compile(r"\bwhere (?:are|were|do|did) you (?:\w+ )?from\b"
 _YOU_FROM = re.compile(r"\byou(?:'re| are| were| come| came)\b[^.?!]*\bfrom\b", re.IGNORECASE)
 
 
+_ASKS_FAMILY = re.compile(
+    r"\b(?:do|have|are) you (?:have )?(?:any )?(?:family|kin|married|children|brothers?|sisters?)\b",
+    re.IGNORECASE,
+)
+_YOUR_KIN = re.compile(
+    r"\byour (?:brother|sister|mother|father|aunt|uncle|cousin|son|daughter|grandmother|"
+    r"grandfather|wife|husband)\b",
+    re.IGNORECASE,
+)
+
+
 def answered_as_player(reply: str, line: str, npc: str = "") -> bool:
     """
     The question's predicate comes back with "you" as its subject, in a statement: asked "Do
@@ -388,6 +402,10 @@ def answered_as_player(reply: str, line: str, npc: str = "") -> bool:
     if _ASKS_WHERE_FROM.search(line) and any(
         _YOU_FROM.search(s) for s in sentence_list(reply) if not s.endswith("?")
     ):
+        return True
+    # Asked of its family, the player's kin given ("Yes, I do. Your brother Casimir is here,
+    # sailing on the river barges.", held-out busy seed 66617).
+    if _ASKS_FAMILY.search(line) and _YOUR_KIN.search(reply):
         return True
     after = re.search(r"\byou\b(.*)$", line, re.IGNORECASE)
     asked = [w for w in re.findall(r"[a-z']{3,}", (after.group(1) if after else "").lower())]

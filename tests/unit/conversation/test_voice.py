@@ -67,6 +67,17 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "I always carry a silver compass that was my grandfather's.",
             "assistant_voice",
         ),
+        # Held-out busy seed 66617.
+        (
+            "Sorry, but I don't think I can assist with that.",
+            "I am deathly afraid of wolves; please never laugh at me for it.",
+            "assistant_voice",
+        ),
+        (
+            "Yes, I do. Your brother Casimir is here, sailing on the river barges.",
+            "Do you have family here?",
+            "answered_as_player",
+        ),
         # Held-out seed 55001.
         (
             "I hear you. Do you have any specific concerns or questions about them?",
@@ -1876,3 +1887,8 @@ def test_an_answer_that_asks_something_else_is_not_the_question_asked_back():
     assert "restated" not in voice.slips(
         reply, "What would you give me for a cough?", "Wren", "Elowen"
     )
+
+
+def test_a_smith_who_can_help_with_a_hinge_is_no_assistant():
+    reply = "I can help with that hinge, aye. Two copper."
+    assert voice.slips(reply, "Could you mend a broken hinge for me?", "Voss", "Isolde") == []
