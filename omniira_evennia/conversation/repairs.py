@@ -186,17 +186,36 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
     pattern = re.compile(_SUBJECT.format(name=name), re.IGNORECASE)
     parts = re.split(r"((?<=[.!?])\s+)", text)  # sentences and the spaces between them
 
-    def said_to_them(sentence: str) -> str:
+    # In a memory of them, "She makes and mends shoes." after "Keturah is a cobbler." is theirs
+    # too (held-out busy seed 66617): the sentence after one turned to them.
+    following = re.compile(r"^(?P<lead>\W*)(?:she|he|they)\s+(?P<verb>[a-z']+)\b", re.IGNORECASE)
+
+    def said_to_them(sentence: str, after_theirs: bool) -> str:
         if not of_them:
-            return (
-                sentence
-                if _THIRD_PERSON_PRONOUN.search(sentence)
-                else pattern.sub(turned, sentence)
-            )
+            if _THIRD_PERSON_PRONOUN.search(sentence):
+                return sentence
+            return pattern.sub(turned, sentence)
         spoken = pattern.sub(turned, sentence, count=1)
+        if spoken == sentence and after_theirs:
+            spoken = following.sub(turned, sentence, count=1)
         if spoken == sentence:
             return sentence
+        # "You make and mends shoes": the second verb of the pair too.
+        spoken = re.sub(
+            r"\b([Yy]ou \w+ and )([a-z]+s)\b",
+            lambda m: m.group(1) + (_second_person(m.group(2)) or m.group(2)),
+            spoken,
+            count=1,
+        )
         # Their own "her living": the first possessive after the turned subject.
         return re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", spoken, count=1)
 
-    return "".join(part if i % 2 else said_to_them(part) for i, part in enumerate(parts))
+    out, after_theirs = [], False
+    for i, part in enumerate(parts):
+        if i % 2:
+            out.append(part)
+            continue
+        spoken = said_to_them(part, after_theirs)
+        after_theirs = spoken != part
+        out.append(spoken)
+    return "".join(out)

@@ -341,6 +341,12 @@ def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
             "Never put garlic in anything you serve me.",
             "That makes me glad.",
         ),
+        # Held-out busy seed 66617: their question's tag is no one spoken to.
+        (
+            "I can't eat garlic, do you remember?",
+            "Never put garlic in anything you serve me: I'm allergic.",
+            "You can't eat garlic, do you remember?",
+        ),
         # The NPC's own stance, its own lack of fear, a name in its own greeting: kept.
         ("I know Marrowby well.", "I grew up in Marrowby.", "I know Marrowby well."),
         ("The dark doesn't scare me.", "I'm terrified of the dark.", "The dark doesn't scare me."),

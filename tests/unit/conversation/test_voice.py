@@ -1038,6 +1038,15 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
     assert plain_lines.remembered_line("Prudence wants her farm back.", "Prudence") == (
         "I remember: you want your farm back."
     )
+    # Held-out busy seed 66617: the sentence after one turned to them is theirs too.
+    cobbler = "Keturah is a cobbler by trade. She makes and mends shoes."
+    assert plain_lines.remembered_line(cobbler, "Keturah") == (
+        "I remember: you are a cobbler by trade. You make and mend shoes."
+    )
+    sister = "Keturah's sister Ada lives in Tarnow. She is ill."
+    assert plain_lines.remembered_line(sister, "Keturah") == (
+        "I remember: your sister Ada lives in Tarnow. She is ill."
+    )
     kept_as_said = 'Zinnia said: "If I go pale, it\'s spiders: I fear them."'
     assert plain_lines.remembered_line(kept_as_said, "Zinnia") == (
         'You told me so yourself, Zinnia: "If I go pale, it\'s spiders: I fear them."'
