@@ -77,6 +77,12 @@ _NOT_KNOWING_MINE = re.compile(
 
 # Asked about the player's own life, the not telling said as the NPC's own: "I never told you
 # about my origins, Horatio." to "Where am I from?" (held-out run, seed 86111).
+# "I never told you that." to "Do you remember my line of work?" (held-out busy seed 66617).
+_NEVER_TOLD_BARE = re.compile(
+    r"(?:^|[.!?]\s+)\W*I (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned) you"
+    r"(?: (?:that|this|so|about (?:it|that)))?\s*(?:[.!]|$)",
+    re.IGNORECASE,
+)
 _NEVER_TOLD_MINE = re.compile(
     r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention)(?: to)? you"
     r" (?:about |of )?my\b",
@@ -137,6 +143,7 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         and (
             _NOT_KNOWING_MINE.search(reply)
             or _NEVER_TOLD_MINE.search(reply)
+            or _NEVER_TOLD_BARE.search(reply)
             or _THEIRS_RECALLED_AS_MINE.search(reply)
         )
     )

@@ -1889,6 +1889,10 @@ def test_the_players_not_telling_said_as_the_npcs_is_a_swap():
     assert "swaps_i_and_you" in voice.slips(reply, "What do I always carry?", "Wren", "Faelan")
     own = "I never told you about my brother."
     assert "swaps_i_and_you" not in voice.slips(own, "Do you have family?", "Wren", "Faelan")
+    # Held-out busy seed 66617.
+    bare = "I never told you that."
+    assert "swaps_i_and_you" in voice.slips(bare, "Do you remember my trade?", "Wren", "Faelan")
+    assert "swaps_i_and_you" not in voice.slips(bare, "Is the ale good?", "Wren", "Faelan")
 
 
 def test_an_answer_that_asks_something_else_is_not_the_question_asked_back():
