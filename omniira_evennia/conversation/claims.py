@@ -121,7 +121,15 @@ _TELLING = set("told tell tells telling asked ask asks showed show shows mention
 
 
 def _stems(words) -> set[str]:
-    return {w[:5] for w in words if w not in _SMALL and len(w) > 3}
+    return {_stem(w) for w in words if w not in _SMALL and len(w) > 3}
+
+
+def _stem(word: str) -> str:
+    """A word's first five letters after its ending: "weaving", "weaver" and "weave" meet ("My
+    weaving skills are quite good" to a basket weaver, held-out busy seed 66617)."""
+    base = re.sub(r"(?:ing|ers|er|ed|es|s)$", "", word)
+    base = base if len(base) >= 4 else word
+    return base.removesuffix("e")[:5] if len(base) > 4 else base[:5]
 
 
 # A name inside a sentence (not its first word): "my parrot is called Clover", "in Marrowby".

@@ -341,6 +341,12 @@ def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
             "Never put garlic in anything you serve me.",
             "That makes me glad.",
         ),
+        # Held-out busy seed 66617: "weaving" and "weaver" are one word's.
+        (
+            "My weaving skills are quite good, Katriona.",
+            "Maren, I earn my living as a basket weaver.",
+            "Your weaving skills are quite good, Katriona.",
+        ),
         # Held-out busy seed 66617: their question's tag is no one spoken to.
         (
             "I can't eat garlic, do you remember?",
