@@ -51,7 +51,10 @@ def repeats_earlier(reply: str, earlier: list[str]) -> str | None:
     """The words of `reply` the NPC already said in one of its `earlier` lines (the whole reply,
     or its longest run of REPEAT_MIN_WORDS words or more), or None."""
     whole = _words(reply)
-    if len(whole) >= REPEAT_MIN_WORDS and any(whole == _words(line) for line in earlier):
+    same = sum(1 for line in earlier if whole == _words(line)) if whole else 0
+    # A short habit said twice is a habit; a third time it is all the NPC says: "I'm sorry,
+    # Yara." was Lyra's answer to all eight of Yara's lines (held-out seed 40813).
+    if same and (len(whole) >= REPEAT_MIN_WORDS or same >= 2):
         return " ".join(whole)
     covered = _said_before(whole, earlier)
     best, start = (0, 0), None

@@ -97,7 +97,9 @@ _THIRD_PERSON_BACK = (
     r"likes|loves|fears|came|comes|wants|works|lives|keeps|owns|earns|mentioned|said|told|"
     # "I'm sorry, but Sylvester doesn't know." to "Is the forge always this hot, Voss?": its
     # own not knowing put on the player (held-out seed 73019).
-    r"doesn't|does not|can't|cannot|isn't|never|knows|knew)\b"
+    r"doesn't|does not|can't|cannot|isn't|never|knows|knew"
+    # "Ulric might not be scared of the dark, but ..." to Ulric (held-out seed 40813).
+    r"|might|may|must|should|could|would|will|feels|felt)\b"
 )
 # The prompt's headings ("YOUR MEMORIES", "Your notes about ...", what "you know") read back
 # to the player. "My memories of that winter" is a person talking; "your memories" said by the

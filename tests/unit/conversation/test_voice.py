@@ -1000,6 +1000,12 @@ def test_the_players_not_telling_said_as_the_npcs_is_a_swap():
             "Voss, where am I from, do you recall?",
             "restated",
         ),
+        # Held-out seed 40813: the listener spoken of, with a modal verb.
+        (
+            "The dark can be scary. Verity might not be scared of the dark.",
+            "Nothing frightens me like the dark.",
+            "restated",
+        ),
         # Held-out busy seed 66617: the player's own question asked of them.
         (
             "Coughs can be uncomfortable. Would you give me a willow-bark tea for a cough?",
