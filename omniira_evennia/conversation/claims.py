@@ -135,8 +135,10 @@ def _stem(word: str) -> str:
 # A name inside a sentence (not its first word): "my parrot is called Clover", "in Marrowby".
 _INNER_NAME = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+")
 _NAME = re.compile(r"\b[A-Z][a-z]+")
+# "Mushrooms are not edible for me." to "Never put mushrooms in anything you serve me: I'm
+# allergic." (held-out seed 40813) as much as "Garlic can make me feel uncomfortable".
 _MADE_TO_ME = re.compile(
-    r"\b(?:make|makes|made|making|give|gives|gave|cause|causes|caused) me\b", re.I
+    r"\b(?:make|makes|made|making|give|gives|gave|cause|causes|caused|for|to) me\b", re.I
 )
 _NEGATION = re.compile(r"n't\b|\b(?:not|never|no|nothing)\b", re.I)
 # Words of fear: "It has always been a source of fear for me" after "I have been terrified of
@@ -183,6 +185,7 @@ def _claims(sentence: str, theirs: _Theirs, own: set[str], by_word: bool = True)
         # "Garlic can make me feel uncomfortable" to "Never put garlic in anything you serve me:
         # I'm allergic." (held-out busy seed 66617): their thing befalling the NPC.
         made = by_word and bool(_MADE_TO_ME.search(sentence)) and bool(_stems(words) & theirs.stems)
+        made = made and "i" not in words  # "I don't know ...; it's a mystery for me" is its own
         return befalls and (bool(_trigrams(words) & theirs.evidence) or feared or made)
     if _trigrams(words) & theirs.evidence:
         return True

@@ -76,6 +76,8 @@ _ASSISTANT = re.compile(
     r"|\bwith this knowledge\b|\b(?:a )?good starting point\b"
     # "That's an interesting piece of information, Leander." (held-out seed 19447)
     r"|\binteresting (?:piece of )?information\b"
+    # "Do you have any questions about reading and writing?" (held-out seed 40813)
+    r"|\bany questions (?:about|on|regarding)\b"
     # A shop assistant's goodbye ("You're welcome, Nerys! I'll be here if you need anything
     # else.", held-out busy run, seed 62903).
     r"|\bif you (?:need|want|require) anything(?: else)?\b"

@@ -341,6 +341,17 @@ def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
             "Never put garlic in anything you serve me.",
             "That makes me glad.",
         ),
+        # Held-out seed 40813: their allergy "for me"; its own not knowing stays its own.
+        (
+            "Mushrooms are not edible for me.",
+            "Never put mushrooms in anything you serve me: I'm allergic.",
+            "Mushrooms are not edible for you.",
+        ),
+        (
+            "I don't know what frightens mushrooms; it's a mystery for me.",
+            "Never put mushrooms in anything you serve me: I'm allergic.",
+            "I don't know what frightens mushrooms; it's a mystery for me.",
+        ),
         # Held-out busy seed 66617: "weaving" and "weaver" are one word's.
         (
             "My weaving skills are quite good, Katriona.",

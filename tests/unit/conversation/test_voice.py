@@ -67,6 +67,11 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "I always carry a silver compass that was my grandfather's.",
             "assistant_voice",
         ),
+        (
+            "I'm glad you told me about your dream. Do you have any questions about reading?",
+            "Maren, my dream is to learn to read and write.",
+            "assistant_voice",
+        ),
         # Held-out busy seed 66617.
         (
             "Sorry, but I don't think I can assist with that.",
