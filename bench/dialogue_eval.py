@@ -356,7 +356,7 @@ def speaks_as_player(reply: str, npc: str, player: str) -> bool:
 ABOUT_VERBS = (
     r"(?:does|do|did|doesn't|didn't|is|isn't|was|wasn't|has|hasn't|had|likes|loves|wants|fears|"
     r"keeps|works|lives|came|comes|needs|treasures|owns|dreams|hopes|plans|said|told|mentioned|"
-    r"never|can't|cannot)"
+    r"never|can't|cannot|might|may|must|should|could|would|will|feels|felt)"
 )
 
 

@@ -736,6 +736,8 @@ def test_the_listener_owned_or_told_of_to_their_face_is_a_slip():
     assert ev.speaks_of_listener("Maybe Finnegan has visited there before.", "Finnegan")
     assert ev.speaks_of_listener("Any other memories or news about Finnegan?", "Finnegan")
     assert not ev.speaks_of_listener("Maybe, Finnegan, you have.", "Finnegan")
+    # Held-out seed 40813.
+    assert ev.speaks_of_listener("Ulric might not be scared of the dark.", "Ulric")
 
 
 def test_the_player_walked_about_is_narration():
