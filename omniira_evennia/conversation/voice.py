@@ -60,7 +60,7 @@ _ASSISTANT = re.compile(
     r"(?:please )?provide (?:me with )?(?:more |some )?(?:context|details|information)|"
     r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
     r"feel free to|i'?m (?:always )?here to (?:help|assist)|happy to (?:help|assist)|"
-    r"(?:any|some) tips (?:for|on)|as an ai\b|language model|virtual assistant|"
+    r"(?:any|some) (?:other |more )?(?:tips|insights?) (?:for|on|into)|as an ai\b|language model|virtual assistant|"
     r"(?:any|have) (?:more|other|further) questions|(?:concerns|questions) or (?:concerns|questions)|"
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
     r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"

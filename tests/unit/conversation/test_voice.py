@@ -67,6 +67,17 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "I always carry a silver compass that was my grandfather's.",
             "assistant_voice",
         ),
+        # Telnet trial, 2026-12-06, with a CPU-bound process beside it.
+        (
+            "I'm glad you're aware of that. Do you have any other tips for serving food?",
+            "Never put garlic in anything you serve me: I'm allergic.",
+            "assistant_voice",
+        ),
+        (
+            "Do you have any insights into why you decided to breed goats on high fells?",
+            "Maren, I keep goats up on the high fells.",
+            "assistant_voice",
+        ),
         (
             "I'm glad you told me about your dream. Do you have any questions about reading?",
             "Maren, my dream is to learn to read and write.",
