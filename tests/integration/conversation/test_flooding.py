@@ -17,6 +17,23 @@ from tests.support.talk import TalkTestBase, tiers
 REFUSAL = 'Maren holds up a hand: "One at a time, love."'
 
 
+# Twelve different pours: the same short reply a third time would be asked again (repeats.py).
+POURS = [
+    "Coming up.",
+    "There you go.",
+    "Mind the foam.",
+    "Fresh from the cask.",
+    "Another, is it?",
+    "Steady now.",
+    "Last of the barrel.",
+    "That's a thirsty night.",
+    "Drink slow.",
+    "On the house, that one.",
+    "Easy there.",
+    "Evening to you.",
+]
+
+
 def flood_settings(base_url, **extra):
     # The tiers' own requests-per-minute, shared by every player: before the per-player
     # limit, 30 lines from one player spent the voice tier and its fallback for everyone.
@@ -39,7 +56,8 @@ def test_rate_limiter_window():
 class TestFlooding(TalkTestBase):
     def test_one_player_floods_and_another_still_gets_a_real_reply(self):
         with (
-            ScriptedLLM(["Aye, love."]) as llm,
+            # A new reply each time: the same short reply a third time is asked again (repeats.py).
+            ScriptedLLM([f"Aye, love. {word}" for word in POURS]) as llm,
             override_settings(OMNIIRA=flood_settings(llm.base_url)),
         ):
             flood = [self.call(CmdTalk(), f"Maren = ale number {n}?") for n in range(30)]
@@ -50,8 +68,8 @@ class TestFlooding(TalkTestBase):
             f"flooder: {30 - len(refused)} answered, {len(refused)} refused "
             f"({refused[-1]!r}); other player heard: {other!r}; requests sent: {sent}"
         )
-        assert len(refused) == 20 and all("Aye, love." not in out for out in refused)
-        assert "Aye, love." in other
+        assert len(refused) == 20 and all("Aye, love" not in out for out in refused)
+        assert "Aye, love" in other
         assert sent == 11  # 10 from the flooder, 1 from the other player
         assert health.get("player_rate_refused") == 20
         # Refused lines cost nothing: no request, no usage row, no stored turn.

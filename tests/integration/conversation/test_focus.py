@@ -29,7 +29,9 @@ class TestFocus(SocialTestBase):
         return [r["messages"][-1]["content"] for r in llm.requests]
 
     def test_lines_without_the_name_go_to_the_npc_being_talked_with(self):
-        with ScriptedLLM(["Evening, love."]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+        # Three replies: the same short one a third time would be asked again (repeats.py).
+        replies = ["Evening, love.", "Aye, it's a steep climb.", "Twenty years, near enough."]
+        with ScriptedLLM(replies) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             self.call(CmdSay(), "Maren, a cider please.")
             self.call(CmdSay(), "The walk up from the docks was longer than I remembered.")
             self.call(CmdSay(), "How long have you kept this place?")
