@@ -53,8 +53,9 @@ def repeats_earlier(reply: str, earlier: list[str]) -> str | None:
     whole = _words(reply)
     same = sum(1 for line in earlier if whole == _words(line)) if whole else 0
     # A short habit said twice is a habit; a third time it is all the NPC says: "I'm sorry,
-    # Yara." was Lyra's answer to all eight of Yara's lines (held-out seed 40813).
-    if same and (len(whole) >= REPEAT_MIN_WORDS or same >= 2):
+    # Yara." was Lyra's answer to all eight of Yara's lines (held-out seed 40813). "Aye." and
+    # "Aye, love." stay habits, however often.
+    if same and (len(whole) >= REPEAT_MIN_WORDS or (same >= 2 and len(whole) >= 3)):
         return " ".join(whole)
     covered = _said_before(whole, earlier)
     best, start = (0, 0), None

@@ -32,6 +32,7 @@ def test_short_habits_and_new_lines_are_not_repeats():
     assert repeats_earlier("Aye, love.", ["Aye, love."]) is None
     # ... but not a third time (held-out seed 40813: eight in a row).
     assert repeats_earlier("I'm sorry, Yara.", ["I'm sorry, Yara.", "I'm sorry, Yara."])
+    assert repeats_earlier("Aye.", ["Aye.", "Aye.", "Aye."]) is None
     assert repeats_earlier("It rains most days here, Jory.", [SCARY]) is None
     assert repeats_earlier("x" * 50_000, ["x" * 50_000]) is None  # one long word, capped
 
