@@ -1034,41 +1034,52 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
     assert slip in voice.slips(reply, line, "Voss", "Verity")
 
 
+@pytest.mark.parametrize(
+    "memory, speaker, said",
+    [
+        ("Zinnia's brother is Aldric.", "Zinnia", "I remember: your brother is Aldric."),
+        ("Zinnia is afraid of wolves", "Zinnia", "I remember: you are afraid of wolves."),
+        (
+            "My brother is Aldric.",
+            "Zinnia",
+            'You told me so yourself, Zinnia: "My brother is Aldric."',
+        ),
+        # Held-out seed 19447: a memory of them with a pet's "he" and their own "her".
+        (
+            "Yara keeps a clever raven called Tuppence; he is getting old and slow.",
+            "Yara",
+            "I remember: you keep a clever raven called Tuppence; he is getting old and slow.",
+        ),
+        (
+            "Yara earns her living as a mason.",
+            "Yara",
+            "I remember: you earn your living as a mason.",
+        ),
+        # Held-out seed 28751: a memory half in their words, and their "her" in it.
+        (
+            "Prudence has a one-eyed donkey named Crumpet; she follows me everywhere.",
+            "Prudence",
+            "I remember: you have a one-eyed donkey named Crumpet; she follows you everywhere.",
+        ),
+        ("Prudence wants her farm back.", "Prudence", "I remember: you want your farm back."),
+        # Held-out busy seed 66617: the sentence after one turned to them is theirs too.
+        (
+            "Keturah is a cobbler by trade. She makes and mends shoes.",
+            "Keturah",
+            "I remember: you are a cobbler by trade. You make and mend shoes.",
+        ),
+        (
+            "Keturah's sister Ada lives in Tarnow. She is ill.",
+            "Keturah",
+            "I remember: your sister Ada lives in Tarnow. She is ill.",
+        ),
+    ],
+)
+def test_a_memory_of_the_speaker_is_said_to_them(memory, speaker, said):
+    assert plain_lines.remembered_line(memory, speaker) == said
+
+
 def test_a_question_about_oneself_given_back_is_answered_from_memory():
-    assert plain_lines.remembered_line("Zinnia's brother is Aldric.", "Zinnia") == (
-        "I remember: your brother is Aldric."
-    )
-    assert plain_lines.remembered_line("Zinnia is afraid of wolves", "Zinnia") == (
-        "I remember: you are afraid of wolves."
-    )
-    assert plain_lines.remembered_line("My brother is Aldric.", "Zinnia") == (
-        'You told me so yourself, Zinnia: "My brother is Aldric."'
-    )
-    # Held-out seed 19447: a memory of them with a pet's "he" and their own "her".
-    raven = "Yara keeps a clever raven called Tuppence; he is getting old and slow."
-    assert plain_lines.remembered_line(raven, "Yara") == (
-        "I remember: you keep a clever raven called Tuppence; he is getting old and slow."
-    )
-    assert plain_lines.remembered_line("Yara earns her living as a mason.", "Yara") == (
-        "I remember: you earn your living as a mason."
-    )
-    # Held-out seed 28751: a memory half in their words, and their "her" in it.
-    donkey = "Prudence has a one-eyed donkey named Crumpet; she follows me everywhere."
-    assert plain_lines.remembered_line(donkey, "Prudence") == (
-        "I remember: you have a one-eyed donkey named Crumpet; she follows you everywhere."
-    )
-    assert plain_lines.remembered_line("Prudence wants her farm back.", "Prudence") == (
-        "I remember: you want your farm back."
-    )
-    # Held-out busy seed 66617: the sentence after one turned to them is theirs too.
-    cobbler = "Keturah is a cobbler by trade. She makes and mends shoes."
-    assert plain_lines.remembered_line(cobbler, "Keturah") == (
-        "I remember: you are a cobbler by trade. You make and mend shoes."
-    )
-    sister = "Keturah's sister Ada lives in Tarnow. She is ill."
-    assert plain_lines.remembered_line(sister, "Keturah") == (
-        "I remember: your sister Ada lives in Tarnow. She is ill."
-    )
     kept_as_said = 'Zinnia said: "If I go pale, it\'s spiders: I fear them."'
     assert plain_lines.remembered_line(kept_as_said, "Zinnia") == (
         'You told me so yourself, Zinnia: "If I go pale, it\'s spiders: I fear them."'
