@@ -44,7 +44,8 @@ _QUOTED_BACK = re.compile(
 # The NPC's words wrapped in the game's echo of a player's say: 'You say, "Yes, I have a sister
 # and a brother."' (held-out busy seed 66617: seven of Voss's replies to Quill in a row).
 _SAID_AS_ECHO = re.compile(
-    r"^\s*you (?:say|said)(?: to \w+)?\s*[:,]?\s*[\"\u201c]([^\"\u201c\u201d]{1,1000})[\"\u201d]?\s*$",
+    r"^\s*you (?:say|said)(?: to \w+)?\s*[:,]?\s*"
+    r"[\"\u201c]([^\"\u201c\u201d]{1,1000})[\"\u201d]?\s*$",
     re.IGNORECASE,
 )
 

@@ -178,15 +178,20 @@ def _claims(sentence: str, theirs: _Theirs, own: set[str], by_word: bool = True)
         befalls = any(
             w == "me" and not (i and words[i - 1] in _TELLING) for i, w in enumerate(words)
         )
+        if not befalls:
+            return False
+        if _trigrams(words) & theirs.evidence:
+            return True
+        # With "I" in it the sentence is the NPC's own: "I remember: Nerys told me what scared
+        # me", "I don't know ...; it's a mystery for me".
+        if not by_word or "i" in words:
+            return False
         # "The dark doesn't scare me" is the NPC's own (lack of) fear, not theirs.
-        feared = by_word and theirs.fear and bool(_FEAR.search(sentence))
-        # "I remember: Nerys told me what scared me": the NPC's remembering, not its fear.
-        feared = feared and "i" not in words and not _NEGATION.search(sentence)
+        feared = theirs.fear and _FEAR.search(sentence) and not _NEGATION.search(sentence)
         # "Garlic can make me feel uncomfortable" to "Never put garlic in anything you serve me:
         # I'm allergic." (held-out busy seed 66617): their thing befalling the NPC.
-        made = by_word and bool(_MADE_TO_ME.search(sentence)) and bool(_stems(words) & theirs.stems)
-        made = made and "i" not in words  # "I don't know ...; it's a mystery for me" is its own
-        return befalls and (bool(_trigrams(words) & theirs.evidence) or feared or made)
+        made = _MADE_TO_ME.search(sentence) and _stems(words) & theirs.stems
+        return bool(feared or made)
     if _trigrams(words) & theirs.evidence:
         return True
     # "Marrowby was where I was born", "Clover was always my friend" (held-out seed 60013):

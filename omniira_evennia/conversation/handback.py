@@ -202,7 +202,8 @@ _DOUBTS_YOURS = re.compile(
     r"\s+(?:(?:if|whether|that|about|what|why|how|of)\s+)?(?:you|your)\b"
     # "I don't know what you mean, love." is its own puzzlement.
     r"(?!\s+(?:mean|meant)\b|'re (?:saying|on about|talking)|\s+are (?:saying|talking))"
-    r"|\byou(?:'ve| have)? (?:never|not|haven'?t|didn'?t|did not|don'?t|do not) (?:(?:ever|once)\s+)?"
+    r"|\byou(?:'ve| have)? (?:never|not|haven'?t|didn'?t|did not|don'?t|do not) "
+    r"(?:(?:ever|once)\s+)?"
     r"(?:told|said|mentioned|tell|say|mention)\b",
     re.IGNORECASE,
 )

@@ -169,6 +169,11 @@ def _second_person(verb: str) -> str | None:
     return None
 
 
+# In a memory of them, "She makes and mends shoes." after "Keturah is a cobbler." is theirs too
+# (held-out busy seed 66617): the sentence after one turned to them (`_spoken_to`).
+_FOLLOWING = re.compile(r"^(?P<lead>\W*)(?:she|he|they)\s+(?P<verb>[a-z']+)\b", re.IGNORECASE)
+
+
 def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
     """Sentences with the speaker as their subject said to them ("Linnea is from Redfern." ->
     "You are from Redfern."), unless the sentence also says he or she: whose is then unclear.
@@ -186,10 +191,6 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
     pattern = re.compile(_SUBJECT.format(name=name), re.IGNORECASE)
     parts = re.split(r"((?<=[.!?])\s+)", text)  # sentences and the spaces between them
 
-    # In a memory of them, "She makes and mends shoes." after "Keturah is a cobbler." is theirs
-    # too (held-out busy seed 66617): the sentence after one turned to them.
-    following = re.compile(r"^(?P<lead>\W*)(?:she|he|they)\s+(?P<verb>[a-z']+)\b", re.IGNORECASE)
-
     def said_to_them(sentence: str, after_theirs: bool) -> str:
         if not of_them:
             if _THIRD_PERSON_PRONOUN.search(sentence):
@@ -197,7 +198,7 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
             return pattern.sub(turned, sentence)
         spoken = pattern.sub(turned, sentence, count=1)
         if spoken == sentence and after_theirs:
-            spoken = following.sub(turned, sentence, count=1)
+            spoken = _FOLLOWING.sub(turned, sentence, count=1)
         if spoken == sentence:
             return sentence
         # "You make and mends shoes": the second verb of the pair too.

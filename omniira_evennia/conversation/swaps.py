@@ -99,8 +99,9 @@ def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
     return re.compile(
         r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention|said)"
         # "I never told you about what I treasure most." (held-out seed 28751): "about" first.
-        rf"(?: to)? you (?:(?:about|of) (?:your|{sp}'s)\b|(?:(?:about|of) )?(?:what|where|who|whom|how) (?:i|your|"
-        rf"{sp})\b|your\b|{sp}'s\b|that (?:i|my|{sp})\b"
+        rf"(?: to)? you (?:(?:about|of) (?:your|{sp}'s)\b"
+        rf"|(?:(?:about|of) )?(?:what|where|who|whom|how) (?:i|your|{sp})\b"
+        rf"|your\b|{sp}'s\b|that (?:i|my|{sp})\b"
         # "I never told you what you do for a living.", "... what scares me most." (held-out
         # busy seed 58873): anything but the NPC's own ("I never told you about my brother").
         r"|(?:what|where|who|how)\b(?![^.!?]*\bmy\b))",

@@ -60,7 +60,8 @@ _ASSISTANT = re.compile(
     r"(?:please )?provide (?:me with )?(?:more |some )?(?:context|details|information)|"
     r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
     r"feel free to|i'?m (?:always )?here to (?:help|assist)|happy to (?:help|assist)|"
-    r"(?:any|some) (?:other |more )?(?:tips|insights?) (?:for|on|into)|as an ai\b|language model|virtual assistant|"
+    r"(?:any|some) (?:other |more )?(?:tips|insights?) (?:for|on|into)|"
+    r"as an ai\b|language model|virtual assistant|"
     r"(?:any|have) (?:more|other|further) questions|(?:concerns|questions) or (?:concerns|questions)|"
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
     r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"
@@ -387,7 +388,8 @@ _YOU_FROM = re.compile(r"\byou(?:'re| are| were| come| came)\b[^.?!]*\bfrom\b", 
 
 
 _ASKS_FAMILY = re.compile(
-    r"\b(?:do|have|are) you (?:have )?(?:any )?(?:family|kin|married|children|brothers?|sisters?)\b",
+    r"\b(?:do|have|are) you (?:have )?(?:any )?"
+    r"(?:family|kin|married|children|brothers?|sisters?)\b",
     re.IGNORECASE,
 )
 _YOUR_KIN = re.compile(

@@ -32,6 +32,7 @@ from omniira_evennia.knowledge.contradiction import (
     stems,
 )
 from omniira_evennia.knowledge.facts import (
+    CATEGORIES,
     CATEGORY_HINTS,
     KnowledgeLine,
     KnowledgeRecord,
@@ -303,17 +304,18 @@ def _known_words(view: KnowledgeView, masks, asked: set[str]) -> set[str]:
     }
 
 
+# The stems of the words that ask for each category (facts.CATEGORY_HINTS), by category code.
+_HINT_STEMS = [frozenset(stem(w) for w in CATEGORY_HINTS.get(c, "").split()) for c in CATEGORIES]
+
+
 def _hinted_and_known(view: KnowledgeView, masks) -> set[str]:
-    """The stems of the words that ask for a category (facts.CATEGORY_HINTS) the NPC has a fact
-    of: "What's on the menu tonight?" asks for the wares of an innkeeper who knows her prices,
-    though no fact says "menu" (held-out runs: Maren told her menu was nothing she had heard of,
-    six times of six)."""
-    categories = {
-        group.records[row].category
-        for group, mask in zip(view.groups, masks)
-        for row in np.flatnonzero(mask).tolist()
+    """The stems of the words that ask for a category the NPC has a fact of: "What's on the menu
+    tonight?" asks for the wares of an innkeeper who knows her prices, though no fact says
+    "menu" (held-out runs: Maren told her menu was nothing she had heard of, six times of six)."""
+    codes = {
+        int(c) for group, mask in zip(view.groups, masks) for c in np.unique(group.category[mask])
     }
-    return {stem(w) for c in categories & CATEGORY_HINTS.keys() for w in CATEGORY_HINTS[c].split()}
+    return set().union(*(_HINT_STEMS[c] for c in codes if c >= 0))
 
 
 def best_cosine(view: KnowledgeView, vector, now: float | None, masks=None) -> float:
@@ -356,8 +358,7 @@ def unanswered(
     if not asked:
         return None  # a general question ("what's the news?"): the category lane answers
     known = _known_words(view, masks, asked) | {w for t in context for w in stems(t)}
-    known |= _hinted_and_known(view, masks)
-    if asked <= known:
+    if asked <= known or asked <= known | _hinted_and_known(view, masks):
         return None
     if best_cosine(view, vector, now, masks) >= conf.KNOWLEDGE_ANSWER_COSINE:
         return None
