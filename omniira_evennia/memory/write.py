@@ -130,8 +130,7 @@ def grounding_of(npc, note: Note, value: str) -> Grounding | None:
     """Whether `note` rests on its lines (None: it brings none to check, see Note.grounds)."""
     if note.grounds is None or note.source == Source.ADMIN:
         return None
-    subject = getattr(note.subject, "key", "") or ""
-    return ground(value, note.grounds, subject=subject, npc=npc.key, told=note.told)
+    return ground(value, note.grounds, subject=_subject_name(note), npc=npc.key, told=note.told)
 
 
 def _subject_name(note: Note) -> str:
