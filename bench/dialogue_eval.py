@@ -420,15 +420,31 @@ WORK_VERB = re.compile(
 )
 
 
-def claims_anothers_trade(reply: str, npc: str) -> bool:
+# "your ..." ending in a place or line of work ("your stew" is the player's supper).
+GIVEN_TRADE = re.compile(
+    r"\byour\s+((?:[\w'-]+\s+){0,2}(?:stall|shop|forge|smithy|anvil|tavern|inn|workshop|trade|"
+    r"craft|wares|business|customers|remedies|herbs|blades|tools)s?)\b",
+    re.IGNORECASE,
+)
+
+
+def claims_anothers_trade(reply: str, npc: str, told: str = "") -> bool:
     """
     Role slip: another NPC's trade claimed as the NPC's own: a first-person sentence of work
     with another NPC's trade words and none of its own ("I sell remedies and herbs." from Lyra,
     the bard, held-out seed 50423, busy; "I sell remedies and tend anyone who falls ill." from
-    Voss, seed 38261). "I remember/know that ..." before it is set aside.
+    Voss, seed 38261). "I remember/know that ..." before it is set aside. Or given to the
+    player, who never told of it: "I might recommend your herb stall" (Voss to Ulric, seed
+    40813; the herb stall is Wren's).
     """
     own = NPC_TRAITS.get(npc, "$^")
     others = [traits for name, traits in NPC_TRAITS.items() if name != npc]
+    for given in GIVEN_TRADE.finditer(plain(reply)):
+        what = given.group(1)
+        if re.search(own, what, re.I):
+            continue
+        if any(re.search(t, what, re.I) and not re.search(t, told, re.I) for t in others):
+            return True
     for sentence in sentences(plain(reply)):
         rest = KNOWING.sub("", sentence)
         if not WORK_VERB.search(rest) or re.search(own, rest, re.IGNORECASE):
@@ -888,7 +904,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "assistant_voice": assistant_voice(reply),
         "narrates_player": narrates_player(reply),
         "speaks_of_listener": speaks_of_listener(reply, speaker),
-        "claims_anothers_trade": claims_anothers_trade(reply, scenario.npc),
+        "claims_anothers_trade": claims_anothers_trade(reply, scenario.npc, told),
         "denies_the_telling": denies_the_telling(reply, step.kind, step.line),
         "gives_them_untold_kin": gives_them_untold_kin(reply, told, speaker),
     }

@@ -115,8 +115,8 @@ _TRADE_FACTS = ("people", "trade")
 
 
 def anothers_trade(text: str, ctx: PromptContext) -> list[str]:
-    """The sentences of `text` that claim as the NPC's work what the facts shown to it say of
-    someone else (trades.claimed_trades)."""
+    """The sentences of `text` that claim as the NPC's work, or give the listener, what the
+    facts shown to it say of someone else (trades.claimed_trades, trades.given_trades)."""
     ident = ctx.identity
     name = ident.name.lower()
     facts = [k.text for k in ctx.knowledge if k.category in _TRADE_FACTS]
@@ -124,7 +124,19 @@ def anothers_trade(text: str, ctx: PromptContext) -> list[str]:
     own = [t for t in facts if re.match(r"\W*you\b|\W*your\b", t, re.I) or name in t.lower()]
     others = [t for t in facts if t not in own]
     mine = " ".join([ident.role, ident.personality, ident.duty, *own])
-    return trades.claimed_trades(text, mine, others) if others else []
+    if not others:
+        return []
+    return trades.claimed_trades(text, mine, others) + trades.given_trades(
+        text, mine, listeners_own(ctx), others
+    )
+
+
+def listeners_own(ctx: PromptContext) -> str:
+    """All the speaker said in this conversation and before, and what the NPC remembers of
+    them: what "your ..." may rightly name."""
+    lines = [ctx.message, *(t.text for t in ctx.history if t.role == "user")]
+    lines += [text for _when, text in ctx.said] + [m.text for m in ctx.memories if m.about_speaker]
+    return " ".join(lines)
 
 
 def badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:

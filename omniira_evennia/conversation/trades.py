@@ -8,6 +8,11 @@ A sentence claims a trade when its subject is "I" with a verb of work ("I sell",
 brewing") and what follows names things a fact about someone else holds and nothing of the
 NPC's own (its role, personality, duty and the facts written to it as "you").
 
+The other way round, a trade is given to the listener: "I might recommend your herb stall" from
+Voss to Ulric, who keeps no stall; the herb stall is Wren's (held-out seed 40813). "your ..."
+names things a fact about someone else holds and nothing the listener has said or is remembered
+for.
+
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
 
@@ -18,6 +23,7 @@ import re
 from omniira_evennia.conversation.words import capped, content_stems, sentence_list
 
 ANOTHERS_TRADE = "claims_anothers_trade"  # the slip's name (guard.slips_of)
+GIVES_ANOTHERS_TRADE = "gives_anothers_trade"
 _WORK = (
     r"sell|make|mend|brew|bake|forge|tend|grow|keep|run|pour|cook|weave|craft|trade|deal|"
     r"heal|treat|shoe|fix|repair|stitch|sew|carve|fish|farm"
@@ -25,6 +31,12 @@ _WORK = (
 _CLAIM = re.compile(
     rf"\bi(?:'m|\s+am)?\s+(?:also\s+|just\s+|mostly\s+|mainly\s+|only\s+)?(?:{_WORK})\w*\b"
     r"(?P<what>[^.!?;]*)",
+    re.IGNORECASE,
+)
+# "your ..." ending in a place or line of work; "your stew" or "your fear" is the listener's.
+_GIVEN = re.compile(
+    r"\byour\s+(?P<what>(?:[a-z'-]+\s+){0,2}(?:stall|shop|forge|smithy|anvil|tavern|inn|"
+    r"workshop|trade|craft|wares|business|customers|remedies|herbs|blades|tools)s?)\b",
     re.IGNORECASE,
 )
 # Words of what is made or sold that say nothing of whose trade it is.
@@ -42,6 +54,23 @@ def claimed_trades(reply: str, own: str, others: list[str]) -> list[str]:
             what = " ".join(claim.group("what").split()[:6])
             stems = content_stems(what) - mine - _PLAIN
             if stems and any(stems & held for held in theirs):
+                found.append(sentence)
+                break
+    return found
+
+
+def given_trades(reply: str, own: str, theirs: str, others: list[str]) -> list[str]:
+    """The sentences of `reply` that give the listener, as "your ...", what one of `others`
+    (facts about other people) holds and neither `own` (all that is written of the NPC) nor
+    `theirs` (all the listener said or is remembered for) does."""
+    known = content_stems(capped(own)) | content_stems(capped(theirs))
+    held = [content_stems(capped(text)) for text in others]
+    found = []
+    for sentence in sentence_list(capped(reply)):
+        for given in _GIVEN.finditer(sentence):
+            what = " ".join(given.group("what").split()[:3])
+            stems = content_stems(what) - known - _PLAIN
+            if stems and any(stems & facts for facts in held):
                 found.append(sentence)
                 break
     return found

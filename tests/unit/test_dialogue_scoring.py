@@ -284,6 +284,10 @@ def test_another_npcs_trade_claimed():
     assert not ev.claims_anothers_trade("I sell remedies and herbs.", "Wren")
     assert not ev.claims_anothers_trade("I play for coins; Wren sells remedies.", "Lyra")
     assert not ev.claims_anothers_trade("I know Wren sells remedies.", "Lyra")
+    herb_stall = "I might recommend your herb stall, which sells willow-bark tea."  # seed 40813
+    assert ev.claims_anothers_trade(herb_stall, "Voss", "trade weaver I weave wool")
+    assert not ev.claims_anothers_trade(herb_stall, "Voss", "trade herbalist I sell herbs")
+    assert not ev.claims_anothers_trade("No onions in your stew then.", "Lyra", "onions")
 
 
 def test_denying_being_itself():

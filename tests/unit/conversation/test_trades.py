@@ -3,7 +3,7 @@
 import pytest
 
 from omniira_evennia.conversation import guard, reminders
-from omniira_evennia.conversation.prompts import Identity, PromptContext
+from omniira_evennia.conversation.prompts import Identity, MemoryLine, PromptContext, Turn
 from omniira_evennia.conversation.trades import ANOTHERS_TRADE, claimed_trades
 from omniira_evennia.knowledge.facts import KnowledgeLine
 
@@ -69,3 +69,48 @@ def test_a_reply_that_still_claims_it_loses_that_sentence():
 
 def test_with_no_facts_about_others_nothing_is_claimed():
     assert claimed_trades("I sell remedies.", "bard", []) == []
+
+
+def voss(line="What would you recommend for my aching back?", **kw):
+    return PromptContext(
+        identity=Identity("Voss", "blacksmith", "Gruff.", "You mend tools and make blades."),
+        speaker_name="Ulric",
+        message=line,
+        knowledge=[KnowledgeLine(WREN, "people"), KnowledgeLine(VOSS, "people")],
+        **kw,
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # Held-out seed 40813: Ulric keeps no stall; the herb stall is Wren's.
+        "I might recommend your herb stall, which sells willow-bark tea for aches.",
+        "Ask at your market stall for a remedy.",
+    ],
+)
+def test_anothers_trade_given_to_the_listener_is_a_slip(reply):
+    ctx = voss()
+    assert ANOTHERS_TRADE in guard.slips_of(reply, ctx)
+    mended = guard.repaired(reply + " Rest it a while.", f"slipped: {ANOTHERS_TRADE}", ctx, None)
+    assert "stall" not in mended and "Rest it a while." in mended
+
+
+@pytest.mark.parametrize(
+    "reply, said",
+    [
+        ("Wren's market stall sells remedies for your back.", ""),  # Wren's, named as hers
+        ("I can mend your tools by morning.", ""),  # the NPC's own trade, for the listener
+        ("How is your fish stall at the market these days?", "I keep a fish stall at the market."),
+        ("Rest your back, and see Wren.", ""),
+    ],
+)
+def test_the_listeners_own_or_the_npcs_own_is_no_slip(reply, said):
+    ctx = voss(history=[Turn("user", said)] if said else [])
+    assert ANOTHERS_TRADE not in guard.slips_of(reply, ctx)
+
+
+def test_what_the_npc_remembers_of_the_listener_is_theirs():
+    remembered = [MemoryLine("Ulric keeps a herb stall by the well.")]
+    ctx = voss(memories=remembered)
+    assert ANOTHERS_TRADE not in guard.slips_of("How is your herb stall?", ctx)
