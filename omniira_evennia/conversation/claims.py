@@ -200,7 +200,17 @@ def _claims(sentence: str, theirs: _Theirs, own: set[str], by_word: bool = True)
         return True
     # "I'm a clockmaker" when the notes say "Tobiah mends clocks": the subject "I" (or "my")
     # with a predicate that shares a word with the speaker's facts and not with the NPC's own.
-    return by_word and any((_stems(words[i + 1 :]) & theirs.stems) - own for i in subjects)
+    return by_word and any((_stems(_predicate(words, i)) & theirs.stems) - own for i in subjects)
+
+
+def _predicate(words: list[str], at: int) -> list[str]:
+    """What the "I" or "my" at `at` says: the words after it, and in a relative clause the
+    thing it is about ("It's a small, silver spyglass that I used to have": held-out busy seed
+    66617, to "My most precious possession is an old brass spyglass.")."""
+    after = words[at + 1 :]
+    if words[at] == "i" and at and words[at - 1] in ("that", "which"):
+        return words[max(0, at - 5) : at - 1] + after
+    return after
 
 
 def give_back_claims(

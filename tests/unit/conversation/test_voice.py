@@ -1938,3 +1938,14 @@ def test_an_answer_that_asks_something_else_is_not_the_question_asked_back():
 def test_a_smith_who_can_help_with_a_hinge_is_no_assistant():
     reply = "I can help with that hinge, aye. Two copper."
     assert voice.slips(reply, "Could you mend a broken hinge for me?", "Voss", "Isolde") == []
+
+
+def test_their_thing_in_a_relative_clause_of_the_npcs_is_said_back():
+    # Held-out busy seed 66617: Voss to "My most precious possession is an old brass spyglass."
+    said = ["My most precious possession is an old brass spyglass."]
+    own = "Voss blacksmith mends tools at the forge"
+    reply = "I remember that. It's a small, silver spyglass that I used to have."
+    text, changed = give_back_claims(reply, said, [], "Quill", own)
+    assert changed == 1 and "spyglass that you used to have" in text
+    for own_thing in ("The forge that I keep is hot.", "A spyglass is a fine thing I never owned."):
+        assert give_back_claims(own_thing, said, [], "Quill", own) == (own_thing, 0)
