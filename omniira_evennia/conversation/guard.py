@@ -17,7 +17,7 @@ from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import plain_lines, repairs, repeats, trades, voice
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.character_breaks import is_narration
-from omniira_evennia.conversation.handback import goodbye_given_back
+from omniira_evennia.conversation.handback import goodbye_given_back, question_turned_round
 from omniira_evennia.conversation.phrasing import gloss
 from omniira_evennia.conversation.prompts import PromptContext
 from omniira_evennia.conversation.reminders import (
@@ -25,6 +25,7 @@ from omniira_evennia.conversation.reminders import (
     NEVER_TOLD,
     OWN_WARES,
     REPEATED,
+    TURNED_ROUND,
     WONT_DISCUSS,
     own_wares,
 )
@@ -174,6 +175,14 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
     wrong = answers.misstates(parsed.text, ctx.knowledge, (ctx.identity.name, ctx.speaker_name))
     if wrong is not None:
         return f'{MISSTATES}: "{wrong.known}"'
+    # Last, and never repaired: a parrot's answer is still better than none (`repaired`).
+    names = [ctx.identity.name, ctx.speaker_name]
+    if (
+        not topic
+        and not voice.admits_not_knowing(parsed.text)  # "I don't know if there's a temple"
+        and question_turned_round(parsed.text, ctx.message, names)
+    ):
+        return TURNED_ROUND
     return None
 
 

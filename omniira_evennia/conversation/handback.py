@@ -120,6 +120,24 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
 _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
 
 
+# Contractions of "it is", "there is", "that is": no word of the reply's own.
+_PLAIN_CONTRACTIONS = {"it's", "there", "that'", "here'"}
+
+
+def question_turned_round(reply: str, line: str, names: list[str]) -> bool:
+    """Asked a question, the reply is the question's own words turned round and no word of
+    its own: "I like the town." to "What do you like most about this town?", "I don't tire of
+    singing." to "Do you ever tire of singing, Lyra?" (held-out seed 77213). An answer, but a
+    parrot's: nothing a person would add, a reason or a detail."""
+    reply, line = capped(reply), capped(line)
+    if not ends_asking(line):
+        return False
+    skip = {n.lower()[:5] for n in names if n} | {w[:5] for w in FRAMING_WORDS}
+    said = content_stems(line) - skip
+    answer = content_stems(reply) - skip - _CONTRACTED - _PLAIN_CONTRACTIONS
+    return not (answer - said) and len(said & answer) >= 2
+
+
 def _turned_back(reply: str, line: str, names: list[str]) -> bool:
     """The line said back with I and you turned round ("I understand that you're planning to
     build a windmill on the hill." to "One day I want to build a windmill on the hill.", seed

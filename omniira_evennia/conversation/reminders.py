@@ -18,6 +18,7 @@ MISSTATES = "said otherwise what it knows"
 REPEATED = "said again what it said before"  # repeats.repeats_earlier
 WONT_DISCUSS = "speaks_of_what_it_will_not"  # the slip's name (guard.unwanted_topics)
 OWN_WARES = "did not know its own wares"  # guard.wares_unknown
+TURNED_ROUND = "said the question's words back"  # handback.question_turned_round
 
 
 # A name inside a fact ("Voss charges two copper ..."): someone else's trade, not the NPC's.
@@ -77,6 +78,11 @@ def asked_again(
     elif problem == OWN_WARES:
         wares = " ".join(k.text for k in own_wares(ctx)[:4])
         reminder = f"(You know what you sell, {name}: {wares} Answer {speaker} from that.)"
+    elif problem == TURNED_ROUND:
+        reminder = (
+            f"(Answer {speaker}'s question as {name}, and add something of your own: why, or "
+            "how you feel about it. Not the question's words turned round.)"
+        )
     elif problem == NEVER_TOLD:
         reminder = f"({speaker} never told you this. Say plainly that you do not know.)"
     elif problem.startswith(MISSTATES):
@@ -97,5 +103,6 @@ REMINDER = re.compile(
     r"\((?:You are [^,]+, a person in this world|That goes against "
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
     r"You have said that already|Say what you yourself do|"
-    r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell)"
+    r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
+    r"Answer \S+'s question as)"
 )

@@ -1,0 +1,61 @@
+"""A question answered only with its own words turned round is asked again, never cut
+(issue #24, point 3; handback.question_turned_round, guard.voice_problem)."""
+
+import pytest
+
+from omniira_evennia.conversation import guard, reminders
+from omniira_evennia.conversation.handback import question_turned_round
+from omniira_evennia.conversation.prompts import Identity, PromptContext
+from omniira_evennia.conversation.reminders import TURNED_ROUND
+from omniira_evennia.conversation.tags import ParsedReply
+
+
+def lyra(line):
+    return PromptContext(
+        identity=Identity("Lyra", "travelling bard", "Bright.", "You play for coins."),
+        speaker_name="Xander",
+        message=line,
+    )
+
+
+# Held-out seed 77213, each counted as restated by the evaluation.
+PARROTED = [
+    ("What do you like most about this town?", "I like the town."),
+    ("Do you ever tire of singing, Lyra?", "I don't tire of singing."),
+    ("Have you had a long day, Lyra?", "Yes, Xander. I had a long day."),
+]
+
+
+@pytest.mark.parametrize("line, reply", PARROTED)
+def test_a_question_said_back_as_its_answer_is_asked_again(line, reply):
+    ctx = lyra(line)
+    assert question_turned_round(reply, line, ["Lyra", "Xander"])
+    assert guard.voice_problem(ParsedReply(text=reply), ctx, None) == TURNED_ROUND
+    asked = reminders.asked_again([{"role": "user", "content": line}], ctx, TURNED_ROUND)
+    assert "add something of your own" in asked[-1]["content"]
+    assert reminders.REMINDER.search(asked[-1]["content"])  # never kept as a note
+
+
+@pytest.mark.parametrize("line, reply", PARROTED)
+def test_still_said_back_after_asking_again_it_stands(line, reply):
+    # A parrot's answer is better than none: nothing is cut, no plain line replaces it.
+    assert guard.repaired(reply, TURNED_ROUND, lyra(line), None) == reply
+
+
+@pytest.mark.parametrize(
+    "line, reply",
+    [
+        ("Do you ever tire of singing, Lyra?", "Never! A song keeps me warm on the road."),
+        ("Have you always lived in this town?", "Yes, I have always lived in Wickham Cross."),
+        ("Is there a temple in town?", "I don't know if there's a temple in town."),  # admits
+        ("What do you sell?", "I sell nothing, love; I play."),
+        ("I like the town.", "I like the town too."),  # told, not asked: handback.restates
+    ],
+)
+def test_an_answer_with_its_own_words_or_an_admission_is_kept(line, reply):
+    assert guard.voice_problem(ParsedReply(text=reply), lyra(line), None) != TURNED_ROUND
+
+
+def test_never_told_it_may_say_the_question_back_as_not_knowing():
+    line, reply = "Do you remember my goat's name?", "I remember your goat's name."
+    assert guard.voice_problem(ParsedReply(text=reply), lyra(line), "goat") != TURNED_ROUND
