@@ -51,7 +51,7 @@ from omniira_evennia.memory.grounding import (
     without_trailing_address,
 )
 from omniira_evennia.memory.lateness import late_write
-from omniira_evennia.memory.quoting import names_nobody, said_quote
+from omniira_evennia.memory.quoting import garbled, names_nobody, said_quote
 
 # What the policy keeps beside memories, and restatements, live in their own modules; their
 # names stay importable from here (callers and games found them here before).
@@ -157,12 +157,14 @@ def _their_words_instead(npc, note: Note, value: str, grounded: Grounding):
 
 def _grounded_form(npc, note: Note, value: str):
     """The note as it will be kept, its value and its grounding: in the subject's own words
-    when it lost its thing or names nobody (`_their_words_instead`)."""
+    when it lost its thing, names nobody or is their line half turned round (`garbled`:
+    `_their_words_instead`)."""
     grounded = grounding_of(npc, note, value)
     if grounded is None:
         return note, value, grounded
+    subject = _subject_name(note)
     if (not grounded.ok and grounded.reason == LACKS_OBJECT) or (
-        grounded.ok and names_nobody(value, _subject_name(note))
+        grounded.ok and (names_nobody(value, subject) or garbled(value, subject))
     ):
         return _their_words_instead(npc, note, value, grounded)
     return note, value, grounded

@@ -102,6 +102,30 @@ class TestGroundedMemory(SocialTestBase):
         memory = Memory.objects.get(source="extracted")
         assert memory.value == 'Ada said: "Home for me is Tarnow, down on the southern plains."'
 
+    def test_a_reviewed_fact_half_turned_round_is_kept_as_the_players_words(self):
+        # Held-out seed 77213: "Jessamy shellfish makes her break out in a rash, ..." was kept
+        # and read back to her as "I remember: Jessamy shellfish makes her ...".
+        router = Router(
+            voice=["Aye."],
+            extraction=[
+                {
+                    "key": "rash",
+                    "value": "Ada shellfish makes her break out in a rash, so keep it off her plate.",
+                }
+            ],
+        )
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(
+                CmdTalk(),
+                "Maren = Shellfish makes me break out in a rash, so keep it off my plate.",
+            )
+            self.call(CmdTalk(), "Maren = Goodbye!")
+            lifecycle.process_ended()
+        memory = Memory.objects.get(source="extracted")
+        assert memory.value == (
+            'Ada said: "Shellfish makes me break out in a rash, so keep it off my plate."'
+        )
+
     def test_what_the_review_left_out_is_kept_in_the_players_words(self):
         router = Router(
             voice=["Aye."],

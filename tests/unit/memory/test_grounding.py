@@ -6,7 +6,7 @@ their questions, the NPC's replies or someone else's words. The cases are what p
 import pytest
 
 from omniira_evennia.memory.grounding import ground, is_question, statements
-from omniira_evennia.memory.quoting import names_nobody
+from omniira_evennia.memory.quoting import garbled, names_nobody
 from omniira_evennia.memory.sameness import may_restate, one_at_a_time
 
 
@@ -444,3 +444,23 @@ def test_a_trade_rests_only_on_words_of_trading():
 )
 def test_a_note_that_names_nobody(value, nameless):
     assert names_nobody(value, "Ada") is nameless
+
+
+@pytest.mark.parametrize(
+    "value, half_turned",
+    [
+        # Held-out seed 77213: the review's notes, read back to the player as they were.
+        ("Ada shellfish makes her break out in a rash, so keep it off her plate.", True),
+        ("If you ever see Ada go pale, it's ghosts: they fear them more than anything.", True),
+        ("Ada haven't eaten since sunrise.", True),
+        ("Ada has been terrified of rats since she was a child.", False),
+        ("Ada's cat Clover is getting old and slow.", False),
+        ("Ada nearly slipped on the cobbles outside.", False),
+        ("Ada keeps a clever raven called Crumpet.", False),
+        ("Ada cannot eat onions.", False),
+        ("Ada grew up in Tarnow.", False),
+        ('Ada said: "If you see me go pale, it is ghosts."', False),
+    ],
+)
+def test_a_note_that_is_their_line_half_turned_round(value, half_turned):
+    assert garbled(value, "Ada") is half_turned
