@@ -123,12 +123,21 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
         + re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", m.group(4)),
         text,
     )
+    # "I do not remember Fenwick doing anything for a living." said to Fenwick (held-out seed
+    # 77213): "remember you doing".
+    text = re.sub(
+        rf"\b(remember|recall|know of|imagine|picture|see)\s+{name}\s+(?=[a-z]+ing\b)",
+        r"\1 you ",
+        text,
+        flags=re.IGNORECASE,
+    )
     # "I don't know what frightens Odalys." said to Odalys (telnet trial, 2026-12-05).
     text = re.sub(rf"\b(what|who)\s+([a-z]+s)\s+{name}\b(?!')", r"\1 \2 you", text)
     return _spoken_to(text, name, of_them)
 
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
+_WERE = {"was": "were", "is": "are", "has": "have", "had": "had"}
 
 
 def _you_after(lead: str) -> str:
@@ -174,6 +183,13 @@ def _second_person(verb: str) -> str | None:
 _FOLLOWING = re.compile(r"^(?P<lead>\W*)(?:she|he|they)\s+(?P<verb>[a-z']+)\b", re.IGNORECASE)
 
 
+# "... since she was a child" in a memory of the listener is their childhood: a he or she
+# in a clause of time after their turned subject is theirs, whoever else the sentence names.
+_THEIR_TIME = re.compile(
+    r"\b(since|when|while|before|after|until)\s+(?:he|she)\s+(was|is|has|had)\b", re.I
+)
+
+
 def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
     """Sentences with the speaker as their subject said to them ("Linnea is from Redfern." ->
     "You are from Redfern."), unless the sentence also says he or she: whose is then unclear.
@@ -208,6 +224,9 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
             spoken,
             count=1,
         )
+        # "Linnea has been terrified of rats since she was a child." -> "... since you were a
+        # child" (held-out seed 77213).
+        spoken = _THEIR_TIME.sub(lambda m: f"{m.group(1)} you {_WERE[m.group(2).lower()]}", spoken)
         # Their own "her living": the first possessive after the turned subject.
         return re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", spoken, count=1)
 

@@ -1073,6 +1073,17 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
             "Keturah",
             "I remember: your sister Ada lives in Tarnow. She is ill.",
         ),
+        # Held-out seed 77213: their childhood, not someone else's.
+        (
+            "Linnea has been terrified of rats since she was a child.",
+            "Linnea",
+            "I remember: you have been terrified of rats since you were a child.",
+        ),
+        (
+            "Bram misses his mother; he writes to her often.",
+            "Bram",
+            "I remember: you miss your mother; he writes to her often.",  # whose "he": unclear
+        ),
     ],
 )
 def test_a_memory_of_the_speaker_is_said_to_them(memory, speaker, said):
@@ -1949,3 +1960,11 @@ def test_their_thing_in_a_relative_clause_of_the_npcs_is_said_back():
     assert changed == 1 and "spyglass that you used to have" in text
     for own_thing in ("The forge that I keep is hot.", "A spyglass is a fine thing I never owned."):
         assert give_back_claims(own_thing, said, [], "Quill", own) == (own_thing, 0)
+
+
+def test_the_listener_remembered_doing_something_is_spoken_to():
+    # Held-out seed 77213, Wren to Fenwick.
+    reply = "I do not remember Fenwick doing anything for a living."
+    assert repairs.to_the_listener(reply, "Fenwick", "Wren") == (
+        "I do not remember you doing anything for a living."
+    )
