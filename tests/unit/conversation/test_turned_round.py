@@ -59,3 +59,29 @@ def test_an_answer_with_its_own_words_or_an_admission_is_kept(line, reply):
 def test_never_told_it_may_say_the_question_back_as_not_knowing():
     line, reply = "Do you remember my goat's name?", "I remember your goat's name."
     assert guard.voice_problem(ParsedReply(text=reply), lyra(line), "goat") != TURNED_ROUND
+
+
+def maren(line):
+    return PromptContext(
+        identity=Identity("Maren", "tavern keeper", "Warm.", "You run the tavern."),
+        speaker_name="Tamsyn",
+        message=line,
+    )
+
+
+def test_the_speakers_question_about_themselves_taken_as_the_npcs_is_a_swap():
+    # Held-out seed 77213: "Could I get a room?" -> "Yes, I could get a room upstairs. ..."
+    reply = "Yes, I could get a room upstairs. It costs five copper a night, breakfast included."
+    ctx = maren("Could I get a room?")
+    problem = guard.voice_problem(ParsedReply(text=reply), ctx, None)
+    assert problem == "slipped: swaps_i_and_you"
+    assert guard.repaired(reply, problem, ctx, None) == (
+        "It costs five copper a night, breakfast included."
+    )
+
+
+@pytest.mark.parametrize(
+    "reply", ["I can get you a room upstairs.", "Aye, a room is five copper a night."]
+)
+def test_the_npcs_own_offer_is_no_swap(reply):
+    assert guard.voice_problem(ParsedReply(text=reply), maren("Could I get a room?"), None) is None
