@@ -386,7 +386,40 @@ def speaks_of_listener(reply: str, player: str) -> bool:
     never_met = (
         rf"\b(?:never|not|haven't|have not|don't|do not) (?:met|seen|heard of|know) {name}\b"
     )
-    return bool(re.search(never_met, plain(reply), re.IGNORECASE))
+    if re.search(never_met, plain(reply), re.IGNORECASE):
+        return True
+    # Their name anywhere but as the one addressed: "I do not remember Fenwick doing anything
+    # for a living.", "I remember: Jessamy shellfish makes her break out ..." (seed 77213).
+    text = plain(reply)
+    for found in re.finditer(rf"\b{name}\b(?!'s|')", text, re.IGNORECASE):
+        before, after = text[: found.start()], text[found.end() :]
+        if re.search(rf"(?:^|[,.!?;:]\s*|\b(?:{CUES}|{GREETS})\s+)\W*$", before, re.I) and (
+            re.match(r"\s*(?:[,.!?;:]|$)", after)
+        ):
+            continue  # "Yes, Fenwick.", "Goodbye Fenwick!", "..., Fenwick: ..."
+        return True
+    return _listener_as_he_or_she(text, player)
+
+
+GREETS = r"(?:dear|goodbye|farewell|hello|welcome|night|morning|evening|day|bye|cheers)"
+_PERSON_NOUNS = (
+    r"\b(?:mother|father|sister|brother|aunt|uncle|cousin|son|daughter|wife|husband|friend|"
+    r"grand\w+|man|woman|girl|boy|lad|lass|neighbou?r|master|teacher|king|queen|lord|lady|"
+    r"raven|cat|dog|horse|goat|tortoise|parrot|ferret|donkey|owl|hound|mare|pony)s?\b"
+)
+
+
+def _listener_as_he_or_she(text: str, player: str) -> bool:
+    """The player as "he" or "she" beside "you": "You've heard your stories about his fears.",
+    "... you have been terrified of rats since she was a child." (seed 77213), when nobody else
+    is named or spoken of whom the pronoun could be."""
+    if not re.search(r"\b(?:you|your)\b", text, re.I):
+        return False
+    if not re.search(r"\b(?:he|she|his|him|her)\b", text, re.I):
+        return False
+    inner = re.findall(r"(?<=[\w,;:] )[A-Z][a-z]+", text)
+    others = [n for n in inner if n.lower() != player.lower() and n not in ("I",)]
+    return not others and not re.search(_PERSON_NOUNS, text, re.I)
 
 
 _KIN = (
@@ -559,13 +592,29 @@ SWAPS = [
 ]
 
 
-def swaps_i_and_you(reply: str) -> bool:
+ASKS_FOR_SELF = re.compile(
+    r"\b(?:can|could|may|might|should|do)\s+i\s+([a-z']+)\s+(?:a|an|the|some)?\s*([a-z']+)", re.I
+)
+
+
+def swaps_i_and_you(reply: str, line: str = "") -> bool:
     """
     Role slip: I and you swapped in a statement: the NPC's own state or thoughts put on the
     player ("You're sorry, but you don't have up-to-date news around town.", "You think that is
     very unsettling.", "You wonder why it is so wet."), or the admission turned round ("I never
-    told you about your home town, Corwin."). "You know, ..." and questions are not swaps.
+    told you about your home town, Corwin."). "You know, ..." and questions are not swaps. Or
+    the player's question about themselves taken as the NPC's: "Yes, I could get a room
+    upstairs." to "Could I get a room?" (held-out seed 77213).
     """
+    asked = ASKS_FOR_SELF.search(plain(line))
+    if asked and any(
+        re.search(
+            rf"\bi\b(?:\s+\w+)?\s+{asked.group(1)}\s+(?!you\b)(?:\w+\s+)?{asked.group(2)}", s, re.I
+        )
+        for s in sentences(reply)
+        if not _is_question(s)
+    ):
+        return True
     return any(
         p.search(sentence)
         for sentence in sentences(reply)
@@ -900,7 +949,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         ),
         "third_person_self": third_person_self(reply, scenario.npc),
         "answered_as_player": answered_as_player(reply, step.line, scenario.npc, npc_directed),
-        "swaps_i_and_you": swaps_i_and_you(reply),
+        "swaps_i_and_you": swaps_i_and_you(reply, step.line),
         "assistant_voice": assistant_voice(reply),
         "narrates_player": narrates_player(reply),
         "speaks_of_listener": speaks_of_listener(reply, speaker),

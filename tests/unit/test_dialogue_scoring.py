@@ -812,3 +812,10 @@ def test_a_told_fact_claimed_in_the_npcs_own_words_is_a_first_person_claim():
     assert "first_person_claim" not in ev.role_slips(kept, step, s, "Hesketh")
     # Another speaker's fact is not this one's to claim.
     assert "first_person_claim" not in ev.role_slips(claimed, step, s, "Quill")
+
+
+def test_the_players_question_about_themselves_taken_by_the_npc_is_a_swap():
+    line = "Could I get a room?"  # held-out seed 77213
+    assert ev.swaps_i_and_you("Yes, I could get a room upstairs. Five copper.", line)
+    assert not ev.swaps_i_and_you("I can get you a room upstairs.", line)
+    assert not ev.swaps_i_and_you("Aye, a room is five copper a night.", line)
