@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from omniira_evennia.conversation.addressing import is_goodbye
-from omniira_evennia.conversation.repairs import to_the_listener
+from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import MAX_CHARS
 from omniira_evennia.conversation.words import FIRST_PERSON, ends_asking
@@ -91,7 +91,7 @@ def remembered_line(answer: str, speaker: str) -> str:
     if speaker:
         # "Zinnia's brother is Aldric" -> "your brother is Aldric", "Niall came here from
         # Tarnow" -> "you came here from Tarnow" (held-out seed 84211).
-        text = to_the_listener(text, speaker, of_them=True)
+        text = named_as_you(to_the_listener(text, speaker, of_them=True), speaker)
         text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)
     return f"I remember: {text}"
 

@@ -137,6 +137,9 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
 
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
+_BEFALLS_THEM = re.compile(
+    r"\b(makes?|made|gives?|gave|leaves?|left)\s+(?:him|her)\b(?!\s+[a-z]+s\b)"
+)
 _WERE = {"was": "were", "is": "are", "has": "have", "had": "had"}
 
 
@@ -227,6 +230,8 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         # "Linnea has been terrified of rats since she was a child." -> "... since you were a
         # child" (held-out seed 77213).
         spoken = _THEIR_TIME.sub(lambda m: f"{m.group(1)} you {_WERE[m.group(2).lower()]}", spoken)
+        # "Faelan cannot touch pepper, it makes him sick." -> "it makes you sick".
+        spoken = _BEFALLS_THEM.sub(r"\1 you", spoken)
         # Their own "her living": the first possessive after the turned subject.
         return re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", spoken, count=1)
 
@@ -239,3 +244,20 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         after_theirs = spoken != part
         out.append(spoken)
     return "".join(out)
+
+
+def named_as_you(text: str, speaker: str) -> str:
+    """In a memory of the listener said to them, their name wherever it is still left: as a
+    subject with its verb turned ("it is all Merrick has left" -> "all you have left"), else
+    as "you" ("Shellfish makes Quill break out in a rash" -> "makes you break out": held-out
+    runs, read again)."""
+    if not speaker:
+        return text
+    name = re.escape(speaker)
+
+    def turned(match: re.Match) -> str:
+        verb = match.group(1)
+        second = _second_person(verb.lower()) if verb else None
+        return f"you {second}" if second else "you" + (f" {verb}" if verb else "")
+
+    return re.sub(rf"\b{name}\b(?!'|’)(?:\s+([a-z']+)\b)?", turned, text, flags=re.IGNORECASE)

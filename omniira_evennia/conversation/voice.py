@@ -158,6 +158,31 @@ _SPEAKS_OF_THEM = (
     r"|\b(?:memories|news|anything|something|nothing)(?: or (?:news|memories))? about {speaker}\b"
     r"(?!['’])"
 )
+# Before a name said to its bearer: a sentence's start or a stop, a cue ("yes", "ah") or a
+# greeting ("Good night", "Welcome back").
+_CALLS = re.compile(
+    r"(?:^|[,.!?;:]\s*|\b(?:yes|no|oh|ah|aye|well|dear|goodbye|farewell|hello|hi|welcome|back|"
+    r"night|morning|evening|day|thanks|bye|friend)\s+)\W*$",
+    re.IGNORECASE,
+)
+
+
+def named_to_their_face(reply: str, speaker: str, npc: str = "") -> bool:
+    """The speaker's name in a reply to them other than to call them: "I do not remember
+    Fenwick doing anything for a living." (held-out seed 77213) as turn.cleaned_reply left it.
+    Only the name as they spell it, capitalised: a player called Will is not "I will"."""
+    if not speaker or speaker.lower() == (npc or "").lower():
+        return False
+    text = capped(reply)
+    for found in re.finditer(rf"\b{re.escape(speaker)}\b(?!['’])", text):
+        called = _CALLS.search(text[: found.start()]) and re.match(
+            r"\s*(?:[,.!?;:]|$)", text[found.end() :]
+        )
+        if not called:
+            return True
+    return False
+
+
 _SECOND_SUBJECT = re.compile(r"\byou(?:'re|'ve|'ll|'d)?\b\s+(?:\w+\s+){0,2}", re.IGNORECASE)
 # How often, not what: "Have you always kept this tavern?" asks about keeping it, and "No, you
 # have never kept this tavern." answers it as the player's.
@@ -212,7 +237,10 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("speaks_as_player")
     elif re.search(r"\byou say to you\b", reply, re.IGNORECASE):
         found.append("speaks_as_player")  # "You say to you: "I don't know." (seed 45119)
-    if speaker and re.search(_SPEAKS_OF_THEM.format(speaker=re.escape(speaker)), reply, re.I):
+    if speaker and (
+        re.search(_SPEAKS_OF_THEM.format(speaker=re.escape(speaker)), reply, re.I)
+        or named_to_their_face(reply, speaker, npc)
+    ):
         found.append("speaks_of_them")
     head = _role_head(role)
     if head and re.search(_YOUR_TRADE.format(trade=re.escape(head)), reply, re.IGNORECASE):

@@ -1079,6 +1079,18 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
             "Linnea",
             "I remember: you have been terrified of rats since you were a child.",
         ),
+        # Held-out runs read again: the name left where no rule turned it.
+        (
+            "Faelan cannot touch pepper, it makes him sick.",
+            "Faelan",
+            "I remember: you cannot touch pepper, it makes you sick.",
+        ),
+        ("Shellfish makes Quill break out.", "Quill", "I remember: Shellfish makes you break out."),
+        (
+            "The iron key to a house that burned; it is all Merrick has left of home.",
+            "Merrick",
+            "I remember: The iron key to a house that burned; it is all you have left of home.",
+        ),
         (
             "Bram misses his mother; he writes to her often.",
             "Bram",
@@ -1968,3 +1980,26 @@ def test_the_listener_remembered_doing_something_is_spoken_to():
     assert repairs.to_the_listener(reply, "Fenwick", "Wren") == (
         "I do not remember you doing anything for a living."
     )
+
+
+@pytest.mark.parametrize(
+    "reply, of_them",
+    [
+        ("I do not remember Fenwick doing anything for a living.", True),  # seed 77213
+        ("Thunder frightens Fenwick.", True),
+        ("I know nothing about where you live, Fenwick never told me.", True),
+        ("Yes, Fenwick.", False),
+        ("Good night, Fenwick!", False),
+        ("Fenwick, the forge is hot.", False),
+        ("Aye, Fenwick: the forge is hot.", False),
+        ("Goodbye Fenwick!", False),
+        ("Come in, Fenwick, sit down.", False),
+    ],
+)
+def test_the_listeners_name_other_than_to_call_them(reply, of_them):
+    assert voice.named_to_their_face(reply, "Fenwick", "Wren") is of_them
+    assert ("speaks_of_them" in slips(reply, "Evening.", "Wren", "Fenwick")) is of_them
+
+
+def test_a_player_called_will_is_not_every_will():
+    assert not voice.named_to_their_face("I will keep it off your plate.", "Will", "Maren")
