@@ -167,6 +167,12 @@ _CALLS = re.compile(
 )
 
 
+# After it: a stop, or an endearment ("Welcome, Ada love!").
+_CALLED_END = re.compile(
+    r"\s*(?:[,.!?;:]|$)|\s+(?:my\s+)?(?:love|dear|friend|lad|lass|girl|boy)\b", re.IGNORECASE
+)
+
+
 def named_to_their_face(reply: str, speaker: str, npc: str = "") -> bool:
     """The speaker's name in a reply to them other than to call them: "I do not remember
     Fenwick doing anything for a living." (held-out seed 77213) as turn.cleaned_reply left it.
@@ -175,9 +181,7 @@ def named_to_their_face(reply: str, speaker: str, npc: str = "") -> bool:
         return False
     text = capped(reply)
     for found in re.finditer(rf"\b{re.escape(speaker)}\b(?!['’])", text):
-        called = _CALLS.search(text[: found.start()]) and re.match(
-            r"\s*(?:[,.!?;:]|$)", text[found.end() :]
-        )
+        called = _CALLS.search(text[: found.start()]) and _CALLED_END.match(text[found.end() :])
         if not called:
             return True
     return False

@@ -49,27 +49,26 @@ def names_nobody(value: str, subject: str) -> bool:
 # it's ghosts: they fear them more than anything." (held-out seed 77213) tells nothing of them
 # in words of its own.
 _SPOKEN_TO = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
-# The words after a note's leading name that make it its subject: a verb ("is", "keeps",
-# "nearly slipped") or "'s". "Jessamy shellfish makes her break out in a rash" (seed 77213)
-# has a noun there: their line with a name in front.
-_AFTER_SUBJECT = re.compile(
-    r"(?:'s|’s|'|is|was|are|were|has|had|have|does|did|do|can|could|cannot|can't|will|won't|"
-    r"would|should|must|may|might|never|always|often|still|also|just|only|once|once|[a-z]+ly|"
-    r"[a-z]+ed|[a-z]+s|keeps|grew|came|went|lost|fell|broke|left|kept|sold|made|took|ran|saw)\b",
-    re.IGNORECASE,
-)
+# Verbs that never follow one person's name: "Fenwick haven't eaten since sunrise." (seed 77213)
+_PLURAL_VERB = re.compile(r"(?:haven't|have|don't|do|are|aren't|were|weren't|am)\b", re.IGNORECASE)
 
 
-def garbled(value: str, subject: str) -> bool:
+def garbled(value: str, subject: str, line: str = "") -> bool:
     """A note about `subject` that is their line half turned round rather than a sentence of
-    its own: it says "you", or its leading name is no subject. Kept in their words instead
-    (memory/write)."""
+    its own: it says "you"; or after its leading name comes a verb that never follows one
+    person's name, or the words their `line` opened with ("Jessamy shellfish makes her break
+    out in a rash" from "Shellfish makes me break out in a rash", seed 77213). Kept in their
+    words instead (memory/write)."""
     text = value[:MAX_CHARS]
     if not subject or quoted_words(text, subject) is not None:
         return False
     if _SPOKEN_TO.search(text):
         return True
-    lead = re.match(rf"\W*{re.escape(subject)}(?:'s|’s|')?\s+(\S+)", text, re.IGNORECASE)
-    if lead is None or re.match(rf"\W*{re.escape(subject)}(?:'s|’s|')", text, re.IGNORECASE):
+    lead = re.match(rf"\W*{re.escape(subject)}\s+(.*)", text, re.IGNORECASE | re.DOTALL)
+    if lead is None:
         return False
-    return _AFTER_SUBJECT.fullmatch(lead.group(1).strip(",;:")) is None
+    rest = lead.group(1)
+    if _PLURAL_VERB.match(rest):
+        return True
+    opening = [w.lower() for w in _WORD.findall(line[:MAX_CHARS])[:2]]
+    return len(opening) == 2 and [w.lower() for w in _WORD.findall(rest)[:2]] == opening

@@ -164,7 +164,7 @@ def _grounded_form(npc, note: Note, value: str):
         return note, value, grounded
     subject = _subject_name(note)
     if (not grounded.ok and grounded.reason == LACKS_OBJECT) or (
-        grounded.ok and (names_nobody(value, subject) or garbled(value, subject))
+        grounded.ok and (names_nobody(value, subject) or garbled(value, subject, grounded.line))
     ):
         return _their_words_instead(npc, note, value, grounded)
     return note, value, grounded

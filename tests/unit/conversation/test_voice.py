@@ -1994,6 +1994,7 @@ def test_the_listener_remembered_doing_something_is_spoken_to():
         ("Aye, Fenwick: the forge is hot.", False),
         ("Goodbye Fenwick!", False),
         ("Come in, Fenwick, sit down.", False),
+        ("Welcome, Fenwick love! Blue glass, eh?", False),
     ],
 )
 def test_the_listeners_name_other_than_to_call_them(reply, of_them):

@@ -459,8 +459,11 @@ def test_a_note_that_names_nobody(value, nameless):
         ("Ada keeps a clever raven called Crumpet.", False),
         ("Ada cannot eat onions.", False),
         ("Ada grew up in Tarnow.", False),
+        ("Ada told me Oskar poisoned the well.", False),
+        ("Ada fought in the war.", False),
         ('Ada said: "If you see me go pale, it is ghosts."', False),
     ],
 )
 def test_a_note_that_is_their_line_half_turned_round(value, half_turned):
-    assert garbled(value, "Ada") is half_turned
+    line = "Shellfish makes me break out in a rash, so keep it off my plate."
+    assert garbled(value, "Ada", line) is half_turned
