@@ -12,7 +12,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from omniira_evennia.conversation.words import FIRST_PERSON, is_question
+from omniira_evennia.conversation.words import (
+    FIRST_PERSON,
+    capped,
+    content_stems,
+    is_question,
+    sentence_list,
+)
 
 # The NPC's own not knowing said as the player's ("You are not sure what Isolde's tortoise is
 # called", asked "Do you remember my tortoise's name?"): a statement, not a question.
@@ -147,4 +153,29 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
             or _NEVER_TOLD_BARE.search(reply)
             or _THEIRS_RECALLED_AS_MINE.search(reply)
         )
+    )
+
+
+_ASKS_FOR_THEMSELVES = re.compile(
+    r"\b(?:can|could|may|might|should|shall|will|would|do|did)\s+i\s+([a-z']+)\s+([^?.!]*)", re.I
+)
+
+
+def takes_their_question(reply: str, line: str) -> bool:
+    """Asked what the speaker may do ("Could I get a room?"), the NPC says it of itself: "Yes, I
+    could get a room upstairs." (held-out seed 77213), the same verb and thing with "I" and no
+    "you" to give it to ("I can get you a room" is the NPC's own offer)."""
+    asked = _ASKS_FOR_THEMSELVES.search(capped(line))
+    if asked is None:
+        return False
+    verb, thing = asked.group(1).lower(), content_stems(asked.group(2))
+    taken = re.compile(
+        rf"\bi\s+(?:(?:can|could|may|might|will|would|should|shall|do|did)\s+)?{re.escape(verb)}"
+        r"\s+(?!you\b|yourself\b)((?:[a-z']+\s+){0,3}[a-z']+)",
+        re.IGNORECASE,
+    )
+    return any(
+        (found := taken.search(sentence)) and content_stems(found.group(1)) & thing
+        for sentence in sentence_list(capped(reply))
+        if not sentence.endswith("?")
     )

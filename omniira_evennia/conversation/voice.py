@@ -270,7 +270,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         and re.search(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
     ):
         found.append(RESTATED)
-    if swaps.swapped(reply, line, speaker) or takes_their_question(reply, line):
+    if swaps.swapped(reply, line, speaker) or swaps.takes_their_question(reply, line):
         found.append("swaps_i_and_you")
     if _claims_their_words(reply, line):
         found.append("claims_their_words")
@@ -429,31 +429,6 @@ _YOUR_KIN = re.compile(
     r"grandfather|wife|husband)\b",
     re.IGNORECASE,
 )
-
-
-_ASKS_FOR_THEMSELVES = re.compile(
-    r"\b(?:can|could|may|might|should|shall|will|would|do|did)\s+i\s+([a-z']+)\s+([^?.!]*)", re.I
-)
-
-
-def takes_their_question(reply: str, line: str) -> bool:
-    """Asked what the speaker may do ("Could I get a room?"), the NPC says it of itself: "Yes, I
-    could get a room upstairs." (held-out seed 77213), the same verb and thing with "I" and no
-    "you" to give it to ("I can get you a room" is the NPC's own offer)."""
-    asked = _ASKS_FOR_THEMSELVES.search(capped(line))
-    if asked is None:
-        return False
-    verb, thing = asked.group(1).lower(), content_stems(asked.group(2))
-    taken = re.compile(
-        rf"\bi\s+(?:(?:can|could|may|might|will|would|should|shall|do|did)\s+)?{re.escape(verb)}"
-        r"\s+(?!you\b|yourself\b)((?:[a-z']+\s+){0,3}[a-z']+)",
-        re.IGNORECASE,
-    )
-    return any(
-        (found := taken.search(sentence)) and content_stems(found.group(1)) & thing
-        for sentence in sentence_list(capped(reply))
-        if not sentence.endswith("?")
-    )
 
 
 def answered_as_player(reply: str, line: str, npc: str = "") -> bool:
