@@ -90,7 +90,7 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     said = content_stems(line) - names - framing
     answer = content_stems(reply) - names - framing
     shared = said & answer
-    own = answer - said - _CONTRACTED
+    own = answer - said - _CONTRACTED - _PLAIN_CONTRACTIONS
     enough = len(shared) >= max(2, 0.4 * len(said - _CONTRACTED))
     if _TO_THEM.match(reply) and enough and not own:
         # Said back to them with nothing of its own: "You're a shepherd by trade." to "I'm a
@@ -121,7 +121,7 @@ _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "you
 
 
 # Contractions of "it is", "there is", "that is": no word of the reply's own.
-_PLAIN_CONTRACTIONS = {"it's", "there", "that'", "here'"}
+_PLAIN_CONTRACTIONS = {"it'", "there", "that'", "here'"}  # stems
 
 
 def question_turned_round(reply: str, line: str, names: list[str]) -> bool:

@@ -2004,3 +2004,15 @@ def test_the_listeners_name_other_than_to_call_them(reply, of_them):
 
 def test_a_player_called_will_is_not_every_will():
     assert not voice.named_to_their_face("I will keep it off your plate.", "Will", "Maren")
+
+
+def test_news_said_back_with_a_word_of_pity_is_restated():
+    # Held-out seed 77213: "It's" is no word of the reply's own.
+    line = "Did you hear? Essa the goose girl had her cart overturned on the bridge."
+    reply = (
+        "Yes, Essa the goose girl had her cart overturned on the bridge. It's a sad day for the "
+        "goose girl, Urien."
+    )
+    assert voice.RESTATED in slips(reply, line, "Lyra", "Urien")
+    kept = without_slips(reply, line, "Lyra", "Urien")
+    assert kept == "It's a sad day for the goose girl, Urien."
