@@ -179,3 +179,33 @@ def takes_their_question(reply: str, line: str) -> bool:
         for sentence in sentence_list(capped(reply))
         if not sentence.endswith("?")
     )
+
+
+_THIRD = re.compile(r"\b(?:he|him|his|she|her)\b", re.IGNORECASE)
+_SECOND = re.compile(r"\b(?:you|your|you're|yours)\b", re.IGNORECASE)
+# Whom else a "he" or "she" may be: kin, folk, beasts.
+_SOMEONE = re.compile(
+    r"\b(?:mother|father|ma|pa|mum|sister|brother|aunt|uncle|cousin|son|daughter|wife|husband|"
+    r"friend|grand\w+|man|woman|girl|boy|lad|lass|neighbou?r|master|mistress|teacher|king|queen|"
+    r"lord|lady|guard|priest|smith|baker|keeper|child|baby|folk|stranger|someone|somebody|"
+    r"raven|cat|dog|horse|goat|tortoise|parrot|ferret|donkey|owl|hound|mare|pony|bird|beast)s?\b",
+    re.IGNORECASE,
+)
+
+
+def listener_as_third_person(reply: str, speaker: str, npc: str = "") -> bool:
+    """The listener as "he" or "she" beside "you": "Your allergies make him allergic to
+    pepper." (held-out seed 83417, "Fenwick's" turned to "your" and "him" left), when no one
+    else is named or spoken of whom the pronoun could be."""
+    text = capped(reply)
+    if not (_SECOND.search(text) and _THIRD.search(text)) or _SOMEONE.search(text):
+        return False
+    named = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+", text)} - _OPENERS
+    return not named - {speaker.lower(), (npc or "").lower()}
+
+
+# Capitalised words that name nobody (a sentence's first word).
+_OPENERS = set(
+    "you your i the a an it its yes no oh ah aye well that this there he she his her what thank "
+    "thanks good my and but so if when maybe sure then now here how why who where".split()
+)

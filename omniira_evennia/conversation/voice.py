@@ -244,6 +244,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     if speaker and (
         re.search(_SPEAKS_OF_THEM.format(speaker=re.escape(speaker)), reply, re.I)
         or named_to_their_face(reply, speaker, npc)
+        or swaps.listener_as_third_person(reply, speaker, npc)
     ):
         found.append("speaks_of_them")
     head = _role_head(role)

@@ -2016,3 +2016,18 @@ def test_news_said_back_with_a_word_of_pity_is_restated():
     assert voice.RESTATED in slips(reply, line, "Lyra", "Urien")
     kept = without_slips(reply, line, "Lyra", "Urien")
     assert kept == "It's a sad day for the goose girl, Urien."
+
+
+@pytest.mark.parametrize(
+    "reply, of_them",
+    [
+        ("Your allergies make him allergic to pepper.", True),  # held-out seed 83417
+        ("You've heard your stories about his fears.", True),  # held-out seed 77213
+        ("Your sister? I hope she is well.", False),
+        ("You should see Wren; she sells remedies.", False),
+        ("Maren has the barge fever. You need to take care of her.", False),
+        ("Thank you. He was a good man.", False),
+    ],
+)
+def test_the_listener_as_he_or_she_beside_you(reply, of_them):
+    assert ("speaks_of_them" in slips(reply, "Evening.", "Lyra", "Fenwick")) is of_them
