@@ -66,12 +66,15 @@ def speaks_as(reply: str, speaker: str) -> bool:
 
 ECHO = "echo of the speaker's line"
 SPOKEN_AS = "spoken as the speaker"
+LOOPED = "one word over and over"  # repeats.is_loop
 
 
 def unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     """Why nobody could take this reply as the NPC's answer, or None if it is one."""
     if not parsed.text:
         return "empty reply after tags"
+    if repeats.is_loop(parsed.text):
+        return LOOPED
     if speaks_as(parsed.text, ctx.speaker_name):
         return SPOKEN_AS
     if is_narration(parsed.text, ctx.identity.name):
@@ -148,7 +151,7 @@ def badness(text: str, ctx: PromptContext, topic: str | None = None) -> tuple:
     slipped = len(slips_of(text, ctx))
     slipped += bool(repeats.repeats_earlier(text, earlier_replies(ctx)))
     return (
-        not text,
+        not text or repeats.is_loop(text),
         speaks_as(text, ctx.speaker_name),
         is_narration(text, ctx.identity.name),
         slipped + bool(topic and not voice.admits_not_knowing(text)),
@@ -247,10 +250,10 @@ def repaired(
     plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, answer, said)
     # The speaker's line written for them ('Quill: "Voss, nuts can make me break out in a
     # rash"', held-out seed 84211) is as much their words given back as an echo.
-    if plain and (problem.startswith("slipped") or problem in (ECHO, SPOKEN_AS)):
+    if plain and (problem.startswith("slipped") or problem in (ECHO, SPOKEN_AS, LOOPED)):
         health.incr("voice_slips_answered_plainly")
         return plain
-    if problem == ECHO or slips_of(text, ctx):
+    if problem in (ECHO, LOOPED) or slips_of(text, ctx):
         # A help desk's "What do you need help with?" to "What would you recommend tonight?"
         # (seed 55001) is not said because no plain line fits: the NPC is unsure. Its own name
         # said to the listener is no reason: turn.cleaned_reply took it out already.

@@ -94,3 +94,20 @@ def handed_back(reply: str, ctx: PromptContext) -> list[str]:
     name, speaker = ctx.identity.name, ctx.speaker_name
     said_again = any(voice.restates(reply, line, name, speaker) for line in earlier)
     return [voice.RESTATED] if said_again else []
+
+
+LOOP_MIN_WORDS = 8
+LOOP_SHARE = 0.4
+
+
+def is_loop(text: str) -> bool:
+    """The model caught in a loop: one word is two fifths or more of a reply of eight words or
+    more ("Perrin, Perrin, Perrin, ..." to "I can't touch honey, it makes me sick.": held-out
+    seed 83417, twice, each shown to the player as it was)."""
+    words = _words(text)
+    if len(words) < LOOP_MIN_WORDS:
+        return False
+    counts: dict[str, int] = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    return max(counts.values()) >= LOOP_SHARE * len(words)

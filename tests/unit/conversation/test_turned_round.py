@@ -85,3 +85,21 @@ def test_the_speakers_question_about_themselves_taken_as_the_npcs_is_a_swap():
 )
 def test_the_npcs_own_offer_is_no_swap(reply):
     assert guard.voice_problem(ParsedReply(text=reply), maren("Could I get a room?"), None) is None
+
+
+LOOP = ", ".join(["Perrin"] * 40) + ","  # held-out seed 83417, shown to the player as it was
+
+
+def test_a_reply_caught_in_a_loop_is_asked_again_and_never_kept():
+    ctx = maren("Maren, one thing: I can't touch honey, it makes me sick.")
+    assert guard.voice_problem(ParsedReply(text=LOOP), ctx, None) == guard.LOOPED
+    # Of two tries, a loop is the worse whatever the other's faults.
+    assert guard.badness(LOOP, ctx) > guard.badness("You're Maren, a tavern keeper.", ctx)
+    mended = guard.repaired(LOOP, guard.LOOPED, ctx, None)
+    assert "Perrin, Perrin" not in mended and mended
+
+
+def test_a_loop_to_a_question_becomes_the_npcs_unsure_line():
+    ctx = maren("What do you charge, Maren?")
+    mended = guard.repaired(LOOP, guard.LOOPED, ctx, None)
+    assert "Perrin, Perrin" not in mended and mended
