@@ -57,6 +57,8 @@ def repeats_earlier(reply: str, earlier: list[str]) -> str | None:
     # "Aye, love." stay habits, however often.
     if same and (len(whole) >= REPEAT_MIN_WORDS or (same >= 2 and len(whole) >= 3)):
         return " ".join(whole)
+    if again := _said_twice_before(reply, earlier):
+        return " ".join(again[0])
     covered = _said_before(whole, earlier)
     best, start = (0, 0), None
     for i, inside in enumerate(covered + [False]):
@@ -68,14 +70,28 @@ def repeats_earlier(reply: str, earlier: list[str]) -> str | None:
     return " ".join(whole[first : first + length]) if length else None
 
 
+def _said_twice_before(reply: str, earlier: list[str]) -> list[tuple[str, ...]]:
+    """The sentences of three words or more of `reply` that two of the `earlier` lines say
+    too: "I'm Voss, a blacksmith." added to three of Voss's replies running (held-out seed
+    83417), too short for a run of REPEAT_MIN_WORDS."""
+    before = [{_words(s) for s in voice.sentence_list(voice.capped(line))} for line in earlier]
+    found = []
+    for sentence in voice.sentence_list(voice.capped(reply)):
+        words = _words(sentence)
+        if len(words) >= 3 and sum(words in said for said in before) >= 2:
+            found.append(words)
+    return found
+
+
 def without_repeated(reply: str, earlier: list[str]) -> str:
     """`reply` without its sentences most of whose words were said before (`_said_before`)."""
     pieces = voice.sentence_list(voice.capped(reply))
     counts = [len(_words(piece)) for piece in pieces]
     covered = _said_before(tuple(w for piece in pieces for w in _words(piece)), earlier)
+    twice = set(_said_twice_before(reply, earlier))
     kept, at = [], 0
     for piece, count in zip(pieces, counts):
-        if 2 * sum(covered[at : at + count]) <= count:
+        if 2 * sum(covered[at : at + count]) <= count and _words(piece) not in twice:
             kept.append(piece)
         at += count
     return " ".join(kept)

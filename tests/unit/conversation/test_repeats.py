@@ -83,3 +83,15 @@ def test_an_earlier_line_of_theirs_handed_back_is_restated_unless_asked_about():
     assert handed_back("Cider and ale, love.", ctx("What do you pour here?")) == []
     # Asked about it, the answer may say it again.
     assert handed_back("You're a tanner by trade.", ctx("What is my trade?")) == []
+
+
+def test_a_short_sentence_added_a_third_time_is_a_repeat_and_goes():
+    # Held-out seed 83417: Voss ended three replies running with it.
+    earlier = [
+        "Yes, I do have family here. I'm Voss, a blacksmith.",
+        "Yes, the forge is always hot. I'm Voss, a blacksmith.",
+    ]
+    reply = "You're welcome, Jessamy. I'm Voss, a blacksmith."
+    assert repeats_earlier(reply, earlier) == "i'm voss a blacksmith"
+    assert without_repeated(reply, earlier) == "You're welcome, Jessamy."
+    assert repeats_earlier(reply, earlier[:1]) is None  # the second time is still a voice
