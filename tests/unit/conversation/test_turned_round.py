@@ -3,7 +3,7 @@
 
 import pytest
 
-from omniira_evennia.conversation import guard, reminders
+from omniira_evennia.conversation import guard, plain_lines, reminders
 from omniira_evennia.conversation.handback import question_turned_round
 from omniira_evennia.conversation.prompts import Identity, PromptContext
 from omniira_evennia.conversation.reminders import TURNED_ROUND
@@ -116,4 +116,5 @@ def test_asked_its_prices_a_reply_past_mending_becomes_its_wares():
 def test_told_something_a_reply_past_mending_says_it_heard():
     ctx = maren("The road was full of pilgrims today.")
     mended = guard.repaired("You're sorry, but you don't know.", "narration only", ctx, None)
-    assert "rightly say" not in mended and "Tamsyn" in mended
+    assert mended == plain_lines.heard_line(ctx.message, "Tamsyn")
+    assert mended != plain_lines.unsure_line(ctx.message, "Tamsyn")
