@@ -75,6 +75,17 @@ def about_their_own(line: str) -> bool:
     return bool(_FIRST_PERSON.search(text)) and not _SECOND_PERSON.search(text)
 
 
+_ASKING = re.compile(r"\?|^\W*(?:tell|say|show|explain|describe|talk)\b", re.IGNORECASE)
+
+
+def tells_of_others(line: str) -> bool:
+    """A line that tells, asks nothing and is not said of "you": news of someone else ("Harlan
+    the miller lost his purse at the ferry crossing, they say.": held-out seed 83417, met with
+    Maren's line for her hidden purse). Its meaning probes no secret of the NPC's."""
+    text = str(line or "")[:MAX_CHARS]
+    return not _ASKING.search(text) and not _SECOND_PERSON.search(text)
+
+
 def meaning_hit(vector, guard: Guard, threshold: float) -> float | None:
     """The cosine of the line and the guard's topics when at least `threshold`, else None."""
     if vector is None or guard.vector is None or threshold <= 0:
@@ -93,7 +104,7 @@ def match(line: str, guards, vector=None, threshold: float = 0.0) -> GuardHit | 
         found = word_hit(line, guard)
         if found:
             return GuardHit(guard, f"the word {found!r}")
-    if about_their_own(line):
+    if about_their_own(line) or tells_of_others(line):
         return None
     best = None
     for guard in guards:

@@ -52,3 +52,15 @@ def test_the_speakers_own_is_not_the_npcs_guarded_topic():
     # The NPC's own still is: by its word, or by meaning when the line speaks of "you".
     assert match("I heard Tomas drowned at the docks.", [TOMAS], close, 0.4).guard is TOMAS
     assert match("Were you married long?", [TOMAS, PURSE], close, 0.4) is not None
+
+
+def test_news_of_someone_else_probes_no_secret_by_meaning():
+    """Held-out seed 83417: "Harlan the miller lost his purse ..." met with Maren's line for
+    her hidden purse ("Hide? Me? ...")."""
+    close = unit(0.9, 0.44)
+    news = "Harlan the miller lost his purse at the ferry crossing, they say."
+    assert match(news, [PURSE], close, 0.4) is None
+    # Asked, or said of "you", the same meaning still probes; a word of the topic always does.
+    assert match("Has anyone lost a purse around here?", [PURSE], close, 0.4) is not None
+    assert match("What is behind the bar?", [PURSE], close, 0.4) is not None
+    assert match("Harlan found smuggled silver, they say.", [PURSE], close, 0.4) is not None
