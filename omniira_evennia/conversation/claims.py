@@ -127,6 +127,7 @@ def _stems(words) -> set[str]:
 def _stem(word: str) -> str:
     """A word's first five letters after its ending: "weaving", "weaver" and "weave" meet ("My
     weaving skills are quite good" to a basket weaver, held-out busy seed 66617)."""
+    word = word.removesuffix("'s").rstrip("'")  # "It's my mother's" is of their mother
     base = re.sub(r"(?:ing|ers|er|ed|es|s)$", "", word)
     base = base if len(base) >= 4 else word
     return base.removesuffix("e")[:5] if len(base) > 4 else base[:5]

@@ -2031,3 +2031,11 @@ def test_news_said_back_with_a_word_of_pity_is_restated():
 )
 def test_the_listener_as_he_or_she_beside_you(reply, of_them):
     assert ("speaks_of_them" in slips(reply, "Evening.", "Lyra", "Fenwick")) is of_them
+
+
+def test_their_kin_with_an_apostrophe_is_still_theirs():
+    # Held-out seed 83417: "It's my mother's" to "... a wooden flute my mother carved."
+    said = ["Good evening, Wren, my most precious possession is a wooden flute my mother carved."]
+    reply = "Oh, that's a special flute. It's my mother's, and it's a beautiful instrument."
+    text, changed = give_back_claims(reply, said, [], "Araminta", "Wren herbalist remedies")
+    assert changed == 1 and "It's your mother's" in text
