@@ -44,8 +44,9 @@ _QUOTED_BACK = re.compile(
 # The NPC's words wrapped in the game's echo of a player's say: 'You say, "Yes, I have a sister
 # and a brother."' (held-out busy seed 66617: seven of Voss's replies to Quill in a row).
 _SAID_AS_ECHO = re.compile(
-    r"^\s*you (?:say|said)(?: to \w+)?\s*[:,]?\s*"
-    r"[\"\u201c]([^\"\u201c\u201d]{1,1000})[\"\u201d]?\s*$",
+    r"^\s*you (?:say|said|answer|answered|reply|replied|respond|responded)(?: to \w+)?\s*"
+    r"(?:[:,]?\s*[\"\u201c]([^\"\u201c\u201d]{1,1000})[\"\u201d]?|:\s*([^\"\u201c\u201d]{1,1000}))"
+    r"\s*$",
     re.IGNORECASE,
 )
 
@@ -105,7 +106,9 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
     if _QUOTED_BACK.match(stripped):
         stripped, broke = _QUOTED_BACK.sub("", stripped, count=1), True
     elif wrapped := _SAID_AS_ECHO.match(stripped):
-        stripped, broke = wrapped.group(1), True
+        # 'You answer: "your donkey is named Jasper."' (held-out seed 83417, four in a row).
+        inner = (wrapped.group(1) or wrapped.group(2)).strip()
+        stripped, broke = inner[:1].upper() + inner[1:], True
     others = [re.escape(who) for who in (speaker, "You") if who]
     turn = re.search(
         rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:)", stripped[1:]

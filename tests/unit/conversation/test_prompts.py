@@ -276,6 +276,10 @@ def test_the_players_question_quoted_back_before_the_answer_goes():
         # Held-out busy seed 66617: the game's echo of a say, around the NPC's own words.
         ('You say, "Yes, I have a sister and a brother."', "Yes, I have a sister and a brother."),
         ('You say, "Good evening. "', "Good evening."),
+        # Held-out seed 83417: four of Wren's answers in a row.
+        ('You answer: "your donkey is named Jasper."', "Your donkey is named Jasper."),
+        ("You answer: I do not know.", "I do not know."),
+        ("You answer my question well.", "You answer my question well."),
         (
             "You're right, Leander.rats can be a real threat.",
             "You're right, Leander. Rats can be a real threat.",
