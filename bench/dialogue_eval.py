@@ -324,6 +324,7 @@ def first_person_claim(reply: str, claim: list[str], player: str = "") -> list[s
 SAYS_FRAME = re.compile(
     r"\b[A-Z][\w']* says(?: to (?:you|[A-Z]\w*))?\s*[:,]|\bsays to you\b"
     r"|\b(?i:you say to you)\b"  # "You say to you: "I don't know."" (held-out seed 45119)
+    r"|^\W*(?i:you (?:say|answer|reply|respond)\w*)\s*[:,]\s*[\"\u201c]?"  # seed 83417
 )
 CUES = r"(?:yes|no|well|oh|ah|aye|sorry|thanks|thank you|right|okay|ok|hello|hi|indeed)"
 
@@ -706,8 +707,12 @@ def leaks_prompt(reply: str, phrases: frozenset = frozenset()) -> bool:
 
 def is_repeat(reply: str, earlier: list[str]) -> bool:
     """A broken reply: the same words as an earlier reply of the NPC's to this speaker that day
-    (similarity 0.9 or more), whatever was said to it."""
-    text = " ".join(re.findall(r"[a-z']+", plain(reply).lower()))
+    (similarity 0.9 or more), whatever was said to it; or a loop, one word two fifths or more
+    of a reply of eight words or more ("Perrin, Perrin, Perrin, ...": held-out seed 83417)."""
+    words = re.findall(r"[a-z']+", plain(reply).lower())
+    if len(words) >= 8 and max(words.count(w) for w in set(words)) >= 0.4 * len(words):
+        return True
+    text = " ".join(words)
     return bool(text) and any(
         difflib.SequenceMatcher(None, text, " ".join(re.findall(r"[a-z']+", e.lower()))).ratio()
         >= 0.9

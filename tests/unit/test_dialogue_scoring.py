@@ -819,3 +819,14 @@ def test_the_players_question_about_themselves_taken_by_the_npc_is_a_swap():
     assert ev.swaps_i_and_you("Yes, I could get a room upstairs. Five copper.", line)
     assert not ev.swaps_i_and_you("I can get you a room upstairs.", line)
     assert not ev.swaps_i_and_you("Aye, a room is five copper a night.", line)
+
+
+def test_a_reply_framed_as_the_players_answer_speaks_as_them():
+    # Held-out seed 83417: four of Wren's answers.
+    assert ev.speaks_as_player('You answer: "your donkey is named Jasper."', "Wren", "Theodora")
+    assert not ev.speaks_as_player("You answer my question well.", "Wren", "Theodora")
+
+
+def test_a_reply_caught_in_a_loop_is_broken():
+    assert ev.is_repeat(", ".join(["Perrin"] * 40), [])  # held-out seed 83417
+    assert not ev.is_repeat("I do, I do love the sea, and the rain too, love.", [])
