@@ -49,6 +49,10 @@ def names_nobody(value: str, subject: str) -> bool:
 # it's ghosts: they fear them more than anything." (held-out seed 77213) tells nothing of them
 # in words of its own.
 _SPOKEN_TO = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
+_THEIR_ME = re.compile(r"\b(?:me|my|myself)\b", re.IGNORECASE)
+_REPORTS = re.compile(
+    r"\b(?:says?|said|tells?|told|asks?|asked|thinks?|thought|calls?|called|wants?|wanted)\b", re.I
+)
 # Verbs that never follow one person's name: "Fenwick haven't eaten since sunrise." (seed 77213)
 _PLURAL_VERB = re.compile(r"(?:haven't|have|don't|do|are|aren't|were|weren't|am)\b", re.IGNORECASE)
 
@@ -69,6 +73,10 @@ def garbled(value: str, subject: str, line: str = "") -> bool:
         return False
     rest = lead.group(1)
     if _PLURAL_VERB.match(rest):
+        return True
+    # "Isolde can't eat honey; it makes me ill." (telnet trial, 2026-12-06): their "me" left in
+    # a note about them, unless the note reports words ("Ada told me ...": the NPC's "me").
+    if _THEIR_ME.search(rest) and not _REPORTS.search(rest):
         return True
     opening = [w.lower() for w in _WORD.findall(line[:MAX_CHARS])[:2]]
     return len(opening) == 2 and [w.lower() for w in _WORD.findall(rest)[:2]] == opening

@@ -460,6 +460,8 @@ def test_a_note_that_names_nobody(value, nameless):
         ("Ada cannot eat onions.", False),
         ("Ada grew up in Tarnow.", False),
         ("Ada told me Oskar poisoned the well.", False),
+        ("Ada can't eat honey; it makes me ill.", True),  # telnet trial, 2026-12-06
+        ("Ada wants me to call her Addie.", False),
         ("Ada fought in the war.", False),
         ('Ada said: "If you see me go pale, it is ghosts."', False),
     ],
