@@ -46,17 +46,7 @@ _PLAIN = {"thing", "good", "fine", "best", "littl", "bit", "lot", "what", "anyon
 def claimed_trades(reply: str, own: str, others: list[str]) -> list[str]:
     """The sentences of `reply` in which the NPC claims as its own work what one of `others`
     (facts about other people) holds and `own` (all that is written of the NPC) does not."""
-    mine = content_stems(capped(own))
-    theirs = [content_stems(capped(text)) for text in others]
-    found = []
-    for sentence in sentence_list(capped(reply)):
-        for claim in _CLAIM.finditer(sentence):
-            what = " ".join(claim.group("what").split()[:6])
-            stems = content_stems(what) - mine - _PLAIN
-            if stems and any(stems & held for held in theirs):
-                found.append(sentence)
-                break
-    return found
+    return _holding_others(reply, _CLAIM, 6, content_stems(capped(own)), others)
 
 
 def given_trades(reply: str, own: str, theirs: str, others: list[str]) -> list[str]:
@@ -64,11 +54,17 @@ def given_trades(reply: str, own: str, theirs: str, others: list[str]) -> list[s
     (facts about other people) holds and neither `own` (all that is written of the NPC) nor
     `theirs` (all the listener said or is remembered for) does."""
     known = content_stems(capped(own)) | content_stems(capped(theirs))
+    return _holding_others(reply, _GIVEN, 3, known, others)
+
+
+def _holding_others(reply: str, pattern, words: int, known: set, others: list[str]) -> list:
+    """The sentences of `reply` where `pattern`'s "what" (its first `words` words) names
+    something one of `others` holds, beyond what is `known` to be the NPC's or the listener's."""
     held = [content_stems(capped(text)) for text in others]
     found = []
     for sentence in sentence_list(capped(reply)):
-        for given in _GIVEN.finditer(sentence):
-            what = " ".join(given.group("what").split()[:3])
+        for match in pattern.finditer(sentence):
+            what = " ".join(match.group("what").split()[:words])
             stems = content_stems(what) - known - _PLAIN
             if stems and any(stems & facts for facts in held):
                 found.append(sentence)
