@@ -161,6 +161,16 @@ _ASKS_FOR_THEMSELVES = re.compile(
 )
 
 
+# Asked for something to eat, drink or stay in, the NPC orders it itself: "Could I get a bowl
+# of stew?" "The stew smells good. I'll order it." (telnet trial, 2026-12-06).
+_BUYING = {"get", "have", "buy", "order", "try", "take", "rent"}
+_ORDERS = re.compile(
+    r"\bi(?:'ll|'d| will| would| shall)\s+(?:order|buy|have|take|try)\s+(?:it|one|some|that|a bowl|"
+    r"a mug|a cup|a room)\b(?!\s+(?:for|to)\s+you)",
+    re.IGNORECASE,
+)
+
+
 def takes_their_question(reply: str, line: str) -> bool:
     """Asked what the speaker may do ("Could I get a room?"), the NPC says it of itself: "Yes, I
     could get a room upstairs." (held-out seed 77213), the same verb and thing with "I" and no
@@ -169,6 +179,10 @@ def takes_their_question(reply: str, line: str) -> bool:
     if asked is None:
         return False
     verb, thing = asked.group(1).lower(), content_stems(asked.group(2))
+    if verb in _BUYING and any(
+        _ORDERS.search(sentence) for sentence in sentence_list(capped(reply))
+    ):
+        return True
     taken = re.compile(
         rf"\bi\s+(?:(?:can|could|may|might|will|would|should|shall|do|did)\s+)?{re.escape(verb)}"
         r"\s+(?!you\b|yourself\b)((?:[a-z']+\s+){0,3}[a-z']+)",

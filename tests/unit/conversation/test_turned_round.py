@@ -118,3 +118,19 @@ def test_told_something_a_reply_past_mending_says_it_heard():
     mended = guard.repaired("You're sorry, but you don't know.", "narration only", ctx, None)
     assert mended == plain_lines.heard_line(ctx.message, "Tamsyn")
     assert mended != plain_lines.unsure_line(ctx.message, "Tamsyn")
+
+
+@pytest.mark.parametrize(
+    "reply, taken",
+    [
+        ("The stew smells good. I'll order it.", True),  # telnet trial, 2026-12-06
+        ("I'll have one myself, then.", True),
+        ("Aye, four copper a bowl. I'll bring it over.", False),
+        ("I'll get one for you.", False),
+    ],
+)
+def test_asked_for_a_bowl_the_npc_ordering_it_itself_is_a_swap(reply, taken):
+    problem = guard.voice_problem(
+        ParsedReply(text=reply), maren("Could I get a bowl of stew?"), None
+    )
+    assert (problem == "slipped: swaps_i_and_you") is taken
