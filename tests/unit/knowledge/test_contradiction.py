@@ -132,5 +132,8 @@ def test_one_day_is_someday_before_someone_doing_and_a_count_otherwise():
     road = [(10, "The north road climbs over the hills to Vellmoor, two days on foot.")]
     assert find("One day I want to open a tea shop on this very street.", road) == []
     assert find("One day we will walk the north road together.", road) == []
+    # At the end after a wish (held-out busy seed 90271: the roads said to a dream question).
+    assert find("I dream of making barrels for the brewers one day.", road) == []
+    assert find("The north road takes one day.", road) != []
     [claim] = find("The north road to Vellmoor is one day on foot.", road)
     assert claim.kind == "number"
