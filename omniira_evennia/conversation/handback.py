@@ -83,12 +83,11 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
         return True
     if _asks_its_words_back(reply, line, names_said):
         return True
-    names = {n.lower()[:5] for n in (npc, speaker) if n}
-    framing = {w[:5] for w in FRAMING_WORDS}
+    skip = _not_their_words([npc, speaker])
     # "You should know about my sister, Cordelia: ..." frames its news as much as a reply's
     # "I remember that ..." does: "Cordelia is coming to visit at midsummer." gives it back.
-    said = content_stems(line) - names - framing
-    answer = content_stems(reply) - names - framing
+    said = content_stems(line) - skip
+    answer = content_stems(reply) - skip
     shared = said & answer
     own = answer - said - _CONTRACTED - _PLAIN_CONTRACTIONS
     enough = len(shared) >= max(2, 0.4 * len(said - _CONTRACTED))
@@ -120,6 +119,11 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
 _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
 
 
+def _not_their_words(names) -> set[str]:
+    """The stems no line's words are counted by: the two names and the framing words."""
+    return {n.lower()[:5] for n in names if n} | {w[:5] for w in FRAMING_WORDS}
+
+
 # Contractions of "it is", "there is", "that is": no word of the reply's own.
 _PLAIN_CONTRACTIONS = {"it'", "there", "that'", "here'"}  # stems
 
@@ -132,7 +136,7 @@ def question_turned_round(reply: str, line: str, names: list[str]) -> bool:
     reply, line = capped(reply), capped(line)
     if not ends_asking(line):
         return False
-    skip = {n.lower()[:5] for n in names if n} | {w[:5] for w in FRAMING_WORDS}
+    skip = _not_their_words(names)
     said = content_stems(line) - skip
     answer = content_stems(reply) - skip - _CONTRACTED - _PLAIN_CONTRACTIONS
     return not (answer - said) and len(said & answer) >= 2
@@ -161,7 +165,7 @@ def _asks_its_words_back(reply: str, line: str, names: list[str]) -> bool:
     """A question of the reply made only of the line's own words: "Who do you think is running
     this town?" to "Who runs this town?", "What do you always carry with you?" to "I always
     carry a silver compass" (held-out seed 84211): the line asked back, not answered."""
-    skip = {n.lower()[:5] for n in names if n} | {w[:5] for w in FRAMING_WORDS}
+    skip = _not_their_words(names)
     said = content_stems(line) - skip
     for sentence in sentence_list(reply):
         if not sentence.endswith("?") or not _ASKING_START.match(sentence):
