@@ -140,7 +140,6 @@ _HAVE = {"hasn't": "haven't", "has not": "have not"}
 _BEFALLS_THEM = re.compile(
     r"\b(makes?|made|gives?|gave|leaves?|left)\s+(?:him|her)\b(?!\s+[a-z]+s\b)"
 )
-_WERE = {"was": "were", "is": "are", "has": "have", "had": "had"}
 
 
 def _you_after(lead: str) -> str:
@@ -229,7 +228,9 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         )
         # "Linnea has been terrified of rats since she was a child." -> "... since you were a
         # child" (held-out seed 77213).
-        spoken = _THEIR_TIME.sub(lambda m: f"{m.group(1)} you {_WERE[m.group(2).lower()]}", spoken)
+        spoken = _THEIR_TIME.sub(
+            lambda m: f"{m.group(1)} you {_second_person(m.group(2).lower())}", spoken
+        )
         # "Faelan cannot touch pepper, it makes him sick." -> "it makes you sick".
         spoken = _BEFALLS_THEM.sub(r"\1 you", spoken)
         # Their own "her living": the first possessive after the turned subject.
