@@ -23,7 +23,6 @@ import re
 from omniira_evennia.conversation.words import capped, content_stems, sentence_list
 
 ANOTHERS_TRADE = "claims_anothers_trade"  # the slip's name (guard.slips_of)
-GIVES_ANOTHERS_TRADE = "gives_anothers_trade"
 _WORK = (
     r"sell|make|mend|brew|bake|forge|tend|grow|keep|run|pour|cook|weave|craft|trade|deal|"
     r"heal|treat|shoe|fix|repair|stitch|sew|carve|fish|farm"
