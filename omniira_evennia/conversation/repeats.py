@@ -14,6 +14,7 @@ Plain Python; reads at most voice.MAX_CHARS of each text.
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from omniira_evennia.conversation import topics, voice
 from omniira_evennia.conversation.prompts import PromptContext
@@ -123,7 +124,5 @@ def is_loop(text: str) -> bool:
     words = _words(text)
     if len(words) < LOOP_MIN_WORDS:
         return False
-    counts: dict[str, int] = {}
-    for word in words:
-        counts[word] = counts.get(word, 0) + 1
-    return max(counts.values()) >= LOOP_SHARE * len(words)
+    [(_, most)] = Counter(words).most_common(1)
+    return most >= LOOP_SHARE * len(words)
