@@ -237,27 +237,10 @@ def _someday(words: tuple[str, str, str], tokens: list[str] = ()) -> bool:
     return words[2] in _SOMEONE or (words[2] in ("", "soon") and wished)
 
 
-_WISHES = {
-    "dream",
-    "dreams",
-    "want",
-    "wants",
-    "hope",
-    "hopes",
-    "wish",
-    "wishes",
-    "mean",
-    "means",
-    "plan",
-    "plans",
-    "will",
-    "i'll",
-    "we'll",
-    "you'll",
-    "shall",
-    "someday",
-    "intend",
-}
+_WISHES = set(
+    "dream dreams want wants hope hopes wish wishes mean means plan plans will i'll we'll you'll "
+    "shall someday intend".split()
+)
 
 
 def _values(tokens: list[str]) -> tuple[dict, set]:
