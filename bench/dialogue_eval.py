@@ -616,12 +616,33 @@ def swaps_i_and_you(reply: str, line: str = "") -> bool:
         if not _is_question(s)
     ):
         return True
+    if told_of_self(line) and any(
+        THEIR_STATE.search(s) and not re.search(r"\byou|\b(?:too|myself|also|as well)\b", s, re.I)
+        for s in sentences(reply)
+        if not _is_question(s)
+    ):
+        return True
     return any(
         p.search(sentence)
         for sentence in sentences(reply)
         if not _is_question(sentence)
         for p in SWAPS
     )
+
+
+# The player's state told as the NPC's own: "I feel hungry." to "I haven't eaten since sunrise."
+# (busy seed 90271), "I fell down and hurt my knee." to "I nearly slipped on the cobbles" (83417).
+THEIR_STATE = re.compile(
+    r"\bi(?:'m| am| feel| felt)\s+(?:so |very |really |a bit )?(?:hungry|starving|famished|"
+    r"thirsty|tired|weary|exhausted|cold|soaked|wet|sore|footsore)\b|\bi need (?:to eat|food|"
+    r"something to eat|to rest|a rest)\b|\bi (?:fell|slipped|tripped|stumbled|hurt|twisted)\b",
+    re.I,
+)
+
+
+def told_of_self(line: str) -> bool:
+    """A statement in the first person (not a question)."""
+    return not _is_question(line) and re.search(r"\b(?:i|i'm|i've|my|me)\b", line, re.I)
 
 
 DENIES_TELLING = re.compile(

@@ -15,10 +15,12 @@ import re
 from omniira_evennia.conversation.swaps import DOUBT_LEAD, DOUBTING
 from omniira_evennia.conversation.voice import (
     CLAUSE_LEAD,
+    FIRST_PERSON,
     GREETING_LEAD,
     answered_as_player,
     answers_about_them,
     capped,
+    is_question,
     sentence_list,
     slips,
 )
@@ -94,6 +96,29 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
         rest = f"{greeting.rstrip(',!.')}, {rest}" if greeting else rest[:1].upper() + rest[1:]
         text = opening.group("pre") + rest
     return text
+
+
+# "You're right, Leander." to "If you ever see me go pale, it's rats: I fear them more than
+# anything." (held-out seeds 19447, 45119, 62903, 67219, 71359, 94727; busy 90271 to "what am I
+# afraid of?"): agreement with a line that asserted nothing to agree with.
+_HOLLOW_AGREEMENT = re.compile(
+    r"^\W*(?:(?:yes|oh|ah|well|aye),?\s+)?(?:you'?re|you are) (?:quite |absolutely |so )?"
+    r"(?:right|correct)(?:,\s*(?P<name>[A-Z][a-z]+))?\s*[.!,;:\u2014-]+\s*(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def without_hollow_agreement(reply: str, line: str) -> str:
+    """`reply` without a leading "You're right[, name]." when the line it answers asked, or
+    told of the speaker (FIRST_PERSON): there was no opinion of theirs to agree with. An
+    opinion ("The ale here is the best in the valley.") may be agreed with."""
+    if not (is_question(line) or FIRST_PERSON.search(line)):
+        return reply
+    lead = _HOLLOW_AGREEMENT.match(capped(reply))
+    if lead is None:
+        return reply
+    rest = reply[lead.end() :]
+    return rest[:1].upper() + rest[1:]
 
 
 def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = False) -> str:

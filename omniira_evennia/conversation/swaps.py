@@ -50,13 +50,29 @@ _SORRY_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you(?:'re| are) (?:so |very )?sorry\
 _FEELING_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you feel\b(?!,)[^?]*?(?:[.!]|$)", re.IGNORECASE)
 
 # The player's state, told in the first person, taken as the NPC's: "I'm hungry!" to "I haven't
-# eaten since sunrise." (held-out seed 29881).
+# eaten since sunrise." (held-out seed 29881), "I feel hungry." (busy seed 90271), "... and I need
+# to eat something warm" (seed 77213), "I fell down and hurt my knee." to "I nearly slipped on
+# the cobbles outside." (seed 83417). One sentence at a time, with no "you" in it and not the
+# NPC's own in its words ("I'm tired myself", "I'm cold too").
 _THEIR_STATE_AS_MINE = re.compile(
-    r"(?:^|[.!?]\s+)\W*(?:(?:oh|ah|well|yes),?\s+)?i(?:'m| am) (?:so |very |really |quite )?"
+    r"^\W*(?:(?:oh|ah|well|yes),?\s+)?(?:[^.!?]*,\s*(?:and|but|so)\s+)?"
+    r"(?:i(?:'m| am| feel| felt) (?:so |very |really |quite |a bit |a little )?"
     r"(?:hungry|starving|famished|thirsty|tired|weary|exhausted|cold|wet|soaked|drenched|sore|"
-    r"lost|footsore)\b",
+    r"lost|footsore)\b"
+    r"|i need (?:to eat|something to eat|food|a meal|to rest|a rest|to sit)\b"
+    r"|i (?:fell|slipped|tripped|stumbled|hurt|twisted|sprained)\b)",
     re.IGNORECASE,
 )
+_OWN_TOO = re.compile(r"\b(?:too|myself|as well|also)\b", re.IGNORECASE)
+
+
+def _their_state_as_mine(reply: str) -> bool:
+    return any(
+        _THEIR_STATE_AS_MINE.search(s)
+        and not re.search(r"\byou", s, re.IGNORECASE)
+        and not _OWN_TOO.search(s)
+        for s in sentence_list(reply)
+    )
 
 
 # The NPC's remembering said as the player's ("You remember baking bread for a living,
@@ -138,10 +154,9 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
         return True
     if (
-        _THEIR_STATE_AS_MINE.search(reply)
+        _their_state_as_mine(reply)
         and not is_question(line)
         and FIRST_PERSON.search(line)
-        and not re.search(r"\byou\b", reply, re.IGNORECASE)
     ):
         return True
     return bool(

@@ -302,6 +302,7 @@ def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContex
     candidate.text, broke = strip_character_breaks(candidate.text, name, speaker)
     if broke:
         health.incr("character_breaks")
+    candidate.text = repairs.without_hollow_agreement(candidate.text, ctx.message)
     ident = ctx.identity
     candidate.text, claimed = give_back_claims(
         candidate.text,

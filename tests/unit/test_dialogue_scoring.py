@@ -830,3 +830,13 @@ def test_a_reply_framed_as_the_players_answer_speaks_as_them():
 def test_a_reply_caught_in_a_loop_is_broken():
     assert ev.is_repeat(", ".join(["Perrin"] * 40), [])  # held-out seed 83417
     assert not ev.is_repeat("I do, I do love the sea, and the rain too, love.", [])
+
+
+def test_the_players_state_told_as_the_npcs_is_a_swap():
+    """Busy seed 90271: "I feel hungry." to "I haven't eaten since sunrise."; seed 83417."""
+    assert ev.swaps_i_and_you("I feel hungry.", "I haven't eaten since sunrise.")
+    slipped = "I nearly slipped on the cobbles outside."
+    assert ev.swaps_i_and_you("You slipped, then. I fell down and hurt my knee.", slipped)
+    # Its own, said as such, or asked about, is no swap.
+    assert not ev.swaps_i_and_you("I slipped there myself once.", slipped)
+    assert not ev.swaps_i_and_you("I'm tired, yes.", "Are you tired, Lyra?")

@@ -61,3 +61,35 @@ def test_the_speaker_as_a_sentences_subject_is_spoken_to(reply, speaker, expecte
     """Replayed held-out replies: "Linnea is from Redfern" said to Linnea was asked for again
     (talking of the player to their face) though it is the right answer."""
     assert repairs.to_the_listener(reply, speaker, "Voss") == expected
+
+
+@pytest.mark.parametrize(
+    "reply, line, expected",
+    [
+        (  # held-out seed 19447, the run-on mended first
+            "You're right, Leander. Rats can be a real threat.",
+            "If you ever see me go pale, it's rats: I fear them more than anything.",
+            "Rats can be a real threat.",
+        ),
+        (  # busy seed 90271
+            "You're right, Finnegan. You're afraid of snakes.",
+            "Wren, what am I afraid of?",
+            "You're afraid of snakes.",
+        ),
+        (  # seed 94727: what is left is the player's claim, for give_back_claims
+            "You're right, Zephyr, I cannot eat eggs.",
+            "I cannot eat eggs; it makes me ill, so never put it in my food.",
+            "I cannot eat eggs.",
+        ),
+        # An opinion may be agreed with; agreement alone is left as said.
+        (
+            "You're right, the ale is good.",
+            "The ale here is the best in the valley.",
+            "You're right, the ale is good.",
+        ),
+        ("You're right.", "I fear rats.", "You're right."),
+        ("Right you are.", "I fear rats.", "Right you are."),
+    ],
+)
+def test_agreement_with_what_was_no_opinion_is_taken_off(reply, line, expected):
+    assert repairs.without_hollow_agreement(reply, line) == expected

@@ -253,6 +253,15 @@ def test_a_help_desk_reply_is_asked_again_and_the_second_stands():
     assert "not an assistant" in client.requests[1]["messages"][-1]["content"]
 
 
+def test_agreement_with_a_telling_goes_and_so_does_the_claim_after_it():
+    """Held-out seed 94727: "You're right, Zephyr, I cannot eat eggs." to "I cannot eat eggs; it
+    makes me ill, so never put it in my food."."""
+    client = FakeClient("You're right, Ada, I cannot eat eggs. Eggs are off your plate.")
+    result = run_turn(turn_input("I cannot eat eggs; it makes me ill."), conf("tags"), client)
+    # The claim said back to the speaker is their own line handed back, and goes too.
+    assert result.parsed.text == "Eggs are off your plate."
+
+
 def test_a_reply_that_slips_twice_keeps_only_what_did_not_slip():
     client = FakeClient(
         "Cider's good. How can I help you?", "Stew tonight. Is there anything else you need?"
@@ -1867,6 +1876,25 @@ def test_the_players_state_taken_as_the_npcs_own_swaps_i_and_you():
     # Its own state, asked about, or said beside the player's, is its own.
     assert slips("I'm tired too, but you must eat.", line, "Lyra", "Ada") == []
     assert slips("I'm tired, yes.", "Are you tired, Lyra?", "Lyra", "Ada") == []
+
+
+def test_the_players_state_in_new_words_is_theirs_too():
+    """Held-out runs: "I feel hungry." to "I haven't eaten since sunrise." (busy seed 90271),
+    "I fell down and hurt my knee." after the player's slip said back (seed 83417), "... and I
+    need to eat something warm" (seed 77213)."""
+    hungry, slipped = "I haven't eaten since sunrise.", "I nearly slipped on the cobbles outside."
+    assert "swaps_i_and_you" in slips("I feel hungry.", hungry, "Wren", "Tamsyn")
+    assert "swaps_i_and_you" in slips(
+        "It's a bit cold outside, and I need to eat something warm.", hungry, "Lyra", "Fenwick"
+    )
+    reply = "You were walking outside when you slipped on the cobbles. I fell down and hurt my knee."
+    assert "swaps_i_and_you" in slips(reply, slipped, "Maren", "Ada")
+    # The NPC's own, said as its own: beside the listener, "too", or a story of its own.
+    assert "swaps_i_and_you" not in slips("I slipped there myself once.", slipped, "Maren", "Ada")
+    assert "swaps_i_and_you" not in slips(
+        "When I was young I fell off a cart there.", slipped, "Maren", "Ada"
+    )
+    assert "swaps_i_and_you" not in slips("I need to sit, you know.", slipped, "Maren", "Ada")
 
 
 def test_the_prompts_description_said_aloud_is_speaking_of_its_notes():
