@@ -224,6 +224,9 @@ _DOUBTS_YOURS = re.compile(
     r"\s+(?:(?:if|whether|that|about|what|why|how|of)\s+)?(?:you|your)\b"
     # "I don't know what you mean, love." is its own puzzlement.
     r"(?!\s+(?:mean|meant)\b|'re (?:saying|on about|talking)|\s+are (?:saying|talking))"
+    # "I don't know where you are or who you are." to "I'm Maelis, a weaver ..." (telnet trial).
+    r"|\bi (?:don'?t|do not) know (?:who you(?:'re| are)\b|where you(?:'re| are) from\b"
+    r"|where you (?:live|come from)\b|where you are or who)"
     r"|\byou(?:'ve| have)? (?:never|not|haven'?t|didn'?t|did not|don'?t|do not) "
     r"(?:(?:ever|once)\s+)?"
     r"(?:told|said|mentioned|tell|say|mention)\b",

@@ -840,3 +840,10 @@ def test_the_players_state_told_as_the_npcs_is_a_swap():
     # Its own, said as such, or asked about, is no swap.
     assert not ev.swaps_i_and_you("I slipped there myself once.", slipped)
     assert not ev.swaps_i_and_you("I'm tired, yes.", "Are you tired, Lyra?")
+
+
+def test_an_introduction_met_with_not_knowing_who_they_are_denies_it():
+    line = "Good evening! I'm Maelis, a weaver from Dunmore."
+    reply = "I'm sorry, Maelis. I don't know where you are or who you are."
+    assert ev.denies_the_telling(reply, "tell", line)
+    assert not ev.denies_the_telling("Welcome, Maelis. Who are your people?", "tell", line)

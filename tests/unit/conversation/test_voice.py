@@ -1764,6 +1764,14 @@ def test_asked_of_its_wares_the_npc_knows_them(line, reply, unknown):
         ),
         ("You don't eat honey, then.", "I don't eat honey.", False),
         ("You don't have to worry, I'll keep the rats away.", "I fear rats.", False),
+        # Telnet trial: an introduction met with not knowing who they are.
+        (
+            "I'm sorry, Cedric. I don't know where you are or who you are.",
+            "Good evening! I'm Cedric, a weaver from Dunmore.",
+            True,
+        ),
+        ("I don't know who you are, stranger.", "My name is Cedric.", True),
+        ("I don't know where you could get them.", "I need new boots.", False),
     ],
 )
 def test_what_the_player_is_telling_is_not_met_with_not_knowing_it(reply, line, doubts):
