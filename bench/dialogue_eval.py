@@ -648,7 +648,7 @@ def told_of_self(line: str) -> bool:
 DENIES_TELLING = re.compile(
     r"\bi (?:don't|do not) (?:know|recall|remember)\s+(?:(?:if|whether|that|about|what|of)\s+)?"
     r"(?:you|your)\b(?! mean)|\bi(?:'ve| have) no idea (?:if |whether |that |about )?(?:you|your)\b"
-    r"|\bi (?:don't|do not) know who you(?:'re| are)\b"  # to an introduction (telnet trial)
+    r"|\bi (?:don't|do not) know\b[^.!?]{0,30}?\bwho you(?:'re| are)\b"  # to an introduction (telnet trial)
     r"|\byou(?:'ve| have)? (?:never|not|haven't|didn't|did not|don't|do not) (?:told|said|"
     r"mentioned|tell|say|mention)\b",
     re.I,
