@@ -897,6 +897,40 @@ def gives_world_name_as_theirs(reply: str, player: str, world_names) -> bool:
     return False
 
 
+EMBELLISH_WORDS = 2
+BEEN_THERE = re.compile(r"\bi(?:'ve| have) (?:been there|seen it)\b", re.IGNORECASE)
+
+
+def embellishes(reply: str, line: str, known_names) -> bool:
+    """
+    What the player named (a name inside their line the world does not hold) described by the
+    NPC with EMBELLISH_WORDS words or more the line did not have ("The lost mine of Carrow is
+    near the well, where Old Hob the baker keeps the bread stall.", held-out busy seed 90271),
+    or the NPC saying it has been there ("I've been there several times."). Questions and what
+    is said to the player stay theirs.
+    """
+    known = {n.lower() for n in known_names}
+    names = []
+    for sentence in sentences(line):
+        for i, token in enumerate(re.findall(r"[A-Za-z][A-Za-z']*", sentence)):
+            bare = token.split("'")[0]
+            if i and bare[:1].isupper() and bare != "I" and bare.lower() not in known:
+                names.append(bare)
+    if not names:
+        return False
+    said = content_words(line)
+    for sentence in sentences(reply):
+        if _is_question(sentence) or re.search(r"\byou", sentence, re.IGNORECASE):
+            continue
+        if BEEN_THERE.search(sentence):
+            return True
+        for name in names:
+            told = re.search(rf"\b{re.escape(name)}\s+(?:is|was|lies|sits|stands|has)\b", sentence)
+            if told and len(content_words(sentence, [name]) - said) >= EMBELLISH_WORDS:
+                return True
+    return False
+
+
 GOODBYE_KEYS = [["back"], ["tomorrow"]]
 
 
@@ -1678,6 +1712,10 @@ def flag_reply(
         invented = world_inventions(reply, step.line, scenario.npc, speaker, world_info)
         if invented:
             flags.append("world_invented:" + ",".join(invented))
+    if step.kind in ("tell", "news", "mid_plain"):
+        known = [*world_info["names"], *world.NPC_NAMES, speaker]
+        if embellishes(reply, step.line, known):
+            flags.append("embellished")
     if step.kind == "self" and step.category == "role":
         in_role = re.search(NPC_TRAITS.get(scenario.npc, "$^"), reply, re.IGNORECASE)
         flags.append("in_role" if in_role else "off_role")
@@ -1823,6 +1861,7 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
     newcomers = [r for r in replies if r["phase"] == "newcomer"]
     towns = [r for r in answered if r["phase"] in ("trade", "town") or r.get("category") == "likes"]
     selfq = [r for r in answered if r["phase"] == "self"]
+    tellings = [r for r in answered if r["phase"] in ("tell", "news", "mid_plain")]
     slips = [r for r in answered if any(f.startswith("slip:") for f in r["flags"])]
     ungrounded = [m for m in memories if m["class"] == "ungrounded"]
     first = [r["seconds"] for r in replies if r["first"] and r["answered"]]
@@ -1866,6 +1905,8 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
         "town_questions": len(towns),
         "town_invented": _count(towns, "world_invented"),
         "town_invented_pct": _pct(_count(towns, "world_invented"), len(towns)),
+        "tellings": len(tellings),
+        "tellings_embellished": _count(tellings, "embellished"),
         "self_questions": len(selfq),
         "self_role_questions": _count(selfq, "in_role") + _count(selfq, "off_role"),
         "self_role_in_role": _count(selfq, "in_role"),
@@ -1921,7 +1962,8 @@ def _round(value):
 
 
 def _of(part: str, whole: str):
-    return lambda s: f"{s[part]} of {s[whole]}"
+    # A summary from before a measure came has no key for it: "-".
+    return lambda s: f"{s[part]} of {s[whole]}" if part in s and whole in s else "-"
 
 
 def _pair(a: str, b: str):
@@ -1943,6 +1985,11 @@ TABLE = [
     ("  of them another player's fact (mix-ups)", "cross_player_mixups", "0"),
     ("never-told questions admitted, %", "admitted_not_knowing_pct", "100"),
     ("trade/town answers with invented specifics", _of("town_invented", "town_questions"), "0"),
+    (
+        "tellings met with a description of what they named",
+        _of("tellings_embellished", "tellings"),
+        "0",
+    ),
     ("'what do you do' answered in role", _of("self_role_in_role", "self_role_questions"), "all"),
     ("restated replies, %", "restated_pct", "<= 3"),
     ("replies repeating an earlier one that day, %", "repeated_pct", "<= 5"),
@@ -2008,6 +2055,7 @@ SEVERITY = [
     "slip:first_person_claim",
     "slip:assistant_voice",
     "world_invented",
+    "embellished",
     "slip:third_person_self",
     "restated",
     "repeat",

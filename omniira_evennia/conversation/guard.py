@@ -14,7 +14,14 @@ import difflib
 import re
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import plain_lines, repairs, repeats, trades, voice
+from omniira_evennia.conversation import (
+    embellishments,
+    plain_lines,
+    repairs,
+    repeats,
+    trades,
+    voice,
+)
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.character_breaks import is_narration
 from omniira_evennia.conversation.handback import goodbye_given_back, question_turned_round
@@ -93,7 +100,20 @@ def slips_of(text: str, ctx: PromptContext) -> list[str]:
         found.append(trades.ANOTHERS_TRADE)
     if unwanted_topics(text, ctx):
         found.append(WONT_DISCUSS)
+    if invented_about_theirs(text, ctx):
+        found.append(embellishments.INVENTS_WHAT_THEY_NAMED)
     return found
+
+
+def invented_about_theirs(text: str, ctx: PromptContext) -> list[str]:
+    """The sentences of `text` that describe what the speaker named and the NPC knows nothing
+    of (embellishments.invented_about): what it knows is its identity, facts and memories."""
+    ident = ctx.identity
+    known = [ident.name, ident.role, ident.personality, ident.duty]
+    known += [k.text for k in ctx.knowledge] + [m.text for m in ctx.memories]
+    return embellishments.invented_about(
+        text, ctx.message, " ".join(known), listeners_own(ctx), (ident.name, ctx.speaker_name)
+    )
 
 
 def unwanted_topics(text: str, ctx: PromptContext) -> list[str]:
@@ -235,6 +255,7 @@ def repaired(
     if problem.startswith("slipped"):
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
         claimed = anothers_trade(kept, ctx) + unwanted_topics(kept, ctx)
+        claimed += invented_about_theirs(kept, ctx)
         kept = " ".join(s for s in sentence_list(kept) if s not in claimed)
         if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")

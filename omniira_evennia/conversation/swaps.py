@@ -153,11 +153,7 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
         return True
-    if (
-        _their_state_as_mine(reply)
-        and not is_question(line)
-        and FIRST_PERSON.search(line)
-    ):
+    if _their_state_as_mine(reply) and not is_question(line) and FIRST_PERSON.search(line):
         return True
     return bool(
         is_question(line)

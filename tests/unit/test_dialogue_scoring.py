@@ -847,3 +847,17 @@ def test_an_introduction_met_with_not_knowing_who_they_are_denies_it():
     reply = "I'm sorry, Maelis. I don't know where you are or who you are."
     assert ev.denies_the_telling(reply, "tell", line)
     assert not ev.denies_the_telling("Welcome, Maelis. Who are your people?", "tell", line)
+
+
+def test_what_the_player_named_described_by_the_npc_is_embellished():
+    """Held-out busy seed 90271: the lost mine of Carrow placed by the well; Brackenridge
+    visited "several times"."""
+    mine = "Good evening, Maren, before I'm old I mean to find the lost mine of Carrow."
+    reply = "The lost mine of Carrow is near the well, where Old Hob keeps the bread stall."
+    assert ev.embellishes(reply, mine, ["Maren"])
+    home = "Lyra, I grew up in Brackenridge, down on the southern plains."
+    assert ev.embellishes("Yes, I've heard that. I've been there several times.", home, ["Lyra"])
+    # Asked about, said to them, known to the world, or their own words: none.
+    assert not ev.embellishes("Carrow? Is it far?", mine, ["Maren"])
+    assert not ev.embellishes("Brackenridge is on the southern plains.", home, ["Lyra"])
+    assert not ev.embellishes(reply, mine, ["Maren", "Carrow"])

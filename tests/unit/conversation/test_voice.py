@@ -1895,7 +1895,9 @@ def test_the_players_state_in_new_words_is_theirs_too():
     assert "swaps_i_and_you" in slips(
         "It's a bit cold outside, and I need to eat something warm.", hungry, "Lyra", "Fenwick"
     )
-    reply = "You were walking outside when you slipped on the cobbles. I fell down and hurt my knee."
+    reply = (
+        "You were walking outside when you slipped on the cobbles. I fell down and hurt my knee."
+    )
     assert "swaps_i_and_you" in slips(reply, slipped, "Maren", "Ada")
     # The NPC's own, said as its own: beside the listener, "too", or a story of its own.
     assert "swaps_i_and_you" not in slips("I slipped there myself once.", slipped, "Maren", "Ada")

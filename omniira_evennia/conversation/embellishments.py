@@ -1,0 +1,90 @@
+"""
+What the player named, described by an NPC that knows nothing of it (issue #24, point 3): told
+"before I'm old I mean to find the lost mine of Carrow", a small model went on "The lost mine
+of Carrow is near the well, where Old Hob the baker keeps the bread stall." (held-out busy seed
+90271); told "I'm from Brackenridge", "Brackenridge is a town located on the north side of the
+market square" (busy seed 15511), or "I've been there several times." (90271). A player takes
+such a line as the world's truth. The NPC may ask about the place, or say it does not know it;
+it does not describe it or claim to have been there.
+
+Plain Python; reads at most words.MAX_CHARS of each text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation.words import (
+    FRAMING_WORDS,
+    STOP_WORDS,
+    capped,
+    content_stems,
+    is_question,
+    sentence_list,
+)
+
+INVENTS_WHAT_THEY_NAMED = "describes_what_it_never_heard_of"  # the slip's name (guard.slips_of)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_NOT_NAMES = {"I", "I'm", "I've", "I'll", "I'd"}
+_SECOND_PERSON = re.compile(r"\b(?:you|your|you're|yours)\b", re.IGNORECASE)
+# Said of the place itself: "Carrow is near ...", "Sedgewick was a beautiful place".
+_DESCRIBED = r"(?:\s+(?:is|was|lies|lay|sits|stands|has|had|used to be))\b"
+# Having been there: "I've been there several times.", "I visited Redfern once."
+_BEEN_THERE = re.compile(r"\bi(?:'ve| have)\s+(?:been there|seen it|seen the place)\b", re.I)
+_BEEN_TO = r"\b(?:been to|been in|visited|passed through|seen)\s+(?:the\s+)?(?:\w+\s+)?(?:of\s+)?"
+# A sentence that goes on about it: "It is a secret mine that was found by the villagers ...".
+_GOES_ON = re.compile(r"^\W*(?:it|it's|its|there|they|the (?:place|town|village|mine))\b", re.I)
+
+
+def unknown_names(line: str, known: str, skip=()) -> list[str]:
+    """The names inside the speaker's line (not a sentence's first word) that `known`, what the
+    NPC knows, never mentions, and that are not in `skip` (the two of them)."""
+    known_words = {w.lower() for w in _WORD.findall(capped(known))}
+    skipped = {s.lower() for s in skip}
+    found = []
+    for sentence in sentence_list(capped(line)):
+        for i, word in enumerate(_WORD.findall(sentence)):
+            bare = word.removesuffix("'s")
+            lower = bare.lower()
+            if (
+                i
+                and bare[:1].isupper()
+                and len(bare) > 2
+                and bare not in _NOT_NAMES
+                and lower not in STOP_WORDS | known_words | skipped
+                and lower not in found
+            ):
+                found.append(lower)
+    return found
+
+
+def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> list[str]:
+    """
+    The sentences of `reply` that describe a name the speaker's `line` brought up and the NPC
+    does not know (`unknown_names`), with words neither the speaker (`theirs`: all they said)
+    nor what it knows (`known`) gave it, or that claim it has been there; and the sentences
+    that go straight on about it ("It is a secret mine ..."). Questions and what is said to
+    the listener ("You must miss Brackenridge") are theirs to answer, and stay.
+    """
+    names = unknown_names(line, known, skip)
+    if not names:
+        return []
+    given = content_stems(capped(theirs)) | content_stems(capped(known))
+    given |= content_stems(" ".join(FRAMING_WORDS))
+    pattern = re.compile(
+        r"\b(?:" + "|".join(re.escape(n) for n in names) + r")" + _DESCRIBED, re.IGNORECASE
+    )
+    been = re.compile(_BEEN_TO + r"(?:" + "|".join(re.escape(n) for n in names) + r")\b", re.I)
+    found: list[str] = []
+    going_on = False
+    for sentence in sentence_list(capped(reply)):
+        if is_question(sentence) or _SECOND_PERSON.search(sentence):
+            going_on = False
+            continue
+        described = pattern.search(sentence) and content_stems(sentence) - given
+        been_there = _BEEN_THERE.search(sentence) or been.search(sentence)
+        going_on = bool(described or been_there or (going_on and _GOES_ON.match(sentence)))
+        if going_on:
+            found.append(sentence)
+    return found

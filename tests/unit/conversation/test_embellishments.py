@@ -1,0 +1,74 @@
+"""embellishments.py: what the player named, described by an NPC that knows nothing of it."""
+
+import pytest
+
+from omniira_evennia.conversation.embellishments import invented_about, unknown_names
+from omniira_evennia.conversation.turn import run_turn
+from tests.support.voice_turn import FakeClient, conf, turn_input
+
+MINE = "Good evening, Maren, before I'm old I mean to find the lost mine of Carrow."
+HOME = "Lyra, I grew up in Brackenridge, down on the southern plains."
+
+
+def invented(reply, line, known=""):
+    return invented_about(reply, line, known, line, ("Maren", "Lyra"))
+
+
+def test_the_names_of_their_line_the_npc_does_not_know():
+    assert unknown_names(MINE, "", ("Maren",)) == ["carrow"]
+    assert unknown_names(HOME, "Brackenridge lies south.", ("Lyra",)) == []
+    assert unknown_names("I'm Ada. Rats scare me.", "", ("Ada",)) == []  # theirs, a first word
+
+
+@pytest.mark.parametrize(
+    "reply, line, expected",
+    [
+        (  # held-out busy seed 90271: the place, and what goes on about it
+            "The lost mine of Carrow is near the well, where Old Hob keeps the bread stall. It is "
+            "a secret mine found by the villagers. Good luck!",
+            MINE,
+            [
+                "The lost mine of Carrow is near the well, where Old Hob keeps the bread stall.",
+                "It is a secret mine found by the villagers.",
+            ],
+        ),
+        (  # busy seed 90271: having been there
+            "Yes, I've heard that. I've been there several times. It's a beautiful place.",
+            HOME,
+            ["I've been there several times.", "It's a beautiful place."],
+        ),
+        (  # seed 48527
+            "Sedgewick was a beautiful place, with its beaches and rolling hills.",
+            "I grew up in Sedgewick, on the coast.",
+            ["Sedgewick was a beautiful place, with its beaches and rolling hills."],
+        ),
+        # Asked about, said to them, their own words, or not known: all stay.
+        ("Brackenridge? Is it far? You must miss it.", HOME, []),
+        ("Brackenridge is on the southern plains, then.", HOME, []),
+        ("I've never heard of Brackenridge. Welcome all the same.", HOME, []),
+    ],
+)
+def test_a_reply_describing_what_it_never_heard_of(reply, line, expected):
+    assert invented(reply, line) == expected
+
+
+def test_what_the_npc_knows_of_the_place_it_may_say():
+    known = "Carrow is an old mine near the well."
+    assert invented("Carrow is an old mine near the well.", MINE, known) == []
+
+
+def test_a_turn_asks_again_and_never_shows_the_description():
+    client = FakeClient(
+        "Carrow is near the well, where the baker keeps his stall.",
+        "Carrow lies under the well. Good luck with it.",
+    )
+    result = run_turn(turn_input(MINE), conf("tags"), client)
+    assert "do not describe it" in client.requests[1]["messages"][-1]["content"]
+    assert "well" not in result.parsed.text
+    assert result.parsed.text in ("Good luck with it.", "I hear you, Ada. I won't forget it.")
+
+
+def test_sorrow_for_what_they_told_is_no_description():
+    """Replayed held-out news: "I'm sorry to hear about Essa's purse." stays."""
+    line = "Terrible news, Lyra: Essa the goose girl lost her purse at the ferry crossing."
+    assert invented("I'm sorry to hear about Essa's purse.", line) == []
