@@ -100,16 +100,17 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
 
 # "You're right, Leander." to "If you ever see me go pale, it's rats: I fear them more than
 # anything." (held-out seeds 19447, 45119, 62903, 67219, 71359, 94727; busy 90271 to "what am I
-# afraid of?"): agreement with a line that asserted nothing to agree with.
+# afraid of?"), "That's true, Katriona." to "I cannot eat milk" (seed 35089): agreement with a
+# line that asserted nothing to agree with.
 _HOLLOW_AGREEMENT = re.compile(
-    r"^\W*(?:(?:yes|oh|ah|well|aye),?\s+)?(?:you'?re|you are) (?:quite |absolutely |so )?"
-    r"(?:right|correct)(?:,\s*(?P<name>[A-Z][a-z]+))?\s*[.!,;:\u2014-]+\s*(?=\S)",
+    r"^\W*(?:(?:yes|oh|ah|well|aye),?\s+)?(?:you'?re|you are|that'?s|that is) "
+    r"(?:quite |absolutely |so )?(?:right|correct|true)(?:,\s*(?P<name>[A-Z][a-z]+))?\s*[.!,;:\u2014-]+\s*(?=\S)",
     re.IGNORECASE,
 )
 
 
 def without_hollow_agreement(reply: str, line: str) -> str:
-    """`reply` without a leading "You're right[, name]." when the line it answers asked, or
+    """`reply` without a leading "You're right[, name]." ("That's true.") when the line it answers asked, or
     told of the speaker (FIRST_PERSON): there was no opinion of theirs to agree with. An
     opinion ("The ale here is the best in the valley.") may be agreed with."""
     if not (is_question(line) or FIRST_PERSON.search(line)):

@@ -81,6 +81,11 @@ def test_the_speaker_as_a_sentences_subject_is_spoken_to(reply, speaker, expecte
             "I cannot eat eggs; it makes me ill, so never put it in my food.",
             "I cannot eat eggs.",
         ),
+        (  # seed 35089
+            "That's true, Katriona. I'll remember that.",
+            "I cannot eat milk; it makes me ill, so never put it in my food.",
+            "I'll remember that.",
+        ),
         # An opinion may be agreed with; agreement alone is left as said.
         (
             "You're right, the ale is good.",
