@@ -616,6 +616,13 @@ def swaps_i_and_you(reply: str, line: str = "") -> bool:
         if not _is_question(s)
     ):
         return True
+    if (
+        told_of_self(line)
+        and re.search(r"\bi(?:'ll| will|'m going to| mean to| plan to)\b", line, re.I)
+        and not re.search(r"\b(?:would|will|do) you\b|\bjoin me\b|\blet's\b", line, re.I)
+        and re.match(r"\W*(?:(?:sure|yes|oh),?\s+)?i(?:'d| would) (?:love|like) to\b", reply, re.I)
+    ):
+        return True  # their plan taken as an invitation: "Sure, I'd love to!" (seed 83417)
     if told_of_self(line) and any(
         THEIR_STATE.search(s) and not re.search(r"\byou|\b(?:too|myself|also|as well)\b", s, re.I)
         for s in sentences(reply)

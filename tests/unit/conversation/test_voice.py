@@ -1886,6 +1886,16 @@ def test_the_players_state_taken_as_the_npcs_own_swaps_i_and_you():
     assert slips("I'm tired, yes.", "Are you tired, Lyra?", "Lyra", "Ada") == []
 
 
+def test_the_players_plan_taken_as_an_invitation_swaps_i_and_you():
+    """Held-out seed 83417: "Sure, I'd love to!" to "I think I'll sit a while and rest my
+    legs."."""
+    plan = "I think I'll sit a while and rest my legs."
+    assert "swaps_i_and_you" in slips("Sure, I'd love to!", plan, "Maren", "Ada")
+    asked = "I think I'll go fishing. Will you come with me?"
+    assert "swaps_i_and_you" not in slips("Sure, I'd love to!", asked, "Maren", "Ada")
+    assert slips("Take any seat you like, love.", plan, "Maren", "Ada") == []
+
+
 def test_the_players_state_in_new_words_is_theirs_too():
     """Held-out runs: "I feel hungry." to "I haven't eaten since sunrise." (busy seed 90271),
     "I fell down and hurt my knee." after the player's slip said back (seed 83417), "... and I
