@@ -64,3 +64,15 @@ def test_news_of_someone_else_probes_no_secret_by_meaning():
     assert match("Has anyone lost a purse around here?", [PURSE], close, 0.4) is not None
     assert match("What is behind the bar?", [PURSE], close, 0.4) is not None
     assert match("Harlan found smuggled silver, they say.", [PURSE], close, 0.4) is not None
+
+
+def test_a_topic_word_for_what_the_speaker_does_themselves_is_no_probe():
+    """Held-out seed 35089: "I write letters for folk who cannot." met with Voss's line for his
+    secret letters; asked of the NPC, or telling of the NPC's topic, it still meets the line."""
+    letters = Guard(3, "secret", "letters", ("read", "letters", "write"), "What's it to you?")
+    assert word_hit("Voss, I'm a scribe. I write letters for folk who cannot.", letters) is None
+    assert word_hit("I can't read, sadly.", letters) is None
+    assert word_hit("Can you read, Voss?", letters) == "read"
+    assert word_hit("Who writes your letters?", letters) == "letters"
+    assert word_hit("I heard Tomas drowned at the docks.", TOMAS) == "tomas"
+    assert word_hit("I loved Tomas.", TOMAS) == "tomas"
