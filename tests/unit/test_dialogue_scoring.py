@@ -867,3 +867,9 @@ def test_the_players_plan_taken_as_an_invitation_is_a_swap():
     plan = "I think I'll sit a while and rest my legs."
     assert ev.swaps_i_and_you("Sure, I'd love to!", plan)
     assert not ev.swaps_i_and_you("Sure, I'd love to!", "I'll fish. Will you come with me?")
+
+
+def test_what_the_npc_is_asked_to_do_given_back_is_a_swap():
+    line = "Nuts makes me break out in a rash, so keep it off my plate."
+    assert ev.swaps_i_and_you("That's not good. You'll make sure to keep it off your plate.", line)
+    assert not ev.swaps_i_and_you("I'll keep it off your plate.", line)

@@ -1896,6 +1896,17 @@ def test_the_players_plan_taken_as_an_invitation_swaps_i_and_you():
     assert slips("Take any seat you like, love.", plan, "Maren", "Ada") == []
 
 
+def test_what_the_npc_is_asked_to_do_given_back_to_the_player_swaps_i_and_you():
+    """Held-out seed 35089: "You'll make sure to keep it off your plate." to "Nuts makes me
+    break out in a rash, so keep it off my plate."."""
+    line = "Nuts makes me break out in a rash, so keep it off my plate."
+    given = "Oh no, Verity, that's not good. You'll make sure to keep it off your plate."
+    assert "swaps_i_and_you" in slips(given, line, "Voss", "Verity")
+    assert "swaps_i_and_you" in slips("You would keep your nuts off your plate.", line, "Voss", "V")
+    assert slips("I'll keep it off your plate, love.", line, "Voss", "Verity") == []
+    assert slips("You should keep warm by the fire.", "I'm cold.", "Voss", "Verity") == []
+
+
 def test_the_players_state_in_new_words_is_theirs_too():
     """Held-out runs: "I feel hungry." to "I haven't eaten since sunrise." (busy seed 90271),
     "I fell down and hurt my knee." after the player's slip said back (seed 83417), "... and I
