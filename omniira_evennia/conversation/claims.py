@@ -90,6 +90,11 @@ def _to_second_person(sentence: str) -> str:
 
     sentence = re.sub(r"\bI am\b", "you are", sentence)
     sentence = re.sub(r"\bI was\b", "you were", sentence)
+    # Their memory's "they" in a clause of time is them: "I am afraid of wolves since they were
+    # a child." (held-out seed 35089).
+    sentence = re.sub(
+        r"\b(since|when|while|before|until) they (were|are|have|had)\b", r"\1 you \2", sentence
+    )
     # "mine" only as "my own" ("it's mine", "mine too"), not the lost mine of Carrow (held-out
     # seed 19447: "the lost yours of Carrow").
     return re.sub(

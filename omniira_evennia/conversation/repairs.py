@@ -164,8 +164,10 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
 
 _HAVE = {"hasn't": "haven't", "has not": "have not"}
 _BEFALLS_THEM = re.compile(
-    r"\b(makes?|made|gives?|gave|leaves?|left)\s+(?:him|her)\b(?!\s+[a-z]+s\b)"
+    r"\b(makes?|made|gives?|gave)\s+(?:him|her)\b(?!\s+[a-z]+s\b)|\b(leaves?|left)\s+him\b"
 )
+# "... it has never left her side." is their side: "left you side" (held-out seed 35089).
+_LEFT_THEIRS = re.compile(r"\b(leaves?|left)\s+her\b(?=\s+[a-z])")
 
 
 def _you_after(lead: str) -> str:
@@ -174,6 +176,7 @@ def _you_after(lead: str) -> str:
 
 _SECOND_PERSON = {
     **{"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"},
+    **{"are": "are", "were": "were", "have": "have"},  # "since they were a child"
     **{"isn't": "aren't", "wasn't": "weren't", "hasn't": "haven't"},
     # The same for "you": "I don't know what Benedikt cannot eat." -> "what you cannot eat".
     **{v: v for v in "can can't cannot could will won't would did didn't never".split()},
@@ -214,7 +217,8 @@ _FOLLOWING = re.compile(r"^(?P<lead>\W*)(?:she|he|they)\s+(?P<verb>[a-z']+)\b", 
 # "... since she was a child" in a memory of the listener is their childhood: a he or she
 # in a clause of time after their turned subject is theirs, whoever else the sentence names.
 _THEIR_TIME = re.compile(
-    r"\b(since|when|while|before|after|until)\s+(?:he|she)\s+(was|is|has|had)\b", re.I
+    r"\b(since|when|while|before|after|until)\s+(?:he|she|they)\s+(was|were|is|are|has|have|had)\b",
+    re.I,
 )
 
 
@@ -258,7 +262,8 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
             lambda m: f"{m.group(1)} you {_second_person(m.group(2).lower())}", spoken
         )
         # "Faelan cannot touch pepper, it makes him sick." -> "it makes you sick".
-        spoken = _BEFALLS_THEM.sub(r"\1 you", spoken)
+        spoken = _BEFALLS_THEM.sub(lambda m: f"{m.group(1) or m.group(2)} you", spoken)
+        spoken = _LEFT_THEIRS.sub(r"\1 your", spoken)
         # Their own "her living": the first possessive after the turned subject.
         return re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", spoken, count=1)
 

@@ -266,7 +266,10 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     asked_you = is_question(line) and re.search(r"\byou\b", line, re.I)
     if (asked_you and answered_as_player(reply, line, npc)) or answers_about_them(reply, line):
         found.append("answered_as_player")
-    if restates(reply, line, npc, speaker) or (
+    # Not knowing what they ask of themselves takes the question's words: "I don't know what
+    # you dream of doing one day." is the answer, not their line back (held-out seed 35089).
+    admitted = is_question(line) and FIRST_PERSON.search(line) and admits_not_knowing(reply)
+    if (not admitted and restates(reply, line, npc, speaker)) or (
         speaker
         and re.search(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
     ):

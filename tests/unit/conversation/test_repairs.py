@@ -98,3 +98,15 @@ def test_the_speaker_as_a_sentences_subject_is_spoken_to(reply, speaker, expecte
 )
 def test_agreement_with_what_was_no_opinion_is_taken_off(reply, line, expected):
     assert repairs.without_hollow_agreement(reply, line) == expected
+
+
+def test_a_claim_said_back_takes_their_memorys_they_along():
+    """Held-out seed 35089: "I am afraid of wolves since they were a child."."""
+    from omniira_evennia.conversation.claims import give_back_claims
+
+    memory = "Zoltan has been terrified of wolves since they were a child."
+    reply = "I am afraid of wolves since they were a child."
+    assert give_back_claims(reply, ["What am I afraid of?"], [memory], "Zoltan", "Maren") == (
+        "You are afraid of wolves since you were a child.",
+        1,
+    )

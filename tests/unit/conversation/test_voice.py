@@ -1100,6 +1100,17 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
             "Merrick",
             "I remember: The iron key to a house that burned; it is all you have left of home.",
         ),
+        # Held-out seed 35089: "it has never left you side"; their memory's singular "they".
+        (
+            "Katriona carries old sea charts; it has never left her side.",
+            "Katriona",
+            "I remember: you carry old sea charts; it has never left your side.",
+        ),
+        (
+            "Zoltan has been terrified of wolves since they were a child.",
+            "Zoltan",
+            "I remember: you have been terrified of wolves since you were a child.",
+        ),
         (
             "Bram misses his mother; he writes to her often.",
             "Bram",
@@ -1905,6 +1916,14 @@ def test_what_the_npc_is_asked_to_do_given_back_to_the_player_swaps_i_and_you():
     assert "swaps_i_and_you" in slips("You would keep your nuts off your plate.", line, "Voss", "V")
     assert slips("I'll keep it off your plate, love.", line, "Voss", "Verity") == []
     assert slips("You should keep warm by the fire.", "I'm cold.", "Voss", "Verity") == []
+
+
+def test_not_knowing_what_they_ask_of_themselves_in_its_words_is_no_restating():
+    """Held-out seed 35089: the admission was asked again as restated, and the second try was
+    "Sebastian, what do you dream of doing one day? I don't know what I want to do, ..."."""
+    line = "What do I dream of doing one day?"
+    assert slips("I don't know what you dream of doing one day.", line, "Maren", "Seb") == []
+    assert "restated" in slips("You dream of doing one day?", line, "Maren", "Seb")
 
 
 def test_the_players_state_in_new_words_is_theirs_too():
