@@ -10,8 +10,9 @@ seed is never reported again (docs/benchmarks.md).
 
     python bench/guard_replay.py bench/results/dialogue_eval_heldout_71359.json [...] [--lines]
 
-What it cannot rebuild is approximated: the NPC's role from the demo, no knowledge shown, no
-never-told topic, and the day's history from the replies as they were said.
+What it cannot rebuild is approximated: the NPC's role from the demo, the demo's open facts
+for that NPC as the knowledge shown (every one, where a turn shows those its line brings to
+mind), no never-told topic, and the day's history from the replies as they were said.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from omniira_evennia.conversation import guard  # noqa: E402
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn  # noqa: E402
 from omniira_evennia.conversation.tags import ParsedReply  # noqa: E402
 from omniira_evennia.conversation.turn import cleaned_reply  # noqa: E402
+from omniira_evennia.knowledge.facts import KnowledgeLine  # noqa: E402
+
+DEMO_KNOWLEDGE = ROOT / "game_template" / "world" / "knowledge.json"
 
 DEMO_ROLES = {
     "Maren": "tavern keeper",
@@ -38,6 +42,21 @@ DEMO_ROLES = {
     "Wren": "herbalist",
     "Lyra": "travelling bard",
 }
+
+
+def demo_facts(npc: str) -> list[KnowledgeLine]:
+    """The demo's facts an NPC may be shown: the world's, its rooms' and its own, no secret
+    and no topic it will not discuss."""
+    entries = json.loads(DEMO_KNOWLEDGE.read_text())["knowledge"]
+    return [
+        KnowledgeLine(e["text"], e.get("category", ""))
+        for e in entries
+        if not e.get("secret")
+        and not e.get("wont_discuss")
+        and e.get("scope", "world") in ("world", f"npc:{npc}")
+        or str(e.get("scope", "")).startswith("room:")
+        and not e.get("secret")
+    ]
 
 
 def first_reply_as_cleaned(raw: str, ctx: PromptContext) -> str:
@@ -61,6 +80,7 @@ def replay(paths: list[str]) -> tuple[int, collections.Counter, dict[str, list]]
                 speaker_name=r["speaker"],
                 message=r["said"],
                 history=list(history[day]),
+                knowledge=demo_facts(r["npc"]),
             )
             text = first_reply_as_cleaned(r.get("raw") or "", ctx)
             problem = guard.voice_problem(ParsedReply(text=text), ctx, None) or "kept"

@@ -17,6 +17,7 @@ from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import (
     embellishments,
     plain_lines,
+    recitals,
     repairs,
     repeats,
     trades,
@@ -107,7 +108,16 @@ def slips_of(text: str, ctx: PromptContext) -> list[str]:
         found.append(WONT_DISCUSS)
     if invented_about_theirs(text, ctx):
         found.append(embellishments.INVENTS_WHAT_THEY_NAMED)
+    if recited_facts(text, ctx):
+        found.append(recitals.RECITES)
     return found
+
+
+def recited_facts(text: str, ctx: PromptContext) -> list[str]:
+    """The sentences of `text` that recite a fact shown to the NPC which the line does not ask
+    of (recitals.recited)."""
+    facts = [k.text for k in ctx.knowledge]
+    return recitals.recited(text, ctx.message, facts, voice.about_the_npc(ctx.message))
 
 
 def invented_about_theirs(text: str, ctx: PromptContext) -> list[str]:
@@ -260,7 +270,7 @@ def repaired(
     if problem.startswith("slipped"):
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
         claimed = anothers_trade(kept, ctx) + unwanted_topics(kept, ctx)
-        claimed += invented_about_theirs(kept, ctx)
+        claimed += invented_about_theirs(kept, ctx) + recited_facts(kept, ctx)
         kept = " ".join(s for s in sentence_list(kept) if s not in claimed)
         if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")

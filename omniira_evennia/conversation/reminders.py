@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation import embellishments, trades, voice
+from omniira_evennia.conversation import embellishments, recitals, trades, voice
 from omniira_evennia.conversation.prompts import PromptContext
 
 NEVER_TOLD = "answered what it was never told"
@@ -72,6 +72,11 @@ def asked_again(
             f"(You know nothing of what {speaker} named but what {speaker} said: do not describe "
             f"it or say you have been there. Answer as {name}: ask about it, or say so.)"
         )
+    elif problem == f"slipped: {recitals.RECITES}":
+        reminder = (
+            f"(Answer what {speaker} just said, as {name}, in your own words: not a line of "
+            "what you know that they did not ask about.)"
+        )
     elif problem == f"slipped: {WONT_DISCUSS}":
         topics = "; ".join(w.topic for w in ctx.wont_discuss)
         reminder = f"(Do not speak of {topics}. Answer {speaker} as {name}, in your own words.)"
@@ -109,5 +114,5 @@ REMINDER = re.compile(
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
     r"You have said that already|Say what you yourself do|"
     r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
-    r"Answer \S+'s question as|You know nothing of what)"
+    r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said)"
 )

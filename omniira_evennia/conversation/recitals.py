@@ -1,0 +1,70 @@
+"""
+A fact from the NPC's notes recited to a line it does not answer (issue #24, point 3): told "I
+always carry a book of old sea charts", Lyra said "Old Hob the baker keeps the bread stall by
+the well and sells a loaf for one copper."; told "My dream is to build a windmill on the hill",
+"Two roads leave the square: ..."; to "It has not stopped raining", Wren said "Lyra, a
+travelling bard, is staying at the tavern this season." (held-out seed 35089, five replies of
+108). A small model copies a line of its prompt when it has nothing to say; a player hears an
+NPC that is not listening.
+
+A question may be answered by a fact whose words it does not share ("What is there to see in
+this town?" "Two roads leave the square ..."; "What do you do here?" and the NPC's own trade),
+unless it asks of the speaker's own life; a line that tells something must share two content
+words with the fact.
+
+Plain Python; reads at most words.MAX_CHARS of each text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation.words import (
+    capped,
+    content_stems,
+    is_question,
+    sentence_list,
+)
+
+RECITES = "recites_what_it_knows"  # the slip's name (guard.slips_of)
+# Share of a fact's content words a sentence must hold to be that fact said again.
+RECITED_SHARE = 0.7
+MIN_FACT_WORDS = 4
+
+
+# A question of the speaker's own life ("What do I dream of?"), not "Where can I buy bread?".
+_OF_THEMSELVES = re.compile(r"\b(?:my|mine|me|myself)\b|\b(?:am|do|did|was|have|had) i\b", re.I)
+# A need said is a question: "I need my plough mended." may be met with the smith's forge.
+_ASKS_FOR = re.compile(r"\bi(?:'m| am)? (?:need|want|looking for|would like|'d like)\b", re.I)
+
+
+def _answers_by_any_fact(line: str, about_npc: bool) -> bool:
+    # Asked of itself, its own facts and its town's answer: "What do you do here?" "I sell
+    # remedies at a market stall ..." (replayed held-out replies: 25 of 29 flagged were so).
+    if _ASKS_FOR.search(line) or about_npc:
+        return True
+    return is_question(line) and not _OF_THEMSELVES.search(line)
+
+
+def recited(reply: str, line: str, facts: list[str], about_npc: bool = False) -> list[str]:
+    """The sentences of `reply` that are a sentence of one of `facts` said again (RECITED_SHARE
+    of its content words or more) when `line` is no question that fact may answer: a telling that
+    shares fewer than two content words with it, or a question about the speaker or the NPC
+    (`about_npc`) that shares none."""
+    if _answers_by_any_fact(line, about_npc):
+        return []
+    said = content_stems(capped(line))
+    needed = 1 if is_question(line) else 2
+    known = [
+        stems
+        for fact in facts
+        if len(content_stems(capped(fact)) & said) < needed
+        for stems in map(content_stems, sentence_list(capped(fact)))
+        if len(stems) >= MIN_FACT_WORDS
+    ]
+    found = []
+    for sentence in sentence_list(capped(reply)):
+        words = content_stems(sentence)
+        if any(len(words & stems) >= RECITED_SHARE * len(stems) for stems in known):
+            found.append(sentence)
+    return found

@@ -1,0 +1,70 @@
+"""recitals.py: a fact from the NPC's notes recited to a line it does not answer."""
+
+import pytest
+
+from omniira_evennia.conversation.recitals import recited
+
+HOB = "Old Hob the baker keeps the bread stall by the well and sells a loaf for one copper."
+ROADS = (
+    "Two roads leave the square: the east road runs down to the river docks, an hour's walk, "
+    "and the north road climbs over the hills to Vellmoor, two days on foot."
+)
+LYRA = (
+    "Lyra, a travelling bard, is staying at the tavern this season. She plays for coins at the "
+    "market in the morning."
+)
+DOOR = "The tavern door is barred at midnight; latecomers knock at the kitchen door."
+VOSS = "Voss is the blacksmith; his forge is on the market square, where he mends tools."
+FACTS = [HOB, ROADS, LYRA, DOOR, VOSS]
+
+
+@pytest.mark.parametrize(
+    "reply, line, about_npc",
+    [  # held-out seed 35089, each shown to the player
+        (HOB, "Lyra, I always carry a book of old sea charts; it has never left my side.", False),
+        (ROADS, "My dream is to build a windmill on the hill.", False),
+        ("Lyra, a travelling bard, is staying at the tavern this season.", "It rains.", False),
+        (DOOR, "What do I dream of doing one day?", False),
+    ],
+)
+def test_a_fact_said_to_a_line_it_does_not_answer_is_recited(reply, line, about_npc):
+    assert recited(reply, line, FACTS, about_npc) == [reply.split(". ")[0].rstrip(".") + "."]
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        (ROADS, "What is there to see in this town?"),  # a question of the world
+        (HOB, "Where can I buy bread?"),
+        ("Lyra, a travelling bard, is staying at the tavern this season.", "Who are you?"),
+        ("Voss is the blacksmith; his forge is on the market square.", "Where can I find a smith?"),
+        ("Voss mends tools at his forge on the market square.", "I need my plough mended."),
+        ("The tavern door is barred at midnight.", "When does the tavern door close?"),
+        ("Aye, the door is barred at midnight, love.", "I'll be back late tonight."),  # own words
+    ],
+)
+def test_a_fact_that_may_answer_the_line_is_no_recital(reply, line):
+    assert recited(reply, line, FACTS, about_npc=line == "Who are you?") == []
+
+
+def test_the_sentences_around_a_recital_stay():
+    reply = f"Rain again! {HOB} Sit by the fire."
+    assert recited(reply, "It has not stopped raining.", FACTS) == [HOB]
+
+
+def test_the_guard_asks_again_and_a_recital_is_never_shown():
+    from types import SimpleNamespace
+
+    from omniira_evennia.conversation import guard
+    from omniira_evennia.conversation.reminders import asked_again
+    from omniira_evennia.knowledge.facts import KnowledgeLine
+    from tests.support.voice_turn import turn_input
+
+    ctx = turn_input("My dream is to build a windmill on the hill.").context
+    ctx.knowledge = [KnowledgeLine(ROADS, "places")]
+    problem = guard.voice_problem(SimpleNamespace(text=f"Oh! {ROADS}"), ctx, None)
+    assert problem == "slipped: recites_what_it_knows"
+    again = asked_again([{"role": "user", "content": "..."}], ctx, problem)
+    assert "not a line of what you know" in again[-1]["content"]
+    assert guard.repaired(f"Oh! {ROADS}", problem, ctx, None) == "Oh!"
+    assert ROADS not in guard.repaired(ROADS, problem, ctx, None)
