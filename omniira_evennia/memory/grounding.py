@@ -287,6 +287,15 @@ class Evidence:
     others: tuple[tuple[str, frozenset[str]], ...] = ()
 
 
+def _with_what_it_leans_on(every: list[str], i: int) -> str:
+    """A statement that goes on from the one before ("it makes me ill, so never put it in my
+    food." after "I cannot eat milk;") together with it: alone it grounds a note that lost its
+    thing, and the note kept in their words quoted only half (held-out seed 35089)."""
+    if i and _GOES_ON.match(every[i]) and _FIRST_PERSON.search(every[i - 1]):
+        return f"{every[i - 1]} {every[i]}"
+    return every[i]
+
+
 def evidence(
     lines, *, subject: str, told: bool = False, pooled: bool = False, own: bool = False
 ) -> Evidence:
@@ -304,7 +313,8 @@ def evidence(
     else:
         # A statement about themselves, alone or with the sentence after it ("I'm looking for
         # my sister Odile. She vanished near the old mill.").
-        said = [s for s in every if _FIRST_PERSON.search(s)]
+        said = [_with_what_it_leans_on(every, i) for i, s in enumerate(every)]
+        said = [s for s in said if _FIRST_PERSON.search(s)]
         # The sentence after must go on about it ("She ...", "It ..."): a new subject ("Mildreth
         # the priest's housekeeper got into a brawl, they say") is someone else's news.
         # Two of their own in a row are theirs together too ("I always carry a jade ring; I
@@ -314,6 +324,7 @@ def evidence(
             for a, b in zip(every, every[1:])
             if _FIRST_PERSON.search(a) and (_GOES_ON.match(b) or _FIRST_PERSON.search(b))
         ]
+        joined = list(dict.fromkeys(joined))
     if pooled and len(said) > 2:
         joined.append(" ".join(said))
     others = () if told else [s for s in every if not _FIRST_PERSON.search(s)]

@@ -469,3 +469,11 @@ def test_a_note_that_names_nobody(value, nameless):
 def test_a_note_that_is_their_line_half_turned_round(value, half_turned):
     line = "Shellfish makes me break out in a rash, so keep it off my plate."
     assert garbled(value, "Ada", line) is half_turned
+
+
+def test_a_clause_that_goes_on_grounds_with_the_one_it_leans_on():
+    """Held-out seed 35089: a note on "it makes me ill, so never put it in my food." alone was
+    kept as that clause quoted, and "What am I allergic to?" got the quote without the milk."""
+    lines = ["I cannot eat milk; it makes me ill, so never put it in my food."]
+    found = ground("Katriona falls ill; never put it in her food.", lines, subject="Katriona")
+    assert found.ok and found.line == lines[0]
