@@ -88,3 +88,30 @@ def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> l
         if going_on:
             found.append(sentence)
     return found
+
+
+KNEW_IT_ALREADY = "claims_to_know_it_already"  # the slip's name (guard.slips_of)
+# "Oh, yes, I remember." to "You should know about my father, Tiberius: ..." (held-out seed
+# 35089), "Yes, I've heard that." to "I grew up in Brackenridge" (busy seed 90271): what the
+# player tells for the first time, met as old news.
+_KNEW_IT = re.compile(
+    r"^\W*(?:(?:oh|ah|yes|aye|well|indeed),?\s+)*i(?:'ve| have)?\s+(?:do\s+)?"
+    r"(?:(?:remember|recall|heard)(?:\s+(?:that|it|so|of it|about it))?|already know(?: that| it)?"
+    # A bare "I know, Dara." is sympathy ("I nearly slipped on the cobbles outside").
+    r"|know (?:that|it))\s*[.!,]",
+    re.IGNORECASE,
+)
+_OWN_TELLING = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
+
+
+def knew_it_already(reply: str, line: str, remembered: str) -> list[str]:
+    """The sentence of `reply` that meets the speaker's telling of their own (a statement in
+    the first person) as something it knew, when nothing it remembers of them (`remembered`)
+    holds two of the line's content words."""
+    line = capped(line)
+    if is_question(line) or not _OWN_TELLING.search(line):
+        return []
+    if len(content_stems(line) & content_stems(capped(remembered))) >= 2:
+        return []
+    said = sentence_list(capped(reply))
+    return said[:1] if said and _KNEW_IT.match(said[0]) else []

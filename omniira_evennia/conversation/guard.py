@@ -110,7 +110,15 @@ def slips_of(text: str, ctx: PromptContext) -> list[str]:
         found.append(embellishments.INVENTS_WHAT_THEY_NAMED)
     if recited_facts(text, ctx):
         found.append(recitals.RECITES)
+    if knew_it_already(text, ctx):
+        found.append(embellishments.KNEW_IT_ALREADY)
     return found
+
+
+def knew_it_already(text: str, ctx: PromptContext) -> list[str]:
+    """embellishments.knew_it_already against what the NPC remembers of the speaker."""
+    remembered = " ".join(m.text for m in ctx.memories if m.about_speaker)
+    return embellishments.knew_it_already(text, ctx.message, remembered)
 
 
 def recited_facts(text: str, ctx: PromptContext) -> list[str]:
@@ -271,6 +279,7 @@ def repaired(
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
         claimed = anothers_trade(kept, ctx) + unwanted_topics(kept, ctx)
         claimed += invented_about_theirs(kept, ctx) + recited_facts(kept, ctx)
+        claimed += knew_it_already(kept, ctx)
         kept = " ".join(s for s in sentence_list(kept) if s not in claimed)
         if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")

@@ -47,7 +47,9 @@ def asked_again(
             f"(You have said that already. Answer what {speaker} just said, as {name}, in new "
             "words.)"
         )
-    elif problem.startswith("slipped") and "doubts_the_telling" in problem:
+    elif problem.startswith("slipped") and (
+        "doubts_the_telling" in problem or embellishments.KNEW_IT_ALREADY in problem
+    ):
         # Met with not knowing it, the news is often given back too ("I don't know if you can
         # touch pepper."): what it is told is the reminder that helps.
         reminder = (

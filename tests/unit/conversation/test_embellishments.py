@@ -72,3 +72,46 @@ def test_sorrow_for_what_they_told_is_no_description():
     """Replayed held-out news: "I'm sorry to hear about Essa's purse." stays."""
     line = "Terrible news, Lyra: Essa the goose girl lost her purse at the ferry crossing."
     assert invented("I'm sorry to hear about Essa's purse.", line) == []
+
+
+@pytest.mark.parametrize(
+    "reply, line, remembered, expected",
+    [
+        (  # held-out seed 35089
+            "Oh, yes, I remember. Tiberius was a wise man, Verity.",
+            "You should know about my father, Tiberius: he lives alone out past the marsh road.",
+            "",
+            ["Oh, yes, I remember."],
+        ),
+        (  # held-out busy seed 90271
+            "Yes, I've heard that. It's a long road.",
+            HOME,
+            "",
+            ["Yes, I've heard that."],
+        ),
+        # Told again what it holds, asked, or its own feeling: no claim.
+        (
+            "Yes, I remember that.",
+            "My grandmother Odile comes at midsummer.",
+            "Ada's grandmother Odile visits at midsummer.",
+            [],
+        ),
+        ("I remember: your horse is Sprocket.", "Do you remember my horse?", "", []),
+        ("I know that feeling well.", "I haven't slept in days.", "", []),
+    ],
+)
+def test_a_telling_met_as_old_news(reply, line, remembered, expected):
+    from omniira_evennia.conversation.embellishments import knew_it_already
+
+    assert knew_it_already(reply, line, remembered) == expected
+
+
+def test_a_bare_i_know_is_sympathy_not_old_news():
+    from omniira_evennia.conversation.embellishments import knew_it_already
+
+    slipped = "I nearly slipped on the cobbles outside."
+    assert knew_it_already("I know, Dara. It's a bit slippery outside.", slipped, "") == []
+    told = "Never put strawberries in anything you serve me: I'm allergic."
+    assert knew_it_already("I know that, Corwin. I'll be careful.", told, "") == [
+        "I know that, Corwin."
+    ]
