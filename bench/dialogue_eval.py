@@ -943,6 +943,31 @@ def embellishes(reply: str, line: str, known_names) -> bool:
     return False
 
 
+RECITED_SHARE = 0.7
+
+
+def recites_a_fact(reply: str, line: str, facts) -> bool:
+    """
+    A fact of what the NPC knows said to a line that does not ask of it: a reply sentence with
+    RECITED_SHARE of a fact sentence's content words (four or more) when the line shares
+    fewer than two with that fact ("Old Hob the baker keeps the bread stall by the well ..."
+    to "I always carry a book of old sea charts", held-out seed 35089).
+    """
+    said = content_words(line)
+    units = [
+        words
+        for fact in facts
+        if len(content_words(fact) & said) < 2
+        for words in map(content_words, sentences(fact))
+        if len(words) >= 4
+    ]
+    return any(
+        len(content_words(sentence) & words) >= RECITED_SHARE * len(words)
+        for sentence in sentences(reply)
+        for words in units
+    )
+
+
 GOODBYE_KEYS = [["back"], ["tomorrow"]]
 
 
@@ -1308,6 +1333,12 @@ def _knowledge_texts() -> list[str]:
     return [str(v) for row in model.objects.values(*fields)[:5000] for v in row.values() if v]
 
 
+def demo_facts() -> list[str]:
+    """The texts of the demo's knowledge file (game_template/world/knowledge.json)."""
+    path = ROOT / "game_template" / "world" / "knowledge.json"
+    return [e["text"] for e in json.loads(path.read_text())["knowledge"] if e.get("text")]
+
+
 TEXT_FIELDS = ("CharField", "TextField")
 
 
@@ -1338,7 +1369,8 @@ def world_vocabulary(npcs, rooms) -> dict:
     joined = " ".join(texts)
     words = sorted({w for w in re.findall(r"[a-z]+", joined.lower()) if len(w) > 2})
     names = sorted(set(re.findall(r"\b[A-Z][a-z]+\b", joined)) - {"The", "You", "Say"})
-    return {"words": words, "names": names, "sources": sorted(set(sources))}
+    facts = sorted(set(known))
+    return {"words": words, "names": names, "facts": facts, "sources": sorted(set(sources))}
 
 
 def make_player(name: str, room):
@@ -1728,6 +1760,8 @@ def flag_reply(
         known = [*world_info["names"], *world.NPC_NAMES, speaker]
         if embellishes(reply, step.line, known):
             flags.append("embellished")
+        if recites_a_fact(reply, step.line, world_info.get("facts", ())):
+            flags.append("recited")
     if step.kind == "self" and step.category == "role":
         in_role = re.search(NPC_TRAITS.get(scenario.npc, "$^"), reply, re.IGNORECASE)
         flags.append("in_role" if in_role else "off_role")
@@ -1746,6 +1780,8 @@ def score(record: dict, meta: dict | None = None) -> dict:
     scenarios = [Scenario.from_dict(s) for s in record["scenarios"]]
     by_id = {s.id: s for s in scenarios}
     world_info = {**record["world"], "prompt_phrases": prompt_phrases()}
+    # A run from before the facts were kept: the demo's knowledge file, as the run had it.
+    world_info.setdefault("facts", demo_facts())
     replies = record["replies"]
     answers: dict[tuple, list[str]] = {}
     lines: dict[tuple, list[str]] = {}
@@ -1919,6 +1955,7 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
         "town_invented_pct": _pct(_count(towns, "world_invented"), len(towns)),
         "tellings": len(tellings),
         "tellings_embellished": _count(tellings, "embellished"),
+        "tellings_recited": _count(tellings, "recited"),
         "self_questions": len(selfq),
         "self_role_questions": _count(selfq, "in_role") + _count(selfq, "off_role"),
         "self_role_in_role": _count(selfq, "in_role"),
@@ -2002,6 +2039,11 @@ TABLE = [
         _of("tellings_embellished", "tellings"),
         "0",
     ),
+    (
+        "tellings met with a fact of the NPC's it was not asked",
+        _of("tellings_recited", "tellings"),
+        "0",
+    ),
     ("'what do you do' answered in role", _of("self_role_in_role", "self_role_questions"), "all"),
     ("restated replies, %", "restated_pct", "<= 3"),
     ("replies repeating an earlier one that day, %", "repeated_pct", "<= 5"),
@@ -2068,6 +2110,7 @@ SEVERITY = [
     "slip:assistant_voice",
     "world_invented",
     "embellished",
+    "recited",
     "slip:third_person_self",
     "restated",
     "repeat",

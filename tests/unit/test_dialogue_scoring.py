@@ -873,3 +873,11 @@ def test_what_the_npc_is_asked_to_do_given_back_is_a_swap():
     line = "Nuts makes me break out in a rash, so keep it off my plate."
     assert ev.swaps_i_and_you("That's not good. You'll make sure to keep it off your plate.", line)
     assert not ev.swaps_i_and_you("I'll keep it off your plate.", line)
+
+
+def test_a_fact_recited_to_a_telling_it_does_not_answer():
+    hob = "Old Hob the baker keeps the bread stall by the well and sells a loaf for one copper."
+    charts = "Lyra, I always carry a book of old sea charts; it has never left my side."
+    assert ev.recites_a_fact(hob, charts, [hob])
+    assert not ev.recites_a_fact(hob, "I bake bread at the well stall for a copper a loaf.", [hob])
+    assert not ev.recites_a_fact("Charts! Do you sail?", charts, [hob])
