@@ -149,7 +149,11 @@ _MADE_TO_ME = re.compile(
 _NEGATION = re.compile(r"n't\b|\b(?:not|never|no|nothing)\b", re.I)
 # Words of fear: "It has always been a source of fear for me" after "I have been terrified of
 # the dark" (held-out seed 53309) claims the speaker's fear with no word of theirs.
-_FEAR = re.compile(r"\b(?:afraid|fear\w*|scar\w*|frighten\w*|terrif\w*|dread\w*)\b", re.I)
+# "It always makes me feel uneasy." after "I have been terrified of crows" (seed 35089).
+_FEAR = re.compile(
+    r"\b(?:afraid|fear\w*|scar\w*|frighten\w*|terrif\w*|dread\w*|uneasy|nervous|shiver\w*)\b",
+    re.I,
+)
 
 
 @dataclass

@@ -330,6 +330,12 @@ def test_the_speakers_facts_claimed_by_the_npc_are_said_back_to_them():
             "Maren, I have been terrified of the dark since I was a child.",
             "It has always been a source of fear for you.",
         ),
+        # Held-out seed 35089, in the words of unease.
+        (
+            "It always makes me feel uneasy.",
+            "Wren, I have been terrified of crows since I was a child.",
+            "It always makes you feel uneasy.",
+        ),
         # Held-out busy seed 66617: their allergy befalling the NPC.
         (
             "Garlic can make me feel uncomfortable sometimes.",
