@@ -245,7 +245,17 @@ _DENIES_YOURS = re.compile(
 _NEGATES = re.compile(r"n't\b|\b(?:not|never|cannot|no)\b", re.IGNORECASE)
 
 
+# What they fear said as what they love: "You love rats." to "Maren, nothing frightens me like
+# rats." (held-out seed 35089).
+_FEARED = re.compile(r"\b(?:afraid|fear\w*|scare\w*|frighten\w*|terrif\w*|dread\w*)", re.I)
+_LOVES = re.compile(r"\byou(?:'re| are)?\s+(?:love|like|adore|enjoy|fond of)\b[^.!?]*", re.I)
+
+
 def _denies(reply: str, line: str) -> bool:
+    if _FEARED.search(line) and any(
+        content_stems(found.group(0)) & content_stems(line) for found in _LOVES.finditer(reply)
+    ):
+        return True
     if _NEGATES.search(line):
         return False
     told = content_stems(line)

@@ -1783,6 +1783,9 @@ def test_asked_of_its_wares_the_npc_knows_them(line, reply, unknown):
         ),
         ("I don't know who you are, stranger.", "My name is Cedric.", True),
         ("I don't know where you could get them.", "I need new boots.", False),
+        # Held-out seed 35089: what they fear said as what they love.
+        ("You love rats.", "Maren, nothing frightens me like rats.", True),
+        ("You'd love the cat, then.", "Nothing frightens me like rats.", False),
     ],
 )
 def test_what_the_player_is_telling_is_not_met_with_not_knowing_it(reply, line, doubts):
