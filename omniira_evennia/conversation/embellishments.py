@@ -64,8 +64,8 @@ def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> l
     The sentences of `reply` that describe a name the speaker's `line` brought up and the NPC
     does not know (`unknown_names`), with words neither the speaker (`theirs`: all they said)
     nor what it knows (`known`) gave it, or that claim it has been there; and the sentences
-    that go straight on about it ("It is a secret mine ..."). Questions and what is said to
-    the listener ("You must miss Brackenridge") are theirs to answer, and stay.
+    that go straight on about it ("It is a secret mine ..."). Questions, and what is said to
+    the listener that does not describe it ("You must miss Brackenridge"), stay.
     """
     names = unknown_names(line, known, skip)
     if not names:
@@ -79,11 +79,14 @@ def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> l
     found: list[str] = []
     going_on = False
     for sentence in sentence_list(capped(reply)):
-        if is_question(sentence) or _SECOND_PERSON.search(sentence):
+        if is_question(sentence):
             going_on = False
             continue
+        # "Briarholt is a beautiful village in the hill country, and you grew up there." (held-
+        # out seed 44207) describes it, "you" or not; "You've been there?" is theirs.
         described = pattern.search(sentence) and content_stems(sentence) - given
-        been_there = _BEEN_THERE.search(sentence) or been.search(sentence)
+        yours = _SECOND_PERSON.search(sentence)
+        been_there = not yours and (_BEEN_THERE.search(sentence) or been.search(sentence))
         going_on = bool(described or been_there or (going_on and _GOES_ON.match(sentence)))
         if going_on:
             found.append(sentence)

@@ -262,10 +262,34 @@ def _denies(reply: str, line: str) -> bool:
     return any(content_stems(found.group(0)) & told for found in _DENIES_YOURS.finditer(reply))
 
 
+# News told ("Did you hear? Odo the ferryman was robbed on the north road.") met as a question
+# it cannot answer: "Sorry, but I don't know anything about Odo the ferryman or any other
+# events ..." (held-out seed 44207).
+_NEWS_LEAD = re.compile(
+    r"\b(?:did you hear|have you heard|terrible news|good news|they say|is talking about)\b", re.I
+)
+_NOT_NAMES = set("the did have has terrible good news they this that".split())
+_KNOWS_NOTHING_OF = r"\bi (?:don'?t|do not) know (?:anything |much )?(?:about|of) (?:\w+ )?{name}\b"
+
+
+def _doubts_the_news(reply: str, line: str) -> bool:
+    if not _NEWS_LEAD.search(line):
+        return False
+    names = {
+        n for n in re.findall(r"(?<=\S )([A-Z][a-z]{2,})", line) if n.lower() not in _NOT_NAMES
+    }
+    return any(
+        re.search(_KNOWS_NOTHING_OF.format(name=re.escape(n)), reply, re.IGNORECASE) for n in names
+    )
+
+
 def doubts_the_telling(reply: str, line: str) -> bool:
     """The player telling of themselves (a statement in the first person) met with the NPC's
-    not knowing it, or with its denial."""
+    not knowing it, or with its denial; or news they tell met with knowing nothing of whom it
+    is about."""
     line, reply = capped(line), capped(reply)
+    if _doubts_the_news(reply, line):
+        return True
     return (
         not is_question(line)
         and bool(FIRST_PERSON.search(line))

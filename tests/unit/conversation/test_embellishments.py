@@ -42,6 +42,15 @@ def test_the_names_of_their_line_the_npc_does_not_know():
             "I grew up in Sedgewick, on the coast.",
             ["Sedgewick was a beautiful place, with its beaches and rolling hills."],
         ),
+        (  # held-out seed 44207: described beside "you"
+            "Briarholt is a beautiful village in the hill country, and you grew up there. It's "
+            "a quiet place where you can enjoy the fresh air.",
+            "I grew up in Briarholt, in the hill country.",
+            [
+                "Briarholt is a beautiful village in the hill country, and you grew up there.",
+                "It's a quiet place where you can enjoy the fresh air.",
+            ],
+        ),
         # Asked about, said to them, their own words, or not known: all stay.
         ("Brackenridge? Is it far? You must miss it.", HOME, []),
         ("Brackenridge is on the southern plains, then.", HOME, []),

@@ -1783,6 +1783,13 @@ def test_asked_of_its_wares_the_npc_knows_them(line, reply, unknown):
         ),
         ("I don't know who you are, stranger.", "My name is Cedric.", True),
         ("I don't know where you could get them.", "I need new boots.", False),
+        # Held-out seed 44207: news met as a question it cannot answer.
+        (
+            "Sorry, but I don't know anything about Odo the ferryman or any other events.",
+            "Did you hear? Odo the ferryman was robbed on the north road.",
+            True,
+        ),
+        ("Odo? I don't know him, but that's dreadful.", "Did you hear? Odo was robbed.", False),
         # Held-out seed 35089: what they fear said as what they love.
         ("You love rats.", "Maren, nothing frightens me like rats.", True),
         ("You'd love the cat, then.", "Nothing frightens me like rats.", False),
