@@ -167,8 +167,14 @@ def anothers_trade(text: str, ctx: PromptContext) -> list[str]:
     ident = ctx.identity
     name = ident.name.lower()
     facts = [k.text for k in ctx.knowledge if k.category in _TRADE_FACTS]
-    # Facts written to the NPC ("You sell remedies ...") or naming it are its own.
-    own = [t for t in facts if re.match(r"\W*you\b|\W*your\b", t, re.I) or name in t.lower()]
+    # Facts written to the NPC ("You sell remedies ..."), naming it, or naming nobody ("A mug
+    # of cider costs two copper.": its wares, reminders.own_wares) are its own.
+    wares = {k.text for k in own_wares(ctx)}
+    own = [
+        t
+        for t in facts
+        if re.match(r"\W*you\b|\W*your\b", t, re.I) or name in t.lower() or t in wares
+    ]
     others = [t for t in facts if t not in own]
     mine = " ".join([ident.role, ident.personality, ident.duty, *own])
     if not others:

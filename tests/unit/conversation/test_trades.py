@@ -114,3 +114,28 @@ def test_what_the_npc_remembers_of_the_listener_is_theirs():
     remembered = [MemoryLine("Ulric keeps a herb stall by the well.")]
     ctx = voss(memories=remembered)
     assert ANOTHERS_TRADE not in guard.slips_of("How is your herb stall?", ctx)
+
+
+HERB_PRICES = (
+    "Wren's herb stall sells willow-bark tea for aches at two copper a twist and a sleeping "
+    "draught at five copper."
+)
+
+
+def test_anothers_prices_charged_as_its_own_and_its_own_prices_are_its_own():
+    """Held-out seed 44207: "I charge two copper for willow-bark tea and five copper for the
+    sleeping draught." from Lyra, the bard; Maren's own prices name nobody and stay hers."""
+    ctx = lyra("What do you charge, Lyra?")
+    ctx.knowledge.append(KnowledgeLine(HERB_PRICES, "trade"))
+    reply = "I charge two copper for willow-bark tea and five copper for the sleeping draught."
+    assert ANOTHERS_TRADE in guard.slips_of(reply, ctx)
+    maren = PromptContext(
+        identity=Identity("Maren", "tavern keeper", "Warm.", "You run the tavern."),
+        speaker_name="Fenwick",
+        message="What do you charge, Maren?",
+        knowledge=[
+            KnowledgeLine("A mug of cider costs two copper.", "trade"),
+            KnowledgeLine(HERB_PRICES, "trade"),
+        ],
+    )
+    assert guard.slips_of("I charge two copper for a mug of cider.", maren) == []
