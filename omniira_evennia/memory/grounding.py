@@ -291,7 +291,10 @@ def _with_what_it_leans_on(every: list[str], i: int) -> str:
     """A statement that goes on from the one before ("it makes me ill, so never put it in my
     food." after "I cannot eat milk;") together with it: alone it grounds a note that lost its
     thing, and the note kept in their words quoted only half (held-out seed 35089)."""
-    if i and _GOES_ON.match(every[i]) and _FIRST_PERSON.search(every[i - 1]):
+    # Only within one sentence: "It has not stopped raining since this morning." after "I dip
+    # candles ..., day in, day out." is weather, not the candles (held-out seed 44207).
+    before = every[i - 1] if i else ""
+    if before.endswith(";") and _GOES_ON.match(every[i]) and _FIRST_PERSON.search(before):
         return f"{every[i - 1]} {every[i]}"
     return every[i]
 

@@ -68,11 +68,16 @@ def garbled(value: str, subject: str, line: str = "") -> bool:
         return False
     if _SPOKEN_TO.search(text):
         return True
-    lead = re.match(rf"\W*{re.escape(subject)}\s+(.*)", text, re.IGNORECASE | re.DOTALL)
+    # "Yvaine's home for me is Brackenridge" (held-out seed 44207) as much as "Yvaine can't ...".
+    lead = re.match(
+        rf"\W*{re.escape(subject)}(?P<own>['\u2019]s)?\s+(?P<rest>.*)",
+        text,
+        re.IGNORECASE | re.DOTALL,
+    )
     if lead is None:
         return False
-    rest = lead.group(1)
-    if _PLURAL_VERB.match(rest):
+    rest = lead.group("rest")
+    if not lead.group("own") and _PLURAL_VERB.match(rest):
         return True
     # "Isolde can't eat honey; it makes me ill." (telnet trial, 2026-12-06): their "me" left in
     # a note about them, unless the note reports words ("Ada told me ...": the NPC's "me").

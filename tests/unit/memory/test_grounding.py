@@ -461,6 +461,7 @@ def test_a_note_that_names_nobody(value, nameless):
         ("Ada grew up in Tarnow.", False),
         ("Ada told me Oskar poisoned the well.", False),
         ("Ada can't eat honey; it makes me ill.", True),  # telnet trial, 2026-12-06
+        ("Ada's home for me is Tarnow, far to the north.", True),  # held-out seed 44207
         ("Ada wants me to call her Addie.", False),
         ("Ada fought in the war.", False),
         ('Ada said: "If you see me go pale, it is ghosts."', False),
@@ -476,4 +477,12 @@ def test_a_clause_that_goes_on_grounds_with_the_one_it_leans_on():
     kept as that clause quoted, and "What am I allergic to?" got the quote without the milk."""
     lines = ["I cannot eat milk; it makes me ill, so never put it in my food."]
     found = ground("Katriona falls ill; never put it in her food.", lines, subject="Katriona")
+    assert found.ok and found.line == lines[0]
+
+
+def test_a_sentence_after_a_full_stop_is_not_leaned_on():
+    """Held-out seed 44207: 'Rosalie said: "I dip candles ..., day in, day out. It has not
+    stopped raining since this morning."'."""
+    lines = ["I dip candles from tallow and beeswax, day in, day out.", "It has not stopped raining."]
+    found = ground("Rosalie dips candles from tallow and beeswax.", lines, subject="Rosalie")
     assert found.ok and found.line == lines[0]
