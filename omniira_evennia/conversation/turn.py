@@ -375,6 +375,10 @@ def final_line(heard: Heard, ctx: PromptContext, conf: OmniiraSettings, notes: L
         text = repairs.unaddressed(text, ctx.identity.name, ctx.speaker_name)
     if text:
         text = guard.without_repeats(text, ctx, topic, answer)
+    if not text and heard.broke and answer:
+        # "I'm sorry, but I can't assist with that." to "Voss, what am I allergic to?", with the
+        # wheat remembered (held-out seed 44207): what it remembers, not "I'm not sure".
+        text = plain_lines.remembered_line(answer, ctx.speaker_name)
     if answer and text and not topics.gives_answer(text, answer, ctx.message, ctx.speaker_name):
         # "Yes, I remember your cat's name." and no name: the NPC says what it remembers.
         health.incr("answers_said_plainly")

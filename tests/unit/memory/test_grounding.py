@@ -483,6 +483,9 @@ def test_a_clause_that_goes_on_grounds_with_the_one_it_leans_on():
 def test_a_sentence_after_a_full_stop_is_not_leaned_on():
     """Held-out seed 44207: 'Rosalie said: "I dip candles ..., day in, day out. It has not
     stopped raining since this morning."'."""
-    lines = ["I dip candles from tallow and beeswax, day in, day out.", "It has not stopped raining."]
+    lines = [
+        "I dip candles from tallow and beeswax, day in, day out.",
+        "It has not stopped raining.",
+    ]
     found = ground("Rosalie dips candles from tallow and beeswax.", lines, subject="Rosalie")
     assert found.ok and found.line == lines[0]
