@@ -110,8 +110,12 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
         inner = (wrapped.group(1) or wrapped.group(2)).strip()
         stripped, broke = inner[:1].upper() + inner[1:], True
     others = [re.escape(who) for who in (speaker, "You") if who]
+    # '... Rosalie responds, "Garlic makes me break out ..."' (held-out seed 44207) as much as
+    # "Tobiah: I also make candles".
     turn = re.search(
-        rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:)", stripped[1:]
+        rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:"
+        r"|(?:says|responds|replies|answers|asks)\s*,?\s*[\"\u201c])",
+        stripped[1:],
     )
     if turn:
         stripped = stripped[: turn.start() + 1].strip()  # the rest is a turn it invented

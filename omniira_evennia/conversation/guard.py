@@ -71,7 +71,9 @@ def speaks_as(reply: str, speaker: str) -> bool:
     return (
         bool(speaker)
         and re.match(
-            rf"^\W*{re.escape(speaker)}\s*(:|says\b|asks\b|replies\b)", reply, re.IGNORECASE
+            rf"^\W*{re.escape(speaker)}\s*(:|says\b|asks\b|replies\b|responds\b|answers\b)",
+            reply,
+            re.IGNORECASE,
         )
         is not None
     )

@@ -128,6 +128,12 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
     told me"; "Wow, talia!" -> "Wow, Talia!" (a player sharing the NPC's name is left as said)."""
     if not speaker or speaker.lower() == (npc or "").lower():
         return reply
+    # The speaker's own line written for them ('Jessamy says: "..."') stays as written, for the
+    # guard to see it so (turned, it read 'You say: "..."': held-out seed 44207).
+    if re.match(
+        rf"^\W*{re.escape(speaker)}\s+(?:says|responds|replies|answers|asks)\b", reply, re.I
+    ):
+        return reply
 
     def yours(match: re.Match) -> str:
         opens = match.start() == 0 or re.search(r"[.!?]\s*$", reply[: match.start()])

@@ -114,6 +114,13 @@ def _asked_of_me_given_to_you(reply: str, line: str) -> bool:
     return bool(given.search(capped(reply)))
 
 
+# Their ailment as the NPC's own: "Oh, you're allergic to strawberries, sweetie. ... Maybe you can
+# give me something to help with my rash." from Wren, the herbalist (held-out seed 44207).
+_THEIR_AILMENT = re.compile(r"\b(?:allerg\w*|rash\w*|sick|ill)\b", re.IGNORECASE)
+_AILMENT_AS_MINE = re.compile(
+    r"\bmy (?:rash|allergy|allergies|sickness|illness)\b|\bhelp (?:me )?with my\b", re.I
+)
+
 # The NPC's remembering said as the player's ("You remember baking bread for a living,
 # Yvaine." to "I bake bread for a living"): a statement, not a question back.
 _OWN_MEMORY_AS_YOURS = re.compile(
@@ -197,6 +204,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _TAKES_UP.search(reply) and _OWN_PLAN.search(line) and not _INVITES.search(line):
         return True
     if _asked_of_me_given_to_you(reply, line):
+        return True
+    if _THEIR_AILMENT.search(line) and _AILMENT_AS_MINE.search(reply):
         return True
     return bool(
         is_question(line)

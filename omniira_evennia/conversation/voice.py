@@ -235,7 +235,11 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     reply, line = capped(reply), capped(line)
     found = []
     if speaker and (
-        re.match(rf"^\W*{re.escape(speaker)}\s*(?::|says\b|asks\b|replies\b)", reply, re.IGNORECASE)
+        re.match(
+            rf"^\W*{re.escape(speaker)}\s*(?::|says\b|asks\b|replies\b|responds\b|answers\b)",
+            reply,
+            re.IGNORECASE,
+        )
         or re.search(_SAID_BY.format(name=re.escape(speaker)), reply, re.IGNORECASE)
     ):
         found.append("speaks_as_player")

@@ -1936,6 +1936,27 @@ def test_not_knowing_what_they_ask_of_themselves_in_its_words_is_no_restating():
     assert "restated" in slips("You dream of doing one day?", line, "Maren", "Seb")
 
 
+def test_their_ailment_taken_as_the_npcs_own_swaps_i_and_you():
+    """Held-out seed 44207: Wren, the herbalist, asked what the player is allergic to."""
+    line = "What am I allergic to, Wren?"
+    reply = "You're allergic to strawberries. Maybe you can give me something to help with my rash."
+    assert "swaps_i_and_you" in slips(reply, line, "Wren", "Talia")
+    assert slips("You're allergic to strawberries.", line, "Wren", "Talia") == []
+
+
+def test_the_speakers_line_written_for_them_is_spoken_as_them_however_it_is_framed():
+    """Held-out seed 44207: 'Rosalie responds, "Garlic makes me ..."' was turned to 'You
+    respond, "Garlic makes you ..."' and shown."""
+    from omniira_evennia.conversation.character_breaks import strip_character_breaks
+
+    raw = 'You ask me, "What am I allergic to? " Rosalie responds, "Garlic makes me break out."'
+    text, broke = strip_character_breaks(raw, "Lyra", "Rosalie")
+    assert broke and guard.speaks_as(text, "Rosalie")
+    assert repairs.to_the_listener(text, "Rosalie", "Lyra") == text
+    cut, _ = strip_character_breaks('Garlic, I think. Rosalie responds, "Yes."', "Lyra", "Rosalie")
+    assert cut == "Garlic, I think."
+
+
 def test_the_players_state_in_new_words_is_theirs_too():
     """Held-out runs: "I feel hungry." to "I haven't eaten since sunrise." (busy seed 90271),
     "I fell down and hurt my knee." after the player's slip said back (seed 83417), "... and I
