@@ -17,12 +17,27 @@ from omniira_evennia.conversation import repairs
         ("Yes, Orla is saving to become mayor.", "Orla", "Yes, you are saving to become mayor."),
         ("Hello there. Dara grew up in Tarnow.", "Dara", "Hello there. You grew up in Tarnow."),
         ("Dara doesn't have a line of work.", "Dara", "You don't have a line of work."),
-        # Whose "he" would be unclear: left as said (the guard asks again).
+        # A "he" that can only be theirs is theirs (held-out seed 44207)...
         (
             "Leander has feared wolves since he was a child.",
             "Leander",
-            "Leander has feared wolves since he was a child.",
+            "You have feared wolves since you were a child.",
         ),
+        (
+            "I remember that Niall treasures his wife's portrait, which he never lets out of his "
+            "sight.",
+            "Niall",
+            "I remember that you treasure your wife's portrait, which you never let out of your "
+            "sight.",
+        ),
+        # ... and whose would be unclear is left as said (the guard asks again).
+        (
+            "Leander met a man who has feared wolves since he was a child.",
+            "Leander",
+            "Leander met a man who has feared wolves since he was a child.",
+        ),
+        ("Yes, Niall loves her.", "Niall", "Yes, Niall loves her."),
+        ("Niall gave him a coin.", "Niall", "Niall gave him a coin."),
         # Not the subject: left as said.
         ("Dara and I went fishing.", "Dara", "Dara and I went fishing."),
         # The subject of a clause (replayed held-out replies, seed 45119 and earlier).
