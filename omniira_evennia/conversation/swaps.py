@@ -63,6 +63,14 @@ _THEIR_STATE_AS_MINE = re.compile(
     r"|i (?:fell|slipped|tripped|stumbled|hurt|twisted|sprained)\b)",
     re.IGNORECASE,
 )
+# Their mishap as the NPC's to learn from: "I'll make sure to be more careful next time." to "I
+# nearly slipped on the cobbles outside." (held-out seed 44207); "I'll be careful." to an
+# allergy is care for them, and stays.
+_MISHAP = re.compile(r"\bi (?:nearly |almost )?(?:slipped|fell|tripped|stumbled|hurt)\b", re.I)
+_CAREFUL_NEXT_TIME = re.compile(
+    r"\bi(?:'ll| will) (?:make sure to |try to )?be (?:more )?careful (?:next time|from now on)",
+    re.I,
+)
 _OWN_TOO = re.compile(r"\b(?:too|myself|as well|also)\b", re.IGNORECASE)
 
 
@@ -200,6 +208,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
         return True
     if _their_state_as_mine(reply) and not is_question(line) and FIRST_PERSON.search(line):
+        return True
+    if _MISHAP.search(line) and _CAREFUL_NEXT_TIME.search(reply):
         return True
     if _TAKES_UP.search(reply) and _OWN_PLAN.search(line) and not _INVITES.search(line):
         return True

@@ -1970,6 +1970,8 @@ def test_the_players_state_in_new_words_is_theirs_too():
         "You were walking outside when you slipped on the cobbles. I fell down and hurt my knee."
     )
     assert "swaps_i_and_you" in slips(reply, slipped, "Maren", "Ada")
+    careful = "Oh, I'm sorry to hear about that. I'll make sure to be more careful next time."
+    assert "swaps_i_and_you" in slips(careful, slipped, "Maren", "Ada")  # held-out seed 44207
     # The NPC's own, said as its own: beside the listener, "too", or a story of its own.
     assert "swaps_i_and_you" not in slips("I slipped there myself once.", slipped, "Maren", "Ada")
     assert "swaps_i_and_you" not in slips(
