@@ -21,7 +21,11 @@ _CHARACTER_BREAKS = re.compile(
     r"i (cannot|can'?t|am unable to|'m unable to) (assist|help) with|"
     r"anything else i can (help|assist|do for you)|how (can|may) i (help|assist) you|"
     r"i'?m here to (help|assist)|i'?m sorry, but i (cannot|can'?t)|"
-    r"(happy|glad) to (help|assist)|let me know (how|if) i can)",
+    r"(happy|glad) to (help|assist)|let me know (how|if) i can|"
+    # A retry's reminder said back as the reply: "Ask about it." to news, "Sure, I'll ask about
+    # it." to "Could I get a room?" (held-out seed 52391; reminders.asked_again).
+    r"^\W*(?:(?:sure|yes|ok|okay|aye),?\s+)?(?:i'?ll\s+)?ask about it\W*$|"
+    r"say what you think of it|in your own words|not a line of what you know)",
     re.IGNORECASE,
 )
 

@@ -72,7 +72,7 @@ def asked_again(
     elif problem == f"slipped: {embellishments.INVENTS_WHAT_THEY_NAMED}":
         reminder = (
             f"(You know nothing of what {speaker} named but what {speaker} said: do not describe "
-            f"it or say you have been there. Answer as {name}: ask about it, or say so.)"
+            f"it or say you have been there. Answer as {name}, with a question of your own.)"
         )
     elif problem == f"slipped: {recitals.RECITES}":
         reminder = (

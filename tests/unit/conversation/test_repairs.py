@@ -125,3 +125,21 @@ def test_a_claim_said_back_takes_their_memorys_they_along():
         "You are afraid of wolves since you were a child.",
         1,
     )
+
+
+@pytest.mark.parametrize(
+    "reply, kept",
+    [
+        ("Ask about it.", ""),  # held-out seed 52391, to news
+        ("Sure, I'll ask about it.", ""),  # to "Could I get a room?"
+        ("Answer me in your own words, then.", ""),
+        (
+            "I'll ask about it at the market tomorrow, love.",
+            "I'll ask about it at the market tomorrow, love.",
+        ),
+    ],
+)
+def test_a_retrys_reminder_said_back_is_no_reply(reply, kept):
+    from omniira_evennia.conversation.character_breaks import strip_character_breaks
+
+    assert strip_character_breaks(reply, "Maren", "Dara")[0] == kept
