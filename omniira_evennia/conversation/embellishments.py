@@ -117,4 +117,14 @@ def knew_it_already(reply: str, line: str, remembered: str) -> list[str]:
     if len(content_stems(line) & content_stems(capped(remembered))) >= 2:
         return []
     said = sentence_list(capped(reply))
-    return said[:1] if said and _KNEW_IT.match(said[0]) else []
+    found = said[:1] if said and _KNEW_IT.match(said[0]) else []
+    return found + [s for s in said if _SHARED_PAST.search(s) and s not in found]
+
+
+# A past together nobody told it of: "It reminds me of the days we spent singing together in
+# the village." to "my most precious possession is a tin whistle" (held-out seed 52391).
+_SHARED_PAST = re.compile(
+    r"\b(?:the days|the time|the times|those days) we\b|\bwhen we (?:were|used to)\b"
+    r"|\bwe (?:spent|used to|grew up|sang|played)\b[^.!?]*\btogether\b",
+    re.IGNORECASE,
+)

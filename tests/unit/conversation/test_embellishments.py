@@ -106,6 +106,12 @@ def test_sorrow_for_what_they_told_is_no_description():
             [],
         ),
         ("I remember: your horse is Sprocket.", "Do you remember my horse?", "", []),
+        (  # held-out seed 52391: a past together nobody told it of
+            "That tin whistle is dear to you. It reminds me of the days we spent singing.",
+            "Wren, my most precious possession is a tin whistle.",
+            "",
+            ["It reminds me of the days we spent singing."],
+        ),
         ("I know that feeling well.", "I haven't slept in days.", "", []),
     ],
 )
