@@ -336,6 +336,26 @@ def asked_of(line: str, fact: str) -> bool:
     return is_question(line) and bool(content_stems(line) & content_stems(fact))
 
 
+PROMPT_RUN = 6  # words in a row shared with the instructions that make a reply a recital
+
+
+def _runs(text: str, n: int = PROMPT_RUN) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z']+", text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def recites_the_prompt(text: str, messages: list[dict]) -> bool:
+    """The reply says two runs of PROMPT_RUN words of the instructions the model was sent (its
+    system messages): a small model reading its prompt out instead of answering."""
+    if not text:
+        return False
+    said = _runs(voice.capped(text))
+    if len(said) < 2:
+        return False
+    prompt = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
+    return len(said & _runs(prompt[:20000])) >= 2
+
+
 def earlier_replies(ctx: PromptContext) -> list[str]:
     return [t.text for t in ctx.history if t.role == "assistant"]
 

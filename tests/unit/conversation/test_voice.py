@@ -2150,3 +2150,17 @@ def test_their_kin_with_an_apostrophe_is_still_theirs():
     reply = "Oh, that's a special flute. It's my mother's, and it's a beautiful instrument."
     text, changed = give_back_claims(reply, said, [], "Araminta", "Wren herbalist remedies")
     assert changed == 1 and "It's your mother's" in text
+
+
+def test_a_reply_that_reads_out_its_instructions_is_never_shown():
+    """Held-out seed 52391: "Answer what the person talking to you just said in one to three
+    short sentences, in your own voice: ..." was shown to the player."""
+    probe = FakeClient("Aye.")
+    run_turn(turn_input("Do you ever take a day off?"), conf("speech"), probe)
+    system = " ".join(m["content"] for m in probe.requests[0]["messages"] if m["role"] == "system")
+    recital = " ".join(system.split()[8:40])
+    client = FakeClient(recital, recital)
+    result = run_turn(turn_input("Do you ever take a day off?"), conf("speech"), client)
+    assert len(client.requests) == 2
+    shown = result.parsed.text
+    assert shown and recital[:40] not in shown and " ".join(system.split()[8:14]) not in shown
