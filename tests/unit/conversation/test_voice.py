@@ -2164,3 +2164,22 @@ def test_a_reply_that_reads_out_its_instructions_is_never_shown():
     assert len(client.requests) == 2
     shown = result.parsed.text
     assert shown and recital[:40] not in shown and " ".join(system.split()[8:14]) not in shown
+
+
+def test_a_reply_past_mending_to_a_question_of_its_wares_says_them():
+    """Held-out seed 52391: "I couldn't rightly say, Piers." to "What do you charge, Voss?" (a
+    repeat mended), and "Sure, I'll ask about it." to "Could I get a room?"."""
+    room = KnowledgeLine("The room upstairs costs five copper a night.", "trade")
+    cider = KnowledgeLine("A mug of cider costs two copper.", "trade")
+    said = [Turn("user", "Hello."), Turn("assistant", "Ah, I'll keep that in mind, Ada.")]
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper", "Warm.", "You run the tavern."),
+        speaker_name="Ada",
+        message="What do you charge, Maren?",
+        history=said,
+        knowledge=[cider, room],
+    )
+    again = guard.without_repeats("Ah, I'll keep that in mind, Ada.", ctx, None, None)
+    assert again == f"{cider.text} {room.text}"
+    ctx.message = "Could I get a room?"
+    assert guard.nothing_left(ctx) == room.text
