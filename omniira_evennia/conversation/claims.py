@@ -260,7 +260,12 @@ def give_back_claims(
     found.names = {n for n in found.names if n[:5] not in own_stems} - {speaker.lower()}
     if not found.evidence and not found.stems:
         return text, 0
-    theirs = {b for line in said for a, b in zip(_words(line), _words(line)[1:]) if a == "my"}
+    # Their "my ..." as they said it, or as what the NPC remembers of them puts it ("You throw
+    # jugs and bowls on my wheel" from a memory of Piers's wheel: held-out seed 52391).
+    theirs_said = said + [_first_person(m, speaker) for m in memories]
+    theirs = {
+        b for line in theirs_said for a, b in zip(_words(line), _words(line)[1:]) if a == "my"
+    }
     changed = 0
     out = []
     for sentence in sentences(text):

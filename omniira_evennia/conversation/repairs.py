@@ -194,7 +194,8 @@ _PAST = set("grew came went had lost found said told kept sold fell broke left".
 _SUBJECT = (
     r"(?P<lead>^\W*|[.!?]\s+|\b(?:yes|no|oh|ah|well|aye),\s+|\b(?:know|remember|recall|heard)"
     r"(?: that)?\s+|" + CLAUSE_LEAD + r")"
-    r"{name}\s+(?P<verb>[a-z']+)\b"
+    r"{name}\s+(?P<adverb>(?:always|never|often|still|also|usually|sometimes|just|really)\s+)?"
+    r"(?P<verb>[a-z']+)\b"
 )
 _THIRD_PERSON_PRONOUN = re.compile(r"\b(?:he|she|his|him|her|hers|himself|herself)\b", re.I)
 
@@ -287,9 +288,9 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         verb = _second_person(match.group("verb").lower())
         if verb is None:
             return match.group(0)
-        lead = match.group("lead")
+        lead, adverb = match.group("lead"), match.groupdict().get("adverb") or ""
         opens = not lead.strip(" \t\"'") or lead.rstrip().endswith((".", "!", "?"))
-        return f"{lead}{'You' if opens else 'you'} {verb}"
+        return f"{lead}{'You' if opens else 'you'} {adverb}{verb}"
 
     pattern = re.compile(_SUBJECT.format(name=name), re.IGNORECASE)
     parts = re.split(r"((?<=[.!?])\s+)", text)  # sentences and the spaces between them
@@ -319,6 +320,9 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         spoken = _THEIR_TIME.sub(
             lambda m: f"{m.group(1)} you {_second_person(m.group(2).lower())}", spoken
         )
+        # Their memory's singular "they" after the turned subject: "Isolde always carries a tin
+        # whistle; they would run into a burning house for it." (held-out seed 52391).
+        spoken = re.sub(r"([;:]\s+|,\s+and\s+)they\b", r"\1you", spoken)
         # "Faelan cannot touch pepper, it makes him sick." -> "it makes you sick".
         spoken = _BEFALLS_THEM.sub(lambda m: f"{m.group(1) or m.group(2)} you", spoken)
         spoken = _LEFT_THEIRS.sub(r"\1 your", spoken)

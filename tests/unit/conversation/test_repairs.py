@@ -143,3 +143,14 @@ def test_a_retrys_reminder_said_back_is_no_reply(reply, kept):
     from omniira_evennia.conversation.character_breaks import strip_character_breaks
 
     assert strip_character_breaks(reply, "Maren", "Dara")[0] == kept
+
+
+def test_their_thing_as_the_npc_remembers_it_is_theirs_in_a_reply_to_them():
+    """Held-out seed 52391: "You throw jugs and bowls on my wheel for a living, Piers."."""
+    from omniira_evennia.conversation.claims import give_back_claims
+
+    memory = "Piers throws jugs and bowls on his wheel for a living."
+    reply = "You throw jugs and bowls on my wheel for a living, Piers."
+    assert give_back_claims(reply, ["How do I earn my living?"], [memory], "Piers", "Voss")[0] == (
+        "You throw jugs and bowls on your wheel for a living, Piers."
+    )

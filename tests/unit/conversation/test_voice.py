@@ -1100,6 +1100,17 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
             "Merrick",
             "I remember: The iron key to a house that burned; it is all you have left of home.",
         ),
+        # Held-out seed 52391: "you alway carries a tin whistle; they would run ...".
+        (
+            "Isolde always carries a tin whistle; they would run into a burning house for it.",
+            "Isolde",
+            "I remember: you always carry a tin whistle; you would run into a burning house for it.",
+        ),
+        (
+            "Keturah is a cobbler. She makes and mends shoes.",
+            "Keturah",
+            "I remember: you are a cobbler. You make and mend shoes.",
+        ),
         # Held-out seed 35089: "it has never left you side"; their memory's singular "they".
         (
             "Katriona carries old sea charts; it has never left her side.",
