@@ -53,3 +53,28 @@ GOODBYE = re.compile(
 
 def is_goodbye(message: str) -> bool:
     return bool(GOODBYE.search(message))
+
+
+# Words that carry nothing of what a line tells (words.STOP_WORDS in short).
+_SMALL_WORDS = set(
+    "a an the and or but of to in on at for from with by as is am are was were be been has have "
+    "had do does did not no so it its this that i i'm me my you your we our".split()
+)
+# "Evening." to "Maren, evening. I'm Bartholomew; I mend fishing nets down at the docks."
+# (telnet trials, 2026-12-06, twice): a greeting back, and nothing of what they told.
+_GREETING_ONLY = re.compile(
+    r"^\W*(?:(?:good\s+)?(?:evening|morning|day|afternoon)|hello|hi|hey|greetings|welcome)"
+    r"(?:\s+(?:to you|there|friend|love|stranger))?(?:,?\s*[A-Z][a-z]+)?\W*$",
+    re.IGNORECASE,
+)
+_GREETING_WORDS = set("good evening morning day afternoon hello hi hey greetings welcome".split())
+
+
+def only_a_greeting(reply: str) -> bool:
+    return bool(_GREETING_ONLY.match(str(reply or "")[:2000]))
+
+
+def tells_more_than_a_greeting(line: str, names) -> bool:
+    skip = {n.lower() for n in names if n} | _GREETING_WORDS
+    words = [w for w in re.findall(r"[a-z']+", str(line or "")[:2000].lower()) if w not in skip]
+    return len([w for w in words if w not in _SMALL_WORDS]) >= 3

@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 
 from omniira_evennia.conversation import swaps
+from omniira_evennia.conversation.addressing import only_a_greeting, tells_more_than_a_greeting
 from omniira_evennia.conversation.handback import TO_YOU, doubts_the_telling, restates
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
@@ -295,6 +296,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     if _REPORTS.match(reply) and not _ASKS_MEMORY.search(line):
         found.append("reports_the_line")
     if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
+        found.append("shrugs_off_a_statement")
+    elif only_a_greeting(reply) and tells_more_than_a_greeting(line, (npc, speaker)):
         found.append("shrugs_off_a_statement")
     if _OWN_NOTES.search(reply) or (
         npc and re.search(rf"\byou(?:'re| are) {re.escape(npc)}\b", reply, re.IGNORECASE)

@@ -59,7 +59,9 @@ class TestControlCharacters(TalkTestBase):
 
     def test_controls_never_reach_the_store_or_the_model(self):
         line = "I am\x00 Ada\x07 \x1b[31mred\x1b[0m and \u202egnirts\u202c, from\nVellmoor."
-        with ScriptedLLM(["Evening."]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+        # A reply that stands (a bare greeting to an introduction is asked for again).
+        reply = "Vellmoor? A long road, love."
+        with ScriptedLLM([reply]) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
             self.call(CmdTalk(), f"Maren = {line}")
             sent = llm.requests[-1]["messages"][-1]["content"]
         [said] = ConversationTurn.objects.filter(role=ConversationTurn.Role.SPEAKER)

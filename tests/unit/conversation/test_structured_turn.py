@@ -133,10 +133,10 @@ def test_json_turn_asks_for_the_schema_and_writes_notes():
 
 
 def test_tags_turn_sends_no_schema():
-    client = FakeClient('Evening. [[REMEMBER:{"key":"trade","value":"Ada mends clocks."}]]')
+    client = FakeClient('Clocks, love? [[REMEMBER:{"key":"trade","value":"Ada mends clocks."}]]')
     result = run_turn(turn_input(), conf("tags"), client)
     assert client.requests[0]["schema"] is None
-    assert result.parsed.text == "Evening." and result.parsed.remember[0].key == "trade"
+    assert result.parsed.text == "Clocks, love?" and result.parsed.remember[0].key == "trade"
     assert "[[REMEMBER:" in client.requests[0]["messages"][0]["content"]
 
 

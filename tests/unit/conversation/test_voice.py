@@ -2194,3 +2194,18 @@ def test_a_reply_past_mending_to_a_question_of_its_wares_says_them():
     assert again == f"{cider.text} {room.text}"
     ctx.message = "Could I get a room?"
     assert guard.nothing_left(ctx) == room.text
+
+
+@pytest.mark.parametrize(
+    "reply, line, shrugs",
+    [
+        # Telnet trials, 2026-12-06: "Evening." to an introduction, twice.
+        ("Evening.", "Maren, evening. I'm Bartholomew; I mend fishing nets at the docks.", True),
+        ("Good evening, Bartholomew!", "I'm Bartholomew; I mend fishing nets.", True),
+        # A greeting to a greeting, or a greeting and more, is a reply.
+        ("Evening, Bartholomew!", "Good evening, Maren!", False),
+        ("Evening. Nets, is it? Sit down.", "Maren, evening. I'm Bartholomew; I mend nets.", False),
+    ],
+)
+def test_a_greeting_alone_to_a_telling_shrugs_it_off(reply, line, shrugs):
+    assert ("shrugs_off_a_statement" in slips(reply, line, "Maren", "Bartholomew")) is shrugs
