@@ -101,20 +101,24 @@ def unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
 
 
 def slips_of(text: str, ctx: PromptContext) -> list[str]:
-    """voice.slips of a reply to this turn's line, by this NPC to this speaker, and another's
-    trade claimed as its own (trades.py)."""
+    """voice.slips of a reply to this turn's line, by this NPC to this speaker, and the slips
+    only what the NPC knows can tell (`knowing_slips`)."""
     found = voice.slips(text, ctx.message, ctx.identity.name, ctx.speaker_name, ctx.identity.role)
-    if anothers_trade(text, ctx):
-        found.append(trades.ANOTHERS_TRADE)
-    if unwanted_topics(text, ctx):
-        found.append(WONT_DISCUSS)
-    if invented_about_theirs(text, ctx):
-        found.append(embellishments.INVENTS_WHAT_THEY_NAMED)
-    if recited_facts(text, ctx):
-        found.append(recitals.RECITES)
-    if knew_it_already(text, ctx):
-        found.append(embellishments.KNEW_IT_ALREADY)
-    return found
+    return found + [name for name, sentences in knowing_slips(text, ctx) if sentences]
+
+
+def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
+    """The slips read against what the NPC knows and remembers, each with the sentences of
+    `text` that make it: another's trade (trades.py), a topic it will not discuss, what the
+    speaker named described (embellishments.py), a fact recited (recitals.py), a telling met
+    as old news."""
+    return [
+        (trades.ANOTHERS_TRADE, anothers_trade(text, ctx)),
+        (WONT_DISCUSS, unwanted_topics(text, ctx)),
+        (embellishments.INVENTS_WHAT_THEY_NAMED, invented_about_theirs(text, ctx)),
+        (recitals.RECITES, recited_facts(text, ctx)),
+        (embellishments.KNEW_IT_ALREADY, knew_it_already(text, ctx)),
+    ]
 
 
 def knew_it_already(text: str, ctx: PromptContext) -> list[str]:
@@ -290,9 +294,7 @@ def repaired(
             return turned
     if problem.startswith("slipped"):
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
-        claimed = anothers_trade(kept, ctx) + unwanted_topics(kept, ctx)
-        claimed += invented_about_theirs(kept, ctx) + recited_facts(kept, ctx)
-        claimed += knew_it_already(kept, ctx)
+        claimed = [s for _name, sentences in knowing_slips(kept, ctx) for s in sentences]
         kept = " ".join(s for s in sentence_list(kept) if s not in claimed)
         if kept and not slips_of(kept, ctx) and not invents(kept):
             health.incr("voice_slips_repaired")
@@ -315,8 +317,7 @@ def repaired(
     if topic:
         health.incr("never_told_answered_plainly")
         return plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer)
-    said = earlier_replies(ctx)
-    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, answer, said)
+    plain = plain_lines.plain_line(ctx.message, speaker, None, answer, earlier_replies(ctx))
     # The speaker's line written for them ('Quill: "Voss, nuts can make me break out in a
     # rash"', held-out seed 84211) is as much their words given back as an echo.
     if plain and (problem.startswith("slipped") or problem in (ECHO, SPOKEN_AS, LOOPED)):
@@ -327,12 +328,7 @@ def repaired(
         # (seed 55001) is not said because no plain line fits: the NPC is unsure. Its own name
         # said to the listener is no reason: turn.cleaned_reply took it out already.
         health.incr("voice_slips_answered_plainly")
-        # Asked of its trade, it says its wares; told something, that it heard it (held-out
-        # seed 83417: "I couldn't rightly say." to "What do you charge?" and to "The road was
-        # full of pilgrims today.").
-        if wares := wares_line(ctx):
-            return wares
-        return plain or plain_lines.unsure_line(ctx.message, speaker, said)
+        return last_line(ctx, None, answer)
     return text
 
 
@@ -378,11 +374,7 @@ def without_repeats(text: str, ctx: PromptContext, topic: str | None, answer: st
         return kept
     # "Ah, I'll keep that in mind, Piers." again, to "What do you charge, Voss?" (held-out seed
     # 52391): its wares, not "I couldn't rightly say".
-    if wares := wares_line(ctx):
-        return wares
-    return plain_lines.plain_line(
-        ctx.message, ctx.speaker_name, topic, answer, earlier
-    ) or plain_lines.unsure_line(ctx.message, ctx.speaker_name, earlier)
+    return last_line(ctx, topic, answer)
 
 
 def nothing_left(ctx: PromptContext) -> str:
@@ -390,10 +382,17 @@ def nothing_left(ctx: PromptContext) -> str:
     but as a traveler bard, I can't assist with that." to "One day I want to buy back my
     family's farm": held-out seed 62903, busy): its plain line, never the fallback emote."""
     health.incr("voice_slips_answered_plainly")
+    return last_line(ctx, None, None)
+
+
+def last_line(ctx: PromptContext, topic: str | None, answer: str | None) -> str:
+    """What the NPC says when no reply of its model can stand: asked of its wares, them (held-
+    out seed 83417: "I couldn't rightly say." to "What do you charge?"); else its plain line
+    (plain_lines.plain_line: told something, that it heard it), else that it is unsure."""
     if wares := wares_line(ctx):
         return wares
     said = earlier_replies(ctx)
-    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, None, None, said)
+    plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer, said)
     return plain or plain_lines.unsure_line(ctx.message, ctx.speaker_name, said)
 
 
