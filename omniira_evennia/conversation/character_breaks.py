@@ -14,6 +14,7 @@ import re
 
 from omniira_evennia.conversation.phrasing import sentences
 from omniira_evennia.conversation.tags import clean_text
+from omniira_evennia.conversation.words import SAID_VERBS
 
 # Sentences in which a small model drops the character and talks like an assistant.
 _CHARACTER_BREAKS = re.compile(
@@ -118,7 +119,7 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
     # "Tobiah: I also make candles".
     turn = re.search(
         rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:"
-        r"|(?:says|responds|replies|answers|asks)\s*,?\s*[\"\u201c])",
+        rf"|{SAID_VERBS}\s*,?\s*[\"\u201c])",
         stripped[1:],
     )
     if turn:

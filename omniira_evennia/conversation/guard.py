@@ -38,6 +38,7 @@ from omniira_evennia.conversation.reminders import (
     own_wares,
 )
 from omniira_evennia.conversation.tags import ParsedReply
+from omniira_evennia.conversation.voice import speaks_as
 from omniira_evennia.conversation.words import (
     FIRST_PERSON,
     content_stems,
@@ -64,19 +65,6 @@ def is_echo(reply: str, said: str, speaker: str) -> bool:
     if re.search(r"\b(you|you're|your|yours)\b", text):
         return False
     return bool(line) and difflib.SequenceMatcher(None, line, text).ratio() >= 0.8
-
-
-def speaks_as(reply: str, speaker: str) -> bool:
-    """The model wrote the speaker's line instead of its own ('Quill: "I know you ..."')."""
-    return (
-        bool(speaker)
-        and re.match(
-            rf"^\W*{re.escape(speaker)}\s*(:|says\b|asks\b|replies\b|responds\b|answers\b)",
-            reply,
-            re.IGNORECASE,
-        )
-        is not None
-    )
 
 
 ECHO = "echo of the speaker's line"

@@ -17,6 +17,7 @@ from omniira_evennia.conversation.voice import (
     CLAUSE_LEAD,
     FIRST_PERSON,
     GREETING_LEAD,
+    SAID_VERBS,
     answered_as_player,
     answers_about_them,
     capped,
@@ -130,9 +131,7 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
         return reply
     # The speaker's own line written for them ('Jessamy says: "..."') stays as written, for the
     # guard to see it so (turned, it read 'You say: "..."': held-out seed 44207).
-    if re.match(
-        rf"^\W*{re.escape(speaker)}\s+(?:says|responds|replies|answers|asks)\b", reply, re.I
-    ):
+    if re.match(rf"^\W*{re.escape(speaker)}\s+{SAID_VERBS}\b", reply, re.I):
         return reply
 
     def yours(match: re.Match) -> str:

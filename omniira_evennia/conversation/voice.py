@@ -46,6 +46,7 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
     FIRST_PERSON,
     FRAMING_WORDS,
     MAX_CHARS,
+    SAID_VERBS,
     STOP_WORDS,
     capped,
     content_stems,
@@ -230,17 +231,20 @@ def _of_itself(reply: str, npc: str) -> bool:
     )
 
 
+def speaks_as(reply: str, speaker: str) -> bool:
+    """The model wrote the speaker's line instead of its own ('Quill: "I know you ..."',
+    'Rosalie responds, "..."')."""
+    frame = rf"^\W*{re.escape(speaker)}\s*(?::|{SAID_VERBS}\b)"
+    return bool(speaker) and re.match(frame, reply, re.IGNORECASE) is not None
+
+
 def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list[str]:
     """The named ways `reply` (to `line`) is not the NPC speaking as itself (see the module);
     `role` is the NPC's ("blacksmith"), for its trade given to the player."""
     reply, line = capped(reply), capped(line)
     found = []
     if speaker and (
-        re.match(
-            rf"^\W*{re.escape(speaker)}\s*(?::|says\b|asks\b|replies\b|responds\b|answers\b)",
-            reply,
-            re.IGNORECASE,
-        )
+        speaks_as(reply, speaker)
         or re.search(_SAID_BY.format(name=re.escape(speaker)), reply, re.IGNORECASE)
     ):
         found.append("speaks_as_player")

@@ -36,6 +36,9 @@ FRAMING_WORDS = set(
 # The words a clause about someone opens with ("I don't know what Idris does", "I heard that
 # Idris is ..."): the name after them is that clause's subject (voice.py, repairs.py).
 CLAUSE_LEAD = r"\b(?:what|where|who|how|why|whether|if|that|because)\s+"
+# The verbs of a line written for someone ('Rosalie responds, "..."', "Quill says: ..."):
+# character_breaks, voice and repairs read the same frame.
+SAID_VERBS = r"(?:says|asks|replies|responds|answers)"
 # Words a speaker says of themselves ("I", "my", ...): their line is about them (voice.py,
 # handback.py, plain_lines.py).
 FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
