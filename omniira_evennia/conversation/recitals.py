@@ -49,8 +49,8 @@ def _answers_by_any_fact(line: str, about_npc: bool) -> bool:
 def recited(reply: str, line: str, facts: list[str], about_npc: bool = False) -> list[str]:
     """The sentences of `reply` that are a sentence of one of `facts` said again (RECITED_SHARE
     of its content words or more) when `line` is no question that fact may answer: a telling that
-    shares fewer than two content words with it, or a question about the speaker or the NPC
-    (`about_npc`) that shares none."""
+    shares fewer than two content words with it, or a question of the speaker's own life that
+    shares none. Asked about the NPC itself (`about_npc`) or for a need, any fact may answer."""
     if _answers_by_any_fact(line, about_npc):
         return []
     said = content_stems(capped(line))

@@ -105,15 +105,16 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
 # line that asserted nothing to agree with.
 _HOLLOW_AGREEMENT = re.compile(
     r"^\W*(?:(?:yes|oh|ah|well|aye),?\s+)?(?:you'?re|you are|that'?s|that is) "
-    r"(?:quite |absolutely |so )?(?:right|correct|true)(?:,\s*(?P<name>[A-Z][a-z]+))?\s*[.!,;:\u2014-]+\s*(?=\S)",
+    r"(?:quite |absolutely |so )?(?:right|correct|true)(?:,\s*[A-Z][a-z]+)?"
+    r"\s*[.!,;:\u2014-]+\s*(?=\S)",
     re.IGNORECASE,
 )
 
 
 def without_hollow_agreement(reply: str, line: str) -> str:
-    """`reply` without a leading "You're right[, name]." ("That's true.") when the line it answers asked, or
-    told of the speaker (FIRST_PERSON): there was no opinion of theirs to agree with. An
-    opinion ("The ale here is the best in the valley.") may be agreed with."""
+    """`reply` without a leading "You're right[, name]." ("That's true.") when the line it
+    answers asked, or told of the speaker (FIRST_PERSON): there was no opinion of theirs to
+    agree with. An opinion ("The ale here is the best in the valley.") may be agreed with."""
     if not (is_question(line) or FIRST_PERSON.search(line)):
         return reply
     lead = _HOLLOW_AGREEMENT.match(capped(reply))

@@ -54,19 +54,20 @@ _FEELING_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you feel\b(?!,)[^?]*?(?:[.!]|$)", 
 # to eat something warm" (seed 77213), "I fell down and hurt my knee." to "I nearly slipped on
 # the cobbles outside." (seed 83417). One sentence at a time, with no "you" in it and not the
 # NPC's own in its words ("I'm tired myself", "I'm cold too").
+_MISHAPS = "fell|slipped|tripped|stumbled|hurt"
 _THEIR_STATE_AS_MINE = re.compile(
     r"^\W*(?:(?:oh|ah|well|yes),?\s+)?(?:[^.!?]*,\s*(?:and|but|so)\s+)?"
     r"(?:i(?:'m| am| feel| felt) (?:so |very |really |quite |a bit |a little )?"
     r"(?:hungry|starving|famished|thirsty|tired|weary|exhausted|cold|wet|soaked|drenched|sore|"
     r"lost|footsore)\b"
     r"|i need (?:to eat|something to eat|food|a meal|to rest|a rest|to sit)\b"
-    r"|i (?:fell|slipped|tripped|stumbled|hurt|twisted|sprained)\b)",
+    rf"|i (?:{_MISHAPS}|twisted|sprained)\b)",
     re.IGNORECASE,
 )
 # Their mishap as the NPC's to learn from: "I'll make sure to be more careful next time." to "I
 # nearly slipped on the cobbles outside." (held-out seed 44207); "I'll be careful." to an
 # allergy is care for them, and stays.
-_MISHAP = re.compile(r"\bi (?:nearly |almost )?(?:slipped|fell|tripped|stumbled|hurt)\b", re.I)
+_MISHAP = re.compile(rf"\bi (?:nearly |almost )?(?:{_MISHAPS})\b", re.I)
 _CAREFUL_NEXT_TIME = re.compile(
     r"\bi(?:'ll| will) (?:make sure to |try to )?be (?:more )?careful (?:next time|from now on)",
     re.I,

@@ -295,7 +295,7 @@ def _with_what_it_leans_on(every: list[str], i: int) -> str:
     # candles ..., day in, day out." is weather, not the candles (held-out seed 44207).
     before = every[i - 1] if i else ""
     if before.endswith(";") and _GOES_ON.match(every[i]) and _FIRST_PERSON.search(before):
-        return f"{every[i - 1]} {every[i]}"
+        return f"{before} {every[i]}"
     return every[i]
 
 
@@ -316,7 +316,7 @@ def evidence(
     else:
         # A statement about themselves, alone or with the sentence after it ("I'm looking for
         # my sister Odile. She vanished near the old mill.").
-        said = [_with_what_it_leans_on(every, i) for i, s in enumerate(every)]
+        said = [_with_what_it_leans_on(every, i) for i in range(len(every))]
         said = [s for s in said if _FIRST_PERSON.search(s)]
         # The sentence after must go on about it ("She ...", "It ..."): a new subject ("Mildreth
         # the priest's housekeeper got into a brawl, they say") is someone else's news.
