@@ -24,9 +24,11 @@ pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 PORT_BASE = 4260  # its own ports, clear of the other end-to-end tests
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SCREENSHOTS = Path(os.environ.get("OMNIIRA_SCREENSHOTS", ROOT / "docs" / "screenshots"))
+# A welcome that takes in what Bran told: a bare "Welcome, Bran!" to a line that tells more than a
+# greeting is asked again by the voice guard (addressing.only_a_greeting).
 REPLY = (
-    'Welcome, Bran! [[REMEMBER:{"key":"web_visitor","value":"Bran came in through the '
-    'web client.","importance":5,"feeling":"joy"}]]'
+    'Welcome, Bran! Come in out of the cold. [[REMEMBER:{"key":"web_visitor",'
+    '"value":"Bran came in through the web client.","importance":5,"feeling":"joy"}]]'
 )
 
 # Run by the admin with `py` inside the game: gossip along a few links (the chains as the
