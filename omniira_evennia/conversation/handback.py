@@ -295,3 +295,34 @@ def doubts_the_telling(reply: str, line: str) -> bool:
         and bool(FIRST_PERSON.search(line))
         and (bool(_DOUBTS_YOURS.search(reply)) or _denies(reply, line))
     )
+
+
+# A hardship told met with cheer: "That's a good thing, Bartholomew." to "I'm terribly afraid of
+# deep water." (telnet trial, 2026-12-06). Their hardship is a fear, a loss, a hurt or an
+# illness, not denied within a few words ("I'm not afraid of anything" may be cheered).
+_HARDSHIP = re.compile(
+    r"\b(?:afraid|fear\w*|scared|frighten\w*|terrif\w*|dread\w*|died|dead|lost|broke|broken|"
+    r"hurt|ill|sick|fell|robbed|lonely|miss(?:es|ed)?|grie\w+|mourn\w*|drown\w*|burn(?:ed|t))\b",
+    re.IGNORECASE,
+)
+_DENIED_HARDSHIP = re.compile(
+    r"\b(?:not|never|no|n't|nothing)\b(?:\W+[\w']+){0,2}?\W+" + _HARDSHIP.pattern[2:],
+    re.IGNORECASE,
+)
+_CHEER = re.compile(
+    r"^\W*(?:(?:that's|that is|what|how)\s+(?:a\s+|such\s+a\s+)?(?:very\s+|so\s+)?"
+    r"(?:good|great|wonderful|lovely|nice|fantastic|excellent|splendid|marvellous|exciting)\b"
+    r"(?:\s+(?:thing|news|to hear))?|good for you|(?:i'm\s+)?glad to hear|"
+    r"(?:wonderful|great|excellent|splendid|lovely)\b)",
+    re.IGNORECASE,
+)
+
+
+def cheers_a_hardship(reply: str, line: str) -> bool:
+    """The player's fear, loss or hurt answered, first thing, with cheer."""
+    line, reply = capped(line), capped(reply)
+    return (
+        bool(_CHEER.match(reply))
+        and bool(_HARDSHIP.search(line))
+        and not _DENIED_HARDSHIP.search(line)
+    )

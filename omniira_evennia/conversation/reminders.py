@@ -69,6 +69,11 @@ def asked_again(
             f"(Say what you yourself do, {name}{role}: not another's trade. If it is not "
             "yours, say so.)"
         )
+    elif problem == f"slipped: {voice.CHEERS}":
+        reminder = (
+            f"({speaker} told you of something hard for them. Answer as {name}, kindly, in your "
+            "own words.)"
+        )
     elif problem == f"slipped: {embellishments.INVENTS_WHAT_THEY_NAMED}":
         reminder = (
             f"(You know nothing of what {speaker} named but what {speaker} said: do not describe "
@@ -116,5 +121,6 @@ REMINDER = re.compile(
     r"what you know|Answer \S+ now with the words|Answer \S+ in your own words|"
     r"You have said that already|Say what you yourself do|"
     r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
-    r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said)"
+    r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
+    r"\S+ told you of something hard)"
 )

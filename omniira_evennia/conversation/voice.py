@@ -28,7 +28,8 @@ what it was never told. Each slip is a named rule on the reply (and the line it 
 - `speaks_of_its_notes`: the prompt's words for what the NPC holds said aloud ("According to
   your memories, Wren is the herbalist");
 - `doubts_the_telling`: what the player is telling about themselves met with not knowing it
-  ("I don't know if you can touch pepper.", "You have never told me about a milk allergy.").
+  ("I don't know if you can touch pepper.", "You have never told me about a milk allergy.");
+- `cheers_a_hardship`: a fear, loss or hurt told met with cheer ("That's a good thing.").
 
 What a question asks about the speaker's life, and whether the NPC holds the answer, is
 `topics`. Plain Python; every function reads at most the first MAX_CHARS of its text.
@@ -40,7 +41,12 @@ import re
 
 from omniira_evennia.conversation import swaps
 from omniira_evennia.conversation.addressing import only_a_greeting, tells_more_than_a_greeting
-from omniira_evennia.conversation.handback import TO_YOU, doubts_the_telling, restates
+from omniira_evennia.conversation.handback import (
+    TO_YOU,
+    cheers_a_hardship,
+    doubts_the_telling,
+    restates,
+)
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
     FIRST_PERSON,
@@ -54,6 +60,7 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
     sentence_list,
 )
 
+CHEERS = "cheers_a_hardship"
 RESTATED = "restated"  # the slip of the line given back (the retry has its own reminder)
 
 _ASSISTANT = re.compile(
@@ -310,6 +317,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("speaks_of_its_notes")
     if doubts_the_telling(reply, line):
         found.append("doubts_the_telling")
+    if cheers_a_hardship(reply, line):
+        found.append(CHEERS)
     return found
 
 

@@ -1,0 +1,50 @@
+"""A fear, loss or hurt the player tells, met with cheer (handback.cheers_a_hardship): asked again
+with its own reminder, and never shown as it was."""
+
+import pytest
+
+from omniira_evennia.conversation.handback import cheers_a_hardship
+from omniira_evennia.conversation.turn import run_turn
+from omniira_evennia.conversation.voice import CHEERS, slips
+from tests.support.voice_turn import FakeClient, conf, turn_input
+
+FEAR = "I'm terribly afraid of deep water."
+
+
+@pytest.mark.parametrize(
+    "reply, line, cheers",
+    [
+        # Telnet trial, 2026-12-06.
+        ("That's a good thing, Bartholomew. I'll keep that in mind.", FEAR, True),
+        ("Good for you!", "My father died last winter.", True),
+        ("How lovely.", "I fell off the cart and broke my arm.", True),
+        # A hardship denied may be cheered; news that is no hardship may be too.
+        ("That's great news.", "I'm not afraid of anything.", False),
+        ("Wonderful, Tam.", "Nothing scares me.", False),
+        ("That's great!", "I mend nets at the docks.", False),
+        # Sympathy, or cheer later in the reply, is no cheering of the hardship.
+        ("I'm sorry to hear that.", "I lost my dog.", False),
+        ("Deep water is no place for anyone. Good thing you stay ashore.", FEAR, False),
+    ],
+)
+def test_a_hardship_told_met_with_cheer(reply, line, cheers):
+    assert cheers_a_hardship(reply, line) is cheers
+    assert (CHEERS in slips(reply, line, "Maren", "Ada")) is cheers
+
+
+def test_a_turn_asks_again_kindly_and_shows_the_second_reply():
+    client = FakeClient(
+        "That's a good thing, Ada. I'll keep that in mind.",
+        "Deep water frightens plenty of folk, Ada. You're safe ashore here.",
+    )
+    result = run_turn(turn_input(FEAR), conf("tags"), client)
+    assert "something hard for them" in client.requests[1]["messages"][-1]["content"]
+    assert result.parsed.text == "Deep water frightens plenty of folk, Ada. You're safe ashore here."
+
+
+def test_cheer_twice_is_cut_from_what_is_shown():
+    client = FakeClient(
+        "That's a good thing, Ada. I'll keep that in mind.", "Great, Ada! Deep water is fun."
+    )
+    result = run_turn(turn_input(FEAR), conf("tags"), client)
+    assert result.parsed.text == "I'll keep that in mind."
