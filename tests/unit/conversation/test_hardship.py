@@ -39,7 +39,9 @@ def test_a_turn_asks_again_kindly_and_shows_the_second_reply():
     )
     result = run_turn(turn_input(FEAR), conf("tags"), client)
     assert "something hard for them" in client.requests[1]["messages"][-1]["content"]
-    assert result.parsed.text == "Deep water frightens plenty of folk, Ada. You're safe ashore here."
+    assert (
+        result.parsed.text == "Deep water frightens plenty of folk, Ada. You're safe ashore here."
+    )
 
 
 def test_cheer_twice_is_cut_from_what_is_shown():
