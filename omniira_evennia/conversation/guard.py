@@ -99,14 +99,24 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
     """The slips read against what the NPC knows and remembers, each with the sentences of
     `text` that make it: another's trade (trades.py), a topic it will not discuss, what the
     speaker named described (embellishments.py), a fact recited (recitals.py), a telling met
-    as old news."""
+    as old news, a role given to someone known that nothing known of them holds."""
     return [
         (trades.ANOTHERS_TRADE, anothers_trade(text, ctx)),
         (WONT_DISCUSS, unwanted_topics(text, ctx)),
         (embellishments.INVENTS_WHAT_THEY_NAMED, invented_about_theirs(text, ctx)),
         (recitals.RECITES, recited_facts(text, ctx)),
         (embellishments.KNEW_IT_ALREADY, knew_it_already(text, ctx)),
+        (trades.MISGIVEN_ROLE, misgiven_roles(text, ctx)),
     ]
+
+
+def misgiven_roles(text: str, ctx: PromptContext) -> list[str]:
+    """The sentences of `text` that give someone the NPC knows of a role none of its facts
+    holds (trades.misgiven_roles)."""
+    ident = ctx.identity
+    facts = [k.text for k in ctx.knowledge if k.category in _TRADE_FACTS]
+    own = " ".join([ident.name, ident.role, ident.personality, ident.duty])
+    return trades.misgiven_roles(text, own, facts) if facts else []
 
 
 def knew_it_already(text: str, ctx: PromptContext) -> list[str]:

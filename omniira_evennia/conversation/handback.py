@@ -309,11 +309,12 @@ _DENIED_HARDSHIP = re.compile(
     r"\b(?:not|never|no|n't|nothing)\b(?:\W+[\w']+){0,2}?\W+" + _HARDSHIP.pattern[2:],
     re.IGNORECASE,
 )
+# The cheer alone, not "That's a good rule" (to "I can't touch mushrooms, it makes me sick.").
 _CHEER = re.compile(
-    r"^\W*(?:(?:that's|that is|what|how)\s+(?:a\s+|such\s+a\s+)?(?:very\s+|so\s+)?"
-    r"(?:good|great|wonderful|lovely|nice|fantastic|excellent|splendid|marvellous|exciting)\b"
-    r"(?:\s+(?:thing|news|to hear))?|good for you|(?:i'm\s+)?glad to hear|"
-    r"(?:wonderful|great|excellent|splendid|lovely)\b)",
+    r"^\W*(?:(?:(?:that's|that is|what|how)\s+(?:a\s+|such\s+a\s+)?(?:very\s+|so\s+)?)?"
+    r"(?:good|great|wonderful|lovely|nice|fantastic|excellent|splendid|marvellous|exciting)"
+    r"(?:\s+(?:thing|news|to hear(?: that| it)?))?|good for you|(?:i'm\s+)?glad to hear"
+    r"(?: that| it)?)(?=\s*(?:[,.!;]|$))",
     re.IGNORECASE,
 )
 

@@ -37,6 +37,20 @@ def own_wares(ctx: PromptContext) -> list:
     ]
 
 
+# Reminders for slips that need no more than the two names.
+_SLIP_REMINDERS = {
+    voice.CHEERS: "({speaker} told you of something hard for them. Answer as {name}, kindly, in "
+    "your own words.)",
+    embellishments.INVENTS_WHAT_THEY_NAMED: "(You know nothing of what {speaker} named but what "
+    "{speaker} said: do not describe it or say you have been there. Answer as {name}, with a "
+    "question of your own.)",
+    trades.MISGIVEN_ROLE: "(Say of the people of this town only what you know of them, {name}; "
+    "what you do not know of them, say you do not know.)",
+    recitals.RECITES: "(Answer what {speaker} just said, as {name}, in your own words: not a "
+    "line of what you know that they did not ask about.)",
+}
+
+
 def asked_again(
     messages: list[dict[str, str]], ctx: PromptContext, problem: str = ""
 ) -> list[dict[str, str]]:
@@ -69,20 +83,9 @@ def asked_again(
             f"(Say what you yourself do, {name}{role}: not another's trade. If it is not "
             "yours, say so.)"
         )
-    elif problem == f"slipped: {voice.CHEERS}":
-        reminder = (
-            f"({speaker} told you of something hard for them. Answer as {name}, kindly, in your "
-            "own words.)"
-        )
-    elif problem == f"slipped: {embellishments.INVENTS_WHAT_THEY_NAMED}":
-        reminder = (
-            f"(You know nothing of what {speaker} named but what {speaker} said: do not describe "
-            f"it or say you have been there. Answer as {name}, with a question of your own.)"
-        )
-    elif problem == f"slipped: {recitals.RECITES}":
-        reminder = (
-            f"(Answer what {speaker} just said, as {name}, in your own words: not a line of "
-            "what you know that they did not ask about.)"
+    elif problem.removeprefix("slipped: ") in _SLIP_REMINDERS:
+        reminder = _SLIP_REMINDERS[problem.removeprefix("slipped: ")].format(
+            name=name, speaker=speaker
         )
     elif problem == f"slipped: {WONT_DISCUSS}":
         topics = "; ".join(w.topic for w in ctx.wont_discuss)
@@ -122,5 +125,5 @@ REMINDER = re.compile(
     r"You have said that already|Say what you yourself do|"
     r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
     r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
-    r"\S+ told you of something hard)"
+    r"\S+ told you of something hard|Say of the people of this town)"
 )

@@ -13,6 +13,10 @@ Voss to Ulric, who keeps no stall; the herb stall is Wren's (held-out seed 40813
 names things a fact about someone else holds and nothing the listener has said or is remembered
 for.
 
+A known person is given a role nothing the NPC knows of them holds: "Wren runs this town." (Wren
+keeps the herb stall), "several other blacksmiths in town, including Maren" (Maren keeps the
+tavern), from the held-out runs of 2026-12-06 (`misgiven_roles`).
+
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
 
@@ -23,6 +27,7 @@ import re
 from omniira_evennia.conversation.words import capped, content_stems, sentence_list
 
 ANOTHERS_TRADE = "claims_anothers_trade"  # the slip's name (guard.slips_of)
+MISGIVEN_ROLE = "gives_someone_a_role"  # the slip's name (guard.slips_of)
 _WORK = (
     r"sell|make|mend|brew|bake|forge|tend|grow|keep|run|pour|cook|weave|craft|trade|deal|"
     r"heal|treat|shoe|fix|repair|stitch|sew|carve|fish|farm|"
@@ -71,3 +76,70 @@ def _holding_others(reply: str, pattern, words: int, known: set, others: list[st
                 found.append(sentence)
                 break
     return found
+
+
+# A role said of someone, and what in a fact about them holds it ("the blacksmith": "forge").
+_ROLES = [
+    (r"(?:black)?smiths?", r"smith|forge"),
+    (r"herbalists?|healers?|apothecar(?:y|ies)", r"herb|remed|ill"),
+    (r"bakers?", r"baker|bread|loaf"),
+    (r"bards?|minstrels?|musicians?|singers?", r"bard|play|sing|song"),
+    (r"(?:tavern|inn)[ -]?keepers?|barkeeps?|barmaids?", r"tavern|inn\b|drinks|Lantern"),
+    (
+        r"mayor|reeve|elder|headman|ruler|lord|runs? (?:this|the) (?:town|village)|"
+        r"rules? (?:this|the) (?:town|village)|in charge of (?:this|the) (?:town|village)",
+        r"mayor|reeve|elder|headman|ruler|lord|rules?\b|in charge",
+    ),
+]
+_ROLES += [
+    (rf"{trade}s?", trade)
+    for trade in (
+        "miller butcher tailor cobbler carpenter fisherman farmer hunter guard captain priest "
+        "merchant weaver potter cooper tanner mason shepherd"
+    ).split()
+]
+_ROLE_SAID = [re.compile(rf"\b(?:{said})\b", re.IGNORECASE) for said, _held in _ROLES]
+_ROLE_HELD = [re.compile(held, re.IGNORECASE) for _said, held in _ROLES]
+_NAME = re.compile(r"\b[A-Z][a-z]{2,}\b")
+# Capitalised words that begin a sentence and name nobody.
+_NOT_NAMES = set(
+    "The This That These Those There Their They She Her His Him You Your Yours And But Old "
+    "Every Each One Two Three Four Five Our Its What Who Where When Why How Yes Ask Aye".split()
+)
+_DENIED = re.compile(r"n't\b|\b(?:not|no|never|nobody|unsure|wonder)\b|\?", re.IGNORECASE)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|me|my|mine)\b", re.IGNORECASE)
+
+
+def misgiven_roles(reply: str, own: str, facts: list[str]) -> list[str]:
+    """The sentences of `reply` that name someone `facts` speak of with a role that no fact
+    about the named (nor `own`, all that is written of the NPC, when it says "I") holds; a
+    sentence that denies or asks is left alone ("I don't know who the mayor is.")."""
+    facts = [capped(text) for text in facts]
+    names = {name for text in facts for name in _NAME.findall(text)} - _NOT_NAMES
+    found = []
+    for sentence in sentence_list(capped(reply)):
+        named = set(_NAME.findall(sentence)) & names
+        if not named or _DENIED.search(sentence):
+            continue
+        held = [t for t in facts if any(re.search(rf"\b{n}\b", t) for n in named)]
+        if _FIRST_PERSON.search(sentence):
+            held.append(capped(own))
+        holders = " ".join(held)
+        said_roles = (
+            role
+            for said, keeps in zip(_ROLE_SAID, _ROLE_HELD)
+            if not keeps.search(holders)
+            for role in said.finditer(sentence)
+        )
+        if any(not _of_someone_unknown(sentence, role.start(), names) for role in said_roles):
+            found.append(sentence)
+    return found
+
+
+# "Harlan the miller": the role of the name before it, someone the NPC's facts do not speak of.
+_APPOSITION = re.compile(r"\b([A-Z][a-z]{2,}),?\s+(?:the|a|our|old)\s+(?:\w+\s+)?$")
+
+
+def _of_someone_unknown(sentence: str, start: int, names: set) -> bool:
+    before = _APPOSITION.search(sentence[max(0, start - 40) : start])
+    return bool(before) and before.group(1) not in names

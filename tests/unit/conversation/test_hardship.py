@@ -22,7 +22,8 @@ FEAR = "I'm terribly afraid of deep water."
         ("That's great news.", "I'm not afraid of anything.", False),
         ("Wonderful, Tam.", "Nothing scares me.", False),
         ("That's great!", "I mend nets at the docks.", False),
-        # Sympathy, or cheer later in the reply, is no cheering of the hardship.
+        # Sympathy, cheer later in the reply, or praise of what they do is no cheering of it.
+        ("That's a good rule, Sable.", "I can't touch mushrooms, it makes me sick.", False),
         ("I'm sorry to hear that.", "I lost my dog.", False),
         ("Deep water is no place for anyone. Good thing you stay ashore.", FEAR, False),
     ],

@@ -4,7 +4,7 @@ import pytest
 
 from omniira_evennia.conversation import guard, reminders
 from omniira_evennia.conversation.prompts import Identity, MemoryLine, PromptContext, Turn
-from omniira_evennia.conversation.trades import ANOTHERS_TRADE, claimed_trades
+from omniira_evennia.conversation.trades import ANOTHERS_TRADE, MISGIVEN_ROLE, claimed_trades
 from omniira_evennia.knowledge.facts import KnowledgeLine
 
 WREN = "Wren is the herbalist: she sells remedies at a market stall and tends anyone who falls ill."
@@ -139,3 +139,59 @@ def test_anothers_prices_charged_as_its_own_and_its_own_prices_are_its_own():
         ],
     )
     assert guard.slips_of("I charge two copper for a mug of cider.", maren) == []
+
+
+MAREN = "Maren keeps the Lantern & Lane: she pours the drinks, cooks the stew and rents the rooms."
+
+
+def voss_knowing_the_town(line="Who runs things around here?"):
+    ctx = voss(line)
+    ctx.knowledge.append(KnowledgeLine(MAREN, "people"))
+    return ctx
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Wren runs this town.",  # held-out run, 2026-12-06: Wren keeps the herb stall
+        "There are several other blacksmiths in town, including Maren.",
+        "Maren is the mayor's sister, you know.",
+    ],
+)
+def test_a_known_person_given_a_role_nothing_known_holds_is_a_slip(reply):
+    ctx = voss_knowing_the_town()
+    assert MISGIVEN_ROLE in guard.slips_of(reply, ctx)
+    problem = guard.voice_problem(type("P", (), {"text": reply})(), ctx, None)
+    assert problem == f"slipped: {MISGIVEN_ROLE}"
+    asked = reminders.asked_again([{"role": "user", "content": ctx.message}], ctx, problem)
+    assert "only what you know of them" in asked[-1]["content"]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Wren the herbalist can help with that.",
+        "Wren, our healer, tends the sick.",
+        "I'm the blacksmith here, and Maren pours the drinks.",
+        "I don't know who the mayor is. Ask Maren.",
+        "The mayor is a fair man.",
+    ],
+)
+def test_a_role_the_facts_hold_or_denied_or_of_nobody_known_is_no_slip(reply):
+    assert MISGIVEN_ROLE not in guard.slips_of(reply, voss_knowing_the_town())
+
+
+def test_a_misgiven_role_past_mending_loses_that_sentence():
+    mended = guard.repaired(
+        "Wren runs this town. She sells remedies at the market.",
+        f"slipped: {MISGIVEN_ROLE}",
+        voss_knowing_the_town(),
+        None,
+    )
+    assert mended == "She sells remedies at the market."
+
+
+def test_the_role_of_someone_it_does_not_know_is_theirs():
+    # Held-out replay: the sentence names Lyra, and the miller is Harlan, told of by a player.
+    reply = "Lyra plays up in Vellmoor, where Harlan the miller might be around."
+    assert MISGIVEN_ROLE not in guard.slips_of(reply, voss_knowing_the_town())
