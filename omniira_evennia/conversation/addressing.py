@@ -78,3 +78,24 @@ def tells_more_than_a_greeting(line: str, names) -> bool:
     skip = {n.lower() for n in names if n} | _GREETING_WORDS
     words = [w for w in re.findall(r"[a-z']+", str(line or "")[:2000].lower()) if w not in skip]
     return len([w for w in words if w not in _SMALL_WORDS]) >= 3
+
+
+# "I am Wren, a herbalist, living in Market Square." to "Good evening, Wren, my most precious
+# possession is a pendant with a portrait of my wife." (held-out seed 71993): who it is, and
+# nothing of what they told. Their own introduction may be met with its.
+_INTRODUCES = r"^\W*(?:(?:oh|ah|well|hello|greetings|good \w+)\W+)?(?:i am|i'm|my name is) {npc}\b"
+_THEY_INTRODUCE = re.compile(
+    r"\b(?:i am|i'm|my name is|call me|name's)\s+[A-Z]|\b(?:who are you|your name|introduce)\b",
+    re.IGNORECASE,
+)
+
+
+def introduces_itself(reply: str, line: str, npc: str) -> bool:
+    """A statement, not an introduction, answered with the NPC's own name and station."""
+    reply, line = str(reply or "")[:2000], str(line or "")[:2000]
+    return (
+        bool(npc)
+        and bool(re.match(_INTRODUCES.format(npc=re.escape(npc)), reply, re.IGNORECASE))
+        and "?" not in line
+        and not _THEY_INTRODUCE.search(line)
+    )

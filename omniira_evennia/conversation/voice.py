@@ -39,8 +39,12 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation import swaps
-from omniira_evennia.conversation.addressing import only_a_greeting, tells_more_than_a_greeting
+from omniira_evennia.conversation import registers, swaps
+from omniira_evennia.conversation.addressing import (
+    introduces_itself,
+    only_a_greeting,
+    tells_more_than_a_greeting,
+)
 from omniira_evennia.conversation.handback import (
     TO_YOU,
     cheers_a_hardship,
@@ -63,42 +67,6 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
 CHEERS = "cheers_a_hardship"
 RESTATED = "restated"  # the slip of the line given back (the retry has its own reminder)
 
-_ASSISTANT = re.compile(
-    r"\b(?:how (?:can|may) i (?:help|assist)|(?:anything|something) else (?:i can|you need|"
-    r"i could)|(?:do|can) you (?:need|want) (?:any )?(?:help|assistance)|need (?:any )?help with|"
-    r"(?:please )?provide (?:me with )?(?:more |some )?(?:context|details|information)|"
-    r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
-    r"feel free to|i'?m (?:always )?here to (?:help|assist)|happy to (?:help|assist)|"
-    r"(?:any|some) (?:other |more )?(?:tips|insights?) (?:for|on|into)|"
-    r"as an ai\b|language model|virtual assistant|"
-    r"(?:any|have) (?:more|other|further) questions|(?:concerns|questions) or (?:concerns|questions)|"
-    r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
-    r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:a |an |any )?(?:response|"
-    r"answer|information|details)|i can'?t help you with|"
-    r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date|(?:any )?"
-    r"information)|"
-    r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
-    r"am unable|are unable))"
-    # An essay's advice (held-out seed 41257: Maren on being a jeweller, "This profession
-    # requires ... it's important to be well-prepared ... Overall, this profession is ...").
-    r"|\bit'?s (?:important|essential|crucial|vital) (?:to|that)\b"
-    r"|(?:^|[.!?]\s+)(?:additionally|overall|furthermore|in conclusion|in summary),"
-    r"|\bwith this knowledge\b|\b(?:a )?good starting point\b"
-    # "That's an interesting piece of information, Leander." (held-out seed 19447)
-    r"|\binteresting (?:piece of )?information\b"
-    # "Do you have any questions about reading and writing?" (held-out seed 40813)
-    r"|\bany questions (?:about|on|regarding)\b"
-    # A shop assistant's goodbye ("You're welcome, Nerys! I'll be here if you need anything
-    # else.", held-out busy run, seed 62903).
-    r"|\bif you (?:need|want|require) anything(?: else)?\b"
-    # The whole offer, nothing the NPC would do: "Oh no, Marisol! I'm sorry about that. Let me
-    # help you." (held-out seed 45119), not "Let me help you with that sack."
-    r"|\blet me (?:help|assist) you(?: with (?:that|this|anything))?\s*(?:[.!]|$)"
-    # "Sorry, but I don't think I can assist with that." to "I am deathly afraid of wolves"
-    # (held-out busy seed 66617).
-    r"|\bi (?:don'?t think i )?can(?:'?t|not)? (?:assist|help) (?:you )?with that\s*(?:[.!?]|$)",
-    re.IGNORECASE,
-)
 # The player's line handed back about them in the third person ("I understand that Lavinia
 # is a jeweller by trade, ...", held-out seed 41257).
 _THIRD_PERSON_BACK = (
@@ -112,28 +80,6 @@ _THIRD_PERSON_BACK = (
     r"doesn't|does not|can't|cannot|isn't|never|knows|knew"
     # "Ulric might not be scared of the dark, but ..." to Ulric (held-out seed 40813).
     r"|might|may|must|should|could|would|will|feels|felt)\b"
-)
-# The prompt's headings ("YOUR MEMORIES", "Your notes about ...", what "you know") read back
-# to the player. "My memories of that winter" is a person talking; "your memories" said by the
-# NPC, or "according to the notes", is the prompt.
-_OWN_NOTES = re.compile(
-    r"\byour (?:memories|memory|notes|knowledge)\b"
-    r"|\b(?:according to|based on) (?:your|my|the) "
-    r"(?:memories|memory|notes|information|knowledge)\b"
-    r"|\bthe information (?:provided|given|you (?:provided|gave|shared)|i'?ve been given|"
-    r"i was given)\b"
-    r"|\bin (?:the|this) (?:world you know|story world)\b"
-    r"|\bfactually (?:incorrect|correct|accurate)\b"
-    # The never-told note said aloud: "You know nothing about your cat: Rhosyn never told you."
-    r"|\byou know nothing (?:about|of)\b[^.!?]*:"
-    r"|\bwithout (?:more|further|additional) (?:context|information)\b"
-    r"|\b(?:any|additional) information about\b"
-    # "I don't have any memories about Faelan." (held-out seed 71359): the prompt's word.
-    r"|\b(?:any|no) memor(?:y|ies) (?:about|of)\b"
-    r"|\bcontradicts my (?:knowledge|information|memories|notes)\b"
-    # "... because he is described as a dog who hates the rain." (held-out seed 29881)
-    r"|\b(?:is|are|was|were) described as\b",
-    re.IGNORECASE,
 )
 # A line told as said by someone ("Yes, Corvina says.", "..., Voss replied."): a story's
 # narration of who spoke, not a reply.
@@ -277,7 +223,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("denies_being_itself")
     if npc and _of_itself(reply, npc):
         found.append("third_person_self")
-    if _ASSISTANT.search(reply):
+    if registers.ASSISTANT.search(reply):
         found.append("assistant_voice")
     asked_you = is_question(line) and re.search(r"\byou\b", line, re.I)
     if (asked_you and answered_as_player(reply, line, npc)) or answers_about_them(reply, line):
@@ -310,7 +256,9 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("shrugs_off_a_statement")
     elif only_a_greeting(reply) and tells_more_than_a_greeting(line, (npc, speaker)):
         found.append("shrugs_off_a_statement")
-    if _OWN_NOTES.search(reply) or (
+    elif introduces_itself(reply, line, npc):
+        found.append("shrugs_off_a_statement")
+    if registers.OWN_NOTES.search(reply) or (
         npc and re.search(rf"\byou(?:'re| are) {re.escape(npc)}\b", reply, re.IGNORECASE)
     ):
         # "You are Maren, Briony." (telnet trial): the prompt's first line read to the player.
