@@ -363,9 +363,16 @@ _BARE_REMEMBER = re.compile(
 )
 
 
+# "Ah, I see." to "What's the best part of your day, Lyra?" and to a one-eyed horse found
+# half-starved (held-out seed 71993): a nod, and nothing said.
+_BARE_NOD = re.compile(
+    r"^\W*(?:(?:oh|ah|hmm|well)[,!.]?\s+)?(?:i see|okay|ok|alright|right|hmm|indeed)\W*$", re.I
+)
+
+
 def _only_a_shrug(reply: str) -> bool:
     words = re.findall(r"[a-z']+", reply.lower())
-    if bool(_BARE_REMEMBER.match(reply)):
+    if _BARE_REMEMBER.match(reply) or _BARE_NOD.match(reply):
         return True
     return 0 < len(words) <= 6 and admits_not_knowing(reply)
 

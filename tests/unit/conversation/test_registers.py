@@ -48,3 +48,16 @@ def test_words_no_person_in_the_world_says_slip(reply, line, npc, slip):
 )
 def test_a_person_speaking_of_their_memories_or_introducing_themselves_in_turn(reply, line, npc):
     assert slips(reply, line, npc, "Ulric") == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "What's the best part of your day, Lyra?",
+        "Lyra, I keep an one-eyed horse called Sorrel; he was half-starved when I found him.",
+    ],
+)
+def test_a_bare_nod_to_a_telling_or_a_question_of_itself_shrugs_it_off(line):
+    # Held-out seed 71993: "Ah, I see." to both.
+    assert "shrugs_off_a_statement" in slips("Ah, I see.", line, "Lyra", "Yestin")
+    assert slips("Ah, I see. Half-starved, poor thing!", line, "Lyra", "Yestin") == []
