@@ -1,8 +1,9 @@
 """
 Words of a register other than a person's in the world, said by an NPC: an assistant's
 (`ASSISTANT`: "Let me know if you need anything else", "You don't have enough information")
-and its prompt's (`OWN_NOTES`: "According to my memories", "My memories are not about birth").
-voice.slips names them `assistant_voice` and `speaks_of_its_notes`.
+its prompt's (`OWN_NOTES`: "According to my memories", "My memories are not about birth"), and
+today's slang (`MODERN`: "That's very cool"). voice.slips names them `assistant_voice` (the
+assistant's and the slang) and `speaks_of_its_notes`.
 
 Plain Python.
 """
@@ -74,5 +75,14 @@ OWN_NOTES = re.compile(
     r"|\bcontradicts my (?:knowledge|information|memories|notes)\b"
     # "... because he is described as a dog who hates the rain." (held-out seed 29881)
     r"|\b(?:is|are|was|were) described as\b",
+    re.IGNORECASE,
+)
+
+
+# Today's slang in a townsfolk's mouth: "Oh, I see! That's very cool, Yestin." to a grandfather's
+# silver compass (held-out seed 71993). Cool water and a cool evening are the weather.
+MODERN = re.compile(
+    r"\b(?:(?:very|so|pretty|really|super)\s+)?cool(?=\s*(?:[,.!?]|$|,?\s+[A-Z][a-z]+\W*$))"
+    r"|\b(?:awesome|dude|no worries|sweetie)\b",
     re.IGNORECASE,
 )

@@ -223,7 +223,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("denies_being_itself")
     if npc and _of_itself(reply, npc):
         found.append("third_person_self")
-    if registers.ASSISTANT.search(reply):
+    if registers.ASSISTANT.search(reply) or registers.MODERN.search(reply):
         found.append("assistant_voice")
     asked_you = is_question(line) and re.search(r"\byou\b", line, re.I)
     if (asked_you and answered_as_player(reply, line, npc)) or answers_about_them(reply, line):

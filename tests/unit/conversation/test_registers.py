@@ -61,3 +61,18 @@ def test_a_bare_nod_to_a_telling_or_a_question_of_itself_shrugs_it_off(line):
     # Held-out seed 71993: "Ah, I see." to both.
     assert "shrugs_off_a_statement" in slips("Ah, I see.", line, "Lyra", "Yestin")
     assert slips("Ah, I see. Half-starved, poor thing!", line, "Lyra", "Yestin") == []
+
+
+@pytest.mark.parametrize(
+    "reply, slang",
+    [
+        ("Oh, I see! That's very cool, Yestin. A special treasure.", True),  # seed 71993
+        ("That's awesome!", True),
+        ("No worries, sweetie.", True),
+        ("Keep it somewhere cool and dry, Yestin.", False),
+        ("The cool evening air will do you good.", False),
+    ],
+)
+def test_todays_slang_is_no_voice_of_the_town(reply, slang):
+    line = "See this? It's a silver compass that was my grandfather's."
+    assert ("assistant_voice" in slips(reply, line, "Lyra", "Yestin")) is slang
