@@ -1,6 +1,6 @@
 """
 Words of a register other than a person's in the world, said by an NPC: an assistant's
-(`ASSISTANT`: "Let me know if you need anything else", "You don't have enough information")
+(`ASSISTANT`: "Let me know if you need anything else", "You don't have enough information"),
 its prompt's (`OWN_NOTES`: "According to my memories", "My memories are not about birth"), and
 today's slang (`MODERN`: "That's very cool"). voice.slips names them `assistant_voice` (the
 assistant's and the slang) and `speaks_of_its_notes`.
