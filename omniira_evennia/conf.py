@@ -38,6 +38,16 @@ DEFAULT_FALLBACK_LINES = [
     '{name} frowns, distracted by something only they can see. "Hm? Give me a moment."',
 ]
 
+# Things no one in a town of carts and candles speaks of: "I need to get to the hospital to help
+# him." (held-out seed 71993), "You can visit the museum, go to the art gallery" (issue #24). A
+# game set in another age sets OUT_OF_WORLD_WORDS to its own list, or to [].
+DEFAULT_OUT_OF_WORLD_WORDS = [
+    *"hospital museum gallery police policeman cinema movie television telephone phone".split(),
+    *"internet computer email car cars bus taxi airport supermarket mall pharmacy clinic".split(),
+    *"ambulance electricity dollars euros laptop smartphone website online".split(),
+    "credit card",
+]
+
 
 class TierSettings(BaseModel):
     """One LLM endpoint speaking the OpenAI chat-completions API."""
@@ -186,6 +196,11 @@ class OmniiraSettings(BaseModel):
     THINKING_MESSAGE: str = "{name} pauses, thinking."
     FALLBACK_LINES: list[str] = Field(default_factory=lambda: list(DEFAULT_FALLBACK_LINES))
     MAX_MESSAGE_CHARS: int = Field(1000, gt=0)
+    # A reply's sentence naming one of these, when neither the player's line nor what the NPC
+    # knows does, is asked again and, past mending, cut (conversation/registers.py).
+    OUT_OF_WORLD_WORDS: list[str] = Field(
+        default_factory=lambda: list(DEFAULT_OUT_OF_WORLD_WORDS), max_length=500
+    )
     # An in-world cue to the player when the NPC has finished reviewing a conversation that
     # ended (its extraction wrote what it kept), shown only if the player is still in the
     # NPC's room, {npc} being the NPC's name; "" (the default): no cue. Builders see every

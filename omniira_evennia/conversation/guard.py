@@ -18,6 +18,7 @@ from omniira_evennia.conversation import (
     embellishments,
     plain_lines,
     recitals,
+    registers,
     repairs,
     repeats,
     trades,
@@ -99,7 +100,8 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
     """The slips read against what the NPC knows and remembers, each with the sentences of
     `text` that make it: another's trade (trades.py), a topic it will not discuss, what the
     speaker named described (embellishments.py), a fact recited (recitals.py), a telling met
-    as old news, a role given to someone known that nothing known of them holds."""
+    as old news, a role given to someone known that nothing known of them holds, what its
+    world has not."""
     return [
         (trades.ANOTHERS_TRADE, anothers_trade(text, ctx)),
         (WONT_DISCUSS, unwanted_topics(text, ctx)),
@@ -107,7 +109,15 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
         (recitals.RECITES, recited_facts(text, ctx)),
         (embellishments.KNEW_IT_ALREADY, knew_it_already(text, ctx)),
         (trades.MISGIVEN_ROLE, misgiven_roles(text, ctx)),
+        (registers.OUT_OF_WORLD, out_of_world(text, ctx)),
     ]
+
+
+def out_of_world(text: str, ctx: PromptContext) -> list[str]:
+    """The sentences of `text` naming what the NPC's world has not (registers.out_of_world):
+    named by neither the line nor what the NPC knows."""
+    known = [ctx.message, ctx.place_description, *(k.text for k in ctx.knowledge)]
+    return registers.out_of_world(text, ctx.out_of_world, " ".join(known))
 
 
 def misgiven_roles(text: str, ctx: PromptContext) -> list[str]:

@@ -95,6 +95,8 @@ class PromptContext:
     # will not discuss.
     knowledge: list[KnowledgeLine] = field(default_factory=list)
     wont_discuss: list[WontDiscuss] = field(default_factory=list)
+    # Words for what the NPC's world has not (settings OUT_OF_WORLD_WORDS; the voice guard's).
+    out_of_world: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -3,7 +3,8 @@ Words of a register other than a person's in the world, said by an NPC: an assis
 (`ASSISTANT`: "Let me know if you need anything else", "You don't have enough information"),
 its prompt's (`OWN_NOTES`: "According to my memories", "My memories are not about birth"), and
 today's slang (`MODERN`: "That's very cool"). voice.slips names them `assistant_voice` (the
-assistant's and the slang) and `speaks_of_its_notes`.
+assistant's and the slang) and `speaks_of_its_notes`. What the NPC's world has not ("the
+hospital") is `out_of_world`, against the game's own list of words.
 
 Plain Python.
 """
@@ -11,6 +12,8 @@ Plain Python.
 from __future__ import annotations
 
 import re
+
+from omniira_evennia.conversation.words import capped, sentence_list
 
 ASSISTANT = re.compile(
     r"\b(?:how (?:can|may) i (?:help|assist)|(?:anything|something) else (?:i can|you need|"
@@ -86,3 +89,17 @@ MODERN = re.compile(
     r"|\b(?:awesome|dude|no worries|sweetie)\b",
     re.IGNORECASE,
 )
+
+
+OUT_OF_WORLD = "speaks_of_another_world"  # the slip's name (guard.knowing_slips)
+
+
+def out_of_world(reply: str, words: list[str], known: str) -> list[str]:
+    """The sentences of `reply` naming one of `words` (the game's OUT_OF_WORLD_WORDS) that
+    `known` (the player's line and what the NPC knows) does not name."""
+    reply, known = capped(reply), capped(known)
+    foreign = [w for w in words[:500] if w and not re.search(rf"\b{re.escape(w)}\b", known, re.I)]
+    if not foreign:
+        return []
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, foreign)) + r")\b", re.IGNORECASE)
+    return [s for s in sentence_list(reply) if pattern.search(s)]

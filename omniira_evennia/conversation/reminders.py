@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation import embellishments, recitals, trades, voice
+from omniira_evennia.conversation import embellishments, recitals, registers, trades, voice
 from omniira_evennia.conversation.prompts import PromptContext
 
 NEVER_TOLD = "answered what it was never told"
@@ -44,6 +44,8 @@ _SLIP_REMINDERS = {
     embellishments.INVENTS_WHAT_THEY_NAMED: "(You know nothing of what {speaker} named but what "
     "{speaker} said: do not describe it or say you have been there. Answer as {name}, with a "
     "question of your own.)",
+    registers.OUT_OF_WORLD: "(There is no such thing in your world, {name}. Answer {speaker} "
+    "with what you know of it.)",
     trades.MISGIVEN_ROLE: "(Say of the people of this town only what you know of them, {name}; "
     "what you do not know of them, say you do not know.)",
     recitals.RECITES: "(Answer what {speaker} just said, as {name}, in your own words: not a "
@@ -125,5 +127,6 @@ REMINDER = re.compile(
     r"You have said that already|Say what you yourself do|"
     r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
     r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
-    r"\S+ told you of something hard|Say of the people of this town)"
+    r"\S+ told you of something hard|Say of the people of this town|"
+    r"There is no such thing in your world)"
 )

@@ -85,6 +85,7 @@ def retrieve_context(
         explain["chosen"] = [r.id for r in records]
     ctx = inp.context
     ctx.memories = memory_lines(records, inp.speaker_id)
+    ctx.out_of_world = list(conf.OUT_OF_WORLD_WORDS)
     if conf.RETRIEVAL_MODE == "fused" and inp.lexical is not None:
         beliefs = select_newest_plus_fused(
             inp.reflections,

@@ -1,9 +1,15 @@
-"""An assistant's words, the prompt's words, and the NPC's own introduction to a telling: each a
-slip of its voice (voice.slips), read off the held-out run of seed 71993."""
+"""An assistant's words, the prompt's words, today's slang, what the world has not, and the NPC's
+own introduction to a telling: each a slip of its voice, read off the held-out run of seed
+71993."""
 
 import pytest
 
+from omniira_evennia.conf import DEFAULT_OUT_OF_WORLD_WORDS
+from omniira_evennia.conversation import guard, reminders
+from omniira_evennia.conversation.prompts import Identity, PromptContext
+from omniira_evennia.conversation.registers import OUT_OF_WORLD
 from omniira_evennia.conversation.voice import slips
+from omniira_evennia.knowledge.facts import KnowledgeLine
 
 RAIN = "It has not stopped raining since this morning."
 PENDANT = "Good evening, Wren, my most precious possession is a pendant with a portrait of my wife."
@@ -76,3 +82,49 @@ def test_a_bare_nod_to_a_telling_or_a_question_of_itself_shrugs_it_off(line):
 def test_todays_slang_is_no_voice_of_the_town(reply, slang):
     line = "See this? It's a silver compass that was my grandfather's."
     assert ("assistant_voice" in slips(reply, line, "Lyra", "Yestin")) is slang
+
+
+NEWS = "Have you heard the news? Voss fell off a ladder and broke his leg."
+
+
+def maren(line=NEWS, knowledge=()):
+    return PromptContext(
+        identity=Identity("Maren", "tavern keeper"),
+        speaker_name="Winslow",
+        message=line,
+        knowledge=list(knowledge),
+        out_of_world=list(DEFAULT_OUT_OF_WORLD_WORDS),
+    )
+
+
+def test_what_the_world_has_not_is_asked_again_and_past_mending_cut():
+    # Held-out seed 71993: the news of Voss's leg.
+    reply = "Oh no, poor Voss! I need to get to the hospital to help him."
+    ctx = maren()
+    assert OUT_OF_WORLD in guard.slips_of(reply, ctx)
+    problem = guard.voice_problem(type("P", (), {"text": reply})(), ctx, None)
+    assert problem == f"slipped: {OUT_OF_WORLD}"
+    asked = reminders.asked_again([{"role": "user", "content": NEWS}], ctx, problem)
+    assert "There is no such thing in your world, Maren" in asked[-1]["content"]
+    assert guard.repaired(reply, problem, ctx, None) == "Oh no, poor Voss!"
+
+
+@pytest.mark.parametrize(
+    "line, known",
+    [
+        ("Is there a hospital in town?", []),  # asked: "No hospital here" is an answer
+        (
+            "Where can I get well?",
+            [KnowledgeLine("The old hospital by the well is shut.", "place")],
+        ),
+    ],
+)
+def test_what_the_line_or_the_world_names_may_be_said(line, known):
+    reply = "The hospital? Wren tends the sick at her stall."
+    assert OUT_OF_WORLD not in guard.slips_of(reply, maren(line, known))
+
+
+def test_a_game_of_another_age_sets_its_own_words():
+    ctx = maren()
+    ctx.out_of_world = []
+    assert OUT_OF_WORLD not in guard.slips_of("I'll take him to the hospital.", ctx)
