@@ -46,6 +46,10 @@ DEFAULT_OUT_OF_WORLD_WORDS = [
     *"internet computer email car cars bus taxi airport supermarket mall pharmacy clinic".split(),
     *"ambulance electricity dollars euros laptop smartphone website online".split(),
     "credit card",
+    # "You can ask the market for the latest weather reports." (held-out seed 71993)
+    "weather report",
+    "weather reports",
+    "forecast",
 ]
 
 

@@ -128,3 +128,13 @@ def test_a_game_of_another_age_sets_its_own_words():
     ctx = maren()
     ctx.out_of_world = []
     assert OUT_OF_WORLD not in guard.slips_of("I'll take him to the hospital.", ctx)
+
+
+def test_an_essays_moral_and_a_weather_report_slip():
+    # Held-out seed 71993.
+    news = "Terrible news, Maren: Wren came down with the barge fever."
+    moral = "I'm sorry to hear about Wren. It's always good to stay informed about our neighbors."
+    assert "assistant_voice" in slips(moral, news, "Maren", "Zinnia")
+    weather = "I'm not sure, Silas. But you can ask the market for the latest weather reports."
+    asked = maren("Is the weather always like this here, Maren?")
+    assert OUT_OF_WORLD in guard.slips_of(weather, asked)
