@@ -99,6 +99,18 @@ _INVITES = re.compile(
     r"|\blet's\b|\bshall we\b|\bwith me\b",
     re.IGNORECASE,
 )
+# Their aim vowed as the NPC's own: "I'll make sure to do my best." to "Before I'm old I mean to
+# climb the Greyfang mountain." (held-out run, 2026-12-06).
+_VOWS = re.compile(
+    r"^\W*(?:(?:oh|ah|well|sure|yes|aye)[,!.]?\s+)?i(?:'ll| will) (?:make sure to |surely )?"
+    r"(?:do|try) my (?:best|utmost)(?:,?\s+[A-Z][a-z]+)?\W*$",
+    re.IGNORECASE,
+)
+_THEIR_AIM = re.compile(
+    r"\bi(?:'m| am)? (?:mean|hope|plan|want|wish|intend|long|dream)(?:s|ing)? (?:to|of)\b"
+    r"|\bmy (?:dream|hope|wish|aim) is\b|\bi(?:'m| am) (?:saving|putting money aside)\b",
+    re.IGNORECASE,
+)
 
 # What the player asks the NPC to do, given back as the player's to do: "You'll make sure to
 # keep it off your plate." to "Nuts makes me break out in a rash, so keep it off my plate."
@@ -213,6 +225,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _MISHAP.search(line) and _CAREFUL_NEXT_TIME.search(reply):
         return True
     if _TAKES_UP.search(reply) and _OWN_PLAN.search(line) and not _INVITES.search(line):
+        return True
+    if _VOWS.search(reply) and _THEIR_AIM.search(line) and not is_question(line):
         return True
     if _asked_of_me_given_to_you(reply, line):
         return True

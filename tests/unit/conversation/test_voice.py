@@ -1928,6 +1928,21 @@ def test_the_players_plan_taken_as_an_invitation_swaps_i_and_you():
     assert slips("Take any seat you like, love.", plan, "Maren", "Ada") == []
 
 
+@pytest.mark.parametrize(
+    "reply, line, swapped",
+    [
+        # Held-out run, 2026-12-06: their aim vowed as the NPC's.
+        ("I'll make sure to do my best.", "Before I'm old I mean to climb the Greyfang.", True),
+        ("I'll do my best, Ada.", "My dream is to learn to read and write.", True),
+        # Asked to do it, or help vowed, it is the NPC's to do.
+        ("I'll do my best.", "Could you keep the room warm for me?", False),
+        ("Good luck! I'll do my best to help.", "I mean to climb the Greyfang.", False),
+    ],
+)
+def test_their_aim_vowed_as_the_npcs_own_swaps_i_and_you(reply, line, swapped):
+    assert ("swaps_i_and_you" in slips(reply, line, "Maren", "Ada")) is swapped
+
+
 def test_what_the_npc_is_asked_to_do_given_back_to_the_player_swaps_i_and_you():
     """Held-out seed 35089: "You'll make sure to keep it off your plate." to "Nuts makes me
     break out in a rash, so keep it off my plate."."""
