@@ -111,6 +111,16 @@ _THEIR_AIM = re.compile(
     r"|\bmy (?:dream|hope|wish|aim) is\b|\bi(?:'m| am) (?:saving|putting money aside)\b",
     re.IGNORECASE,
 )
+# Their treasure kept as the NPC's: "It's so special that I keep it for a long time." to "The
+# thing I treasure most is a lucky copper token ..." (held-out run, 2026-12-06).
+_THEIR_TREASURE = re.compile(
+    r"\b(?:i treasure|treasure most|most precious|i never let it|i(?:'d| would) run into)\b", re.I
+)
+_KEEPS_IT = re.compile(
+    r"\bi(?:'ve| have)?\s+(?:always\s+|still\s+)?(?:keep|kept|treasure[ds]?|cherish(?:ed)?|"
+    r"carry|carried|wear|wore|guard(?:ed)?)\s+(?:it|them)\b",
+    re.IGNORECASE,
+)
 
 # What the player asks the NPC to do, given back as the player's to do: "You'll make sure to
 # keep it off your plate." to "Nuts makes me break out in a rash, so keep it off my plate."
@@ -227,6 +237,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _TAKES_UP.search(reply) and _OWN_PLAN.search(line) and not _INVITES.search(line):
         return True
     if _VOWS.search(reply) and _THEIR_AIM.search(line) and not is_question(line):
+        return True
+    if _THEIR_TREASURE.search(line) and _KEEPS_IT.search(reply):
         return True
     if _asked_of_me_given_to_you(reply, line):
         return True

@@ -1943,6 +1943,21 @@ def test_their_aim_vowed_as_the_npcs_own_swaps_i_and_you(reply, line, swapped):
     assert ("swaps_i_and_you" in slips(reply, line, "Maren", "Ada")) is swapped
 
 
+@pytest.mark.parametrize(
+    "reply, swapped",
+    [
+        # Held-out run, 2026-12-06: their token kept as the NPC's.
+        ("It's so special that I keep it for a long time.", True),
+        ("I've always treasured it.", True),
+        ("A lucky token! Keep it close, Ada.", False),
+        ("I'd keep it close too, if it were mine.", False),
+    ],
+)
+def test_their_treasure_kept_as_the_npcs_swaps_i_and_you(reply, swapped):
+    line = "The thing I treasure most is a lucky copper token; I would run into a fire for it."
+    assert ("swaps_i_and_you" in slips(reply, line, "Maren", "Ada")) is swapped
+
+
 def test_what_the_npc_is_asked_to_do_given_back_to_the_player_swaps_i_and_you():
     """Held-out seed 35089: "You'll make sure to keep it off your plate." to "Nuts makes me
     break out in a rash, so keep it off my plate."."""
