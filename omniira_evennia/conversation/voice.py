@@ -184,6 +184,16 @@ def _of_itself(reply: str, npc: str) -> bool:
     )
 
 
+# A line written for the player to say: 'You might say: "Well, Ulric, I've been making barrels
+# ..."' to "Wren, how do I earn my living?" (held-out seed 71993); the words quoted, for "You could
+# say I'm a patient woman." is the NPC's own.
+_SCRIPTS_THEM = re.compile(
+    r"(?:^|[.!?]\s+)\W*(?:you (?:might|could|can|should|may|would) (?:say|reply|answer|respond|"
+    r"tell (?:him|her|them|me))|try saying)\b[^.!?\"]{0,20}[:\"\u201c]",
+    re.IGNORECASE,
+)
+
+
 def speaks_as(reply: str, speaker: str) -> bool:
     """The model wrote the speaker's line instead of its own ('Quill: "I know you ..."',
     'Rosalie responds, "..."')."""
@@ -203,6 +213,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("speaks_as_player")
     elif re.search(r"\byou say to you\b", reply, re.IGNORECASE):
         found.append("speaks_as_player")  # "You say to you: "I don't know." (seed 45119)
+    elif _SCRIPTS_THEM.search(reply):
+        found.append("speaks_as_player")
     if speaker and (
         re.search(_SPEAKS_OF_THEM.format(speaker=re.escape(speaker)), reply, re.I)
         or named_to_their_face(reply, speaker, npc)

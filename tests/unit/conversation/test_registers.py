@@ -138,3 +138,19 @@ def test_an_essays_moral_and_a_weather_report_slip():
     weather = "I'm not sure, Silas. But you can ask the market for the latest weather reports."
     asked = maren("Is the weather always like this here, Maren?")
     assert OUT_OF_WORLD in guard.slips_of(weather, asked)
+
+
+@pytest.mark.parametrize(
+    "reply, scripted",
+    [
+        ('You might say: "Well, Ulric, I\'ve been making barrels for the brewers."', True),
+        ('Hm. You could tell them: "I make barrels."', True),
+        ("You could say I'm a patient woman, Ulric.", False),
+        ("You make barrels for the brewers, Ulric.", False),
+        ("Say that again, Ulric?", False),
+    ],
+)
+def test_a_line_written_for_the_player_to_say_speaks_as_them(reply, scripted):
+    # Held-out seed 71993, to "Wren, how do I earn my living?"
+    found = slips(reply, "Wren, how do I earn my living?", "Wren", "Ulric")
+    assert ("speaks_as_player" in found) is scripted
