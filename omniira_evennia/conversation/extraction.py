@@ -29,7 +29,7 @@ from omniira_evennia.conversation.tags import RememberTag, clean_text
 from omniira_evennia.conversation.words import content_stems, is_question, sentence_list
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
-from omniira_evennia.memory.grounding import without_address
+from omniira_evennia.memory.quoting import without_address
 
 log = logging.getLogger("omniira.extraction")
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from omniira_evennia.memory.quoting import quoted_words
+from omniira_evennia.memory.quoting import quoted_words, without_address
 from omniira_evennia.memory.safety import redact_pii
 
 MAX_LINES = 40
@@ -172,9 +172,22 @@ def substantive(value: str, skip: set[str]) -> list[str]:
     return out
 
 
+def _opening(value: str) -> str:
+    words = _words(value)
+    return words[0].lower() if words else ""
+
+
 def specifics(value: str, skip: set[str]) -> list[str]:
-    """Names and numbers in `value` (a capitalised word not opening a sentence, digits)."""
+    """Names and numbers in `value` (a capitalised word not opening a sentence, digits). A
+    word opening the note is a name too when the note names its subject later: "Bryn has a
+    speckled raven named Pocket; she sleeps at the foot of Berwyn's bed." (held-out seed
+    71993: Berwyn's name miscopied) is about a Bryn nobody spoke of."""
     out = []
+    words = _words(value)
+    if words and words[0][:1].isupper() and any(w.lower().rstrip("'s") in skip for w in words[1:]):
+        first = words[0].lower()
+        if first not in skip | STOPWORDS | GENERIC | KIN:
+            out.append(first)
     for sentence in _SENTENCE.findall(value):
         for i, word in enumerate(_words(sentence)):
             low = word.lower()
@@ -182,7 +195,7 @@ def specifics(value: str, skip: set[str]) -> list[str]:
                 continue
             if any(ch.isdigit() for ch in word) or (i > 0 and word[:1].isupper()):
                 out.append(low)
-    return out
+    return list(dict.fromkeys(out))
 
 
 def _REPORTS(subject: str) -> re.Pattern:
@@ -380,26 +393,7 @@ def _grounded_quote(quote: str, lines: Evidence) -> Grounding:
 
 
 LACKS_OBJECT = "says 'it' or 'them' without what it is"
-
-
-def without_address(statement: str, npc: str) -> str:
-    """A speaker's statement without its greeting and the listener's name in front ("Maren, I
-    fear ..." -> "I fear ...", "Good evening, Lyra, I can't touch honey." -> "I can't touch
-    honey."): what they said of themselves, for the review (conversation/extraction.py) and for
-    a memory kept in their words."""
-    lead = r"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|oh|listen)\W+)?"
-    if npc:
-        lead += rf"(?:{re.escape(npc)}\W+)?(?:one thing\W+)?"
-    text = without_trailing_address(re.sub(lead, "", statement, flags=re.IGNORECASE), npc)
-    return text[:1].upper() + text[1:] if text else statement
-
-
-def without_trailing_address(text: str, npc: str) -> str:
-    """`text` without the listener's name said at its end ("... sings at the temple, Maren." ->
-    "... sings at the temple."): a memory kept its keeper's name so (telnet trial, 2026-12-05)."""
-    if not npc:
-        return text
-    return re.sub(rf",\s*{re.escape(npc)}\s*([.!?]*)\s*$", r"\1", text, flags=re.IGNORECASE)
+MISNAMED = "opens on a name nobody spoke of"  # kept in their words instead (memory/write.py)
 
 
 def _lacks_its_object(value: str, skip: set[str]) -> bool:
@@ -469,6 +463,9 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         share = sum(1 for w in wanted if _stem(w) in stems) / len(wanted) if wanted else 1.0
         if plain and not any(_stem(w) in stems for w in plain):
             share = 0.0
+        if lacking_names == names[:1] != [] and names[0] == _opening(value) and share >= required:
+            # All but its opening name, miscopied ("Bryn" for "Berwyn"): their statement.
+            return Grounding(False, MISNAMED, without_address(statement, npc), found)
         if lacking_names or share < required or not found:
             if len(found) > len(best_found) or best is None:
                 best, best_found = statement, found

@@ -85,3 +85,23 @@ def garbled(value: str, subject: str, line: str = "") -> bool:
         return True
     opening = [w.lower() for w in _WORD.findall(line[:MAX_CHARS])[:2]]
     return len(opening) == 2 and [w.lower() for w in _WORD.findall(rest)[:2]] == opening
+
+
+def without_address(statement: str, npc: str) -> str:
+    """A speaker's statement without its greeting and the listener's name in front ("Maren, I
+    fear ..." -> "I fear ...", "Good evening, Lyra, I can't touch honey." -> "I can't touch
+    honey."): what they said of themselves, for the review (conversation/extraction.py) and for
+    a memory kept in their words."""
+    lead = r"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|oh|listen)\W+)?"
+    if npc:
+        lead += rf"(?:{re.escape(npc)}\W+)?(?:one thing\W+)?"
+    text = without_trailing_address(re.sub(lead, "", statement, flags=re.IGNORECASE), npc)
+    return text[:1].upper() + text[1:] if text else statement
+
+
+def without_trailing_address(text: str, npc: str) -> str:
+    """`text` without the listener's name said at its end ("... sings at the temple, Maren." ->
+    "... sings at the temple."): a memory kept its keeper's name so (telnet trial, 2026-12-05)."""
+    if not npc:
+        return text
+    return re.sub(rf",\s*{re.escape(npc)}\s*([.!?]*)\s*$", r"\1", text, flags=re.IGNORECASE)

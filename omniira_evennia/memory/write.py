@@ -44,14 +44,19 @@ from omniira_evennia.memory import notes_store, relationship_store, store
 from omniira_evennia.memory.embeddings import embed_or_none, to_blob
 from omniira_evennia.memory.grounding import (
     LACKS_OBJECT,
+    MISNAMED,
     Grounding,
     evidence,
     ground,
+)
+from omniira_evennia.memory.lateness import late_write
+from omniira_evennia.memory.quoting import (
+    garbled,
+    names_nobody,
+    said_quote,
     without_address,
     without_trailing_address,
 )
-from omniira_evennia.memory.lateness import late_write
-from omniira_evennia.memory.quoting import garbled, names_nobody, said_quote
 
 # What the policy keeps beside memories, and restatements, live in their own modules; their
 # names stay importable from here (callers and games found them here before).
@@ -163,7 +168,7 @@ def _grounded_form(npc, note: Note, value: str):
     if grounded is None:
         return note, value, grounded
     subject = _subject_name(note)
-    if (not grounded.ok and grounded.reason == LACKS_OBJECT) or (
+    if (not grounded.ok and grounded.reason in (LACKS_OBJECT, MISNAMED)) or (
         grounded.ok and (names_nobody(value, subject) or garbled(value, subject, grounded.line))
     ):
         return _their_words_instead(npc, note, value, grounded)

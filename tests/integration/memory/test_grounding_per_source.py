@@ -102,6 +102,23 @@ class TestGroundedMemory(SocialTestBase):
         memory = Memory.objects.get(source="extracted")
         assert memory.value == 'Ada said: "Home for me is Tarnow, down on the southern plains."'
 
+    def test_a_reviewed_fact_under_a_miscopied_name_is_kept_as_the_players_words(self):
+        # Held-out seed 71993: "Bryn has a speckled raven named Pocket; ..." kept for Berwyn,
+        # and Voss answered Berwyn with Bryn's raven.
+        value = "Adda has a speckled raven named Pocket; she sleeps at the foot of Ada's bed."
+        router = Router(voice=["Aye."], extraction=[{"key": "pet", "value": value}])
+        with ScriptedLLM(router) as llm, override_settings(OMNIIRA=tiers(llm.base_url)):
+            self.call(
+                CmdTalk(), "Maren = I have a speckled raven named Pocket; she sleeps on my bed."
+            )
+            self.call(CmdTalk(), "Maren = Goodbye!")
+            lifecycle.process_ended()
+        memory = Memory.objects.get(source="extracted")
+        assert (
+            memory.value
+            == 'Ada said: "I have a speckled raven named Pocket; she sleeps on my bed."'
+        )
+
     def test_a_reviewed_fact_half_turned_round_is_kept_as_the_players_words(self):
         # Held-out seed 77213: "Jessamy shellfish makes her break out in a rash, ..." was kept
         # and read back to her as "I remember: Jessamy shellfish makes her ...".

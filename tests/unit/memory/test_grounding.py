@@ -5,7 +5,7 @@ their questions, the NPC's replies or someone else's words. The cases are what p
 
 import pytest
 
-from omniira_evennia.memory.grounding import ground, is_question, statements
+from omniira_evennia.memory.grounding import MISNAMED, ground, is_question, statements
 from omniira_evennia.memory.quoting import garbled, names_nobody
 from omniira_evennia.memory.sameness import may_restate, one_at_a_time
 
@@ -409,7 +409,7 @@ def test_a_wish_grounds_the_wish_not_a_fact():
 
 def test_the_keepers_name_said_at_the_end_is_no_part_of_the_fact():
     # Telnet trial, 2026-12-05: "Corwen's daughter Ysolde sings at the temple, Maren." in recall.
-    from omniira_evennia.memory.grounding import without_address, without_trailing_address
+    from omniira_evennia.memory.quoting import without_address, without_trailing_address
 
     kept = "Corwen's daughter Ysolde sings at the temple, Maren."
     assert (
@@ -489,3 +489,22 @@ def test_a_sentence_after_a_full_stop_is_not_leaned_on():
     ]
     found = ground("Rosalie dips candles from tallow and beeswax.", lines, subject="Rosalie")
     assert found.ok and found.line == lines[0]
+
+
+@pytest.mark.parametrize(
+    "value, grounded, reason",
+    [
+        # Held-out seed 71993: Berwyn's raven kept under "Bryn".
+        (
+            "Bryn has a speckled raven named Pocket; she sleeps at the foot of Berwyn's bed.",
+            False,
+            MISNAMED,
+        ),
+        ("Berwyn has a speckled raven named Pocket.", True, "grounded"),
+        ("Pocket sleeps at the foot of Berwyn's bed.", True, "grounded"),
+    ],
+)
+def test_a_note_opening_on_a_name_nobody_spoke_of(value, grounded, reason):
+    line = ["I have a speckled raven named Pocket; she sleeps at the foot of my bed."]
+    found = ground(value, line, subject="Berwyn", npc="Voss")
+    assert (found.ok, found.reason) == (grounded, reason)
