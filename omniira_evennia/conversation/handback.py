@@ -327,3 +327,20 @@ def cheers_a_hardship(reply: str, line: str) -> bool:
         and bool(_HARDSHIP.search(line))
         and not _DENIED_HARDSHIP.search(line)
     )
+
+
+# "I'm sorry, Zoltan." and nothing else, to a bone-handled knife and to keeping bees (held-out
+# seed 86753): sorrow for what is no hardship.
+_BARE_SORRY = re.compile(
+    r"^\W*(?:oh,?\s+)?i'?m (?:so |very )?sorry(?: to hear (?:that|it))?(?:,?\s+[A-Z][a-z]+)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def sorry_for_no_hardship(reply: str, line: str) -> bool:
+    """A bare "I'm sorry." to a line that tells of no fear, loss, hurt or illness, nor of
+    anything not had or done ("I haven't eaten since sunrise." is a want)."""
+    line, reply = capped(line), capped(reply)
+    return (
+        bool(_BARE_SORRY.match(reply)) and not _HARDSHIP.search(line) and not _NEGATES.search(line)
+    )

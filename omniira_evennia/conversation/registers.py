@@ -43,6 +43,10 @@ ASSISTANT = re.compile(
     # "Sorry, Winslow. You don't have enough information about Lyra or her presence." to "It has
     # not stopped raining since this morning." (held-out seed 71993)
     r"|\b(?:enough|sufficient) (?:information|context|details)\b"
+    # "Oh no! I'm sorry to hear that. Can I help with anything else?" to news of a brawl, "Is
+    # there anything I can do to help you?" to news of a clerk leaving (held-out seed 86753).
+    r"|\b(?:can|may) i (?:help|assist)(?: you)? with anything\b"
+    r"|\banything (?:else )?i can do to help you\b"
     # "Do you have any questions about reading and writing?" (held-out seed 40813)
     r"|\bany questions (?:about|on|regarding)\b"
     # A shop assistant's goodbye ("You're welcome, Nerys! I'll be here if you need anything

@@ -50,6 +50,7 @@ from omniira_evennia.conversation.handback import (
     cheers_a_hardship,
     doubts_the_telling,
     restates,
+    sorry_for_no_hardship,
 )
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
@@ -268,7 +269,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("shrugs_off_a_statement")
     elif only_a_greeting(reply) and tells_more_than_a_greeting(line, (npc, speaker)):
         found.append("shrugs_off_a_statement")
-    elif introduces_itself(reply, line, npc):
+    elif introduces_itself(reply, line, npc) or sorry_for_no_hardship(reply, line):
         found.append("shrugs_off_a_statement")
     if registers.OWN_NOTES.search(reply) or (
         npc and re.search(rf"\byou(?:'re| are) {re.escape(npc)}\b", reply, re.IGNORECASE)

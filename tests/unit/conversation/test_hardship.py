@@ -51,3 +51,30 @@ def test_cheer_twice_is_cut_from_what_is_shown():
     )
     result = run_turn(turn_input(FEAR), conf("tags"), client)
     assert result.parsed.text == "I'll keep that in mind."
+
+
+@pytest.mark.parametrize(
+    "reply, line, shrugs",
+    [
+        # Held-out seed 86753: sorrow for a knife and for keeping bees.
+        ("I'm sorry, Zoltan.", "Wren, see this? It's a bone-handled knife.", True),
+        ("I'm sorry, Zoltan.", "I earn my living as a beekeeper: I keep bees.", True),
+        ("I'm so sorry, Zoltan.", "My father died last winter.", False),
+        ("I'm sorry, Zoltan. Bees frighten me.", "I keep bees on the hillside.", False),
+    ],
+)
+def test_bare_sorrow_for_no_hardship_shrugs_it_off(reply, line, shrugs):
+    assert ("shrugs_off_a_statement" in slips(reply, line, "Wren", "Zoltan")) is shrugs
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Oh no! I'm sorry to hear that. Can I help with anything else?",
+        "I'm sorry to hear about Hamish's departure. Is there anything I can do to help you?",
+    ],
+)
+def test_a_clerks_offer_to_news_is_an_assistants_voice(reply):
+    # Held-out seed 86753.
+    news = "Terrible news, Voss: Hamish the mayor's clerk is leaving town for good."
+    assert "assistant_voice" in slips(reply, news, "Voss", "Hesper")
