@@ -173,6 +173,12 @@ _BEFALLS_THEM = re.compile(
     r"\b(makes?|made|gives?|gave)\s+(?:him|her)\b(?!\s+[a-z]+s\b)|\b(leaves?|left)\s+him\b"
 )
 # "... it has never left her side." is their side: "left you side" (held-out seed 35089).
+# Their "her" (or "him") as an object, after a clause's subject of the other sex or "it".
+_THEM_AFTER_OTHER = re.compile(
+    r"\b(he\b[^.;!?]*?\b)(her)\b(?=\s+(?:everywhere|around|about|home|away|back|again|too|"
+    r"always|dearly|so|very|more|most|to|from|with|at|in|on|for|into)\b|\s*[.,;!?]|\s*$)",
+    re.IGNORECASE,
+)
 _LEFT_THEIRS = re.compile(r"\b(leaves?|left)\s+her\b(?=\s+[a-z])")
 
 
@@ -323,6 +329,10 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         # Their memory's singular "they" after the turned subject: "Isolde always carries a tin
         # whistle; they would run into a burning house for it." (held-out seed 52391).
         spoken = re.sub(r"([;:]\s+|,\s+and\s+)they\b", r"\1you", spoken)
+        # "... when they found him on the road." (held-out seed 71993): their time too.
+        spoken = re.sub(r"\b(since|when|while|before|after|until)\s+they\b", r"\1 you", spoken)
+        # "he follows her everywhere" (a pet's he, their her; held-out seed 71993): them.
+        spoken = _THEM_AFTER_OTHER.sub(r"\1you", spoken)
         # "Faelan cannot touch pepper, it makes him sick." -> "it makes you sick".
         spoken = _BEFALLS_THEM.sub(lambda m: f"{m.group(1) or m.group(2)} you", spoken)
         spoken = _LEFT_THEIRS.sub(r"\1 your", spoken)

@@ -2239,3 +2239,29 @@ def test_a_reply_past_mending_to_a_question_of_its_wares_says_them():
 )
 def test_a_greeting_alone_to_a_telling_shrugs_it_off(reply, line, shrugs):
     assert ("shrugs_off_a_statement" in slips(reply, line, "Maren", "Bartholomew")) is shrugs
+
+
+@pytest.mark.parametrize(
+    "memory, said",
+    [
+        # Held-out seed 71993: "he follows your everywhere", "when they found him".
+        (
+            "Zinnia has a clever ferret named Quince; he follows her everywhere.",
+            "I remember: you have a clever ferret named Quince; he follows you everywhere.",
+        ),
+        (
+            "Zinnia keeps a horse called Sorrel; he was half-starved when they found him.",
+            "I remember: you keep a horse called Sorrel; he was half-starved when you found him.",
+        ),
+        (
+            "Zinnia has a dog; he loves her dearly.",
+            "I remember: you have a dog; he loves you dearly.",
+        ),
+        (
+            "Zinnia has a dog; he sleeps on her bed.",
+            "I remember: you have a dog; he sleeps on your bed.",
+        ),
+    ],
+)
+def test_a_memory_of_them_said_to_them_gives_them_their_pronouns(memory, said):
+    assert plain_lines.remembered_line(memory, "Zinnia") == said
