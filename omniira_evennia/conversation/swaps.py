@@ -117,7 +117,8 @@ _THEIR_TREASURE = re.compile(
     r"\b(?:i treasure|treasure most|most precious|i never let it|i(?:'d| would) run into)\b", re.I
 )
 _KEEPS_IT = re.compile(
-    r"\bi(?:'ve| have)?\s+(?:always\s+|still\s+)?(?:keep|kept|treasure[ds]?|cherish(?:ed)?|"
+    # "I'll keep it close." to a token they never let out of their sight (held-out seed 86753).
+    r"\bi(?:'ve| have|'ll| will)?\s+(?:always\s+|still\s+)?(?:keep|kept|treasure[ds]?|cherish(?:ed)?|"
     r"carry|carried|wear|wore|guard(?:ed)?)\s+(?:it|them)\b",
     re.IGNORECASE,
 )

@@ -113,6 +113,12 @@ def test_sorrow_for_what_they_told_is_no_description():
             ["It reminds me of the days we spent singing."],
         ),
         ("I know that feeling well.", "I haven't slept in days.", "", []),
+        (  # held-out seed 86753
+            "I was just telling you that.",
+            "My cloak is soaked through.",
+            "",
+            ["I was just telling you that."],
+        ),
     ],
 )
 def test_a_telling_met_as_old_news(reply, line, remembered, expected):

@@ -1949,6 +1949,7 @@ def test_their_aim_vowed_as_the_npcs_own_swaps_i_and_you(reply, line, swapped):
         # Held-out run, 2026-12-06: their token kept as the NPC's.
         ("It's so special that I keep it for a long time.", True),
         ("I've always treasured it.", True),
+        ("I see what you mean, Ada. I'll keep it close.", True),  # held-out seed 86753
         ("A lucky token! Keep it close, Ada.", False),
         ("I'd keep it close too, if it were mine.", False),
     ],
