@@ -255,7 +255,14 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
 def wares_unknown(text: str, ctx: PromptContext) -> bool:
     """Asked of its trade ("What's on the menu tonight?"), the NPC said it did not know, with its
     wares and prices in front of it (held-out runs: Maren, six times of six)."""
-    return voice.admits_not_knowing(text) and bool(asked_own_wares(ctx))
+    denies = voice.admits_not_knowing(text) or _DENIES_WARES.search(text[:1000])
+    return bool(denies) and bool(asked_own_wares(ctx))
+
+
+# "I don't charge." from Voss, asked "What do you charge?" (held-out seed 86753).
+_DENIES_WARES = re.compile(
+    r"^\W*(?:\w+,\s+)?i (?:don'?t|do not|never) (?:charge|sell|make|have anything)\b", re.I
+)
 
 
 def asked_own_wares(ctx: PromptContext) -> list:
@@ -271,8 +278,10 @@ def asked_own_wares(ctx: PromptContext) -> list:
 
 
 def wares_line(ctx: PromptContext) -> str:
-    """What the NPC says of its wares when asked of them and its reply could not stand."""
-    return " ".join(k.text for k in asked_own_wares(ctx)[:2])
+    """What the NPC says of its wares when asked of them and its reply could not stand, in its
+    own voice (repairs.in_first_person)."""
+    name = ctx.identity.name
+    return " ".join(repairs.in_first_person(k.text, name) for k in asked_own_wares(ctx)[:2])
 
 
 def repaired(

@@ -35,7 +35,7 @@ ASSISTANT = re.compile(
     # requires ... it's important to be well-prepared ... Overall, this profession is ...").
     r"|\bit'?s (?:important|essential|crucial|vital) (?:to|that)\b"
     # "It's always good to stay informed about our neighbors." (held-out seed 71993)
-    r"|\bit'?s always (?:good|wise|important|best) to\b|\bstay informed\b"
+    r"|\bit'?s always (?:good|wise|important|best|a good idea) to\b|\bstay informed\b"
     r"|(?:^|[.!?]\s+)(?:additionally|overall|furthermore|in conclusion|in summary),"
     r"|\bwith this knowledge\b|\b(?:a )?good starting point\b"
     # "That's an interesting piece of information, Leander." (held-out seed 19447)

@@ -104,7 +104,8 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
 # afraid of?"), "That's true, Katriona." to "I cannot eat milk" (seed 35089): agreement with a
 # line that asserted nothing to agree with.
 _HOLLOW_AGREEMENT = re.compile(
-    r"^\W*(?:(?:yes|oh|ah|well|aye),?\s+)?(?:you'?re|you are|that'?s|that is) "
+    # "Oh, Zinnia, you're right. Ottilie lives out past ..." (held-out seed 86753): a name first.
+    r"^\W*(?:(?:yes|oh|ah|well|aye),?\s+)?(?:[A-Z][a-z]+,\s+)?(?:you'?re|you are|that'?s|that is) "
     r"(?:quite |absolutely |so )?(?:right|correct|true)(?:,\s*[A-Z][a-z]+)?"
     r"\s*[.!,;:\u2014-]+\s*(?=\S)",
     re.IGNORECASE,
@@ -365,3 +366,23 @@ def named_as_you(text: str, speaker: str) -> str:
         return f"you {second}" if second else "you" + (f" {verb}" if verb else "")
 
     return re.sub(rf"\b{name}\b(?!'|’)(?:\s+([a-z']+)\b)?", turned, text, flags=re.IGNORECASE)
+
+
+def in_first_person(fact: str, name: str) -> str:
+    """A fact of the NPC's that names it, said by it: "At his forge Voss mends a tool for two
+    copper and sells a good knife" -> "At my forge I mend a tool for two copper and sell a good
+    knife" (held-out seed 86753: Voss said "I don't charge." with it in front of him)."""
+    if not name or not re.search(rf"\b{re.escape(name)}\b", fact):
+        return fact
+
+    def spoken(match: re.Match) -> str:
+        verb = match.group(1)
+        if verb.lower() == "is":
+            return "I am"
+        return f"I {_second_person(verb.lower()) or verb}"
+
+    text = re.sub(rf"\b{re.escape(name)}\s+([a-z]+)\b", spoken, fact)
+    text = re.sub(
+        r"\band ([a-z]+s)\b", lambda m: f"and {_second_person(m.group(1)) or m.group(1)}", text
+    )
+    return re.sub(r"\b(?:his|her)\b", "my", text, count=1) if "I " in text else text

@@ -214,3 +214,24 @@ def test_asked_what_it_does_past_mending_the_npc_says_its_own_work():
     assert guard.last_line(ctx, None, None) == "I'm the tavern keeper here, Merrick."
     ctx.message = "The road was full of pilgrims today."
     assert "tavern keeper" not in guard.last_line(ctx, None, None)
+
+
+def test_its_wares_denied_are_asked_again_and_said_in_its_own_voice():
+    # Held-out seed 86753: "I don't charge." from Voss, his prices in front of him.
+    prices = "At his forge Voss mends a tool for two copper and sells a good knife for one silver."
+    ctx = voss("What do you charge, Voss?")
+    ctx.knowledge.append(KnowledgeLine(prices, "trade"))
+    reply = type("P", (), {"text": "I don't charge."})()
+    assert guard.voice_problem(reply, ctx, None) == reminders.OWN_WARES
+    assert guard.wares_line(ctx) == (
+        "At my forge I mend a tool for two copper and sell a good knife for one silver."
+    )
+
+
+def test_hollow_agreement_after_their_name_is_cut():
+    # Held-out seed 86753.
+    from omniira_evennia.conversation.repairs import without_hollow_agreement
+
+    line = "My sister Ottilie lives alone out past the marsh road."
+    reply = "Oh, Zinnia, you're right. Ottilie lives out past the marsh road."
+    assert without_hollow_agreement(reply, line) == "Ottilie lives out past the marsh road."
