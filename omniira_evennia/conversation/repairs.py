@@ -174,6 +174,11 @@ _BEFALLS_THEM = re.compile(
     r"\b(makes?|made|gives?|gave)\s+(?:him|her)\b(?!\s+[a-z]+s\b)|\b(leaves?|left)\s+him\b"
 )
 # "... it has never left her side." is their side: "left you side" (held-out seed 35089).
+_THEIR_TRADE_NAMED = re.compile(
+    r"([;:]\s+|,\s+and\s+)(?:he|she|they)\s+(is|was|are|were)(?=\s+an?\s+[a-z]+"
+    r"(?:er|or|ist|smith|wright)\b)"
+)
+_BE = {"is": "are", "was": "were", "are": "are", "were": "were"}
 # Their "her" (or "him") as an object, after a clause's subject of the other sex or "it".
 _THEM_AFTER_OTHER = re.compile(
     r"\b(he\b[^.;!?]*?\b)(her)\b(?=\s+(?:everywhere|around|about|home|away|back|again|too|"
@@ -330,6 +335,10 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         # Their memory's singular "they" after the turned subject: "Isolde always carries a tin
         # whistle; they would run into a burning house for it." (held-out seed 52391).
         spoken = re.sub(r"([;:]\s+|,\s+and\s+)they\b", r"\1you", spoken)
+        # "... barrels for the brewers for a living; she is a cooper." (held-out seed 86753):
+        # their trade named after the turned subject.
+        if re.search(r"\b(?:living|trade|earn)", spoken):
+            spoken = _THEIR_TRADE_NAMED.sub(lambda m: f"{m.group(1)}you {_BE[m.group(2)]}", spoken)
         # "... when they found him on the road." (held-out seed 71993): their time too.
         spoken = re.sub(r"\b(since|when|while|before|after|until)\s+they\b", r"\1 you", spoken)
         # "he follows her everywhere" (a pet's he, their her; held-out seed 71993): them.

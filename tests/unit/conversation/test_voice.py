@@ -2258,6 +2258,14 @@ def test_a_greeting_alone_to_a_telling_shrugs_it_off(reply, line, shrugs):
             "Zinnia has a dog; he loves her dearly.",
             "I remember: you have a dog; he loves you dearly.",
         ),
+        (  # held-out seed 86753
+            "Zinnia makes barrels for the brewers for a living; she is a cooper.",
+            "I remember: you make barrels for the brewers for a living; you are a cooper.",
+        ),
+        (
+            "Zinnia has a raven; she is a clever bird.",
+            "I remember: you have a raven; she is a clever bird.",
+        ),
         (
             "Zinnia has a dog; he sleeps on her bed.",
             "I remember: you have a dog; he sleeps on your bed.",
