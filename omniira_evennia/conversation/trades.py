@@ -24,7 +24,12 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation.words import capped, content_stems, sentence_list
+from omniira_evennia.conversation.words import (
+    FIRST_PERSON,
+    capped,
+    content_stems,
+    sentence_list,
+)
 
 ANOTHERS_TRADE = "claims_anothers_trade"  # the slip's name (guard.slips_of)
 MISGIVEN_ROLE = "gives_someone_a_role"  # the slip's name (guard.slips_of)
@@ -107,7 +112,6 @@ _NOT_NAMES = set(
     "Every Each One Two Three Four Five Our Its What Who Where When Why How Yes Ask Aye".split()
 )
 _DENIED = re.compile(r"n't\b|\b(?:not|no|never|nobody|unsure|wonder)\b|\?", re.IGNORECASE)
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|me|my|mine)\b", re.IGNORECASE)
 
 
 def misgiven_roles(reply: str, own: str, facts: list[str]) -> list[str]:
@@ -122,7 +126,7 @@ def misgiven_roles(reply: str, own: str, facts: list[str]) -> list[str]:
         if not named or _DENIED.search(sentence):
             continue
         held = [t for t in facts if any(re.search(rf"\b{n}\b", t) for n in named)]
-        if _FIRST_PERSON.search(sentence):
+        if FIRST_PERSON.search(sentence):
             held.append(capped(own))
         holders = " ".join(held)
         said_roles = (
