@@ -34,6 +34,8 @@ _DESCRIBED = r"(?:\s+(?:is|was|lies|lay|sits|stands|has|had|used to be))\b"
 _BEEN_THERE = re.compile(r"\bi(?:'ve| have)\s+(?:been there|seen it|seen the place)\b", re.I)
 _BEEN_TO = r"\b(?:been to|been in|visited|passed through|seen)\s+(?:the\s+)?(?:\w+\s+)?(?:of\s+)?"
 # A sentence that goes on about it: "It is a secret mine that was found by the villagers ...".
+# "I have not seen Odile", "I've never been to Carrow": no claim of having been there.
+_NEGATED = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _GOES_ON = re.compile(r"^\W*(?:it|it's|its|there|they|the (?:place|town|village|mine))\b", re.I)
 
 
@@ -86,7 +88,9 @@ def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> l
         # out seed 44207) describes it, "you" or not; "You've been there?" is theirs.
         described = pattern.search(sentence) and content_stems(sentence) - given
         yours = _SECOND_PERSON.search(sentence)
-        been_there = not yours and (_BEEN_THERE.search(sentence) or been.search(sentence))
+        visit = been.search(sentence)
+        visit = visit and not _NEGATED.search(sentence[: visit.start()])
+        been_there = not yours and (_BEEN_THERE.search(sentence) or visit)
         going_on = bool(described or been_there or (going_on and _GOES_ON.match(sentence)))
         if going_on:
             found.append(sentence)

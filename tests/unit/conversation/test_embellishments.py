@@ -55,6 +55,12 @@ def test_the_names_of_their_line_the_npc_does_not_know():
         ("Brackenridge? Is it far? You must miss it.", HOME, []),
         ("Brackenridge is on the southern plains, then.", HOME, []),
         ("I've never heard of Brackenridge. Welcome all the same.", HOME, []),
+        # Not having seen whom they look for is no visit (bench/turn_share.py's reply).
+        (
+            "I have not seen Odile today, love. I haven't seen Odile since spring.",
+            "Have you seen my sister Odile? She went towards the old mill.",
+            [],
+        ),
     ],
 )
 def test_a_reply_describing_what_it_never_heard_of(reply, line, expected):
