@@ -35,13 +35,39 @@ from bench.demo_harness import DemoGame, machine, summary_ms, wait_for_embedder 
 from omniira_evennia.testing.fakes import ScriptedLLM  # noqa: E402
 from tests.telnet_client import TelnetPlayer  # noqa: E402
 
-LINES = [
-    "I mend clocks for a living, down in Vellmoor.",
-    "Have you seen my sister Odile? She went towards the old mill.",
-    "What do you pour on a cold night?",
-    "I cannot eat honey, so none in my tea, please.",
-    "What did you make of my clocks, then?",  # not "what I do": never told would be asked again
-    "The walk up from the docks was long today.",
+# (the player's line, the NPC's reply: one that takes the line in, as the voice guard wants,
+# so no turn is asked twice; the note kept with a telling, grounded in its words)
+EXCHANGES = [
+    (
+        "The walk up from the docks was long today.",
+        "Sit down by the fire and rest your legs, then.",
+        "Benny walked up from the docks today.",
+    ),
+    (
+        "I mend clocks for a living, down in Vellmoor.",
+        "Clocks, is it? Vellmoor folk always did keep good time.",
+        None,
+    ),
+    (
+        "Have you seen my sister Odile? She went towards the old mill.",
+        "I have not seen Odile today, love. I hope she turns up soon.",
+        None,
+    ),
+    (
+        "I cannot eat honey, so none in my tea, please.",
+        "No honey in your tea, then; I'll mind that.",
+        "Benny cannot eat honey.",
+    ),
+    (
+        "What do you pour on a cold night?",
+        "Mulled cider, mostly, and a dark ale for the hardy.",
+        None,
+    ),
+    (
+        "Would a clockmaker find work in this town?",
+        "The chandler's clock has been stopped since spring, if you want a start.",
+        None,
+    ),
 ]
 TICKET = re.compile(r"ticket (\d+)", re.IGNORECASE)  # the line is quoted capitalised
 
@@ -53,11 +79,11 @@ def scripted(body: dict) -> str:
         found = TICKET.search(message.get("content", ""))
         if found:
             number = int(found.group(1))
-            reply = f"Aye, love, ticket {number} heard."
-            if number % 3 == 0:
-                reply += (
-                    ' [[REMEMBER:{"key":"note_%d","value":"Benny said thing %d.",'
-                    '"importance":4}]]' % (number, number)
+            _, reply, note = EXCHANGES[number % len(EXCHANGES)]
+            if note:  # a telling every third turn: the write path is in the benchmark
+                reply += ' [[REMEMBER:{"key":"note_%d","value":"%s","importance":4}]]' % (
+                    number,
+                    note,
                 )
             return reply
     return "Aye."
@@ -67,13 +93,16 @@ def play(port: int, turns: int, pace: float) -> dict:
     conn = TelnetPlayer(port, timeout=30)
     conn.create_and_login("Benny", "pw-benny-12345")
     conn.drain(1.0)
-    says, looks = [], []
+    says, looks, asked_again = [], [], []
     for number in range(1, turns + 1):
         conn.drain(0.0)
         started = time.monotonic()
-        conn.send(f"say Maren, ticket {number}: {LINES[number % len(LINES)]}")
-        conn.read_until(rf'Maren says, "[^"\n]*ticket {number}\b', timeout=60)
+        line, reply, _ = EXCHANGES[number % len(EXCHANGES)]
+        conn.send(f"say Maren, ticket {number}: {line}")
+        heard = conn.read_until(r'Maren says, "[^"\n]*"', timeout=60)
         says.append(time.monotonic() - started)
+        if reply.split(",")[0] not in heard:  # the guard asked again: a second call was timed
+            asked_again.append(number)
         time.sleep(pace / 2)
         started = time.monotonic()
         conn.send("look")
@@ -81,7 +110,7 @@ def play(port: int, turns: int, pace: float) -> dict:
         looks.append(time.monotonic() - started)
         time.sleep(pace / 2)
     conn.close()
-    return {"says": says, "looks": looks}
+    return {"says": says, "looks": looks, "asked_again": asked_again}
 
 
 def run(args) -> dict:
@@ -122,6 +151,7 @@ def run(args) -> dict:
         "say_to_reply": summary_ms(says),
         "look": summary_ms(looks),
         "share_median_ms": round(share_ms, 1),
+        "asked_again": played["asked_again"],
         "target_ms": 15,
         "probe": probe,
     }
