@@ -65,7 +65,7 @@ EXCHANGES = [
     ),
     (
         "Would a clockmaker find work in this town?",
-        "The chandler's clock has been stopped since spring, if you want a start.",
+        "Ask about the market, love; someone always has a clock that wants mending.",
         None,
     ),
 ]
