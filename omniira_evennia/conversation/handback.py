@@ -319,11 +319,19 @@ _CHEER = re.compile(
 )
 
 
+# Their loss made a tale: "Oh, that's a sad story, isn't it?" to "My father died last winter."
+# (telnet trial, 2026-12-06, with a busy machine).
+_A_TALE = re.compile(
+    r"^\W*(?:oh,?\s+)?(?:that's|that is|what)\s+(?:a|such a)\s+(?:\w+\s+)?(?:story|tale)\b",
+    re.IGNORECASE,
+)
+
+
 def cheers_a_hardship(reply: str, line: str) -> bool:
-    """The player's fear, loss or hurt answered, first thing, with cheer."""
+    """The player's fear, loss or hurt answered, first thing, with cheer, or as a tale."""
     line, reply = capped(line), capped(reply)
     return (
-        bool(_CHEER.match(reply))
+        bool(_CHEER.match(reply) or _A_TALE.match(reply))
         and bool(_HARDSHIP.search(line))
         and not _DENIED_HARDSHIP.search(line)
     )

@@ -18,6 +18,9 @@ FEAR = "I'm terribly afraid of deep water."
         ("That's a good thing, Bartholomew. I'll keep that in mind.", FEAR, True),
         ("Good for you!", "My father died last winter.", True),
         ("How lovely.", "I fell off the cart and broke my arm.", True),
+        # Telnet trial, 2026-12-06, a busy machine: a death made a tale.
+        ("Oh, that's a sad story, isn't it?", "My father died last winter.", True),
+        ("What a tale, Ada.", "I lost my boat in the storm.", True),
         # A hardship denied may be cheered; news that is no hardship may be too.
         ("That's great news.", "I'm not afraid of anything.", False),
         ("Wonderful, Tam.", "Nothing scares me.", False),
@@ -26,6 +29,7 @@ FEAR = "I'm terribly afraid of deep water."
         ("That's a good rule, Sable.", "I can't touch mushrooms, it makes me sick.", False),
         ("I'm sorry to hear that.", "I lost my dog.", False),
         ("Deep water is no place for anyone. Good thing you stay ashore.", FEAR, False),
+        ("That's a fine story, Ada.", "I mend nets at the docks.", False),
     ],
 )
 def test_a_hardship_told_met_with_cheer(reply, line, cheers):
