@@ -14,8 +14,9 @@ new character she sees there (a scripted line). A schedule names rooms by name o
 together (tests/integration/shell/test_demo_world.py).
 
 What the NPCs know of their world (issue #25) is data: `knowledge.json` beside this file (the
-two rooms and the roads out, the four NPCs, Maren's menu and prices, the market's stalls, one
-current event that expires, a secret each, a topic Maren will not discuss), loaded at every
+two rooms and the roads out, who runs the town, the four NPCs and their own lives (how long
+they have been here, where from, their kin, their favourite part of the day), Maren's menu and
+prices, the market's stalls, one current event that expires, a secret each, a topic Maren will not discuss), loaded at every
 start through the same loader as `@memory know load` and `evennia omniira_knowledge_load`: a
 changed entry is updated, an unchanged one left alone, a removed one forgotten.
 """

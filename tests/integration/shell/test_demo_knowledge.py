@@ -9,6 +9,8 @@ from pathlib import Path
 
 from evennia.utils.test_resources import EvenniaTest
 
+from omniira_evennia.builder.why import why
+
 from omniira_evennia.models import Knowledge
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -41,6 +43,34 @@ class TestDemoKnowledge(EvenniaTest):
         build.build_world()  # every start: nothing changes, the event's end is not pushed back
         assert Knowledge.objects.count() == count
         assert Knowledge.objects.get(category="event").expires_at == expires
+
+
+class TestDemoNpcsKnowTheirOwnLives(EvenniaTest):
+    """Asked about itself (how long, kin, where from, what it likes) or who runs the town, a
+    demo NPC has what it knows in the prompt, so a small model need not make it up ("I've been
+    here for over 100 years", "Yes, I have several kin in town": held-out runs)."""
+
+    ASKED = {
+        "How long have you kept this place, Maren?": ("Maren", "maren_years"),
+        "Do you have family here?": ("Maren", "maren_kin"),
+        "Have you any kin in town, Voss?": ("Voss", "voss_kin"),
+        "How long have you been in town, Lyra?": ("Lyra", "lyra_years"),
+        "Where are you from, Wren?": ("Wren", "wren_years"),
+        "What's the best part of your day, Voss?": ("Voss", "voss_likes"),
+        "Who runs this town?": ("Maren", "town_reeve"),
+    }
+
+    def test_what_it_is_asked_of_itself_is_in_the_prompt(self):
+        from world import build
+
+        rooms = build.build_world()
+        npcs = {o.key: o for room in rooms.values() for o in room.contents if o.db.npc_role}
+        missing = {}
+        for line, (name, key) in self.ASKED.items():
+            shown = [k.key for k in why(npcs[name], line, self.char1).knowledge]
+            if key not in shown:
+                missing[line] = shown
+        assert missing == {}
 
 
 def test_the_readme_shows_a_builder_adding_knowledge_in_game_and_from_a_file():
