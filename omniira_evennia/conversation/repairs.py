@@ -99,6 +99,20 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
     return text
 
 
+def own_name_as_mine(reply: str, npc: str, speaker: str = "") -> str:
+    """`reply` with the NPC's own name in the possessive said as "my": "Wren's herb stall sells
+    willow-bark tea ..." from Wren (held-out seed 92821, asked what she sells) -> "My herb stall
+    sells ...". A speaker of the same name may be meant, and the reply stays as it is."""
+    if not npc or npc.lower() == (speaker or "").lower():
+        return reply
+
+    def mine(match: re.Match) -> str:
+        opens = match.start() == 0 or re.search(r"[.!?]\W*$", reply[: match.start()])
+        return "My" if opens else "my"
+
+    return re.sub(rf"\b{re.escape(npc)}'s\b", mine, capped(reply))
+
+
 # "You're right, Leander." to "If you ever see me go pale, it's rats: I fear them more than
 # anything." (held-out seeds 19447, 45119, 62903, 67219, 71359, 94727; busy 90271 to "what am I
 # afraid of?"), "That's true, Katriona." to "I cannot eat milk" (seed 35089): agreement with a

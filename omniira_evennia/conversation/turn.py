@@ -318,6 +318,7 @@ def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContex
     # Its own name said to the listener is mended here, not asked for again: "Your aunt's name
     # is Philippa, Lyra." is the answer (replayed held-out replies).
     candidate.text = repairs.unaddressed(candidate.text, name, speaker)
+    candidate.text = repairs.own_name_as_mine(candidate.text, name, speaker)
     return candidate, broke
 
 

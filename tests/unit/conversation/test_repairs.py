@@ -3,6 +3,9 @@
 import pytest
 
 from omniira_evennia.conversation import repairs
+from omniira_evennia.conversation.repairs import own_name_as_mine
+from omniira_evennia.conversation.turn import run_turn
+from tests.support.voice_turn import FakeClient, conf, turn_input
 
 
 @pytest.mark.parametrize(
@@ -154,3 +157,25 @@ def test_their_thing_as_the_npc_remembers_it_is_theirs_in_a_reply_to_them():
     assert give_back_claims(reply, ["How do I earn my living?"], [memory], "Piers", "Voss")[0] == (
         "You throw jugs and bowls on your wheel for a living, Piers."
     )
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (  # held-out seed 92821, Wren asked what she sells
+            "Wren's herb stall sells willow-bark tea for aches at two copper a twist.",
+            "My herb stall sells willow-bark tea for aches at two copper a twist.",
+        ),
+        ("Come by at dawn. Wren's stall opens early.", "Come by at dawn. My stall opens early."),
+        ("The tea at Wren's stall is good.", "The tea at my stall is good."),
+        ("Voss's forge is hot.", "Voss's forge is hot."),  # another's, as it was
+    ],
+)
+def test_its_own_name_in_the_possessive_is_my(reply, expected):
+    assert own_name_as_mine(reply, "Wren", "Yvaine") == expected
+
+
+def test_a_turn_shows_its_own_stall_as_mine():
+    client = FakeClient("Maren's cider costs two copper a mug.")
+    result = run_turn(turn_input("What do you pour?"), conf("tags"), client)
+    assert result.parsed.text == "My cider costs two copper a mug."
