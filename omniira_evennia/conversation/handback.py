@@ -283,12 +283,41 @@ def _doubts_the_news(reply: str, line: str) -> bool:
     )
 
 
+# Their home asked about as a place they might have seen: "Have you ever been there?" to "home
+# for me is Tarnow, beyond the marshes", "Eastwatch sounds like a place where you might have
+# visited." to "I'm from Eastwatch" (held-out seed 92821).
+_THEIR_HOME = re.compile(
+    r"\b(?:home for me is|my home is|i(?:'m| am) from|i come from|i grew up|i was born|"
+    r"i(?:'ve| have) lived|i live in)\b",
+    re.IGNORECASE,
+)
+_BEEN_THERE_YOURSELF = re.compile(
+    r"\bhave you (?:ever )?(?:been|visited|seen)\b|\bdid you ever (?:go|visit)\b"
+    r"|\byou (?:might|may|must) have (?:visited|been)\b",
+    re.IGNORECASE,
+)
+
+
+def _asks_if_they_know_their_home(reply: str, line: str) -> bool:
+    """(A sentence of) `reply` asks whether they have been to the home `line` tells of ("there",
+    "it" or its name: "Have you been to the market yet?" is a fair question to anyone)."""
+    if not _THEIR_HOME.search(line):
+        return False
+    places = {n.lower() for n in re.findall(r"(?<=\S )([A-Z][a-z]{2,})", line)}
+    for sentence in sentence_list(reply):
+        if _BEEN_THERE_YOURSELF.search(sentence):
+            named = {w.lower() for w in re.findall(r"[A-Za-z]+", sentence)}
+            if named & (places | {"there", "it"}):
+                return True
+    return False
+
+
 def doubts_the_telling(reply: str, line: str) -> bool:
     """The player telling of themselves (a statement in the first person) met with the NPC's
     not knowing it, or with its denial; or news they tell met with knowing nothing of whom it
     is about."""
     line, reply = capped(line), capped(reply)
-    if _doubts_the_news(reply, line):
+    if _doubts_the_news(reply, line) or _asks_if_they_know_their_home(reply, line):
         return True
     return (
         not is_question(line)

@@ -1804,6 +1804,16 @@ def test_asked_of_its_wares_the_npc_knows_them(line, reply, unknown):
         # Held-out seed 35089: what they fear said as what they love.
         ("You love rats.", "Maren, nothing frightens me like rats.", True),
         ("You'd love the cat, then.", "Nothing frightens me like rats.", False),
+        # Held-out seed 92821: their home asked of as a place they might have seen.
+        ("Have you ever been there?", "Good evening, Maren, home for me is Tarnow.", True),
+        (
+            "Eastwatch sounds like a place where you might have visited.",
+            "I'm from Eastwatch, down on the southern plains.",
+            True,
+        ),
+        ("Have you been to the market yet?", "I'm from Eastwatch.", False),
+        ("Have you ever been there?", "My sister went to Tarnow.", False),
+        ("Do you miss Tarnow?", "Home for me is Tarnow.", False),
     ],
 )
 def test_what_the_player_is_telling_is_not_met_with_not_knowing_it(reply, line, doubts):
