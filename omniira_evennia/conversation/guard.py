@@ -139,7 +139,8 @@ def recited_facts(text: str, ctx: PromptContext) -> list[str]:
     """The sentences of `text` that recite a fact shown to the NPC which the line does not ask
     of (recitals.recited)."""
     facts = [k.text for k in ctx.knowledge]
-    return recitals.recited(text, ctx.message, facts, voice.about_the_npc(ctx.message))
+    about_npc = voice.about_the_npc(ctx.message)
+    return recitals.recited(text, ctx.message, facts, about_npc, ctx.identity.name)
 
 
 def invented_about_theirs(text: str, ctx: PromptContext) -> list[str]:
@@ -418,7 +419,7 @@ def last_line(ctx: PromptContext, topic: str | None, answer: str | None) -> str:
 # "What do you do here?" answered "Hard to say, Merrick. I'd have to think on it." when no reply
 # of Wren's could stand (held-out seed 71993): what it does is what it knows best.
 _ASKS_OWN_WORK = re.compile(
-    r"\bwhat (?:do|did) you do\b|\byour (?:work|trade|job|craft|living)\b",
+    r"\bwhat (?:do|did) you (?:do|sell)\b|\byour (?:work|trade|job|craft|living)\b",
     re.IGNORECASE,
 )
 

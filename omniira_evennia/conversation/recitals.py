@@ -46,11 +46,47 @@ def _answers_by_any_fact(line: str, about_npc: bool) -> bool:
     return is_question(line) and not _OF_THEMSELVES.search(line)
 
 
-def recited(reply: str, line: str, facts: list[str], about_npc: bool = False) -> list[str]:
+# A sentence of a fact about someone by name ("Wren is the herbalist: she sells ...").
+_OF_SOMEONE = re.compile(r"^\W*(?:[Oo]ld\s+)?(?P<name>[A-Z][a-z]{2,})(?:'s)?\s+[a-z]")
+_NOT_SOMEONE = {"the", "this", "that", "there", "two", "one", "for", "you", "your", "market"}
+_FIRST = re.compile(r"\b(?:i|i'm|i've|i'll|my|me|mine)\b", re.IGNORECASE)
+
+
+def _recited_from(reply: str, known: list[set]) -> list[str]:
+    found = []
+    for sentence in sentence_list(capped(reply)):
+        words = content_stems(sentence)
+        if any(len(words & stems) >= RECITED_SHARE * len(stems) for stems in known):
+            found.append(sentence)
+    return found
+
+
+def _of_another(sentence: str, npc: str) -> bool:
+    opens = _OF_SOMEONE.match(sentence)
+    name = opens.group("name").lower() if opens else ""
+    return bool(name) and name not in _NOT_SOMEONE and name != npc.lower()
+
+
+def recited(
+    reply: str, line: str, facts: list[str], about_npc: bool = False, npc: str = ""
+) -> list[str]:
     """The sentences of `reply` that are a sentence of one of `facts` said again (RECITED_SHARE
     of its content words or more) when `line` is no question that fact may answer: a telling that
     shares fewer than two content words with it, or a question of the speaker's own life that
-    shares none. Asked about the NPC itself (`about_npc`) or for a need, any fact may answer."""
+    shares none. Asked about the NPC itself (`about_npc`) or for a need, any fact may answer,
+    but one about someone else by name (not `npc`) answers nothing asked of the NPC: "What do
+    you sell?" to Lyra, "Wren sells remedies at a market stall ..." (held-out seed 92821),
+    unless the NPC speaks of itself in that sentence too ("I sell nothing, but Wren ...")."""
+    if about_npc and npc:
+        others = [
+            stems
+            for fact in facts
+            for sentence in sentence_list(capped(fact))
+            if _of_another(sentence, npc)
+            for stems in [content_stems(sentence)]
+            if len(stems) >= MIN_FACT_WORDS
+        ]
+        return [s for s in _recited_from(reply, others) if not _FIRST.search(s)]
     if _answers_by_any_fact(line, about_npc):
         return []
     said = content_stems(capped(line))
@@ -62,9 +98,4 @@ def recited(reply: str, line: str, facts: list[str], about_npc: bool = False) ->
         for stems in map(content_stems, sentence_list(capped(fact)))
         if len(stems) >= MIN_FACT_WORDS
     ]
-    found = []
-    for sentence in sentence_list(capped(reply)):
-        words = content_stems(sentence)
-        if any(len(words & stems) >= RECITED_SHARE * len(stems) for stems in known):
-            found.append(sentence)
-    return found
+    return _recited_from(reply, known)

@@ -68,3 +68,22 @@ def test_the_guard_asks_again_and_a_recital_is_never_shown():
     assert "not a line of what you know" in again[-1]["content"]
     assert guard.repaired(f"Oh! {ROADS}", problem, ctx, None) == "Oh!"
     assert ROADS not in guard.repaired(ROADS, problem, ctx, None)
+
+
+WREN = "Wren is the herbalist: she sells remedies at a market stall and tends anyone who falls ill."
+
+
+@pytest.mark.parametrize(
+    "reply, npc, found",
+    [
+        # Held-out seed 92821: Lyra asked what she sells.
+        ("Wren sells remedies at a market stall and tends anyone who falls ill.", "Lyra", True),
+        (HOB, "Maren", True),
+        # The NPC speaking of itself beside it, or its own fact, answers.
+        ("I sell songs, but Wren sells remedies at a market stall to anyone ill.", "Lyra", False),
+        ("Wren sells remedies at a market stall and tends anyone who falls ill.", "Wren", False),
+        ("I play for coins at the market, love.", "Lyra", False),
+    ],
+)
+def test_asked_about_itself_anothers_fact_answers_nothing(reply, npc, found):
+    assert recited(reply, "What do you sell?", [WREN, HOB], True, npc) == ([reply] if found else [])

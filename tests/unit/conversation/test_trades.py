@@ -4,6 +4,7 @@ import pytest
 
 from omniira_evennia.conversation import guard, reminders
 from omniira_evennia.conversation.prompts import Identity, MemoryLine, PromptContext, Turn
+from omniira_evennia.conversation.recitals import RECITES
 from omniira_evennia.conversation.trades import ANOTHERS_TRADE, MISGIVEN_ROLE, claimed_trades
 from omniira_evennia.knowledge.facts import KnowledgeLine
 
@@ -214,6 +215,25 @@ def test_asked_what_it_does_past_mending_the_npc_says_its_own_work():
     assert guard.last_line(ctx, None, None) == "I'm the tavern keeper here, Merrick."
     ctx.message = "The road was full of pilgrims today."
     assert "tavern keeper" not in guard.last_line(ctx, None, None)
+
+
+def test_asked_what_it_sells_another_npcs_trade_is_no_answer():
+    # Held-out seed 92821: "What do you sell?" to Lyra, "Wren sells remedies at a market stall
+    # and tends anyone who falls ill." (the fact about Wren in front of her).
+    wren = "Wren is the herbalist: she sells remedies at a market stall and tends anyone who falls ill."
+    own = "You are staying at the tavern this season; mornings and afternoons you play for coins."
+    ctx = PromptContext(
+        identity=Identity("Lyra", "travelling bard"),
+        speaker_name="Idris",
+        message="What do you sell?",
+        knowledge=[KnowledgeLine(wren, "people"), KnowledgeLine(own, "people")],
+    )
+    reply = "Wren sells remedies at a market stall and tends anyone who falls ill."
+    problem = guard.voice_problem(type("P", (), {"text": reply})(), ctx, None)
+    assert problem == f"slipped: {RECITES}"
+    assert guard.repaired(reply, problem, ctx, None) == (
+        "I am staying at the tavern this season; mornings and afternoons I play for coins."
+    )
 
 
 def test_its_wares_denied_are_asked_again_and_said_in_its_own_voice():
