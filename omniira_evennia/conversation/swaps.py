@@ -88,7 +88,10 @@ def _their_state_as_mine(reply: str) -> bool:
 # and rest my legs." (held-out seed 83417).
 _TAKES_UP = re.compile(
     r"^\W*(?:(?:sure|yes|oh|aye|why not),?\s+)?i(?:'d| would) (?:love|like|be glad|be happy) to\b"
-    r"|^\W*(?:(?:sure|yes|oh|aye),?\s+)?i(?:'ll| will) join you\b",
+    r"|^\W*(?:(?:sure|yes|oh|aye),?\s+)?i(?:'ll| will) join you\b"
+    # "Thank you, Mirabel. I'll do that." to "I think I'll sit a while and rest my legs."
+    # (held-out seed 92821)
+    r"|\bi(?:'ll| will) do (?:that|so|just that)\W*$",
     re.IGNORECASE,
 )
 _OWN_PLAN = re.compile(
@@ -121,6 +124,20 @@ _KEEPS_IT = re.compile(
     r"\bi(?:'ve| have|'ll| will)?\s+(?:always\s+|still\s+)?(?:keep|kept|treasure[ds]?|cherish(?:ed)?|"
     r"carry|carried|wear|wore|guard(?:ed)?)\s+(?:it|them)\b",
     re.IGNORECASE,
+)
+
+# Their animal's keeping taken on: "Thank you, Mirabel. I'll be sure to take good care of
+# Ember." and "I'll need to feed her some fresh grass." to a goat of theirs (held-out seed
+# 92821).
+_THEIR_ANIMAL = re.compile(
+    r"\b(?:i have|i keep|i own|my)\s+(?:an?\s+)?(?:\w+\s+){0,2}?"
+    r"(?:goat|cat|dog|horse|pony|donkey|mule|ferret|parrot|raven|crow|hen|pig|cow|sheep|"
+    r"ox|rabbit|hound|falcon|hawk|owl|tortoise|toad|mouse|rat)\b",
+    re.IGNORECASE,
+)
+_TAKES_ON_ITS_KEEPING = re.compile(
+    r"\b[Ii](?:'ll| will)\s+(?:need to\s+|have to\s+|be sure to\s+|make sure to\s+)?"
+    r"(?:take (?:good )?care of|feed|look after|mind|walk)\s+(?:her|him|it|them|[A-Z][a-z]+)\b"
 )
 
 # What the player asks the NPC to do, given back as the player's to do: "You'll make sure to
@@ -240,6 +257,12 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _VOWS.search(reply) and _THEIR_AIM.search(line) and not is_question(line):
         return True
     if _THEIR_TREASURE.search(line) and _KEEPS_IT.search(reply):
+        return True
+    if (
+        _THEIR_ANIMAL.search(line)
+        and _TAKES_ON_ITS_KEEPING.search(reply)
+        and not _INVITES.search(line)
+    ):
         return True
     if _asked_of_me_given_to_you(reply, line):
         return True

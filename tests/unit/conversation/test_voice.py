@@ -1936,6 +1936,26 @@ def test_the_players_plan_taken_as_an_invitation_swaps_i_and_you():
     asked = "I think I'll go fishing. Will you come with me?"
     assert "swaps_i_and_you" not in slips("Sure, I'd love to!", asked, "Maren", "Ada")
     assert slips("Take any seat you like, love.", plan, "Maren", "Ada") == []
+    # Held-out seed 92821: their plan as the NPC's to do.
+    assert "swaps_i_and_you" in slips("Thank you, Ada. I'll do that.", plan, "Maren", "Ada")
+    fix = "Could you mend this hinge for me?"
+    assert "swaps_i_and_you" not in slips("Aye, I'll do that.", fix, "Voss", "Ada")
+
+
+@pytest.mark.parametrize(
+    "reply, swapped",
+    [
+        # Held-out seed 92821: their goat's keeping taken on.
+        ("Thank you, Mirabel. I'll be sure to take good care of Ember.", True),
+        ("Noodle is getting old and slow. I'll need to feed her some fresh grass.", True),
+        # Advice to them, or what the NPC would do for an animal of its own, stays.
+        ("Take good care of Ember, Ada.", False),
+        ("A goat! I'd feed her apples if she were mine.", False),
+    ],
+)
+def test_their_animals_keeping_taken_on_swaps_i_and_you(reply, swapped):
+    line = "I have a lazy goat named Ember; she was half-starved when I found her on the road."
+    assert ("swaps_i_and_you" in slips(reply, line, "Lyra", "Ada")) is swapped
 
 
 @pytest.mark.parametrize(
