@@ -15,6 +15,7 @@ import re
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import (
+    claims,
     embellishments,
     plain_lines,
     recitals,
@@ -87,6 +88,21 @@ def unheard(parsed: ParsedReply, ctx: PromptContext) -> str | None:
     if any(is_echo(parsed.text, said, ctx.speaker_name) for said in (ctx.message, meaning)):
         return ECHO
     return None
+
+
+def given_back(text: str, ctx: PromptContext) -> tuple[str, int]:
+    """claims.give_back_claims for this turn: the sentences in which the NPC claims what the
+    speaker said of themselves (or what it remembers of them), said back to them; and how
+    many."""
+    ident = ctx.identity
+    return claims.give_back_claims(
+        text,
+        [ctx.message] + [t.text for t in ctx.history if t.role == "user"],
+        [m.text for m in ctx.memories],
+        ctx.speaker_name,
+        " ".join((ident.name, ident.role, ident.personality, ident.duty)),
+        asked_about_npc=voice.about_the_npc(ctx.message),
+    )
 
 
 def slips_of(text: str, ctx: PromptContext) -> list[str]:
@@ -300,9 +316,12 @@ def repaired(
     if "answered_as_player" in problem:
         turned = repairs.turned_round(text, ctx.message)
         # Said back as the NPC's own, an answer may repeat the question's words ("Have you
-        # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer.
+        # always kept this tavern?" "Yes, I have always kept this tavern."): still an answer;
+        # but not their own story as the NPC's ("Yes, I was born in Marrowby" to "Were you born
+        # around here?" from the one who grew up there: held-out seed 92821).
         left = [s for s in slips_of(turned, ctx) if s != voice.RESTATED]
-        if turned != text and not left and not invents(turned):
+        theirs = given_back(turned, ctx)[1]
+        if turned != text and not left and not theirs and not invents(turned):
             health.incr("voice_slips_repaired")
             return turned
     if "swaps_i_and_you" in problem:
@@ -409,7 +428,7 @@ def last_line(ctx: PromptContext, topic: str | None, answer: str | None) -> str:
     (plain_lines.plain_line: told something, that it heard it), else that it is unsure."""
     if wares := wares_line(ctx):
         return wares
-    if work := own_work_line(ctx):
+    if work := own_work_line(ctx) or plain_lines.own_life_line(ctx.message, own_facts(ctx)):
         return work
     said = earlier_replies(ctx)
     plain = plain_lines.plain_line(ctx.message, ctx.speaker_name, topic, answer, said)
@@ -424,22 +443,26 @@ _ASKS_OWN_WORK = re.compile(
 )
 
 
+def own_facts(ctx: PromptContext) -> list[str]:
+    """The NPC's own facts in front of it, written to it ("You keep the Lantern & Lane ..."),
+    best first."""
+    return [
+        k.text
+        for k in ctx.knowledge
+        if k.category == "people" and re.match(r"\W*(?:you|your)\b", k.text, re.IGNORECASE)
+    ]
+
+
 def own_work_line(ctx: PromptContext) -> str:
     """Asked what it does, the NPC's own fact of its work said in the first person ("You keep
     the Lantern & Lane: you pour ..." -> "I keep the Lantern & Lane: I pour ..."), else its
     role; "" when not asked."""
     if not _ASKS_OWN_WORK.search(ctx.message[:1000]):
         return ""
-    own = [
-        k.text
-        for k in ctx.knowledge
-        if k.category == "people" and re.match(r"\W*you\b", k.text, re.IGNORECASE)
-    ]
+    # Its work, not how long it has kept it: the first own fact that says what it does.
+    own = [f for f in own_facts(ctx) if not re.search(r"\b(?:years?|ago|kin|favourite)\b", f)]
     if own:
-        text = re.sub(r"\byou are\b", "I am", own[0], flags=re.IGNORECASE)
-        text = re.sub(r"\byou\b", "I", text, flags=re.IGNORECASE)
-        text = re.sub(r"\byour\b", "my", text, flags=re.IGNORECASE)
-        return re.sub(r"^(\W*)i\b", r"\1I", text)
+        return plain_lines.in_own_voice(own[0])
     role = ctx.identity.role
     return f"I'm the {role} here, {ctx.speaker_name}." if role else ""
 

@@ -119,3 +119,45 @@ def plain_line(
     if not ends_asking(message):  # "See this? It's an iron key." tells
         return heard_line(message, speaker, said)
     return None
+
+
+# Asked of its own life, the NPC's own fact that answers it (issue #24: "About 25 years.",
+# "Yes, I was born in Marrowby" from the one asked, in held-out seed 92821): what the question
+# asks, and the words of an own fact about that.
+_OWN_LIFE = (
+    (r"\b(?:born|from|grew up|raised)\b", r"\b(?:from|born)\b"),
+    (r"\bhow long\b|\bhow many years\b|\balways lived\b", r"\b(?:years?|ago|since|came to)\b"),
+    (
+        r"\b(?:family|kin|married|wife|husband|children|waiting for you)\b",
+        r"\b(?:kin|family|married|alone|brother|sister|mother|father|grandmother|daughter|son)\b",
+    ),
+    (r"\b(?:favourite|favorite|best part|like most|like best)\b", r"\b(?:favourite|like)\b"),
+)
+_YOU_AS_OBJECT = re.compile(r"\b(taught|told|gave|showed|sent|brought|chose) you\b", re.I)
+
+
+def in_own_voice(fact: str) -> str:
+    """An NPC's own fact written to it ("You keep the Lantern & Lane: you pour ...", "where
+    your grandmother taught you") said by it ("I keep ...: I pour ...", "where my grandmother
+    taught me")."""
+    text = _YOU_AS_OBJECT.sub(r"\1 me", fact[:MAX_CHARS])
+    text = re.sub(r"\byou are\b", "I am", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou\b", "I", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byour\b", "my", text, flags=re.IGNORECASE)
+    return re.sub(r"^(\W*)(i|my)\b", lambda m: m.group(1) + m.group(2).capitalize(), text)
+
+
+def own_life_line(line: str, own_facts: Sequence[str]) -> str:
+    """Asked where it is from, how long it has been here, of its kin or what it likes best, the
+    first of its `own_facts` (written to it, best first) about that, in its own voice; "" when
+    the line asks none of these of it, or no fact says."""
+    line = line[:MAX_CHARS]
+    if not re.search(r"\byou(?:r|rs|rself)?\b", line, re.IGNORECASE):
+        return ""
+    for asked, answers in _OWN_LIFE:
+        if re.search(asked, line, re.IGNORECASE):
+            for fact in own_facts:
+                if re.search(answers, fact[:MAX_CHARS], re.IGNORECASE):
+                    return in_own_voice(fact)
+            return ""
+    return ""

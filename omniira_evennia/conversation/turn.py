@@ -19,7 +19,6 @@ import numpy as np
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import guard, plain_lines, repairs, topics, voice
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
-from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import PinnedPrompt, PromptContext, build_messages, pin
 from omniira_evennia.conversation.reminders import REMINDER, asked_again
@@ -303,15 +302,7 @@ def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContex
     if broke:
         health.incr("character_breaks")
     candidate.text = repairs.without_hollow_agreement(candidate.text, ctx.message)
-    ident = ctx.identity
-    candidate.text, claimed = give_back_claims(
-        candidate.text,
-        [ctx.message] + [t.text for t in ctx.history if t.role == "user"],
-        [m.text for m in ctx.memories],
-        speaker,
-        " ".join((ident.name, ident.role, ident.personality, ident.duty)),
-        asked_about_npc=voice.about_the_npc(ctx.message),
-    )
+    candidate.text, claimed = guard.given_back(candidate.text, ctx)
     if claimed:
         health.incr("claims_given_back", claimed)
     candidate.text = repairs.to_the_listener(candidate.text, speaker, name)

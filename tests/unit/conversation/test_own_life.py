@@ -1,0 +1,84 @@
+"""Asked of its own life past mending, the NPC says what it knows of itself (plain_lines.
+own_life_line, guard.last_line): the small model had made it up ("About 25 years.") or taken
+the player's home for its own ("Yes, I was born in Marrowby": held-out seed 92821)."""
+
+import pytest
+
+from omniira_evennia.conversation import guard, plain_lines
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
+from omniira_evennia.knowledge.facts import KnowledgeLine
+
+WORK = "Your forge is on the market square, where you mend tools and make blades."
+YEARS = "You are from the coast; you came to Wickham Cross nine years ago and built the forge."
+KIN = "You live alone above the forge; your brother builds boats on the coast."
+LIKES = "Your favourite part of the day is dawn at the quiet forge, before the market opens."
+OWN = [WORK, YEARS, KIN, LIKES]
+
+
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (
+            "Were you born around here?",
+            "I am from the coast; I came to Wickham Cross nine years " "ago and built the forge.",
+        ),
+        (
+            "How long have you been here, Voss?",
+            "I am from the coast; I came to Wickham Cross nine " "years ago and built the forge.",
+        ),
+        (
+            "Have you any kin in town, Voss?",
+            "I live alone above the forge; my brother builds " "boats on the coast.",
+        ),
+        (
+            "What's the best part of your day?",
+            "My favourite part of the day is dawn at the quiet " "forge, before the market opens.",
+        ),
+        (
+            "Where were you raised?",
+            "I am from the coast; I came to Wickham Cross nine years ago " "and built the forge.",
+        ),
+        # Not asked of it, or asked what no fact says: nothing.
+        ("I was born in Marrowby.", ""),
+        ("Is the forge always this hot?", ""),
+    ],
+)
+def test_its_own_fact_answers_what_is_asked_of_its_life(line, expected):
+    assert plain_lines.own_life_line(line, OWN) == expected
+
+
+def test_what_was_taught_to_it_is_said_of_me():
+    fact = "You are from the hill country, where your grandmother taught you herb-lore."
+    assert plain_lines.in_own_voice(fact) == (
+        "I am from the hill country, where my grandmother taught me herb-lore."
+    )
+
+
+def test_past_mending_the_npc_says_where_it_is_from_not_the_players_home():
+    ctx = PromptContext(
+        identity=Identity("Voss", "blacksmith"),
+        speaker_name="Esmeralda",
+        message="Were you born around here?",
+        history=[Turn("user", "Good evening, Voss, I grew up in Marrowby, on the plains.")],
+        knowledge=[KnowledgeLine(t, "people") for t in OWN],
+    )
+    reply = "Yes, I was born in Marrowby, on the plains."
+    problem = guard.voice_problem(type("P", (), {"text": reply})(), ctx, None)
+    assert problem is None  # as said; the turn gives it back first (guard.given_back) ...
+    mended, claimed = guard.given_back(reply, ctx)
+    assert claimed == 1 and "you were born in Marrowby" in mended
+    # ... and asked again past mending, it is not turned back into the NPC's own.
+    line = guard.repaired(mended, "slipped: answered_as_player", ctx, None)
+    assert "Marrowby" not in line and line.startswith("I am from the coast")
+
+
+def test_asked_what_it_does_its_work_not_how_long_it_has_done_it():
+    ctx = PromptContext(
+        identity=Identity("Voss", "blacksmith"),
+        speaker_name="Dara",
+        message="What do you do here?",
+        knowledge=[KnowledgeLine(t, "people") for t in (YEARS, WORK)],
+    )
+    assert guard.last_line(ctx, None, None) == (
+        "My forge is on the market square, where I mend tools and make blades."
+    )
