@@ -220,7 +220,8 @@ def _asks_the_same(reply: str, asked: str) -> bool:
 # seeds 11411, 91823). "I don't know the Amber Isles" is its own not knowing, and "I didn't know
 # you kept goats!" news heard: both stay.
 _DOUBTS_YOURS = re.compile(
-    r"\b(?:i (?:don'?t|do not) (?:know|recall|remember)|i(?:'ve| have) no idea)"
+    r"\b(?:i (?:don'?t|do not) (?:know|recall|remember)(?: or (?:know|recall|remember))?"
+    r"|i(?:'ve| have) no idea)"
     r"\s+(?:(?:if|whether|that|about|what|why|how|of)\s+)?(?:you|your)\b"
     # "I don't know what you mean, love." is its own puzzlement.
     r"(?!\s+(?:mean|meant)\b|'re (?:saying|on about|talking)|\s+are (?:saying|talking))"

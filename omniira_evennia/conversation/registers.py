@@ -57,7 +57,10 @@ ASSISTANT = re.compile(
     r"|\blet me (?:help|assist) you(?: with (?:that|this|anything))?\s*(?:[.!]|$)"
     # "Sorry, but I don't think I can assist with that." to "I am deathly afraid of wolves"
     # (held-out busy seed 66617).
-    r"|\bi (?:don'?t think i )?can(?:'?t|not)? (?:assist|help) (?:you )?with that\s*(?:[.!?]|$)",
+    r"|\bi (?:don'?t think i )?can(?:'?t|not)? (?:assist|help) (?:you )?with that\s*(?:[.!?]|$)"
+    # A refusal in a trade's name: "I'm sorry, but as a blacksmith, I don't know or remember
+    # your ferret named Clover." (held-out seed 92821)
+    r"|\b(?:sorry|afraid),? but as an? \w+(?: \w+)?,? i\b",
     re.IGNORECASE,
 )
 

@@ -36,6 +36,12 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Wren",
             "shrugs_off_a_statement",
         ),
+        (  # held-out seed 92821
+            "I'm sorry, but as a blacksmith, I can't say what your ferret eats.",
+            "I have a little ferret named Clover.",
+            "Voss",
+            "assistant_voice",
+        ),
     ],
 )
 def test_words_no_person_in_the_world_says_slip(reply, line, npc, slip):

@@ -1804,6 +1804,12 @@ def test_asked_of_its_wares_the_npc_knows_them(line, reply, unknown):
         # Held-out seed 35089: what they fear said as what they love.
         ("You love rats.", "Maren, nothing frightens me like rats.", True),
         ("You'd love the cat, then.", "Nothing frightens me like rats.", False),
+        # Held-out seed 92821: their ferret met with not knowing it, in a trade's name.
+        (
+            "I'm sorry, but as a blacksmith, I don't know or remember your ferret named Clover.",
+            "Voss, I have a little ferret named Clover; he hates the rain.",
+            True,
+        ),
         # Held-out seed 92821: their home asked of as a place they might have seen.
         ("Have you ever been there?", "Good evening, Maren, home for me is Tarnow.", True),
         (
