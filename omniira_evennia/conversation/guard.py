@@ -282,6 +282,9 @@ _DENIES_WARES = re.compile(
 )
 
 
+_COUNTS = "one two three four five six seven eight nine ten dozen"
+
+
 def asked_own_wares(ctx: PromptContext) -> list:
     """The NPC's wares (reminders.own_wares) when the line asks about its trade, else []; asked
     for one of them ("Could I get a room?"), that one."""
@@ -290,7 +293,10 @@ def asked_own_wares(ctx: PromptContext) -> list:
         return []
     if not FIRST_PERSON.search(line):  # "Where can I buy bread?" asks about the town
         return own_wares(ctx) if "trade" in hinted_categories(line) else []
-    asked = content_stems(line)
+    # Not by a name or a count: "Voss, what do I dream of doing one day?" shares "Voss" and
+    # "one" with "At his forge Voss mends a tool ... a good knife for one silver." (held-out
+    # seed 92821, a newcomer told the prices).
+    asked = content_stems(line) - content_stems(f"{ctx.identity.name} {ctx.speaker_name} {_COUNTS}")
     return [k for k in own_wares(ctx) if content_stems(k.text) & asked]
 
 

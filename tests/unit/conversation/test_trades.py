@@ -248,6 +248,17 @@ def test_its_wares_denied_are_asked_again_and_said_in_its_own_voice():
     )
 
 
+def test_a_question_of_their_own_life_is_no_question_of_its_wares():
+    # Held-out seed 92821: "At my forge I mend a tool for two copper ..." to a newcomer's "Voss,
+    # what do I dream of doing one day?" (the name and "one" were all they shared).
+    prices = "At his forge Voss mends a tool for two copper and sells a good knife for one silver."
+    ctx = voss("Voss, what do I dream of doing one day?")
+    ctx.knowledge.append(KnowledgeLine(prices, "trade"))
+    assert guard.wares_line(ctx) == ""
+    ctx.message = "Could I have my tool mended, Voss?"
+    assert guard.wares_line(ctx).startswith("At my forge I mend a tool")
+
+
 def test_hollow_agreement_after_their_name_is_cut():
     # Held-out seed 86753.
     from omniira_evennia.conversation.repairs import without_hollow_agreement
