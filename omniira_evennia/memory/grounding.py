@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from omniira_evennia.memory import claim_kinds
 from omniira_evennia.memory.quoting import quoted_words, without_address
 from omniira_evennia.memory.safety import redact_pii
 
@@ -267,28 +268,6 @@ def _roles_agree(value: str, statement: str, wanted: list[str]) -> bool:
     return not others or any(_stem(w) in rest for w in others)
 
 
-# A wish or a plan: "One day I want to open a tea shop" grounds "Ines wants to open a tea
-# shop", not "Ines sells tea." (held-out busy seed 58873).
-_WISH = re.compile(
-    r"\b(?:want|wants|wanted|wish|wishes|hope|hopes|dream|dreams|plan|plans|planning|mean to|"
-    r"means to|intend|intends|one day|some ?day|someday|saving|aside|going to|would like|'d like|"
-    r"ambition|before i'?m old)\b",
-    re.IGNORECASE,
-)
-
-
-# A trade: "Lorcan sells parrots." rests on a line that speaks of trading, not on "my parrot is
-# called Clover" (busy held-out seed 60013, believed that night).
-_TRADE_VALUE = re.compile(
-    r"\b(?:sells?|selling|sold|charges?|charging|trades? in|deals? in)\b", re.IGNORECASE
-)
-_TRADE_SAID = re.compile(
-    r"\b(?:sell|sells|selling|sold|charge|charges|trade|trades|deal|deals|shop|stall|market|"
-    r"living|price|prices|coin|coins|copper|silver|buy|buys|customers?)\b",
-    re.IGNORECASE,
-)
-
-
 @dataclass(frozen=True)
 class Evidence:
     """The statements of some lines, read once for many facts (a review's conversation)."""
@@ -405,11 +384,8 @@ def _lacks_its_object(value: str, skip: set[str]) -> bool:
 
 
 # Why the statement that held a fact's words does not ground it, by the mark `ground` leaves.
-_REFUSALS = {
-    "(said of someone else)": "their words say it the other way round",
-    "(a wish, not a fact)": "they said it as a wish, not a fact",
-    "(a trade nobody spoke of)": "a trade they never spoke of",
-}
+_REFUSALS = {"(said of someone else)": "their words say it the other way round"}
+_REFUSALS.update(claim_kinds.REFUSALS)
 
 
 def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False) -> Grounding:
@@ -474,11 +450,8 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         if not _roles_agree(value, statement, words):
             best, best_found, missing = statement, found, ["(said of someone else)"]
             continue
-        if _WISH.search(statement) and not _WISH.search(value):
-            best, best_found, missing = statement, found, ["(a wish, not a fact)"]
-            continue
-        if _TRADE_VALUE.search(value) and not _TRADE_SAID.search(statement):
-            best, best_found, missing = statement, found, ["(a trade nobody spoke of)"]
+        if kind := claim_kinds.mismatch(value, statement):
+            best, best_found, missing = statement, found, [kind]
             continue
         if lacks_object:
             # Refused, with the line it rests on: the write policy keeps that line, quoted.

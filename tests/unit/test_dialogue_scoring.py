@@ -111,6 +111,8 @@ GODFREY = Fact(
             "Voss",
             "Ysolde",
         ),
+        # Held-out seed 92821: the world's docks given as their home, "I remember" and all.
+        ("I remember: you are from the docks.", "Where am I from, do you recall?", "Wren", "Ada"),
     ],
 )
 def test_a_never_told_answer_that_names_something_is_invented(reply, question, npc, player):
@@ -480,6 +482,10 @@ def test_a_memory_is_grounded_only_in_what_the_player_said_of_themselves():
     corvina = scenario(player="Corvina", facts=[CLOCKS])
     assert ev.classify_memory("Corvina has family here.", corvina) == "ungrounded"
     assert ev.classify_memory("Quill is a baker.", None) == "ungrounded"  # a newcomer
+    # Held-out seed 92821: small talk's words made a home ("The walk up from the docks ...").
+    walked = scenario(player="Yvaine", facts=[CLOCKS], smalltalk=[[["docks?\\b", "walk"]]])
+    assert ev.classify_memory("Yvaine walked up from the docks.", walked) == "smalltalk"
+    assert ev.classify_memory("Yvaine is from the docks.", walked) == "ungrounded"
 
 
 def test_gossip_news_against_talk():

@@ -10,7 +10,6 @@ from pathlib import Path
 from evennia.utils.test_resources import EvenniaTest
 
 from omniira_evennia.builder.why import why
-
 from omniira_evennia.models import Knowledge
 
 ROOT = Path(__file__).resolve().parents[3]

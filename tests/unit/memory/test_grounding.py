@@ -421,6 +421,22 @@ def test_the_keepers_name_said_at_the_end_is_no_part_of_the_fact():
     )
 
 
+def test_where_they_are_from_rests_only_on_their_saying_where_home_is():
+    # Held-out seed 92821: "Yvaine is from the docks." from "The walk up from the docks was
+    # longer than I remembered.", said back to her the next day as where she is from.
+    walked = ["The walk up from the docks was longer than I remembered."]
+    refused = ground("Yvaine is from the docks.", walked, subject="Yvaine", npc="Wren")
+    assert not refused.ok and refused.reason == "where they are from, which they never said"
+    assert ground("Yvaine walked up from the docks.", walked, subject="Yvaine", npc="Wren").ok
+    for said, fact in [
+        ("I'm from Eastwatch, down on the southern plains.", "Ysolde is from Eastwatch."),
+        ("Good evening, Maren, home for me is Tarnow.", "Jessamy's home is Tarnow."),
+        ("I grew up in Marrowby, on the plains.", "Esmeralda grew up in Marrowby."),
+    ]:
+        name = fact.split()[0].split("'")[0]
+        assert ground(fact, [said], subject=name, npc="Voss").ok, fact
+
+
 def test_a_trade_rests_only_on_words_of_trading():
     # Busy held-out seed 60013: "Lorcan sells parrots." from "my parrot is called Clover, ...",
     # and the night made it a belief.
