@@ -333,7 +333,11 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         if spoken == sentence and after_theirs:
             spoken = _FOLLOWING.sub(turned, sentence, count=1)
         if spoken == sentence:
-            return sentence
+            # Named as the object, theirs is every he of it: "Honey makes Idris break out in a
+            # rash, so he keeps it off his plate." (held-out seed 92821; named_as_you turns the
+            # name).
+            named = re.search(rf"\b{re.escape(name)}\b", sentence)
+            return _their_pronouns(sentence) if named and _only_theirs(sentence, name) else sentence
         # "You make and mends shoes": the second verb of the pair too.
         spoken = re.sub(
             r"\b([Yy]ou \w+ and )([a-z]+s)\b",

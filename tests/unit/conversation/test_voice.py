@@ -1127,6 +1127,17 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
             "Bram",
             "I remember: you miss your mother; he writes to her often.",  # whose "he": unclear
         ),
+        # Held-out seed 92821: named as the object, every he of it theirs.
+        (
+            "Honey makes Idris break out in a rash, so he keeps it off his plate.",
+            "Idris",
+            "I remember: Honey makes you break out in a rash, so you keep it off your plate.",
+        ),
+        (
+            "The market reminds Idris of his father.",
+            "Idris",
+            "I remember: The market reminds you of his father.",  # a man besides them: unclear
+        ),
     ],
 )
 def test_a_memory_of_the_speaker_is_said_to_them(memory, speaker, said):
