@@ -200,6 +200,29 @@ _NEVER_TOLD_BARE = re.compile(
     r"(?: (?:that|this|so|about (?:it|that)))?\s*(?:[.!]|$)",
     re.IGNORECASE,
 )
+# Their never telling said as the NPC's: "I have never told you what your great ambition is."
+# to "What is my great ambition, Voss?" (held-out seed 92821).
+_NEVER_TOLD_YOURS = re.compile(
+    r"\bI (?:have |had )?(?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention)"
+    r"(?: to)? you (?:what|about|of|where|who|how|that|whether)\b[^.?!]*\byour\b",
+    re.IGNORECASE,
+)
+
+
+def _their_doing_as_mine(reply: str, line: str) -> bool:
+    """ "I don't remember putting anything aside for anything." to "Voss, what am I putting money
+    aside for, do you remember?" (held-out seed 92821): their doing, not remembered as the
+    NPC's own."""
+    doing = re.search(r"\bam i (\w+ing)\b", line, re.IGNORECASE)
+    return bool(doing) and bool(
+        re.search(
+            rf"\bi (?:don'?t|do not|can'?t|cannot) (?:remember|recall) (?:ever )?{doing.group(1)}\b",
+            reply,
+            re.IGNORECASE,
+        )
+    )
+
+
 _NEVER_TOLD_MINE = re.compile(
     r"\bI (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned|mention)(?: to)? you"
     r" (?:about |of )?my\b",
@@ -275,7 +298,9 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
             _NOT_KNOWING_MINE.search(reply)
             or _NEVER_TOLD_MINE.search(reply)
             or _NEVER_TOLD_BARE.search(reply)
+            or _NEVER_TOLD_YOURS.search(reply)
             or _THEIRS_RECALLED_AS_MINE.search(reply)
+            or _their_doing_as_mine(reply, line)
         )
     )
 

@@ -107,6 +107,17 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "denies_being_itself",
         ),
         ("I never told you that Bram cannot eat.", "What can't I eat?", "swaps_i_and_you"),
+        # Held-out seed 92821: their never telling, and their doing, as the NPC's.
+        (
+            "I have never told you what your great ambition is.",
+            "What is my great ambition, Voss?",
+            "swaps_i_and_you",
+        ),
+        (
+            "I don't remember putting anything aside for anything.",
+            "Voss, what am I putting money aside for, do you remember?",
+            "swaps_i_and_you",
+        ),
         # Held-out seed 45119.
         ("Oh, that's a shame. I'm always here to help you.", "I haven't eaten.", "assistant_voice"),
         # Held-out runs 62903 (busy), 26893, 38261.
@@ -154,6 +165,8 @@ def test_each_slip_players_met_is_caught(reply, line, form):
         ("Let me help you with that sack, it looks heavy.", "Oof, this sack."),
         ("I don't know what you do for a living, Ada.", "How do I earn my living?"),
         ("Ada, I never heard what you do.", "What do I do?"),
+        ("You never told me what your great ambition is.", "What is my great ambition?"),
+        ("I don't remember what you're putting aside for.", "What am I putting aside for?"),
     ],
 )
 def test_a_good_answer_is_no_slip(reply, line):
