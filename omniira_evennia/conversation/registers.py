@@ -60,7 +60,12 @@ ASSISTANT = re.compile(
     r"|\bi (?:don'?t think i )?can(?:'?t|not)? (?:assist|help) (?:you )?with that\s*(?:[.!?]|$)"
     # A refusal in a trade's name: "I'm sorry, but as a blacksmith, I don't know or remember
     # your ferret named Clover." (held-out seed 92821)
-    r"|\b(?:sorry|afraid),? but as an? \w+(?: \w+)?,? i\b",
+    r"|\b(?:sorry|afraid),? but as an? \w+(?: \w+)?,? i\b"
+    # An interviewer's questions (held-out seed 92821): "How did this experience impact your
+    # life?", "I'm curious about your background.", "Do you want to know more about the area?"
+    r"|\bexperience (?:impact|affect|shape|influence)\w* (?:your|you)\b"
+    r"|\bcurious about your (?:background|experiences?)\b"
+    r"|\b(?:do you want|would you like) to (?:know|learn) more about\b",
     re.IGNORECASE,
 )
 

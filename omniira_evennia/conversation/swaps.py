@@ -140,6 +140,13 @@ _TAKES_ON_ITS_KEEPING = re.compile(
     r"(?:take (?:good )?care of|feed|look after|mind|walk)\s+(?:her|him|it|them|[A-Z][a-z]+)\b"
 )
 
+# "Oh, Ysolde. I've been looking for that key all day! It was so important to me." to "my most
+# precious possession is an iron key ..." (held-out seed 92821).
+_DEAR_TO_ME = re.compile(
+    r"\b(?:important|precious|special|dear) to me\b|\bi(?:'ve| have) been looking for (?:that|the)\b",
+    re.IGNORECASE,
+)
+
 # What the player asks the NPC to do, given back as the player's to do: "You'll make sure to
 # keep it off your plate." to "Nuts makes me break out in a rash, so keep it off my plate."
 # (held-out seed 35089), "You would keep your cheese off your plate." (seed 71359).
@@ -279,7 +286,7 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if _VOWS.search(reply) and _THEIR_AIM.search(line) and not is_question(line):
         return True
-    if _THEIR_TREASURE.search(line) and _KEEPS_IT.search(reply):
+    if _THEIR_TREASURE.search(line) and (_KEEPS_IT.search(reply) or _DEAR_TO_ME.search(reply)):
         return True
     if (
         _THEIR_ANIMAL.search(line)

@@ -36,6 +36,19 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Wren",
             "shrugs_off_a_statement",
         ),
+        (  # held-out seed 92821: an interviewer's questions
+            "You mentioned your daughter sails the barges. How did this experience impact your "
+            "life?",
+            "My daughter Eugenia sails on the river barges.",
+            "Voss",
+            "assistant_voice",
+        ),
+        (
+            "It was a long walk. Do you want to know more about the area?",
+            "The walk up from the docks was longer than I remembered.",
+            "Wren",
+            "assistant_voice",
+        ),
         (  # held-out seed 92821
             "I'm sorry, but as a blacksmith, I can't say what your ferret eats.",
             "I have a little ferret named Clover.",

@@ -2010,6 +2010,9 @@ def test_their_aim_vowed_as_the_npcs_own_swaps_i_and_you(reply, line, swapped):
         ("It's so special that I keep it for a long time.", True),
         ("I've always treasured it.", True),
         ("I see what you mean, Ada. I'll keep it close.", True),  # held-out seed 86753
+        # Held-out seed 92821.
+        ("I've been looking for that key all day! It was so important to me.", True),
+        ("A key like that must be very dear to you.", False),
         ("A lucky token! Keep it close, Ada.", False),
         ("I'd keep it close too, if it were mine.", False),
     ],
