@@ -382,3 +382,41 @@ def sorry_for_no_hardship(reply: str, line: str) -> bool:
     return (
         bool(_BARE_SORRY.match(reply)) and not _HARDSHIP.search(line) and not _NEGATES.search(line)
     )
+
+
+GIVEN_TO_ANOTHER = "gives_their_telling_to_another"  # the slip's name (voice.slips)
+# Their telling said of someone else: "Your daughter Eugenia has been afraid of crows since she
+# was a child." to "Voss, I have been terrified of crows since I was a child." (held-out seed
+# 92821; the daughter was told of a line before).
+_KIN = (
+    r"brother|sister|mother|father|son|daughter|wife|husband|cousin|aunt|uncle|grandmother|"
+    r"grandfather|friend|child|children"
+)
+_ANOTHER_OPENS = re.compile(
+    rf"^\W*(?:[Yy]our\s+(?:\w+\s+)?(?:{_KIN})(?:\s+(?P<kin_name>[A-Z][a-z]+))?"
+    r"|(?P<name>[A-Z][a-z]{2,}))\s+(?:has|have|had|is|was|were|fears|loves|hates|keeps|grew|"
+    r"came|lives|lived|dreams|wants|carries|treasures|cannot|can't)\b"
+)
+_NOT_SOMEONE = {"you", "your", "the", "this", "that", "there", "it", "yes", "well", "what"}
+
+
+def gives_it_to_another(reply: str, line: str, names: tuple[str, ...]) -> bool:
+    """A sentence of `reply` that says what the player just told of themselves (two of its
+    content words) of someone else: their kin, or a name not the NPC's or theirs (`names`)."""
+    line, reply = capped(line), capped(reply)
+    # Told of themselves ("I have been terrified of crows"), not of their kin ("My daughter
+    # Eugenia sails the barges", which may well be said of her).
+    if is_question(line) or not re.search(r"\bi(?:'m|'ve|'d)?\b", line, re.IGNORECASE):
+        return False
+    told = content_stems(line) - content_stems(" ".join(names))
+    mine = {n.lower() for n in names}
+    for sentence in sentence_list(reply):
+        opens = _ANOTHER_OPENS.match(sentence)
+        if opens is None or is_question(sentence):
+            continue
+        name = (opens.group("name") or "").lower()
+        if name in mine or name in _NOT_SOMEONE:
+            continue
+        if len(content_stems(sentence) & told) >= 2:
+            return True
+    return False

@@ -55,6 +55,8 @@ _SLIP_REMINDERS = {
     "what you do not know of them, say you do not know.)",
     recitals.RECITES: "(Answer what {speaker} just said, as {name}, in your own words: not a "
     "line of what you know that they did not ask about.)",
+    voice.GIVEN_TO_ANOTHER: "({speaker} said this of themselves, not of anyone else. Answer "
+    "{speaker} about it, as {name}.)",
 }
 
 
@@ -133,5 +135,5 @@ REMINDER = re.compile(
     r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
     r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
     r"\S+ told you of something hard|Say of the people of this town|"
-    r"There is no such thing in your world)"
+    r"There is no such thing in your world|\S+ said this of themselves)"
 )

@@ -29,7 +29,9 @@ what it was never told. Each slip is a named rule on the reply (and the line it 
   your memories, Wren is the herbalist");
 - `doubts_the_telling`: what the player is telling about themselves met with not knowing it
   ("I don't know if you can touch pepper.", "You have never told me about a milk allergy.");
-- `cheers_a_hardship`: a fear, loss or hurt told met with cheer ("That's a good thing.").
+- `cheers_a_hardship`: a fear, loss or hurt told met with cheer ("That's a good thing.");
+- `gives_their_telling_to_another`: what they told of themselves said of someone else ("Your
+  daughter Eugenia has been afraid of crows").
 
 What a question asks about the speaker's life, and whether the NPC holds the answer, is
 `topics`. Plain Python; every function reads at most the first MAX_CHARS of its text.
@@ -45,10 +47,12 @@ from omniira_evennia.conversation.addressing import (
     only_a_greeting,
     tells_more_than_a_greeting,
 )
-from omniira_evennia.conversation.handback import (
+from omniira_evennia.conversation.handback import (  # noqa: F401  (voice.GIVEN_TO_ANOTHER)
+    GIVEN_TO_ANOTHER,
     TO_YOU,
     cheers_a_hardship,
     doubts_the_telling,
+    gives_it_to_another,
     restates,
     sorry_for_no_hardship,
 )
@@ -280,6 +284,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("doubts_the_telling")
     if cheers_a_hardship(reply, line):
         found.append(CHEERS)
+    if gives_it_to_another(reply, line, (npc, speaker)):
+        found.append(GIVEN_TO_ANOTHER)
     return found
 
 

@@ -82,3 +82,49 @@ def test_a_clerks_offer_to_news_is_an_assistants_voice(reply):
     # Held-out seed 86753.
     news = "Terrible news, Voss: Hamish the mayor's clerk is leaving town for good."
     assert "assistant_voice" in slips(reply, news, "Voss", "Hesper")
+
+
+@pytest.mark.parametrize(
+    "reply, line, given",
+    [
+        # Held-out seed 92821: the player's fear given to their daughter.
+        (
+            "Your daughter Eugenia has been afraid of crows since she was a child. What makes "
+            "you afraid of crows?",
+            "Voss, I have been terrified of crows since I was a child.",
+            True,
+        ),
+        ("Hamish fears crows since he was a child.", "I have feared crows since a child.", True),
+        # Said to them, of the NPC itself, or sharing one word: theirs stays theirs.
+        ("Crows since you were a child? That's hard.", "I have feared crows since a child.", False),
+        ("Voss has feared crows since a child.", "I have feared crows since a child.", False),
+        ("Your daughter must worry for you.", "I have feared crows since a child.", False),
+        ("Eugenia has been on the barges long?", "My daughter Eugenia sails the barges.", False),
+    ],
+)
+def test_their_telling_said_of_someone_else(reply, line, given):
+    from omniira_evennia.conversation.voice import GIVEN_TO_ANOTHER
+
+    assert (GIVEN_TO_ANOTHER in slips(reply, line, "Voss", "Esmeralda")) is given
+
+
+def test_their_telling_given_to_another_is_asked_again():
+    line = "I have been terrified of crows since I was a child."
+    client = FakeClient(
+        "Your daughter has been afraid of crows since she was a child.",
+        "That must be hard, Ada. The crows here are bold.",
+    )
+    result = run_turn(turn_input(line), conf("tags"), client)
+    assert len(client.requests) == 2
+    assert result.parsed.text == "That must be hard, Ada. The crows here are bold."
+    # Its own reminder, when it is the one slip (here it also gave their line back).
+    from omniira_evennia.conversation.reminders import REMINDER, asked_again
+    from omniira_evennia.conversation.voice import GIVEN_TO_ANOTHER
+
+    again = asked_again(
+        [{"role": "user", "content": line}],
+        turn_input(line).context,
+        f"slipped: {GIVEN_TO_ANOTHER}",
+    )
+    assert "Ada said this of themselves" in again[-1]["content"]
+    assert REMINDER.search(again[-1]["content"])
