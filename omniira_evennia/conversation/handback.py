@@ -384,7 +384,8 @@ def sorry_for_no_hardship(reply: str, line: str) -> bool:
     )
 
 
-GIVEN_TO_ANOTHER = "gives_their_telling_to_another"  # the slip's name (voice.slips)
+CHEERS = "cheers_a_hardship"  # the slips' names (voice.slips)
+GIVEN_TO_ANOTHER = "gives_their_telling_to_another"
 # Their telling said of someone else: "Your daughter Eugenia has been afraid of crows since she
 # was a child." to "Voss, I have been terrified of crows since I was a child." (held-out seed
 # 92821; the daughter was told of a line before).
@@ -420,3 +421,17 @@ def gives_it_to_another(reply: str, line: str, names: tuple[str, ...]) -> bool:
         if len(content_stems(sentence) & told) >= 2:
             return True
     return False
+
+
+def telling_slips(reply: str, line: str, names: tuple[str, ...]) -> list[str]:
+    """The slips of `reply` against what the player is telling (voice.slips): met with not
+    knowing it, a hardship cheered, their telling given to someone else."""
+    return [
+        slip
+        for slip, slipped in (
+            ("doubts_the_telling", doubts_the_telling(reply, line)),
+            (CHEERS, cheers_a_hardship(reply, line)),
+            (GIVEN_TO_ANOTHER, gives_it_to_another(reply, line, names)),
+        )
+        if slipped
+    ]

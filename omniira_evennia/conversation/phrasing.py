@@ -1,7 +1,8 @@
 """
 The shared text library of the conversation and of those who write with its prompts (gossip,
 the diary, reflection, the review): stored text quoted as data, a line's sentences, a verb
-after a name ("I mend" -> "Tobiah mends"), and who "I" is in a player's line (`gloss`).
+after a name ("I mend" -> "Tobiah mends"), who "I" is in a player's line (`gloss`), and an
+NPC's own fact said by it (`in_own_voice`).
 
 Plain Python, no Django or Evennia.
 """
@@ -106,3 +107,18 @@ def gloss(line: str, speaker: str, npc: str) -> str:
     text = re.sub(r"\bi(\s+)([\w']+)", subject, text, flags=re.IGNORECASE)
     text = re.sub(r"\bi\b", speaker, text, flags=re.IGNORECASE)
     return text[:1].upper() + text[1:]
+
+
+# An NPC's own fact, written to it, in its own voice (the prompt, and its plain lines).
+_YOU_AS_OBJECT = re.compile(r"\b(taught|told|gave|showed|sent|brought|chose) you\b", re.I)
+
+
+def in_own_voice(fact: str) -> str:
+    """An NPC's own fact written to it ("You keep the Lantern & Lane: you pour ...", "where
+    your grandmother taught you") said by it ("I keep ...: I pour ...", "where my grandmother
+    taught me")."""
+    text = _YOU_AS_OBJECT.sub(r"\1 me", fact[:4000])
+    text = re.sub(r"\byou are\b", "I am", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byou\b", "I", text, flags=re.IGNORECASE)
+    text = re.sub(r"\byour\b", "my", text, flags=re.IGNORECASE)
+    return re.sub(r"^(\W*)(i|my)\b", lambda m: m.group(1) + m.group(2).capitalize(), text)

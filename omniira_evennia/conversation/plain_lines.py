@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from omniira_evennia.conversation.addressing import is_goodbye
+from omniira_evennia.conversation.phrasing import in_own_voice
 from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import MAX_CHARS
@@ -145,18 +146,6 @@ _OWN_LIFE = (
     ),
     (r"\b(?:favourite|favorite|best part|like most|like best)\b", r"\b(?:favourite|like)\b"),
 )
-_YOU_AS_OBJECT = re.compile(r"\b(taught|told|gave|showed|sent|brought|chose) you\b", re.I)
-
-
-def in_own_voice(fact: str) -> str:
-    """An NPC's own fact written to it ("You keep the Lantern & Lane: you pour ...", "where
-    your grandmother taught you") said by it ("I keep ...: I pour ...", "where my grandmother
-    taught me")."""
-    text = _YOU_AS_OBJECT.sub(r"\1 me", fact[:MAX_CHARS])
-    text = re.sub(r"\byou are\b", "I am", text, flags=re.IGNORECASE)
-    text = re.sub(r"\byou\b", "I", text, flags=re.IGNORECASE)
-    text = re.sub(r"\byour\b", "my", text, flags=re.IGNORECASE)
-    return re.sub(r"^(\W*)(i|my)\b", lambda m: m.group(1) + m.group(2).capitalize(), text)
 
 
 def own_life_line(line: str, own_facts: Sequence[str]) -> str:

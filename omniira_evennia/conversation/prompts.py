@@ -36,6 +36,7 @@ from omniira_evennia.conversation.instructions import (  # noqa: F401
 )
 from omniira_evennia.conversation.phrasing import (  # noqa: F401
     gloss,
+    in_own_voice,
     quote,
     sentences,
     third_person_verb,
@@ -159,6 +160,13 @@ def render_knowledge_line(line: KnowledgeLine) -> str:
         parts.append(f"(heard from {line.heard_from}{sure})")
     if line.secret:
         parts.append("(a secret: this person may hear it)")
+    if line.own:
+        # Its own life in its own voice: written to it ("You are from the coast; your brother
+        # builds boats"), a small model gave it to the player ("Lucan is your brother, builder
+        # of boats on the coast": held-out busy seed 57287).
+        parts.append("(about yourself)")
+        parts.append(quote(in_own_voice(line.text)))
+        return " ".join(parts)
     parts.append(quote(line.text))
     return " ".join(parts)
 

@@ -47,12 +47,14 @@ from omniira_evennia.conversation.addressing import (
     only_a_greeting,
     tells_more_than_a_greeting,
 )
-from omniira_evennia.conversation.handback import (  # noqa: F401  (voice.GIVEN_TO_ANOTHER)
+from omniira_evennia.conversation.handback import (  # noqa: F401  (voice.CHEERS etc.)
+    CHEERS,
     GIVEN_TO_ANOTHER,
     TO_YOU,
     cheers_a_hardship,
     doubts_the_telling,
     gives_it_to_another,
+    telling_slips,
     restates,
     sorry_for_no_hardship,
 )
@@ -69,7 +71,6 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
     sentence_list,
 )
 
-CHEERS = "cheers_a_hardship"
 RESTATED = "restated"  # the slip of the line given back (the retry has its own reminder)
 
 # The player's line handed back about them in the third person ("I understand that Lavinia
@@ -280,13 +281,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     ):
         # "You are Maren, Briony." (telnet trial): the prompt's first line read to the player.
         found.append("speaks_of_its_notes")
-    if doubts_the_telling(reply, line):
-        found.append("doubts_the_telling")
-    if cheers_a_hardship(reply, line):
-        found.append(CHEERS)
-    if gives_it_to_another(reply, line, (npc, speaker)):
-        found.append(GIVEN_TO_ANOTHER)
-    return found
+    return found + telling_slips(reply, line, (npc, speaker))
 
 
 # The person of the prompts' worked examples (prompts.TAG_EXAMPLE, SPEECH_EXAMPLE): a reply

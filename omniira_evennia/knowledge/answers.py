@@ -71,6 +71,7 @@ def prompt_lines(records: list[KnowledgeRecord], view: KnowledgeView | None) -> 
             heard_from=r.teller_name if r.source == "gossip" else None,
             confidence=r.confidence,
             secret=bool(r.guard),
+            own=r.scope == "npc" and bool(re.match(r"\W*(?:you|your)\b", r.text, re.I)),
         )
         for r in records
     ]

@@ -280,6 +280,7 @@ class KnowledgeLine:
     heard_from: str | None = None
     confidence: float = 1.0
     secret: bool = False
+    own: bool = False  # the NPC's own fact, written to it ("You keep the Lantern & Lane ...")
 
 
 @dataclass

@@ -104,6 +104,22 @@ def test_the_prompt_shows_knowledge_apart_from_memories_and_never_a_withheld_sec
         assert system.index("WHAT YOU KNOW") < system.index("YOUR MEMORIES")
 
 
+def test_its_own_life_is_shown_in_its_own_voice():
+    # Held-out busy seed 57287: written to it, Voss's own brother became the player's ("Lucan is
+    # your brother, builder of boats on the coast").
+    own = KnowledgeRecord(
+        4, "voss_kin", "You live alone; your brother builds boats on the coast.", scope="npc"
+    )
+    anyone = KnowledgeRecord(5, "bread", "You can buy bread at Old Hob's stall.")
+    lines = answers.prompt_lines([own, anyone], None).lines
+    assert [line.own for line in lines] == [True, False]
+    ctx = PromptContext(identity=Identity("Voss"), speaker_name="Ada", message="Kin?")
+    ctx.knowledge = lines
+    system = render_system_prompt(ctx, "speech")
+    assert '- (about yourself) "I live alone; my brother builds boats on the coast."' in system
+    assert '- "You can buy bread at Old Hob\'s stall."' in system
+
+
 def test_knowledge_a_later_line_brings_comes_with_that_line():
     ctx = PromptContext(identity=Identity("Maren"), speaker_name="Ada", message="And the road?")
     pinned = PinnedPrompt(system=render_system_prompt(ctx, "speech"))
