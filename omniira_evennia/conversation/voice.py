@@ -54,9 +54,9 @@ from omniira_evennia.conversation.handback import (  # noqa: F401  (voice.CHEERS
     cheers_a_hardship,
     doubts_the_telling,
     gives_it_to_another,
-    telling_slips,
     restates,
     sorry_for_no_hardship,
+    telling_slips,
 )
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
