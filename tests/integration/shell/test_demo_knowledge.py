@@ -55,6 +55,8 @@ class TestDemoNpcsKnowTheirOwnLives(EvenniaTest):
         "Have you any kin in town, Voss?": ("Voss", "voss_kin"),
         "How long have you been in town, Lyra?": ("Lyra", "lyra_years"),
         "Where are you from, Wren?": ("Wren", "wren_years"),
+        "Where are you from, Voss?": ("Voss", "voss_home"),
+        "Are you married, Lyra?": ("Lyra", "lyra_kin"),
         "What's the best part of your day, Voss?": ("Voss", "voss_likes"),
         "Who runs this town?": ("Maren", "town_reeve"),
     }
