@@ -384,9 +384,17 @@ _BARE_NOD = re.compile(
 )
 
 
+# Their own telling handed back as a question: "I see, Odran. How about you?" to "I'm terribly
+# afraid of deep water.", "That's unfortunate news, Odran. How about you?" to a father's death
+# (telnet trial, 2026-12-06).
+_HOW_ABOUT_YOU = re.compile(r"\b(?:how|what) about you\W*$|^[^.!?]*[.!]\s*and you\?\W*$", re.I)
+
+
 def _only_a_shrug(reply: str) -> bool:
     words = re.findall(r"[a-z']+", reply.lower())
     if _BARE_REMEMBER.match(reply) or _BARE_NOD.match(reply):
+        return True
+    if _HOW_ABOUT_YOU.search(reply) and len(words) <= 10:
         return True
     return 0 < len(words) <= 6 and admits_not_knowing(reply)
 

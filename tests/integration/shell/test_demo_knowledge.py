@@ -57,6 +57,7 @@ class TestDemoNpcsKnowTheirOwnLives(EvenniaTest):
         "Where are you from, Wren?": ("Wren", "wren_years"),
         "Where are you from, Voss?": ("Voss", "voss_home"),
         "Are you married, Lyra?": ("Lyra", "lyra_kin"),
+        "What songs do you know?": ("Lyra", "lyra_songs"),  # telnet trial: "I don't know any"
         "What's the best part of your day, Voss?": ("Voss", "voss_likes"),
         "Who runs this town?": ("Maren", "town_reeve"),
     }

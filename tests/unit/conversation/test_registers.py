@@ -76,6 +76,23 @@ def test_a_person_speaking_of_their_memories_or_introducing_themselves_in_turn(r
 
 
 @pytest.mark.parametrize(
+    "reply, shrugs",
+    [
+        # Telnet trial, 2026-12-06: their telling handed back as a question.
+        ("I see, Odran. How about you?", True),
+        ("That's unfortunate news, Odran. How about you?", True),
+        ("Deep water? Then keep to the tavern side of the docks. And you?", False),
+        ("I keep bees too, out past the mill, and they sting me daily. What about you?", False),
+    ],
+)
+def test_their_telling_answered_with_how_about_you_shrugs_it_off(reply, shrugs):
+    found = "shrugs_off_a_statement" in slips(
+        reply, "I'm terribly afraid of deep water.", "Maren", "Odran"
+    )
+    assert found is shrugs
+
+
+@pytest.mark.parametrize(
     "line",
     [
         "What's the best part of your day, Lyra?",
