@@ -48,7 +48,7 @@ from omniira_evennia.conversation.words import (
     sentence_list,
 )
 from omniira_evennia.knowledge import answers
-from omniira_evennia.knowledge.facts import hinted_categories
+from omniira_evennia.knowledge.facts import hinted_categories, written_to_it
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.runtime import health
 
@@ -452,11 +452,7 @@ _ASKS_OWN_WORK = re.compile(
 def own_facts(ctx: PromptContext) -> list[str]:
     """The NPC's own facts in front of it, written to it ("You keep the Lantern & Lane ..."),
     best first."""
-    return [
-        k.text
-        for k in ctx.knowledge
-        if k.category == "people" and re.match(r"\W*(?:you|your)\b", k.text, re.IGNORECASE)
-    ]
+    return [k.text for k in ctx.knowledge if k.category == "people" and written_to_it(k.text)]
 
 
 def own_work_line(ctx: PromptContext) -> str:

@@ -39,6 +39,7 @@ from omniira_evennia.knowledge.facts import (
     Recalled,
     WontDiscuss,
     is_question,
+    written_to_it,
 )
 from omniira_evennia.knowledge.naming import name_asked, names_in_any
 from omniira_evennia.knowledge.selection import KnowledgeView, shown_masks
@@ -71,7 +72,7 @@ def prompt_lines(records: list[KnowledgeRecord], view: KnowledgeView | None) -> 
             heard_from=r.teller_name if r.source == "gossip" else None,
             confidence=r.confidence,
             secret=bool(r.guard),
-            own=r.scope == "npc" and bool(re.match(r"\W*(?:you|your)\b", r.text, re.I)),
+            own=r.scope == "npc" and written_to_it(r.text),
         )
         for r in records
     ]

@@ -283,6 +283,12 @@ class KnowledgeLine:
     own: bool = False  # the NPC's own fact, written to it ("You keep the Lantern & Lane ...")
 
 
+def written_to_it(text: str) -> bool:
+    """A fact written to the NPC that knows it ("You keep the Lantern & Lane ...", "Your forge
+    is on the market square ..."): in its own scope, its own life."""
+    return bool(re.match(r"\W*(?:you|your)\b", text, re.IGNORECASE))
+
+
 @dataclass
 class WontDiscuss:
     """A topic the NPC will not discuss, as the prompt names it."""
