@@ -9,6 +9,7 @@ real model wrote. It is a tuning tool: a seed's replies replayed here are tuned 
 seed is never reported again (docs/benchmarks.md).
 
     python bench/guard_replay.py bench/results/dialogue_eval_heldout_71359.json [...] [--lines]
+        [--final]   (the replies as players met them, after that run's guard)
 
 What it cannot rebuild is approximated: the NPC's role from the demo, the demo's open facts
 for that NPC as the knowledge shown (every one, where a turn shows those its line brings to
@@ -66,8 +67,11 @@ def first_reply_as_cleaned(raw: str, ctx: PromptContext) -> str:
     return cleaned_reply(raw, "speech", turn, ctx)[0].text
 
 
-def replay(paths: list[str]) -> tuple[int, collections.Counter, dict[str, list]]:
-    """(replies replayed, count by problem, the lines of each problem)."""
+def replay(
+    paths: list[str], final: bool = False
+) -> tuple[int, collections.Counter, dict[str, list]]:
+    """(replies replayed, count by problem, the lines of each problem); with `final`, the
+    replies as the players met them (after the guard of that run) rather than the first."""
     counts: collections.Counter = collections.Counter()
     lines: dict[str, list] = collections.defaultdict(list)
     total = 0
@@ -82,7 +86,8 @@ def replay(paths: list[str]) -> tuple[int, collections.Counter, dict[str, list]]
                 history=list(history[day]),
                 knowledge=demo_facts(r["npc"]),
             )
-            text = first_reply_as_cleaned(r.get("raw") or "", ctx)
+            raw = r.get("reply") if final else r.get("raw")
+            text = first_reply_as_cleaned(raw or "", ctx)
             problem = guard.voice_problem(ParsedReply(text=text), ctx, None) or "kept"
             total += 1
             counts[problem] += 1
@@ -96,9 +101,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="dialogue_eval result files")
     parser.add_argument("--lines", action="store_true", help="print each flagged reply")
+    parser.add_argument(
+        "--final", action="store_true", help="replay the replies players met, not the first"
+    )
     args = parser.parse_args()
-    total, counts, lines = replay(args.results)
-    print(f"{total} first replies; asked for again: {total - counts['kept']}")
+    total, counts, lines = replay(args.results, args.final)
+    kind = "replies as met" if args.final else "first replies"
+    print(f"{total} {kind}; asked for again: {total - counts['kept']}")
     for problem, n in counts.most_common():
         print(f"{n:5d}  {problem}")
     if args.lines:
