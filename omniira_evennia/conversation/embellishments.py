@@ -110,6 +110,15 @@ _KNEW_IT = re.compile(
     r"|^\W*i (?:was just|just) (?:telling|told|said) (?:you )?(?:that|so|it)\b",
     re.IGNORECASE,
 )
+# A memory of them it has not, and what follows rests on it: "I remember your mother Agatha, who
+# went east ... I always assumed she was dead, but then I realized ...", "I remember you being
+# afraid of the dark since you were a child.", "I know you were afraid of snakes." (held-out
+# seed 63341).
+_RECALLS_THEM = re.compile(
+    r"^\W*(?:(?:oh|ah|yes|aye|well),?\s+)*(?:i (?:remember|recall) (?:you|your)\b"
+    r"|i know (?:that )?you(?:'ve| have)? (?:were|was|been)\b)",
+    re.IGNORECASE,
+)
 _OWN_TELLING = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
 
 
@@ -123,6 +132,8 @@ def knew_it_already(reply: str, line: str, remembered: str) -> list[str]:
     if len(content_stems(line) & content_stems(capped(remembered))) >= 2:
         return []
     said = sentence_list(capped(reply))
+    if said and _RECALLS_THEM.match(said[0]):
+        return said
     found = said[:1] if said and _KNEW_IT.match(said[0]) else []
     return found + [s for s in said if _SHARED_PAST.search(s) and s not in found]
 

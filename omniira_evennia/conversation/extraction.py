@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from omniira_evennia.conversation.phrasing import quote, third_person_verb
 from omniira_evennia.conversation.tags import RememberTag, clean_text
-from omniira_evennia.conversation.words import content_stems, is_question, sentence_list
+from omniira_evennia.conversation.words import ANIMALS, content_stems, is_question, sentence_list
 from omniira_evennia.llm.client import LLMClient, LLMJsonError, Usage, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.memory.quoting import without_address
@@ -323,8 +323,7 @@ _FACT_CUE = re.compile(
 )
 _KIN_OR_PET = re.compile(
     r"\bmy (?:mother|father|sister|brother|son|daughter|wife|husband|cousin|aunt|uncle|"
-    r"grandmother|grandfather|grandma|grandpa|nephew|niece|twin|dog|cat|horse|pony|donkey|goat|"
-    r"parrot|raven|tortoise|hound)\b",
+    rf"grandmother|grandfather|grandma|grandpa|nephew|niece|twin|{ANIMALS})\b",
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|me|my|mine)\b", re.IGNORECASE)

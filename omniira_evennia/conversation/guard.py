@@ -22,6 +22,7 @@ from omniira_evennia.conversation import (
     registers,
     repairs,
     repeats,
+    shapes,
     trades,
     voice,
 )
@@ -37,18 +38,18 @@ from omniira_evennia.conversation.reminders import (
     REPEATED,
     TURNED_ROUND,
     WONT_DISCUSS,
-    own_wares,
 )
 from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.conversation.voice import speaks_as
-from omniira_evennia.conversation.words import (
-    FIRST_PERSON,
-    content_stems,
-    is_question,
-    sentence_list,
+from omniira_evennia.conversation.wares import (  # noqa: F401  (guard.wares_line, as before)
+    asked_own_wares,
+    own_wares,
+    wares_line,
+    wares_unknown,
 )
+from omniira_evennia.conversation.words import content_stems, is_question, sentence_list
 from omniira_evennia.knowledge import answers
-from omniira_evennia.knowledge.facts import hinted_categories, written_to_it
+from omniira_evennia.knowledge.facts import written_to_it
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.runtime import health
 
@@ -269,50 +270,14 @@ def voice_problem(parsed: ParsedReply, ctx: PromptContext, topic: str | None) ->
     return None
 
 
-def wares_unknown(text: str, ctx: PromptContext) -> bool:
-    """Asked of its trade ("What's on the menu tonight?"), the NPC said it did not know, with its
-    wares and prices in front of it (held-out runs: Maren, six times of six)."""
-    denies = voice.admits_not_knowing(text) or _DENIES_WARES.search(text[:1000])
-    return bool(denies) and bool(asked_own_wares(ctx))
-
-
-# "I don't charge." from Voss, asked "What do you charge?" (held-out seed 86753).
-_DENIES_WARES = re.compile(
-    r"^\W*(?:\w+,\s+)?i (?:don'?t|do not|never) (?:charge|sell|make|have anything)\b", re.I
-)
-
-
-_COUNTS = "one two three four five six seven eight nine ten dozen"
-
-
-def asked_own_wares(ctx: PromptContext) -> list:
-    """The NPC's wares (reminders.own_wares) when the line asks about its trade, else []; asked
-    for one of them ("Could I get a room?"), that one."""
-    line = ctx.message
-    if not is_question(line):
-        return []
-    if not FIRST_PERSON.search(line):  # "Where can I buy bread?" asks about the town
-        return own_wares(ctx) if "trade" in hinted_categories(line) else []
-    # Not by a name or a count: "Voss, what do I dream of doing one day?" shares "Voss" and
-    # "one" with "At his forge Voss mends a tool ... a good knife for one silver." (held-out
-    # seed 92821, a newcomer told the prices).
-    asked = content_stems(line) - content_stems(f"{ctx.identity.name} {ctx.speaker_name} {_COUNTS}")
-    return [k for k in own_wares(ctx) if content_stems(k.text) & asked]
-
-
-def wares_line(ctx: PromptContext) -> str:
-    """What the NPC says of its wares when asked of them and its reply could not stand, in its
-    own voice (repairs.in_first_person)."""
-    name = ctx.identity.name
-    return " ".join(repairs.in_first_person(k.text, name) for k in asked_own_wares(ctx)[:2])
-
-
 def repaired(
     text: str, problem: str, ctx: PromptContext, topic: str | None, answer: str | None = None
 ) -> str:
     """A reply that still slipped after it was asked again: its slipped sentences go; what it
     was never told, it says it does not know (plain_lines.dont_know_line)."""
     name, speaker = ctx.identity.name, ctx.speaker_name
+    if shapes.RUNS_ON in problem:  # an essay: what it says first, then as any other slip
+        text = shapes.first_sentences(text)
 
     def invents(mended: str) -> bool:
         # Turned round, an answer to what it was never told is still made up: "You must never

@@ -65,7 +65,18 @@ ASSISTANT = re.compile(
     # life?", "I'm curious about your background.", "Do you want to know more about the area?"
     r"|\bexperience (?:impact|affect|shape|influence)\w* (?:your|you)\b"
     r"|\bcurious about your (?:background|experiences?)\b"
-    r"|\b(?:do you want|would you like) to (?:know|learn) more about\b",
+    r"|\b(?:do you want|would you like) to (?:know|learn) more about\b"
+    # Held-out seed 63341: "If you need any assistance with drying it, let me know!" to a
+    # soaked cloak, "I must inform you that garlic can indeed cause issues", "I'm sorry you're
+    # having trouble. ... Let's try again.", "How about we talk about your experiences?", "I'll
+    # do my best to help you with your food needs."
+    r"|\blet me know\s*[.!]|\bneed (?:any )?(?:help|assistance)\b|\bi must inform you\b"
+    r"|\bexperiencing (?:a |an |any |some )?(?:problem|issue|difficult)"
+    r"|\blet'?s (?:try again|talk about)\b|\bhow about we (?:talk|discuss|chat)\b"
+    r"|\byour \w+ needs\b|\bdo my best to help\b|\bi'?m (?:always )?here to listen\b"
+    r"|\bif you have any (?:specific |other |further )?(?:concerns|questions)\b"
+    # An encyclopedia's caution: "It can depend on the individual's sensitivity to garlic"
+    r"|\bthe individual'?s\b|\b(?:for|in) some (?:people|individuals)\b",
     re.IGNORECASE,
 )
 

@@ -10,8 +10,16 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation import embellishments, recitals, registers, trades, voice
+from omniira_evennia.conversation import (
+    embellishments,
+    recitals,
+    registers,
+    shapes,
+    trades,
+    voice,
+)
 from omniira_evennia.conversation.prompts import PromptContext
+from omniira_evennia.conversation.wares import own_wares
 
 NEVER_TOLD = "answered what it was never told"
 MISSTATES = "said otherwise what it knows"
@@ -19,27 +27,6 @@ REPEATED = "said again what it said before"  # repeats.repeats_earlier
 WONT_DISCUSS = "speaks_of_what_it_will_not"  # the slip's name (guard.unwanted_topics)
 OWN_WARES = "did not know its own wares"  # guard.wares_unknown
 TURNED_ROUND = "said the question's words back"  # handback.question_turned_round
-
-
-# A name inside a fact ("Voss charges two copper ..."): someone else's trade, not the NPC's.
-_NAMED = re.compile(r"\b[A-Z][a-z]+")
-# "At his forge Voss mends a tool for two copper ..." is Voss's own (held-out seed 86753: "I
-# don't charge.").
-_STARTS = set(
-    "A An The This That These Those Every Each Our Your One Two Three Four Five At In On By For "
-    "From".split()
-)
-
-
-def own_wares(ctx: PromptContext) -> list:
-    """The trade facts shown to the NPC that name nobody but it ("A mug of cider costs two
-    copper."): its wares and their prices."""
-    name = ctx.identity.name
-    return [
-        k
-        for k in ctx.knowledge
-        if k.category == "trade" and not set(_NAMED.findall(k.text)) - {name} - _STARTS
-    ]
 
 
 # Reminders for slips that need no more than the two names.
@@ -57,6 +44,10 @@ _SLIP_REMINDERS = {
     "line of what you know that they did not ask about.)",
     voice.GIVEN_TO_ANOTHER: "({speaker} said this of themselves, not of anyone else. Answer "
     "{speaker} about it, as {name}.)",
+    shapes.RUNS_ON: "(Say it as {name} would across the counter: one or two short sentences.)",
+    shapes.LEAVES: "({speaker} is the one leaving; you stay here. Say goodbye as {name}.)",
+    shapes.ASKS_IT_BACK: "(Answer {speaker} yourself, as {name}, with what you think or know: "
+    "do not ask {speaker} what they think of it.)",
 }
 
 
@@ -135,5 +126,6 @@ REMINDER = re.compile(
     r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
     r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
     r"\S+ told you of something hard|Say of the people of this town|"
-    r"There is no such thing in your world|\S+ said this of themselves)"
+    r"There is no such thing in your world|\S+ said this of themselves|"
+    r"Say it as \S+ would across|\S+ is the one leaving|Answer \S+ yourself, as)"
 )

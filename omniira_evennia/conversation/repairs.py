@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation.swaps import DOUBT_LEAD, DOUBTING
+from omniira_evennia.conversation.swaps import DOUBT_LEAD, DOUBTING, SOMEONE
 from omniira_evennia.conversation.voice import (
     CLAUSE_LEAD,
     FIRST_PERSON,
@@ -88,7 +88,8 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
     if not npc or npc.lower() == (speaker or "").lower():
         return reply
     name = re.escape(npc)
-    text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", capped(reply), flags=re.IGNORECASE)
+    text = _unframed(capped(reply), name)
+    text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", text, flags=re.IGNORECASE)
     opening = re.match(
         rf"^(?P<pre>\W*)(?P<greeting>{GREETING_LEAD})?{name}\s*,\s*", text, re.IGNORECASE
     )
@@ -97,6 +98,18 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
         rest = f"{greeting.rstrip(',!.')}, {rest}" if greeting else rest[:1].upper() + rest[1:]
         text = opening.group("pre") + rest
     return text
+
+
+def _unframed(reply: str, name: str) -> str:
+    """The NPC's line framed as said to itself ('You, Maren, say, "I remember that you said you
+    were from Frosthollow."': held-out seed 63341) -> the words inside the quotes."""
+    framed = re.match(
+        rf"^\W*you,\s*{name}\s*,\s*(?:say|said|reply|replied|answer|answered)\s*[,:]?\s*"
+        rf'["\u201c](?P<said>[^"\u201d]+)["\u201d]?\s*$',
+        reply,
+        re.IGNORECASE,
+    )
+    return framed.group("said").strip() if framed else reply
 
 
 def own_name_as_mine(reply: str, npc: str, speaker: str = "") -> str:
@@ -353,6 +366,12 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         # Their memory's singular "they" after the turned subject: "Isolde always carries a tin
         # whistle; they would run into a burning house for it." (held-out seed 52391).
         spoken = re.sub(r"([;:]\s+|,\s+and\s+)they\b", r"\1you", spoken)
+        # Their "she" too, after a thing, not a beast or a person: "Yvaine treasures a tin
+        # whistle; she would run into a burning house for it." (held-out seed 63341).
+        spoken = _THEY_AFTER_A_THING.sub(
+            lambda m: m.group(0) if SOMEONE.search(m.group(1)) else m.group(1) + m.group(2) + "you",
+            spoken,
+        )
         # "... barrels for the brewers for a living; she is a cooper." (held-out seed 86753):
         # their trade named after the turned subject.
         if re.search(r"\b(?:living|trade|earn)", spoken):
@@ -376,6 +395,12 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         after_theirs = spoken != part
         out.append(spoken)
     return "".join(out)
+
+
+_THEY_AFTER_A_THING = re.compile(
+    r"^(\W*you\b[^;:]*)([;:]\s+)(?:she|he)\b(?= (?:would|will|could|can|never|always)\b)",
+    re.IGNORECASE,
+)
 
 
 def named_as_you(text: str, speaker: str) -> str:

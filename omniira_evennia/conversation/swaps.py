@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from omniira_evennia.conversation.words import (
+    ANIMALS,
     FIRST_PERSON,
     capped,
     content_stems,
@@ -130,14 +131,16 @@ _KEEPS_IT = re.compile(
 # Ember." and "I'll need to feed her some fresh grass." to a goat of theirs (held-out seed
 # 92821).
 _THEIR_ANIMAL = re.compile(
-    r"\b(?:i have|i keep|i own|my)\s+(?:an?\s+)?(?:\w+\s+){0,2}?"
-    r"(?:goat|cat|dog|horse|pony|donkey|mule|ferret|parrot|raven|crow|hen|pig|cow|sheep|"
-    r"ox|rabbit|hound|falcon|hawk|owl|tortoise|toad|mouse|rat)\b",
+    r"\b(?:i have|i keep|i own|my)\s+(?:an?\s+)?(?:\w+\s+){0,2}?" rf"(?:{ANIMALS})\b",
     re.IGNORECASE,
 )
 _TAKES_ON_ITS_KEEPING = re.compile(
     r"\b[Ii](?:'ll| will)\s+(?:need to\s+|have to\s+|be sure to\s+|make sure to\s+)?"
     r"(?:take (?:good )?care of|feed|look after|mind|walk)\s+(?:her|him|it|them|[A-Z][a-z]+)\b"
+    # "He was very hungry and needed food, so I made sure to feed him regularly." to a dog found
+    # half-starved (held-out seed 63341): its finding and feeding told as the NPC's.
+    r"|\b[Ii]\s+(?:made sure to|always|have|'ve|used to)\s+(?:feed|fed|take care of|took care of|"
+    r"looked after|look after)\s+(?:her|him|it|them|[A-Z][a-z]+)\b"
 )
 
 # "Oh, Ysolde. I've been looking for that key all day! It was so important to me." to "my most
@@ -174,7 +177,11 @@ def _asked_of_me_given_to_you(reply: str, line: str) -> bool:
 # give me something to help with my rash." from Wren, the herbalist (held-out seed 44207).
 _THEIR_AILMENT = re.compile(r"\b(?:allerg\w*|rash\w*|sick|ill)\b", re.IGNORECASE)
 _AILMENT_AS_MINE = re.compile(
-    r"\bmy (?:rash|allergy|allergies|sickness|illness)\b|\bhelp (?:me )?with my\b", re.I
+    r"\bmy (?:rash|allergy|allergies|sickness|illness)\b|\bhelp (?:me )?with my\b"
+    # What they must not eat, kept off the NPC's own plate: "I'll do my best not to eat them."
+    # to "Eggs makes me break out in a rash, so keep it off my plate." (held-out seed 63341).
+    r"|\bi(?:'ll| will| shall)?\b[^.!?]{0,30}\bnot (?:to )?eat\b",
+    re.I,
 )
 
 # The NPC's remembering said as the player's ("You remember baking bread for a living,
@@ -204,7 +211,12 @@ _NOT_KNOWING_MINE = re.compile(
 # "I never told you that." to "Do you remember my line of work?" (held-out busy seed 66617).
 _NEVER_TOLD_BARE = re.compile(
     r"(?:^|[.!?]\s+)\W*I (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned) you"
-    r"(?: (?:that|this|so|about (?:it|that)))?\s*(?:[.!]|$)",
+    r"(?: (?:that|this|so|about (?:it|that)))?\s*(?:[.!]|$)"
+    # "I never told you about a dog, Gisela." to "What's the name of my dog?" (held-out seed
+    # 63341); "I told you that nothing frightens you like heights." to "What did I tell you
+    # scares me most?": their telling said as the NPC's.
+    r"|(?:^|[.!?]\s+)\W*(?:(?:yes|no|oh|ah|well),?\s+)?I (?:never |have never |haven'?t |"
+    r"didn'?t |did not )?(?:told|mentioned|said to) you (?:about|of|that) (?:an? |your )?\w+",
     re.IGNORECASE,
 )
 # Their never telling said as the NPC's: "I have never told you what your great ambition is."
@@ -354,11 +366,11 @@ def takes_their_question(reply: str, line: str) -> bool:
 _THIRD = re.compile(r"\b(?:he|him|his|she|her)\b", re.IGNORECASE)
 _SECOND = re.compile(r"\b(?:you|your|you're|yours)\b", re.IGNORECASE)
 # Whom else a "he" or "she" may be: kin, folk, beasts.
-_SOMEONE = re.compile(
+SOMEONE = re.compile(
     r"\b(?:mother|father|ma|pa|mum|sister|brother|aunt|uncle|cousin|son|daughter|wife|husband|"
     r"friend|grand\w+|man|woman|girl|boy|lad|lass|neighbou?r|master|mistress|teacher|king|queen|"
     r"lord|lady|guard|priest|smith|baker|keeper|child|baby|folk|stranger|someone|somebody|"
-    r"raven|cat|dog|horse|goat|tortoise|parrot|ferret|donkey|owl|hound|mare|pony|bird|beast)s?\b",
+    rf"{ANIMALS})s?\b",
     re.IGNORECASE,
 )
 
@@ -368,7 +380,7 @@ def listener_as_third_person(reply: str, speaker: str, npc: str = "") -> bool:
     pepper." (held-out seed 83417, "Fenwick's" turned to "your" and "him" left), when no one
     else is named or spoken of whom the pronoun could be."""
     text = capped(reply)
-    if not (_SECOND.search(text) and _THIRD.search(text)) or _SOMEONE.search(text):
+    if not (_SECOND.search(text) and _THIRD.search(text)) or SOMEONE.search(text):
         return False
     named = {w.lower() for w in re.findall(r"\b[A-Z][a-z]+", text)} - _OPENERS
     return not named - {speaker.lower(), (npc or "").lower()}

