@@ -120,8 +120,9 @@ ADMITS = re.compile(
     r"|\bI\s+(?:have|'ve)\s+no\s+(?:idea|notion|memory|recollection)|\bno idea\b|\bnot sure\b"
     r"|\bI\s+haven't\s+(?:heard|been told)|\bnot that I\s+(?:know|recall|remember)"
     r"|\bwe(?:'ve| have)\s+(?:never|not|only just)\s+met|\bfirst time (?:I've|I have)\s+(?:seen|met)"
-    r"|\bhaven't\s+(?:met|seen)\s+you\b|\byou tell me\b|\bdon't know (?:you|each other)"
-    r"|\bnew face|\bnever (?:met|seen) you",
+    r"|\bhaven't\s+(?:met|seen)\s+you\b|\bdon't know (?:you|each other)"
+    # A shrug, not "You tell me that you breed goats on the ridge." (seed 63341, a newcomer).
+    r"|\byou tell me(?=\s*(?:[,.!?]|$))" r"|\bnew face|\bnever (?:met|seen) you",
     re.IGNORECASE,
 )
 ASSISTANT = re.compile(
@@ -1025,9 +1026,29 @@ def is_recalled(reply: str, scenario: Scenario, fact_index: int) -> bool:
     """The fact brought back as the player's: its keywords in the reply, not claimed by the NPC
     in the first person."""
     fact = scenario.facts[fact_index]
-    return matches(plain(reply), fact.keys) and not first_person_claim(
-        reply, fact.claim, scenario.player
+    return (
+        matches(plain(reply), fact.keys)
+        and not first_person_claim(reply, fact.claim, scenario.player)
+        and not denied(reply, fact)
     )
+
+
+_DENIAL = re.compile(r"\b(?:not|never|no|cannot|can't|aren't|don't|doesn't|isn't)\b", re.I)
+
+
+# A reply longer than this is an essay, not a line said across a counter (held-out seed 63341:
+# 80 words on what a falconer does, to "I'm a falconer by trade").
+ESSAY_WORDS = 60
+
+
+def denied(reply: str, fact) -> bool:
+    """Every sentence naming the fact denies it, and the player's own telling had no denial:
+    "You are not afraid of ghosts." for "Nothing frightens me like ghosts." (held-out seed
+    63341 counted it recalled)."""
+    if _DENIAL.search(fact.line):
+        return False  # "I cannot eat garlic" comes back as "You can't eat garlic."
+    naming = [s for s in sentences(reply) if matches(s, fact.keys)]
+    return bool(naming) and all(_DENIAL.search(s) for s in naming)
 
 
 def world_inventions(reply: str, question: str, npc: str, player: str, world_info: dict):
@@ -1766,6 +1787,8 @@ def flag_reply(
     ):
         flags.append("restated")
     flags += [f"slip:{form}" for form in role_slips(reply, step, scenario, speaker)]
+    if len(re.findall(r"[A-Za-z']+", reply)) > ESSAY_WORDS:
+        flags.append("essay")
     if step.kind == "ask":
         flags.append("recalled" if is_recalled(reply, scenario, step.fact) else "missed")
     if step.kind in ("never_told", "newcomer"):
@@ -1991,6 +2014,7 @@ def summarise(scenarios, record, replies, memories, beliefs, gossip) -> dict:
         "repeated_pct": _pct(_count(answered, "repeat"), len(answered)),
         "restated": _count(answered, "restated"),
         "restated_pct": _pct(_count(answered, "restated"), len(answered)),
+        "essays": _count(answered, "essay"),
         "role_slips": len(slips),
         "role_slips_pct": _pct(len(slips), len(answered)),
         "role_slips_by_form": {form: _count(answered, f"slip:{form}") for form in SLIP_FORMS},
@@ -2073,6 +2097,7 @@ TABLE = [
     ),
     ("'what do you do' answered in role", _of("self_role_in_role", "self_role_questions"), "all"),
     ("restated replies, %", "restated_pct", "<= 3"),
+    (f"replies over {ESSAY_WORDS} words", "essays", "0"),
     ("replies repeating an earlier one that day, %", "repeated_pct", "<= 5"),
     ("replies saying the prompt's scaffolding", "prompt_leaks", "0"),
     ("role slips, % of replies", "role_slips_pct", "<= 2"),
