@@ -479,6 +479,11 @@ TRUTH_PHRASINGS = {
         "{npc}, what's the name of the {noun} here?",
         "What do they call the {noun} in this town?",
     ],
+    "eat": [
+        "Where's the best place to eat around here?",
+        "{npc}, where can I get a good meal?",
+        "Where should I go for supper, {npc}?",
+    ],
     "town": [
         "What is this town called?",
         "{npc}, what's the name of this town?",
@@ -615,6 +620,11 @@ def truth_items(entry: dict, names, common=frozenset()) -> list[dict]:
             if where:
                 keys = _key_words(where["where"], noun)
                 items.append(dict(rule="where", subject=f"the {noun}", keys=[keys]))
+        m = re.match(
+            r"\W*The best place (?:in town )?to eat is the (?P<place>[A-Z][a-z]+)", sentence
+        )
+        if m:
+            items.append(dict(rule="eat", keys=[[m["place"].lower()]]))
         m = re.search(r"\bthe town of (?P<town>[A-Z][a-z]+)", sentence)
         if m:
             items.append(dict(rule="town", keys=[[m["town"].lower()]], answer=m["town"]))

@@ -60,6 +60,9 @@ class TestDemoNpcsKnowTheirOwnLives(EvenniaTest):
         "What songs do you know?": ("Lyra", "lyra_songs"),  # telnet trial: "I don't know any"
         "What's the best part of your day, Voss?": ("Voss", "voss_likes"),
         "Who runs this town?": ("Maren", "town_reeve"),
+        # Held-out seed 63341: "Wren's herb stall" (Lyra), "likely at the market" (Maren).
+        "What's the best place to eat around here, Lyra?": ("Lyra", "where_to_eat"),
+        "Where can I get a good meal?": ("Maren", "where_to_eat"),
     }
 
     def test_what_it_is_asked_of_itself_is_in_the_prompt(self):
