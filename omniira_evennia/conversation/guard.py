@@ -118,7 +118,7 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
     `text` that make it: another's trade (trades.py), a topic it will not discuss, what the
     speaker named described (embellishments.py), a fact recited (recitals.py), a telling met
     as old news, a role given to someone known that nothing known of them holds, what its
-    world has not."""
+    world has not, a count of its own years its facts do not hold."""
     return [
         (trades.ANOTHERS_TRADE, anothers_trade(text, ctx)),
         (WONT_DISCUSS, unwanted_topics(text, ctx)),
@@ -127,6 +127,10 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
         (embellishments.KNEW_IT_ALREADY, knew_it_already(text, ctx)),
         (trades.MISGIVEN_ROLE, misgiven_roles(text, ctx)),
         (registers.OUT_OF_WORLD, out_of_world(text, ctx)),
+        (
+            plain_lines.MISSTATES_ITS_YEARS,
+            plain_lines.misstated_years(text, ctx.message, own_facts(ctx)),
+        ),
     ]
 
 

@@ -15,7 +15,7 @@ from omniira_evennia.conversation.phrasing import in_own_voice
 from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import MAX_CHARS
-from omniira_evennia.conversation.words import FIRST_PERSON, ends_asking
+from omniira_evennia.conversation.words import FIRST_PERSON, ends_asking, sentence_list
 from omniira_evennia.memory.quoting import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
@@ -162,3 +162,41 @@ def own_life_line(line: str, own_facts: Sequence[str]) -> str:
                     return in_own_voice(fact)
             return ""
     return ""
+
+
+# A count of years, in words or figures, as an NPC says how long it has been somewhere.
+_COUNTS = dict(
+    zip(
+        "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
+        "forty fifty".split(),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 20, 30, 40, 50],
+    )
+)
+_YEARS_SAID = re.compile(
+    r"\b(?P<count>\d{1,3}|" + "|".join(_COUNTS) + r")\s+(?:years?|springs?|winters?|summers?)\b",
+    re.IGNORECASE,
+)
+MISSTATES_ITS_YEARS = "misstates_its_own_years"  # the slip's name (guard.knowing_slips)
+
+
+def misstated_years(reply: str, line: str, own_facts: Sequence[str]) -> list[str]:
+    """Asked how long it has been here, the sentences of `reply` giving a count of years its
+    own facts do not hold: "I've been here for over 50 years." from Lyra, who came with the
+    spring thaw; "About 25 years." from Maren, twelve years at the tavern (held-out seeds 63341,
+    92821)."""
+    asked, answers = _OWN_LIFE[1]
+    if not re.search(asked, line[:MAX_CHARS], re.IGNORECASE):
+        return []
+    facts = [f[:MAX_CHARS] for f in own_facts if re.search(answers, f[:MAX_CHARS], re.I)]
+    if not facts:
+        return []
+    known = {_count(m.group("count")) for f in facts for m in _YEARS_SAID.finditer(f)}
+    return [
+        s
+        for s in sentence_list(reply[:MAX_CHARS])
+        if any(_count(m.group("count")) not in known for m in _YEARS_SAID.finditer(s))
+    ]
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _COUNTS[word.lower()]

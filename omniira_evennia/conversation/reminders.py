@@ -12,6 +12,7 @@ import re
 
 from omniira_evennia.conversation import (
     embellishments,
+    plain_lines,
     recitals,
     registers,
     shapes,
@@ -44,6 +45,8 @@ _SLIP_REMINDERS = {
     "line of what you know that they did not ask about.)",
     voice.GIVEN_TO_ANOTHER: "({speaker} said this of themselves, not of anyone else. Answer "
     "{speaker} about it, as {name}.)",
+    plain_lines.MISSTATES_ITS_YEARS: "(Say how long you have been here as you know it, {name}: "
+    "no other number.)",
     shapes.RUNS_ON: "(Say it as {name} would across the counter: one or two short sentences.)",
     shapes.LEAVES: "({speaker} is the one leaving; you stay here. Say goodbye as {name}.)",
     shapes.ASKS_IT_BACK: "(Answer {speaker} yourself, as {name}, with what you think or know: "
@@ -127,5 +130,5 @@ REMINDER = re.compile(
     r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
     r"\S+ told you of something hard|Say of the people of this town|"
     r"There is no such thing in your world|\S+ said this of themselves|"
-    r"Say it as \S+ would across|\S+ is the one leaving|Answer \S+ yourself, as)"
+    r"Say how long you have been here|Say it as \S+ would across|\S+ is the one leaving|Answer \S+ yourself, as)"
 )

@@ -76,6 +76,24 @@ _CAREFUL_NEXT_TIME = re.compile(
 _OWN_TOO = re.compile(r"\b(?:too|myself|as well|also)\b", re.IGNORECASE)
 
 
+# Their fear taken as the NPC's own feeling: "Oh, Perrin, it's very frightening to hear that. I
+# am very anxious and observant." to "Nothing frightens me like ghosts." (held-out seed 63341).
+# "I'm afraid I don't know" is an idiom, and "I'm scared of them too" a fear shared.
+_THEIR_FEAR = re.compile(r"\b(?:frightens? me|afraid of|terrified of|scared of|i fear)\b", re.I)
+_FEAR_AS_MINE = re.compile(
+    r"\bi(?:'m| am| feel) (?:so |very |really |quite |a bit |a little )?(?:anxious|scared|"
+    r"frightened|terrified|nervous|afraid of)\b",
+    re.IGNORECASE,
+)
+
+
+def _their_fear_as_mine(reply: str, line: str) -> bool:
+    return bool(_THEIR_FEAR.search(line)) and any(
+        _FEAR_AS_MINE.search(s) and not _OWN_TOO.search(s) and not re.search(r"\byou", s, re.I)
+        for s in sentence_list(reply)
+    )
+
+
 def _their_state_as_mine(reply: str) -> bool:
     return any(
         _THEIR_STATE_AS_MINE.search(s)
@@ -291,6 +309,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _FEELING_AS_YOURS.search(reply) and not re.search(r"\bfeel", line, re.IGNORECASE):
         return True
     if _their_state_as_mine(reply) and not is_question(line) and FIRST_PERSON.search(line):
+        return True
+    if _their_fear_as_mine(reply, line) and not is_question(line):
         return True
     if _MISHAP.search(line) and _CAREFUL_NEXT_TIME.search(reply):
         return True

@@ -232,3 +232,47 @@ def test_their_she_after_a_thing_they_keep_is_them():
         plain_lines.remembered_line("Yvaine has a raven; she would fly to the tower.", "Yvaine")
         == "I remember: you have a raven; she would fly to the tower."
     )
+
+
+def test_their_fear_taken_as_the_npcs_own_feeling_is_a_swap():
+    line = "Nothing frightens me like ghosts."
+    reply = "Oh, Perrin, it's very frightening to hear that. I am very anxious and observant."
+    assert "swaps_i_and_you" in slips(reply, line, "Wren", "Perrin")
+    # An idiom, a fear shared, their fear named: none is theirs taken.
+    for fine in (
+        "I'm afraid I don't know much of ghosts.",
+        "I'm scared of them too, Perrin.",
+        "Ghosts? You needn't be scared of them here.",
+    ):
+        assert "swaps_i_and_you" not in slips(fine, line, "Wren", "Perrin"), fine
+
+
+LYRA_CAME = "You came to Wickham Cross with the spring thaw; you are from the river towns."
+MAREN_YEARS = "You have kept the Lantern & Lane for twelve years; you are from Wickham Cross."
+
+
+@pytest.mark.parametrize(
+    "reply, fact, wrong",
+    [
+        ("I've been here for over 50 years.", LYRA_CAME, True),
+        ("About 25 years.", MAREN_YEARS, True),
+        ("Twelve years, and every one of them wet.", MAREN_YEARS, False),
+        ("12 years come the harvest.", MAREN_YEARS, False),
+        ("Since the spring thaw, love.", LYRA_CAME, False),
+    ],
+)
+def test_a_count_of_its_own_years_its_facts_do_not_hold_is_a_slip(reply, fact, wrong):
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper"),
+        speaker_name="Ada",
+        message="How many years have you been doing this?",
+        knowledge=[KnowledgeLine(fact, "people")],
+    )
+    assert bool(dict(guard.knowing_slips(reply, ctx))[plain_lines.MISSTATES_ITS_YEARS]) is wrong
+    if wrong:  # past mending, what it knows of its own years
+        problem = guard.voice_problem(ParsedReply(text=reply), ctx, None)
+        assert (
+            guard.repaired(reply, problem, ctx, None)
+            == plain_lines.own_life_line(ctx.message, [fact])
+            != ""
+        )
