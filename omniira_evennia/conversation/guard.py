@@ -127,10 +127,21 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
         (embellishments.KNEW_IT_ALREADY, knew_it_already(text, ctx)),
         (trades.MISGIVEN_ROLE, misgiven_roles(text, ctx)),
         (registers.OUT_OF_WORLD, out_of_world(text, ctx)),
+        *own_life_slips(text, ctx),
+    ]
+
+
+def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
+    """The slips read against the NPC's own facts (plain_lines): its years or home said
+    otherwise, its own life given to the listener."""
+    own, line = own_facts(ctx), ctx.message
+    return [
+        (plain_lines.MISSTATES_ITS_YEARS, plain_lines.misstated_years(text, line, own)),
         (
-            plain_lines.MISSTATES_ITS_YEARS,
-            plain_lines.misstated_years(text, ctx.message, own_facts(ctx)),
+            plain_lines.MISSTATES_ITS_HOME,
+            plain_lines.misstated_home(text, line, own, (ctx.identity.name, ctx.speaker_name)),
         ),
+        (plain_lines.GIVES_ITS_OWN_LIFE, plain_lines.own_life_given(text, line, own)),
     ]
 
 

@@ -379,9 +379,12 @@ def sorry_for_no_hardship(reply: str, line: str) -> bool:
     """A bare "I'm sorry." to a line that tells of no fear, loss, hurt or illness, nor of
     anything not had or done ("I haven't eaten since sunrise." is a want)."""
     line, reply = capped(line), capped(reply)
-    return (
-        bool(_BARE_SORRY.match(reply)) and not _HARDSHIP.search(line) and not _NEGATES.search(line)
-    )
+    sorry = _BARE_SORRY.match(reply) or _SORRY_TO_KNOW.search(reply)
+    return bool(sorry) and not _HARDSHIP.search(line) and not _NEGATES.search(line)
+
+
+# "I'm sorry to know about Aldous's leadership." to "Who runs this town?" (held-out seed 57287).
+_SORRY_TO_KNOW = re.compile(r"\bsorry to (?:know|learn) (?:about|of)\b", re.IGNORECASE)
 
 
 CHEERS = "cheers_a_hardship"  # the slips' names (voice.slips)

@@ -15,7 +15,12 @@ from omniira_evennia.conversation.phrasing import in_own_voice
 from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import MAX_CHARS
-from omniira_evennia.conversation.words import FIRST_PERSON, ends_asking, sentence_list
+from omniira_evennia.conversation.words import (
+    FIRST_PERSON,
+    content_stems,
+    ends_asking,
+    sentence_list,
+)
 from omniira_evennia.memory.quoting import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
@@ -200,3 +205,54 @@ def misstated_years(reply: str, line: str, own_facts: Sequence[str]) -> list[str
 
 def _count(word: str) -> int:
     return int(word) if word.isdigit() else _COUNTS[word.lower()]
+
+
+MISSTATES_ITS_HOME = "misstates_its_own_home"  # the slip's name (guard.knowing_slips)
+_HOME_CLAIMED = re.compile(
+    r"\b(?:i'?m from|i am from|i was born|i come from|i came from|born (?:in|and raised))\b"
+    r"|^\W*from\b",
+    re.IGNORECASE,
+)
+_PLACE = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?")
+
+
+def misstated_home(
+    reply: str, line: str, own_facts: Sequence[str], names: Sequence[str] = ()
+) -> list[str]:
+    """Asked where it is from, the sentences of `reply` that put it somewhere by name its own
+    facts of home do not: "I'm from the village of Wickham Cross, market town in the valley."
+    from Voss, of a fishing village on the coast (held-out busy seed 57287)."""
+    asked, answers = _OWN_LIFE[0]
+    line = line[:MAX_CHARS]
+    if not re.search(asked, line, re.IGNORECASE) or not re.search(r"\byou\b", line, re.I):
+        return []
+    homes = " ".join(f[:MAX_CHARS] for f in own_facts if re.search(answers, f[:MAX_CHARS], re.I))
+    if not homes:
+        return []
+    found = []
+    for sentence in sentence_list(reply[:MAX_CHARS]):
+        claims_home = _HOME_CLAIMED.search(sentence)
+        named = [m.group() for m in _PLACE.finditer(sentence) if m.start() > 0]
+        named = [p for p in named if p not in names]  # who is talking is no place
+        if claims_home and any(p not in homes for p in named):
+            found.append(sentence)
+    return found
+
+
+GIVES_ITS_OWN_LIFE = "gives_its_own_life"  # the slip's name (guard.knowing_slips)
+
+
+def own_life_given(reply: str, line: str, own_facts: Sequence[str]) -> list[str]:
+    """The sentences of `reply` that tell the listener, as "you", what is the NPC's own life:
+    "..., but you are from the hill country and learned herb-lore from your grandmother." and
+    "Did your grandmother teach you herb-lore?" from Wren, whose life that is (held-out busy
+    seed 57287). Two content words of one own fact, not said in the line, make it."""
+    said = content_stems(line[:MAX_CHARS])
+    found = []
+    for sentence in sentence_list(reply[:MAX_CHARS]):
+        if not re.search(r"\byou(?:r|'re)?\b", sentence, re.IGNORECASE):
+            continue
+        words = content_stems(sentence) - said
+        if any(len(words & content_stems(f[:MAX_CHARS])) >= 2 for f in own_facts):
+            found.append(sentence)
+    return found

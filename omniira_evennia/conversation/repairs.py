@@ -89,6 +89,7 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
         return reply
     name = re.escape(npc)
     text = _unframed(capped(reply), name)
+    text = _GIVES_ITSELF.sub(r"\1 you", _NOUN_AS_A_NAME.sub(r"\1", text))
     text = re.sub(rf",\s*{name}\s*([.!?])", r"\1", text, flags=re.IGNORECASE)
     opening = re.match(
         rf"^(?P<pre>\W*)(?P<greeting>{GREETING_LEAD})?{name}\s*,\s*", text, re.IGNORECASE
@@ -98,6 +99,13 @@ def unaddressed(reply: str, npc: str, speaker: str = "") -> str:
         rest = f"{greeting.rstrip(',!.')}, {rest}" if greeting else rest[:1].upper() + rest[1:]
         text = opening.group("pre") + rest
     return text
+
+
+# The question's own noun said as if it were a name: "You draw maps of the marshes, your
+# trade.", "You shouldn't touch mushrooms, your plate." (held-out busy seed 57287).
+_NOUN_AS_A_NAME = re.compile(r",\s+your\s+(?!love\b|dear\b)[a-z]+\s*([.!?])\s*$")
+# "I could give me a willow-bark tea for aches" (held-out busy seed 57287): the listener.
+_GIVES_ITSELF = re.compile(r"\b([Ii] (?:could|can|will|'ll|would|shall) give) me\b")
 
 
 def _unframed(reply: str, name: str) -> str:

@@ -58,7 +58,8 @@ _FEELING_AS_YOURS = re.compile(r"(?:^|[.!]\s+)you feel\b(?!,)[^?]*?(?:[.!]|$)", 
 _MISHAPS = "fell|slipped|tripped|stumbled|hurt"
 _THEIR_STATE_AS_MINE = re.compile(
     r"^\W*(?:(?:oh|ah|well|yes),?\s+)?(?:[^.!?]*,\s*(?:and|but|so)\s+)?"
-    r"(?:i(?:'m| am| feel| felt) (?:so |very |really |quite |a bit |a little )?"
+    # "I'm still hungry, Brielle." to "I haven't eaten since sunrise." (held-out seed 57287)
+    r"(?:i(?:'m| am| feel| felt) (?:still )?(?:so |very |really |quite |a bit |a little )?"
     r"(?:hungry|starving|famished|thirsty|tired|weary|exhausted|cold|wet|soaked|drenched|sore|"
     r"lost|footsore)\b"
     r"|i need (?:to eat|something to eat|food|a meal|to rest|a rest|to sit)\b"
@@ -292,6 +293,10 @@ def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
 _THEIRS_RECALLED_AS_MINE = re.compile(
     r"\byou (?:know|remember|recall) (?:how|that|when|where) i\b", re.IGNORECASE
 )
+# "What else do you know about you?" to a cartographer's telling (held-out seed 57287): "me".
+_ASKS_OF_YOU_ABOUT_YOU = re.compile(
+    r"\b(?:do|did|can) you (?:know|remember|recall|tell me) about you\b", re.IGNORECASE
+)
 
 
 def swapped(reply: str, line: str, speaker: str) -> bool:
@@ -311,6 +316,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
     if _their_state_as_mine(reply) and not is_question(line) and FIRST_PERSON.search(line):
         return True
     if _their_fear_as_mine(reply, line) and not is_question(line):
+        return True
+    if _ASKS_OF_YOU_ABOUT_YOU.search(reply):
         return True
     if _MISHAP.search(line) and _CAREFUL_NEXT_TIME.search(reply):
         return True

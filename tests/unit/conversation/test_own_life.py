@@ -64,7 +64,8 @@ def test_past_mending_the_npc_says_where_it_is_from_not_the_players_home():
     )
     reply = "Yes, I was born in Marrowby, on the plains."
     problem = guard.voice_problem(type("P", (), {"text": reply})(), ctx, None)
-    assert problem is None  # as said; the turn gives it back first (guard.given_back) ...
+    # Not its home (plain_lines.misstated_home); and the turn gives it back first ...
+    assert problem == f"slipped: {plain_lines.MISSTATES_ITS_HOME}"
     mended, claimed = guard.given_back(reply, ctx)
     assert claimed == 1 and "you were born in Marrowby" in mended
     # ... and asked again past mending, it is not turned back into the NPC's own.

@@ -276,3 +276,109 @@ def test_a_count_of_its_own_years_its_facts_do_not_hold_is_a_slip(reply, fact, w
             == plain_lines.own_life_line(ctx.message, [fact])
             != ""
         )
+
+
+# Held-out busy seed 57287, read again as players met it.
+
+
+@pytest.mark.parametrize(
+    "reply, wrong",
+    [
+        ("I'm from the village of Wickham Cross, market town in the valley.", True),
+        ("Well, Yara, I come from a village called Wickham Cross.", True),
+        ("From a fishing village on the coast, far to the west.", False),
+        # Where it lives now is no claim of home.
+        ("A village on the coast. I came to Wickham Cross nine years ago.", False),
+    ],
+)
+def test_a_home_its_own_facts_do_not_hold_is_a_slip(reply, wrong):
+    voss = [
+        "You are from a fishing village on the coast, far to the west.",
+        "You came to Wickham Cross nine years ago and built the forge yourself.",
+    ]
+    found = plain_lines.misstated_home(reply, "Where are you from, Voss?", voss, ("Voss", "Yara"))
+    assert bool(found) is wrong
+
+
+WREN_YEARS = (
+    "You are from the hill country, where your grandmother taught you herb-lore; you came to "
+    "town five springs ago."
+)
+
+
+@pytest.mark.parametrize(
+    "reply, line, given",
+    [
+        (
+            "You grew up in Mirefield, far to the north, but you are from the hill country and "
+            "learned herb-lore from your grandmother.",
+            "I grew up in Mirefield, far to the north.",
+            True,
+        ),
+        (
+            "Oh, that's a good question. Did your grandmother teach you herb-lore?",
+            "Were you born around here?",
+            True,
+        ),  # noqa: E501
+        (
+            "My grandmother taught me herb-lore in the hill country.",
+            "Were you born around here?",
+            False,
+        ),  # noqa: E501
+        # Their own hill country, said back, is theirs.
+        ("You grew up in the hill country too?", "I grew up in the hill country.", False),
+    ],
+)
+def test_the_npcs_own_life_told_to_the_listener_as_theirs_is_a_slip(reply, line, given):
+    ctx = PromptContext(
+        identity=Identity("Wren", "herbalist"),
+        speaker_name="Talia",
+        message=line,
+        knowledge=[KnowledgeLine(WREN_YEARS, "people")],
+    )
+    assert bool(dict(guard.knowing_slips(reply, ctx))[plain_lines.GIVES_ITS_OWN_LIFE]) is given
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        ("I'm still hungry, Brielle.", "I haven't eaten since sunrise."),
+        ("Oh, Mirabel. How interesting! What else do you know about you?", "I draw maps."),
+    ],
+)
+def test_their_state_or_their_knowing_taken_as_the_npcs_is_a_swap(reply, line):
+    assert "swaps_i_and_you" in slips(reply, line, "Lyra", "Mirabel")
+
+
+def test_sorrow_for_what_is_no_hardship_shrugs_off_the_question():
+    reply = "Oh, Mirabel. I'm sorry to know about Aldous's leadership."
+    assert "shrugs_off_a_statement" in slips(reply, "Who runs this town?", "Lyra", "Mirabel")
+    assert "shrugs_off_a_statement" not in slips(
+        "I'm sorry to hear of your father.", "My father died last winter.", "Lyra", "Mirabel"
+    )
+
+
+@pytest.mark.parametrize(
+    "said, mended",
+    [
+        ("You draw maps of the marshes, your trade.", "You draw maps of the marshes."),
+        ("You shouldn't touch mushrooms, your plate.", "You shouldn't touch mushrooms."),
+        (
+            "I could give me a willow-bark tea for aches.",
+            "I could give you a willow-bark tea for aches.",
+        ),  # noqa: E501
+        ("Sit down, your love.", "Sit down, your love."),
+    ],
+)
+def test_a_noun_said_as_a_name_and_giving_itself_are_mended(said, mended):
+    assert repairs.unaddressed(said, "Wren", "Talia") == mended
+
+
+def test_i_remember_it_as_of_where_they_grew_up_is_a_memory_it_has_not():
+    ctx = PromptContext(
+        identity=Identity("Maren", "tavern keeper"),
+        speaker_name="Lavinia",
+        message="I grew up in Briarholt, far to the north.",
+    )
+    reply = "I remember it as a small village, and I always felt a connection to it."
+    assert dict(guard.knowing_slips(reply, ctx))["claims_to_know_it_already"] == [reply]
