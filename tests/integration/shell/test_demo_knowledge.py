@@ -63,6 +63,7 @@ class TestDemoNpcsKnowTheirOwnLives(EvenniaTest):
         # Held-out seed 63341: "Wren's herb stall" (Lyra), "likely at the market" (Maren).
         "What's the best place to eat around here, Lyra?": ("Lyra", "where_to_eat"),
         "Where can I get a good meal?": ("Maren", "where_to_eat"),
+        "What do you charge, Lyra?": ("Lyra", "lyra_price"),  # seed 70919: "I'm not sure."
     }
 
     def test_what_it_is_asked_of_itself_is_in_the_prompt(self):
