@@ -370,14 +370,21 @@ def _runs(text: str, n: int = PROMPT_RUN) -> set[tuple[str, ...]]:
 
 def recites_the_prompt(text: str, messages: list[dict]) -> bool:
     """The reply says two runs of PROMPT_RUN words of the instructions the model was sent (its
-    system messages): a small model reading its prompt out instead of answering."""
+    system messages), or five words in a row of a second try's reminder: a small model reading
+    its prompt out instead of answering."""
     if not text:
         return False
     said = _runs(voice.capped(text))
     if len(said) < 2:
         return False
     prompt = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
-    return len(said & _runs(prompt[:20000])) >= 2
+    if len(said & _runs(prompt[:20000])) >= 2:
+        return True
+    # The reminder of a second try, read out: "You know nothing of what you called the old
+    # mill." (held-out seed 70919, from "(You know nothing of what Gareth named ...)").
+    last = str(messages[-1].get("content", "")) if messages else ""
+    reminder = last[last.rfind("\n\n(") :] if "\n\n(" in last else ""
+    return bool(reminder) and bool(_runs(voice.capped(text), 5) & _runs(reminder[:2000], 5))
 
 
 def earlier_replies(ctx: PromptContext) -> list[str]:

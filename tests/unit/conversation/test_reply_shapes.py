@@ -382,3 +382,18 @@ def test_i_remember_it_as_of_where_they_grew_up_is_a_memory_it_has_not():
     )
     reply = "I remember it as a small village, and I always felt a connection to it."
     assert dict(guard.knowing_slips(reply, ctx))["claims_to_know_it_already"] == [reply]
+
+
+def test_a_second_try_that_reads_its_reminder_out_is_not_said():
+    """Held-out seed 70919: "You know nothing of what you called the old mill." to a vanished
+    grandmother, from the reminder "(You know nothing of what Gareth named ...)"."""
+    line = "My cloak is soaked through."
+    first = "I'm sorry to hear that. If you need any assistance with drying it, let me know!"
+    read_out = "Well, I am a person in this world, not an assistant."
+    client = FakeClient(first, read_out)
+    said = run_turn(turn_input(line), conf("speech"), client).parsed.text
+    assert len(client.requests) == 2
+    assert "a person in this world" in client.requests[1]["messages"][-1]["content"]
+    assert "person in this world" not in said
+    # The same words with no reminder in front of the model are its own.
+    assert not guard.recites_the_prompt(read_out, [{"role": "user", "content": line}])
