@@ -332,7 +332,8 @@ def doubts_the_telling(reply: str, line: str) -> bool:
 # illness, not denied within a few words ("I'm not afraid of anything" may be cheered).
 _HARDSHIP = re.compile(
     r"\b(?:afraid|fear\w*|scared|frighten\w*|terrif\w*|dread\w*|died|dead|lost|broke|broken|"
-    r"hurt|ill|sick|fell|robbed|lonely|miss(?:es|ed)?|grie\w+|mourn\w*|drown\w*|burn(?:ed|t))\b",
+    r"hurt|ill|sick|fell|robbed|lonely|miss(?:es|ed)?|grie\w+|mourn\w*|drown\w*|burn(?:ed|t)|"
+    r"vanished|disappeared|never (?:came back|wrote back|returned))\b",
     re.IGNORECASE,
 )
 _DENIED_HARDSHIP = re.compile(
@@ -357,9 +358,22 @@ _A_TALE = re.compile(
 )
 
 
+# The one lost, met as someone to meet: "Oh, that's a shame. Maybe one day we can meet her." to
+# a grandmother who vanished near the old mill (held-out busy seed 57287).
+_TO_MEET_THE_LOST = re.compile(
+    r"\b(?:we|i) (?:can|could|will|might|shall|would love to|'d love to|hope to) meet (?:her|him|"
+    r"them)\b|\bcan'?t wait to meet\b",
+    re.IGNORECASE,
+)
+_GONE = re.compile(r"\b(?:vanished|disappeared|died|dead|drowned|lost|never came back)\b", re.I)
+
+
 def cheers_a_hardship(reply: str, line: str) -> bool:
-    """The player's fear, loss or hurt answered, first thing, with cheer, or as a tale."""
+    """The player's fear, loss or hurt answered, first thing, with cheer, or as a tale; or one
+    they lost met as someone to meet."""
     line, reply = capped(line), capped(reply)
+    if _GONE.search(line) and _TO_MEET_THE_LOST.search(reply):
+        return True
     return (
         bool(_CHEER.match(reply) or _A_TALE.match(reply))
         and bool(_HARDSHIP.search(line))

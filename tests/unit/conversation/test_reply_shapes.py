@@ -397,3 +397,13 @@ def test_a_second_try_that_reads_its_reminder_out_is_not_said():
     assert "person in this world" not in said
     # The same words with no reminder in front of the model are its own.
     assert not guard.recites_the_prompt(read_out, [{"role": "user", "content": line}])
+
+
+def test_one_they_lost_met_as_someone_to_meet_cheers_a_hardship():
+    line = "Lyra, my grandmother is Eugenia, and she vanished near the old mill last winter."
+    assert "cheers_a_hardship" in slips(
+        "Oh, that's a shame. Maybe one day we can meet her.", line, "Lyra", "Brielle"
+    )
+    assert "cheers_a_hardship" not in slips(
+        "I'd love to meet her.", "My sister Odile comes to town tomorrow.", "Lyra", "Brielle"
+    )
