@@ -479,6 +479,11 @@ TRUTH_PHRASINGS = {
         "{npc}, what's the name of the {noun} here?",
         "What do they call the {noun} in this town?",
     ],
+    "sights": [
+        "What is there to see in this town?",
+        "{npc}, what's worth seeing around here?",
+        "What should a visitor see here, {npc}?",
+    ],
     "eat": [
         "Where's the best place to eat around here?",
         "{npc}, where can I get a good meal?",
@@ -625,6 +630,8 @@ def truth_items(entry: dict, names, common=frozenset()) -> list[dict]:
         )
         if m:
             items.append(dict(rule="eat", keys=[[m["place"].lower()]]))
+        if re.match(r"\W*Worth seeing in town:", sentence):
+            items.append(dict(rule="sights", keys=[["bridge", "mill", "market"]]))
         m = re.search(r"\bthe town of (?P<town>[A-Z][a-z]+)", sentence)
         if m:
             items.append(dict(rule="town", keys=[[m["town"].lower()]], answer=m["town"]))

@@ -64,6 +64,8 @@ class TestDemoNpcsKnowTheirOwnLives(EvenniaTest):
         "What's the best place to eat around here, Lyra?": ("Lyra", "where_to_eat"),
         "Where can I get a good meal?": ("Maren", "where_to_eat"),
         "What do you charge, Lyra?": ("Lyra", "lyra_price"),  # seed 70919: "I'm not sure."
+        # Seed 70919: "Sorry, I don't know anything about what there is to see in this town."
+        "What is there to see in this town?": ("Maren", "sights"),
     }
 
     def test_what_it_is_asked_of_itself_is_in_the_prompt(self):
