@@ -230,7 +230,9 @@ _DOUBTS_YOURS = re.compile(
     r"|where you (?:live|come from)\b|where you are or who)"
     r"|\byou(?:'ve| have)? (?:never|not|haven'?t|didn'?t|did not|don'?t|do not) "
     r"(?:(?:ever|once)\s+)?"
-    r"(?:told|said|mentioned|tell|say|mention)\b",
+    r"(?:told|said|mentioned|tell|say|mention)\b"
+    # "I don't think that's right, Quince." to "My parrot is called Quince" (held-out seed 70919)
+    r"|^\W*i (?:don'?t|do not) (?:think|believe) (?:that'?s|that is|it'?s|it is) (?:right|true|so)\b",
     re.IGNORECASE,
 )
 

@@ -407,3 +407,11 @@ def test_one_they_lost_met_as_someone_to_meet_cheers_a_hardship():
     assert "cheers_a_hardship" not in slips(
         "I'd love to meet her.", "My sister Odile comes to town tomorrow.", "Lyra", "Brielle"
     )
+
+
+def test_their_telling_met_with_it_is_not_right_doubts_it():
+    line = "My parrot is called Quince, and she sleeps at the foot of my bed."
+    assert "doubts_the_telling" in slips("I don't think that's right, Quince.", line, "Voss", "Ada")
+    assert "doubts_the_telling" not in slips(
+        "I don't think that's right.", "Is the ferry free on Sundays?", "Voss", "Ada"
+    )
