@@ -113,9 +113,11 @@ _KNEW_IT = re.compile(
 # A memory of them it has not, and what follows rests on it: "I remember your mother Agatha, who
 # went east ... I always assumed she was dead, but then I realized ...", "I remember you being
 # afraid of the dark since you were a child.", "I know you were afraid of snakes." (held-out
-# seed 63341); "I remember it as a small village" of where they grew up (busy seed 57287).
+# seed 63341); "I remember it as a small village" of where they grew up (busy seed 57287), "Ah,
+# yes, I remember how you came here from Wyndale." (seed 70919).
 _RECALLS_THEM = re.compile(
-    r"^\W*(?:(?:oh|ah|yes|aye|well),?\s+)*(?:i (?:remember|recall) (?:you|your|it as)\b"
+    r"^\W*(?:(?:oh|ah|yes|aye|well),?\s+)*"
+    r"(?:i (?:remember|recall) (?:(?:how|that|when) )?(?:you|your|it as)\b"
     r"|i know (?:that )?you(?:'ve| have)? (?:were|was|been)\b)",
     re.IGNORECASE,
 )

@@ -111,7 +111,9 @@ OWN_NOTES = re.compile(
 # silver compass (held-out seed 71993). Cool water and a cool evening are the weather.
 MODERN = re.compile(
     r"\b(?:(?:very|so|pretty|really|super)\s+)?cool(?=\s*(?:[,.!?]|$|,?\s+[A-Z][a-z]+\W*$))"
-    r"|\b(?:awesome|dude|no worries|sweetie)\b",
+    r"|\b(?:awesome|dude|no worries|sweetie)\b"
+    # "... a great way to generate clean energy." of a windmill (held-out seed 70919)
+    r"|\b(?:clean|green|renewable) energy\b|\belectricity\b",
     re.IGNORECASE,
 )
 

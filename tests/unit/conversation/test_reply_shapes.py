@@ -415,3 +415,15 @@ def test_their_telling_met_with_it_is_not_right_doubts_it():
     assert "doubts_the_telling" not in slips(
         "I don't think that's right.", "Is the ferry free on Sundays?", "Voss", "Ada"
     )
+
+
+def test_i_remember_how_you_came_here_is_a_memory_it_has_not_and_clean_energy_is_today():
+    ctx = PromptContext(
+        identity=Identity("Voss", "blacksmith"),
+        speaker_name="Jasmin",
+        message="Good evening, Voss, I came here from Wyndale, on the coast.",
+    )
+    reply = "Ah, yes, I remember how you came here from Wyndale. A fisherman's village, isn't it?"
+    assert len(dict(guard.knowing_slips(reply, ctx))["claims_to_know_it_already"]) == 2
+    windmill = "Building a windmill on the hill is a great way to generate clean energy."
+    assert "assistant_voice" in slips(windmill, "I mean to build a windmill.", "Voss", "Jasmin")
