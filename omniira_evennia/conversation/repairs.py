@@ -170,6 +170,10 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
     # guard to see it so (turned, it read 'You say: "..."': held-out seed 44207).
     if re.match(rf"^\W*{re.escape(speaker)}\s+{SAID_VERBS}\b", reply, re.I):
         return reply
+    # Called at both ends: "Fiora, your great ambition is to climb the Greyfang mountain,
+    # Fiora." (held-out seed 70919) keeps the first.
+    if re.match(rf"^\W*{re.escape(speaker)},", reply):
+        reply = re.sub(rf",\s*{re.escape(speaker)}\s*([.!?])\s*$", r"\1", reply)
 
     def yours(match: re.Match) -> str:
         opens = match.start() == 0 or re.search(r"[.!?]\s*$", reply[: match.start()])

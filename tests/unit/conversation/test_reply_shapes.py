@@ -427,3 +427,13 @@ def test_i_remember_how_you_came_here_is_a_memory_it_has_not_and_clean_energy_is
     assert len(dict(guard.knowing_slips(reply, ctx))["claims_to_know_it_already"]) == 2
     windmill = "Building a windmill on the hill is a great way to generate clean energy."
     assert "assistant_voice" in slips(windmill, "I mean to build a windmill.", "Voss", "Jasmin")
+
+
+def test_the_listener_called_at_both_ends_is_called_once():
+    said = "Fiora, your great ambition is to climb the Greyfang mountain, Fiora."
+    assert repairs.to_the_listener(said, "Fiora", "Lyra") == (
+        "Fiora, your great ambition is to climb the Greyfang mountain."
+    )
+    assert repairs.to_the_listener("Your ambition is the mountain, Fiora.", "Fiora", "Lyra") == (
+        "Your ambition is the mountain, Fiora."
+    )
