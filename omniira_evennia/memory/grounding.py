@@ -40,6 +40,7 @@ LINE_CHARS = 1000
 MAX_CHARS = 4000  # of the newest lines read in all (a review grounds a fact on its window)
 MAX_STATEMENTS = 120  # the newest statements weighed (a line of many short ones counts them all)
 SHARE = 0.5  # of a value's substantive words that its statement must hold
+ONLY_ASKED = "rests on what they only asked"  # a refusal's reason, with the words
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
 _SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
@@ -277,6 +278,8 @@ class Evidence:
     subject: str
     # Their statements about others (not `told`): only to say why a fact of news is refused.
     others: tuple[tuple[str, frozenset[str]], ...] = ()
+    # The stems of words they only asked about, in no statement of theirs.
+    asked: frozenset[str] = frozenset()
 
 
 def _with_what_it_leans_on(every: list[str], i: int) -> str:
@@ -323,11 +326,14 @@ def evidence(
     if pooled and len(said) > 2:
         joined.append(" ".join(said))
     others = () if told else [s for s in every if not _FIRST_PERSON.search(s)]
+    stated = {_stem(w) for s in every for w in _words(s)}
+    asked = {_stem(w) for s in sentences(lines) if is_question(s) for w in _words(s)} - stated
     return Evidence(
         tuple((text, frozenset(_stem(w) for w in _words(text))) for text in joined),
         told,
         subject,
         tuple((text, frozenset(_stem(w) for w in _words(text))) for text in others),
+        frozenset(asked),
     )
 
 
@@ -388,6 +394,21 @@ _REFUSALS = {"(said of someone else)": "their words say it the other way round"}
 _REFUSALS.update(claim_kinds.REFUSALS)
 
 
+def _refused_on_its_face(value: str, subject: str, npc: str) -> Grounding | None:
+    """A value that is no fact about `subject` whatever was said: a question, or the NPC's."""
+    if _ASKING.search(value) or value.rstrip(" \"'").endswith("?"):
+        # "Have Kaspar always lived in this town?": a question turned round is still no fact.
+        return Grounding(False, "records a question or a greeting, not a fact")
+    npc_words = _names(npc) - {""}
+    if (
+        npc
+        and any(w.lower() in npc_words for w in _words(value))
+        and not (any(w.lower() in _names(subject) for w in _words(value)))
+    ):
+        return Grounding(False, f"about {npc}, not about {subject}")
+    return None
+
+
 def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False) -> Grounding:
     """
     Whether `value`, a fact about `subject`, rests on `lines` (a list of lines, or their
@@ -402,18 +423,10 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
     value = str(value or "")[:LINE_CHARS]
     if quote := quoted_words(value, subject):
         return _grounded_quote(quote, lines)
-    if _ASKING.search(value) or value.rstrip(" \"'").endswith("?"):
-        # "Have Kaspar always lived in this town?": a question turned round is still no fact.
-        return Grounding(False, "records a question or a greeting, not a fact")
+    if refused := _refused_on_its_face(value, subject, npc):
+        return refused
     skip = _names(subject, npc)
     lacks_object = _lacks_its_object(value, skip)
-    npc_words = _names(npc) - {""}
-    if (
-        npc
-        and any(w.lower() in npc_words for w in _words(value))
-        and not (any(w.lower() in _names(subject) for w in _words(value)))
-    ):
-        return Grounding(False, f"about {npc}, not about {subject}")
     wanted = substantive(value, skip)
     names = specifics(value, skip)
     words = content(value, skip)
@@ -456,6 +469,10 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         if lacks_object:
             # Refused, with the line it rests on: the write policy keeps that line, quoted.
             return Grounding(False, LACKS_OBJECT, without_address(statement, npc), found)
+        if asked := [w for w in wanted if _stem(w) not in stems and _stem(w) in lines.asked]:
+            # "Rosalie would find a doctor at the chapel yard." from "Where would I find a
+            # doctor?" and "I carve gravestones for the chapel yard." (held-out seed 70919).
+            return Grounding(False, f"{ONLY_ASKED}: {', '.join(asked[:4])}", statement, found)
         return Grounding(True, "grounded", statement, found)
     if lacks_object:
         return Grounding(False, LACKS_OBJECT)

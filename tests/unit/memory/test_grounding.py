@@ -524,3 +524,18 @@ def test_a_note_opening_on_a_name_nobody_spoke_of(value, grounded, reason):
     line = ["I have a speckled raven named Pocket; she sleeps at the foot of my bed."]
     found = ground(value, line, subject="Berwyn", npc="Voss")
     assert (found.ok, found.reason) == (grounded, reason)
+
+
+def test_a_fact_resting_on_what_they_only_asked_is_refused_with_its_reason():
+    """Held-out seed 70919: "Rosalie would find a doctor at the chapel yard." was kept, from
+    "Where would I find a doctor?" and "I carve gravestones for the chapel yard."."""
+    lines = [
+        "Where would I find a doctor?",
+        "I'm a stonemason by trade. I carve gravestones for the chapel yard.",
+    ]
+    verdict = ground("Rosalie would find a doctor at the chapel yard.", lines, subject="Rosalie")
+    assert not verdict.ok and verdict.reason == "rests on what they only asked: doctor"
+    assert ground("Rosalie carves gravestones for the chapel yard.", lines, subject="Rosalie").ok
+    # A word both asked and said is said: "Is the doctor in? I am the doctor's sister."
+    said = ["Is the doctor in today?", "I am the doctor's sister."]
+    assert ground("Rosalie is the doctor's sister.", said, subject="Rosalie").ok
