@@ -368,7 +368,7 @@ ABOUT_VERBS = (
 )
 
 
-def speaks_of_listener(reply: str, player: str) -> bool:
+def speaks_of_listener(reply: str, player: str, line: str = "") -> bool:
     """
     Role slip: the player spoken of in the third person, to their face: their name as the
     subject of a clause ("I do not know what Idris does for a living." to Idris, held-out seed
@@ -406,7 +406,9 @@ def speaks_of_listener(reply: str, player: str) -> bool:
         ):
             continue  # "Yes, Fenwick.", "Goodbye Fenwick!", "..., Fenwick: ..."
         return True
-    return _listener_as_he_or_she(text, player)
+    # The "she" of someone their line spoke of is theirs: "Whisker? I'm sure you're happy to
+    # have her with you." to "My cat is called Whisker, and she hates the rain." (seed 70919).
+    return _listener_as_he_or_she(text, player) and not re.search(_PERSON_NOUNS, line, re.I)
 
 
 GREETS = r"(?:dear|goodbye|farewell|hello|welcome|night|morning|evening|day|bye|cheers)"
@@ -1098,7 +1100,7 @@ def role_slips(reply: str, step: Step, scenario: Scenario, speaker: str) -> list
         "swaps_i_and_you": swaps_i_and_you(reply, step.line),
         "assistant_voice": assistant_voice(reply),
         "narrates_player": narrates_player(reply),
-        "speaks_of_listener": speaks_of_listener(reply, speaker),
+        "speaks_of_listener": speaks_of_listener(reply, speaker, step.line),
         "claims_anothers_trade": claims_anothers_trade(reply, scenario.npc, told),
         "denies_the_telling": denies_the_telling(reply, step.kind, step.line),
         "gives_them_untold_kin": gives_them_untold_kin(reply, told, speaker),

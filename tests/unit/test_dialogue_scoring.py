@@ -887,3 +887,13 @@ def test_a_fact_recited_to_a_telling_it_does_not_answer():
     assert ev.recites_a_fact(hob, charts, [hob])
     assert not ev.recites_a_fact(hob, "I bake bread at the well stall for a copper a loaf.", [hob])
     assert not ev.recites_a_fact("Charts! Do you sail?", charts, [hob])
+
+
+def test_the_she_of_a_pet_their_line_spoke_of_is_not_the_listener():
+    """Held-out seed 70919 counted "Whisker? I'm sure you're happy to have her with you, Idris."
+    (to "My cat is called Whisker, and she hates the rain.") as the listener spoken of."""
+    reply = "Whisker? I'm sure you're happy to have her with you, Idris."
+    assert not ev.speaks_of_listener(reply, "Idris", "My cat is called Whisker, and she hates it.")
+    assert ev.speaks_of_listener(
+        "You have been terrified of rats since she was a child.", "Idris", "I fear rats."
+    )
