@@ -20,7 +20,8 @@ A claim clause contradicts a known clause when they are about the same thing and
   or exactly the same subject words: "Wren keeps the forge" against "Voss keeps the forge on
   the square", "Wren is the blacksmith" against "Voss is the blacksmith";
 - **a negation**: one is negated and the other not, with no values to compare, sharing at
-  least two subject words and two thirds of each's: "Maren leaves the bar at night" against
+  least two subject words and two thirds of each's, the known clause saying something of its
+  subject (not only naming a thing, as a list does): "Maren leaves the bar at night" against
   "Maren never leaves the bar".
 
 Plain Python (no Django, Evennia or Twisted); each text is read up to MAX_CHARS.
@@ -419,13 +420,21 @@ def clash(claim: Clause, known: Clause) -> tuple[str, str] | None:
                 "name",
                 f"name: {_shown('name', said)} said, {_shown('name', fact)} known ({words})",
             )
-    if not compared and claim.negated != known.negated and len(shared) >= 2:
+    # A thing named ("the old mill", in a list of sights) says nothing of it: "I have not been
+    # to the old mill" denies nothing.
+    said_of = not _NAMED_THING.match(known.text)
+    if not compared and said_of and claim.negated != known.negated and len(shared) >= 2:
         if len(shared) >= math.ceil(2 * len(claim.subject) / 3) and len(shared) >= math.ceil(
             2 * len(known.subject) / 3
         ):
             negated = "the claim" if claim.negated else "what is known"
             return "negation", f"negation: {negated} says not ({', '.join(sorted(shared))})"
     return None
+
+
+_NAMED_THING = re.compile(
+    r"^\W*(?:and\s+)?(?:the|a|an|his|her|its|their|our)\s+(?:[\w'-]+\s+){0,3}[\w'-]+\W*$", re.I
+)
 
 
 # Every claim is weighed against every clause of every fact: bounded so a hostile reply of 800

@@ -137,3 +137,21 @@ def test_one_day_is_someday_before_someone_doing_and_a_count_otherwise():
     assert find("The north road takes one day.", road) != []
     [claim] = find("The north road to Vellmoor is one day on foot.", road)
     assert claim.kind == "number"
+
+
+def test_a_thing_named_in_a_list_is_not_denied_by_not_having_been_there():
+    """Held-out seed 70919's sights ("Worth seeing in town: ..., the old mill, ..."): "I have
+    not been to the old mill in years." said nothing against them; denying the bridge does."""
+    from omniira_evennia.knowledge import answers
+    from omniira_evennia.knowledge.facts import KnowledgeLine
+
+    sights = [
+        KnowledgeLine(
+            "Worth seeing in town: the old stone bridge by the river docks, the old mill, and "
+            "the market on a fair day.",
+            "lore",
+        )
+    ]
+    assert answers.misstates("I have not been to the old mill in years.", sights) is None
+    denied = answers.misstates("There is no old stone bridge by the river docks.", sights)
+    assert denied is not None and denied.kind == "negation"
