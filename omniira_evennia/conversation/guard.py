@@ -133,7 +133,7 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
 
 def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
     """The slips read against the NPC's own facts (plain_lines): its years or home said
-    otherwise, its own life given to the listener."""
+    otherwise, its own life given to the listener, or not known."""
     own, line = own_facts(ctx), ctx.message
     return [
         (plain_lines.MISSTATES_ITS_YEARS, plain_lines.misstated_years(text, line, own)),
@@ -142,6 +142,7 @@ def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]
             plain_lines.misstated_home(text, line, own, (ctx.identity.name, ctx.speaker_name)),
         ),
         (plain_lines.GIVES_ITS_OWN_LIFE, plain_lines.own_life_given(text, line, own)),
+        (plain_lines.FORGETS_ITS_OWN_LIFE, plain_lines.forgets_own_life(text, line, own)),
     ]
 
 
@@ -437,9 +438,10 @@ _ASKS_OWN_WORK = re.compile(
 
 
 def own_facts(ctx: PromptContext) -> list[str]:
-    """The NPC's own facts in front of it, written to it ("You keep the Lantern & Lane ..."),
-    best first."""
-    return [k.text for k in ctx.knowledge if k.category == "people" and written_to_it(k.text)]
+    """The NPC's own facts, written to it ("You keep the Lantern & Lane ..."): those in front of
+    it first (best first), then the rest of its own life (`ctx.own_life`)."""
+    shown = [k.text for k in ctx.knowledge if k.category == "people" and written_to_it(k.text)]
+    return list(dict.fromkeys(shown + list(ctx.own_life)))
 
 
 def own_work_line(ctx: PromptContext) -> str:

@@ -14,7 +14,7 @@ from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.phrasing import in_own_voice
 from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
-from omniira_evennia.conversation.voice import MAX_CHARS
+from omniira_evennia.conversation.voice import MAX_CHARS, admits_not_knowing
 from omniira_evennia.conversation.words import (
     FIRST_PERSON,
     content_stems,
@@ -157,6 +157,13 @@ def own_life_line(line: str, own_facts: Sequence[str]) -> str:
     """Asked where it is from, how long it has been here, of its kin or what it likes best, the
     first of its `own_facts` (written to it, best first) about that, in its own voice; "" when
     the line asks none of these of it, or no fact says."""
+    fact = own_life_fact(line, own_facts)
+    return in_own_voice(fact) if fact else ""
+
+
+def own_life_fact(line: str, own_facts: Sequence[str]) -> str:
+    """The first of `own_facts` that answers what `line` asks of the NPC's own life (see
+    `own_life_line`), as written; "" if none."""
     line = line[:MAX_CHARS]
     if not re.search(r"\byou(?:r|rs|rself)?\b", line, re.IGNORECASE):
         return ""
@@ -164,7 +171,7 @@ def own_life_line(line: str, own_facts: Sequence[str]) -> str:
         if re.search(asked, line, re.IGNORECASE):
             for fact in own_facts:
                 if re.search(answers, fact[:MAX_CHARS], re.IGNORECASE):
-                    return in_own_voice(fact)
+                    return fact
             return ""
     return ""
 
@@ -208,6 +215,12 @@ def _count(word: str) -> int:
 
 
 MISSTATES_ITS_HOME = "misstates_its_own_home"  # the slip's name (guard.knowing_slips)
+_ASKS_HOME = re.compile(r"\b(?:born|from|grew up|raised|always lived)\b", re.IGNORECASE)
+_BORN_HERE = re.compile(
+    r"\b(?:born|raised|grew up)\b[^.!?]*\b(?:here|in this town|around here)\b"
+    r"|\balways lived (?:here|in this town)\b",
+    re.IGNORECASE,
+)
 _HOME_CLAIMED = re.compile(
     r"\b(?:i'?m from|i am from|i was born|i come from|i came from|born (?:in|and raised))\b"
     r"|^\W*from\b",
@@ -222,15 +235,20 @@ def misstated_home(
     """Asked where it is from, the sentences of `reply` that put it somewhere by name its own
     facts of home do not: "I'm from the village of Wickham Cross, market town in the valley."
     from Voss, of a fishing village on the coast (held-out busy seed 57287)."""
-    asked, answers = _OWN_LIFE[0]
     line = line[:MAX_CHARS]
-    if not re.search(asked, line, re.IGNORECASE) or not re.search(r"\byou\b", line, re.I):
+    if not _ASKS_HOME.search(line) or not re.search(r"\byou\b", line, re.I):
         return []
+    answers = _OWN_LIFE[0][1]
     homes = " ".join(f[:MAX_CHARS] for f in own_facts if re.search(answers, f[:MAX_CHARS], re.I))
     if not homes:
         return []
     found = []
+    local = re.search(r"\bborn and raised\b|\bfrom here\b", homes, re.IGNORECASE)
     for sentence in sentence_list(reply[:MAX_CHARS]):
+        if _BORN_HERE.search(sentence) and not local:
+            # "I was born and raised in this town." from Voss, of the coast (seed 81737).
+            found.append(sentence)
+            continue
         claims_home = _HOME_CLAIMED.search(sentence)
         named = [m.group() for m in _PLACE.finditer(sentence) if m.start() > 0]
         named = [p for p in named if p not in names]  # who is talking is no place
@@ -256,3 +274,15 @@ def own_life_given(reply: str, line: str, own_facts: Sequence[str]) -> list[str]
         if any(len(words & content_stems(f[:MAX_CHARS])) >= 2 for f in own_facts):
             found.append(sentence)
     return found
+
+
+FORGETS_ITS_OWN_LIFE = "forgets_its_own_life"  # the slip's name (guard.knowing_slips)
+
+
+def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[str]:
+    """Asked of its own life with a fact of it at hand, the sentences of `reply` that say it
+    does not know: "I'm sorry, I don't know the answer to that." to "How long have you been
+    here, Wren?" (held-out seed 81737)."""
+    if not own_life_fact(line, own_facts):
+        return []
+    return [s for s in sentence_list(reply[:MAX_CHARS]) if admits_not_knowing(s)]

@@ -98,6 +98,9 @@ class PromptContext:
     wont_discuss: list[WontDiscuss] = field(default_factory=list)
     # Words for what the NPC's world has not (settings OUT_OF_WORLD_WORDS; the voice guard's).
     out_of_world: list[str] = field(default_factory=list)
+    # The NPC's own facts about itself, shown or not (knowledge.answers.own_life): the guard
+    # checks what it says of its own life against them.
+    own_life: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -75,6 +75,8 @@ ASSISTANT = re.compile(
     r"|\blet'?s (?:try again|talk about)\b|\bhow about we (?:talk|discuss|chat)\b"
     r"|\byour \w+ needs\b|\bdo my best to help\b|\bi'?m (?:always )?here to listen\b"
     r"|\bif you have any (?:specific |other |further )?(?:concerns|questions)\b"
+    # "I'm curious about that. Do you want me to tell you more?" to their ambition (seed 81737)
+    r"|\b(?:do you want|would you like) me to (?:tell|explain|help|show)\b"
     # An encyclopedia's caution: "It can depend on the individual's sensitivity to garlic"
     r"|\bthe individual'?s\b|\b(?:for|in) some (?:people|individuals)\b",
     re.IGNORECASE,

@@ -88,6 +88,27 @@ _FEAR_AS_MINE = re.compile(
 )
 
 
+# Their aim taken up as the NPC's own doing: "I'll make a tea shop on this street, Brielle." to
+# "I'm putting money aside to open a tea shop on this very street." (held-out seed 81737).
+_I_WILL_DO = re.compile(
+    r"(?:^|[.!?]\s+)\W*(?:\w+,\s+)?i(?:'ll| will| shall) (?!\w+ (?:you|it in)\b)", re.I
+)
+_HEARING_IT = set("remember keep bear think hold note pray hope wish help look watch tell".split())
+
+
+def _their_aim_as_mine(reply: str, line: str) -> bool:
+    if not _THEIR_AIM.search(line) or is_question(line):
+        return False
+    aim = content_stems(line)
+    for found in _I_WILL_DO.finditer(reply):
+        rest = reply[found.end() :]
+        verb = re.match(r"[a-z']+", rest.lower())
+        clause = re.split(r"[.!?]", rest)[0]
+        if verb and verb.group(0) not in _HEARING_IT and len(content_stems(clause) & aim) >= 2:
+            return True
+    return False
+
+
 def _their_fear_as_mine(reply: str, line: str) -> bool:
     return bool(_THEIR_FEAR.search(line)) and any(
         _FEAR_AS_MINE.search(s) and not _OWN_TOO.search(s) and not re.search(r"\byou", s, re.I)
@@ -293,6 +314,8 @@ def _NEVER_TOLD_BY_ME(speaker: str) -> re.Pattern:
 _THEIRS_RECALLED_AS_MINE = re.compile(
     r"\byou (?:know|remember|recall) (?:how|that|when|where) i\b", re.IGNORECASE
 )
+# "I'm sorry, I don't understand what you are telling you." (held-out seed 81737)
+_TELLING_YOU = re.compile(r"\byou(?:'re| are) (?:telling|asking) you\b", re.IGNORECASE)
 # "What else do you know about you?" to a cartographer's telling (held-out seed 57287): "me".
 _ASKS_OF_YOU_ABOUT_YOU = re.compile(
     r"\b(?:do|did|can) you (?:know|remember|recall|tell me) about you\b", re.IGNORECASE
@@ -317,7 +340,9 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if _their_fear_as_mine(reply, line) and not is_question(line):
         return True
-    if _ASKS_OF_YOU_ABOUT_YOU.search(reply):
+    if _ASKS_OF_YOU_ABOUT_YOU.search(reply) or _TELLING_YOU.search(reply):
+        return True
+    if _their_aim_as_mine(reply, line):
         return True
     if _MISHAP.search(line) and _CAREFUL_NEXT_TIME.search(reply):
         return True

@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from omniira_evennia.conf import OmniiraSettings
+from omniira_evennia.conversation.plain_lines import own_life_fact
 from omniira_evennia.conversation.prompts import MemoryLine, PinnedPrompt, PromptContext
 from omniira_evennia.knowledge import answers
+from omniira_evennia.knowledge.facts import KnowledgeLine
 from omniira_evennia.knowledge.selection import KnowledgeView, select_knowledge
 from omniira_evennia.memory.embeddings import embed_or_none
 from omniira_evennia.memory.fusion import LexicalHits, select_newest_plus_fused
@@ -114,6 +116,13 @@ def retrieve_knowledge(inp: TurnInput, conf: OmniiraSettings, vectors, explain=N
     )
     recalled = answers.prompt_lines(records, inp.knowledge)
     ctx.knowledge, ctx.wont_discuss = recalled.lines, recalled.wont_discuss
+    ctx.own_life = answers.own_life(inp.knowledge, inp.now)
+    # Asked of its own life, the fact that answers it is in front of it, chosen or not ("I'm
+    # sorry, I don't know the answer to that." to "How long have you been here, Wren?" and
+    # "over fifty years" from Lyra: held-out seed 81737).
+    asked = own_life_fact(ctx.message, ctx.own_life)
+    if asked and asked not in {k.text for k in ctx.knowledge}:
+        ctx.knowledge.append(KnowledgeLine(asked, "people", own=True))
     if explain is not None:
         explain["knowledge"] = {"why": known, "chosen": [r.id for r in records]}
 

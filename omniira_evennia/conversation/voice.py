@@ -65,6 +65,7 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
     MAX_CHARS,
     SAID_VERBS,
     STOP_WORDS,
+    admits_not_knowing,
     capped,
     content_stems,
     is_question,
@@ -272,6 +273,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("reports_the_line")
     if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
         found.append("shrugs_off_a_statement")
+    elif _WELCOME.match(reply) and not re.search(r"\bthank", line, re.IGNORECASE):
+        found.append("shrugs_off_a_statement")  # "You're welcome!" to a home told (seed 81737)
     elif only_a_greeting(reply) and tells_more_than_a_greeting(line, (npc, speaker)):
         found.append("shrugs_off_a_statement")
     elif introduces_itself(reply, line, npc) or sorry_for_no_hardship(reply, line):
@@ -296,6 +299,8 @@ def _shape_slips(reply: str, line: str) -> list[tuple[str, bool]]:
 # The person of the prompts' worked examples (prompts.TAG_EXAMPLE, SPEECH_EXAMPLE): a reply
 # naming them recites the example ("My notes about Bryn: ... Bryn says to you: ...").
 EXAMPLE_NAME = "Bryn"
+
+_WELCOME = re.compile(r"^\W*you'?re (?:very |most )?welcome\b[^.!?]*[.!?]?\W*$", re.IGNORECASE)
 
 # A reply that tells the player what they just did instead of answering ("I remember you
 # telling me about your farewell." to "Goodbye, Lyra"): fine only when the line asks what the
@@ -345,7 +350,11 @@ _NARRATES_YOU = re.compile(
     r"wandering|heading|travell?ing|making your way)\b(?![^.!?]*\?)"
     # '"I am afraid of heights," you respond.' (held-out seed 73019): the player's answer
     # written for them, as a story's narrator would.
-    r"|[\"”],?\s+you (?:respond|reply|replied|say|said|answer|answered|ask|asked)\b",
+    r"|[\"”],?\s+you (?:respond|reply|replied|say|said|answer|answered|ask|asked)\b"
+    # "You were just walking down the road, Jory.", "You were just sitting by the fire, Jory."
+    # (held-out seed 81737)
+    r"|(?:^|[.!?]\s+)you were (?:just )?(?:walking|sitting|standing|strolling|wandering|heading|"
+    r"resting|talking|coming)\b",
     re.IGNORECASE,
 )
 
@@ -477,20 +486,3 @@ def answered_as_player(reply: str, line: str, npc: str = "") -> bool:
         if match and asked[0] in content_stems(sentence[match.start() :]):
             return True
     return False
-
-
-# ---------------------------------------------------------------- what it was never told
-
-_ADMITS = re.compile(
-    r"\b(?:never (?:told|said|mentioned)|(?:don'?t|do not|didn'?t|did not) (?:know|recall|"
-    r"remember|think you (?:told|said|mentioned))|no idea|can'?t (?:say|recall|remember)|"
-    r"cannot (?:say|recall|remember)|not sure|haven'?t (?:told|said|mentioned)|"
-    r"wouldn'?t know|not that i (?:know|recall)|news to me|first i'?ve heard|"
-    # A shrug, not "You tell me that you breed goats on the ridge." to a newcomer (seed 63341).
-    r"you tell me(?=\s*(?:[,.!?]|$))|" r"couldn'?t (?:tell|say)|could not (?:tell|say))\b",
-    re.IGNORECASE,
-)
-
-
-def admits_not_knowing(reply: str) -> bool:
-    return bool(_ADMITS.search(capped(reply)))

@@ -44,9 +44,21 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
     # Asked a price, no price: "Certainly! How many copper would you like?" to "Could I get a
     # room?", "I forge tools and blades." to "What do you charge, Voss?" (held-out seed 63341).
     unpriced = _ASKS_PRICE.search(ctx.message[:1000]) and not _PRICE.search(text[:1000])
-    return bool(asked) and bool(denies or unpriced)
+    # None of its wares named: "I sell various items from the market, including food, tools,
+    # and textiles." from Lyra, asked what she sells (held-out seed 81737).
+    theirs = content_stems(" ".join(k.text for k in asked)) - content_stems(ctx.message)
+    unnamed = (
+        _ASKS_WHAT_IT_SELLS.search(ctx.message[:1000])
+        and bool(theirs)
+        and not content_stems(text[:1000]) & theirs
+    )
+    return bool(asked) and bool(denies or unpriced or unnamed)
 
 
+_ASKS_WHAT_IT_SELLS = re.compile(
+    r"\bwhat (?:do|can|will) you (?:sell|offer|make|have for sale)\b|\bwhat(?:'s| is) on the menu\b",
+    re.I,
+)
 _ASKS_PRICE = re.compile(
     r"\b(?:charge|cost|costs|price|how much|(?:could|can|may) i (?:get|have|buy|rent))\b", re.I
 )

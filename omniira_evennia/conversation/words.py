@@ -86,3 +86,19 @@ ANIMALS = (
     "goat|cat|dog|horse|pony|mare|donkey|mule|ferret|parrot|raven|crow|hen|pig|cow|sheep|ox|"
     "rabbit|hound|falcon|hawk|owl|tortoise|toad|mouse|rat|bird|beast"
 )
+
+
+# What an NPC says of what it was never told (voice.py re-exports it).
+_ADMITS = re.compile(
+    r"\b(?:never (?:told|said|mentioned)|(?:don'?t|do not|didn'?t|did not) (?:know|recall|"
+    r"remember|think you (?:told|said|mentioned))|no idea|can'?t (?:say|recall|remember)|"
+    r"cannot (?:say|recall|remember)|not sure|haven'?t (?:told|said|mentioned)|"
+    r"wouldn'?t know|not that i (?:know|recall)|news to me|first i'?ve heard|"
+    # A shrug, not "You tell me that you breed goats on the ridge." to a newcomer (seed 63341).
+    r"you tell me(?=\s*(?:[,.!?]|$))|couldn'?t (?:tell|say)|could not (?:tell|say))\b",
+    re.IGNORECASE,
+)
+
+
+def admits_not_knowing(reply: str) -> bool:
+    return bool(_ADMITS.search(capped(reply)))

@@ -82,6 +82,19 @@ def prompt_lines(records: list[KnowledgeRecord], view: KnowledgeView | None) -> 
     return Recalled(lines=lines, records=list(records), wont_discuss=topics)
 
 
+def own_life(view: KnowledgeView | None, now: float | None = None) -> list[str]:
+    """The NPC's own facts about itself (its own scope, written to it, no secret), whether or
+    not a line brought them up: what it says of its own life is checked against them, and a
+    question about its life is answered from them."""
+    if view is None:
+        return []
+    return [
+        r.text
+        for r in view.shown(now)
+        if r.scope == "npc" and not r.guard and r.category == "people" and written_to_it(r.text)
+    ]
+
+
 def doubts(
     view: KnowledgeView | None, line: str, now: float | None, ignore=()
 ) -> list[Contradiction]:

@@ -2,6 +2,7 @@
 shape of a reply (shapes.py), an assistant's words, I and you swapped, a memory it has not, a
 price not said, a remembered fact denied."""
 
+import numpy as np
 import pytest
 
 from omniira_evennia.conversation import guard, plain_lines, repairs, shapes, topics
@@ -437,3 +438,118 @@ def test_the_listener_called_at_both_ends_is_called_once():
     assert repairs.to_the_listener("Your ambition is the mountain, Fiora.", "Fiora", "Lyra") == (
         "Your ambition is the mountain, Fiora."
     )
+
+
+# Held-out seed 81737 (a report run; fixed after it): the NPC's own life was not in front of it.
+
+
+def test_asked_of_its_own_life_the_fact_is_in_the_prompt_chosen_or_not():
+    from omniira_evennia.conversation.turn_context import retrieve_knowledge
+    from omniira_evennia.knowledge.facts import KnowledgeRecord
+    from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
+
+    years = KnowledgeRecord(1, "wren_years", WREN_YEARS, "people", scope="npc", scope_token="n1")
+    view = KnowledgeView(
+        groups=[KnowledgeIndex("n1", [years], np.eye(1, 8, dtype=np.float32), [True])]
+    )
+    inp = turn_input("How long have you been here, Wren?")
+    inp.knowledge = view
+    conf_ = conf("speech")
+    conf_.KNOWLEDGE_SLOTS = 0  # nothing chosen by retrieval
+    retrieve_knowledge(inp, conf_, type("V", (), {"query": None})())
+    ctx = inp.context
+    assert ctx.own_life == [WREN_YEARS]
+    assert [k.text for k in ctx.knowledge] == [WREN_YEARS] and ctx.knowledge[0].own
+    inp2 = turn_input("The wind is bitter tonight.")
+    inp2.knowledge = view
+    retrieve_knowledge(inp2, conf_, type("V", (), {"query": None})())
+    assert inp2.context.own_life == [WREN_YEARS] and inp2.context.knowledge == []
+
+
+def test_not_knowing_its_own_life_with_the_fact_at_hand_is_a_slip_mended_to_it():
+    ctx = PromptContext(
+        identity=Identity("Wren", "herbalist"),
+        speaker_name="Orla",
+        message="How long have you been here, Wren?",
+        own_life=[WREN_YEARS],
+    )
+    reply = "I'm sorry, I don't know the answer to that."
+    problem = guard.voice_problem(ParsedReply(text=reply), ctx, None)
+    assert problem == f"slipped: {plain_lines.FORGETS_ITS_OWN_LIFE}"
+    assert guard.repaired(reply, problem, ctx, None) == plain_lines.own_life_line(
+        ctx.message, [WREN_YEARS]
+    )
+
+
+@pytest.mark.parametrize(
+    "reply, line, slip",
+    [
+        (
+            "You're welcome!",
+            "Home for me is Fallowmere, in the hill country.",
+            "shrugs_off_a_statement",
+        ),  # noqa: E501
+        (
+            "I'm curious about that. Do you want me to tell you more?",
+            "I mean to win the archery contest.",
+            "assistant_voice",
+        ),  # noqa: E501
+        (
+            "I'll make a tea shop on this street, Brielle.",
+            "I'm putting money aside to open a tea shop on this very street.",
+            "swaps_i_and_you",
+        ),  # noqa: E501
+        (
+            "I'm sorry, I don't understand what you are telling you.",
+            "I am a wheelwright.",
+            "swaps_i_and_you",
+        ),  # noqa: E501
+        (
+            "Yes, it is always busy. You were just sitting by the fire, Jory.",
+            "Is it always this busy, Maren?",
+            "narrates_the_player",
+        ),  # noqa: E501
+    ],
+)
+def test_replies_of_seed_81737_a_player_should_not_meet_are_slips(reply, line, slip):
+    assert slip in slips(reply, line, "Maren", "Brielle")
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        ("You're welcome, Jory. Goodbye for now!", "Thank you, Maren. Goodbye for now!"),
+        ("I'll keep an eye out for a good spot for your tea shop.", "I mean to open a tea shop."),
+        ("A tea shop! I'll be your first customer, Brielle.", "I mean to open a tea shop."),
+    ],
+)
+def test_their_thanks_welcomed_and_their_aim_cheered_are_no_slips(reply, line):
+    assert not {"shrugs_off_a_statement", "swaps_i_and_you"} & set(
+        slips(reply, line, "Maren", "Brielle")
+    )
+
+
+def test_born_here_from_an_npc_of_elsewhere_misstates_its_home():
+    voss = ["You are from a fishing village on the coast, far to the west."]
+    maren = [
+        "You have kept the Lantern & Lane for twelve years; you are from Wickham Cross, born and raised."
+    ]  # noqa: E501
+    line = "Have you always lived in this town?"
+    said = "Yes, Brielle. I was born and raised in this town."
+    assert plain_lines.misstated_home(said, line, voss, ("Voss", "Brielle"))
+    assert not plain_lines.misstated_home(said, line, maren, ("Maren", "Brielle"))
+
+
+def test_asked_what_it_sells_a_reply_naming_none_of_its_wares_did_not_know_them():
+    song = KnowledgeLine(
+        "A song costs one copper; for the dancing, the crowd passes a hat.", "trade"
+    )
+    ctx = PromptContext(
+        identity=Identity("Lyra", "travelling bard"),
+        speaker_name="Xander",
+        message="What do you sell?",
+        knowledge=[song],
+    )
+    invented = "I sell various items from the market, including food, tools, and textiles."
+    assert guard.voice_problem(ParsedReply(text=invented), ctx, None) == guard.OWN_WARES
+    assert guard.voice_problem(ParsedReply(text="Songs, a copper a tune."), ctx, None) is None

@@ -31,6 +31,9 @@ def found(line):
         ("Maren, the cider costs ten gold!", [(1, "money")]),
         ("A room costs two silver.", [(4, "money")]),
         ("Wren keeps the forge.", [(2, "name")]),
+        # Held-out seed 81737: another of its kind, not the one the fact names.
+        ("Maren, my mother is Seraphine, and she runs a stall at the spring fair.", []),
+        ("Seraphine keeps a forge up the coast.", []),
         ("Maren leaves the bar at night.", [(3, "negation")]),
         ("The market closes at noon.", [(5, "time")]),
         ("The stew here is ten gold, and the cider is cheap", [(4, "money")]),
