@@ -23,6 +23,7 @@ import logging
 import re
 import time
 
+from omniira_evennia.conversation import shapes
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.guard import is_echo, speaks_as
 from omniira_evennia.conversation.phrasing import quote
@@ -163,6 +164,21 @@ _INSTRUCTIONS_READ = re.compile(
 )
 
 
+# A script of the whole talk, written in one line: 'I understand Voss\' surprise. Voss: "Jory,
+# dear, what a dream! ..." Jory: "Oh, it sounds amazing, Voss! ..."' (held-out seed 81737,
+# said aloud in the tavern, with lines made up for a player who was not there).
+_SCRIPT_FRAME = re.compile(r"(?:^|(?<=[.!?\"”])\s+|\s+)[A-Z][a-z]+:\s*(?=[\"“A-Z])")
+
+
+def own_part(text: str) -> str:
+    """A line of NPC talk as its speaker's own: cut before the first line it writes for
+    someone ("Name: ..."), and to its first sentences if it runs on (shapes.runs_on)."""
+    frame = _SCRIPT_FRAME.search(text[:2000])
+    if frame:
+        text = text[: frame.start()].strip()
+    return shapes.first_sentences(text) if shapes.runs_on(text) else text
+
+
 def _not_a_line(text: str, lines, other: str) -> str | None:
     """Why a line of NPC talk is not one (empty, the other's words, an echo of the last
     line, its instructions read out), or None. Third-person talk is what gossip is made of, so
@@ -193,6 +209,7 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         result.usages.append(reply.usage)
         parsed = parse_reply(reply.text)
         parsed.text, _ = strip_character_breaks(parsed.text, me.name)
+        parsed.text = own_part(parsed.text)
         if number == 0:
             parsed.text = told_as_news(parsed.text, me.topic)
         problem = _not_a_line(parsed.text, result.lines, other.name)

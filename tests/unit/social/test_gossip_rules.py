@@ -194,3 +194,27 @@ def test_how_someone_was_for_an_hour_is_no_news(fact, talk):
     from omniira_evennia.social.gossip_items import talk_not_news
 
     assert (talk_not_news(fact) == "a passing state, not news") is talk
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        # Held-out seed 81737, said aloud in the tavern: the whole talk scripted in one line.
+        (
+            'I understand Voss\' surprise. Voss: "Jory, dear, what a dream!" Jory: "Oh, it '
+            'sounds amazing, Voss!"',
+            "I understand Voss' surprise.",
+        ),
+        (
+            "Jory, dear, what a dream! Wouldn't that be exciting? Jory: Oh, it sounds amazing, "
+            "Voss! But I'm not sure.",
+            "Jory, dear, what a dream! Wouldn't that be exciting?",
+        ),
+        ('Voss: "Hello there."', ""),
+        ("The price is this: two copper a mug.", "The price is this: two copper a mug."),
+    ],
+)
+def test_a_line_of_npc_talk_is_only_its_speakers_own(said, kept):
+    from omniira_evennia.social.gossip import own_part
+
+    assert own_part(said) == kept
