@@ -1,7 +1,8 @@
 """
 An NPC's own wares (issue #24, point 3): the trade facts in front of it that are its own, which
 of them a line asks about, whether a reply to such a line failed to say them (not knowing them,
-or no price to a question of price), and the line that says them when no reply could stand.
+no price to a question of price, none of them to what it sells), and the line that says them
+when no reply could stand.
 
 Plain Python.
 """
@@ -38,7 +39,8 @@ def own_wares(ctx: PromptContext) -> list:
 
 def wares_unknown(text: str, ctx: PromptContext) -> bool:
     """Asked of its trade ("What's on the menu tonight?"), the NPC said it did not know, with its
-    wares and prices in front of it (held-out runs: Maren, six times of six)."""
+    wares and prices in front of it (held-out runs: Maren, six times of six), gave no price to a
+    question of price, or named none of them to what it sells."""
     asked = asked_own_wares(ctx)
     denies = voice.admits_not_knowing(text) or _DENIES_WARES.search(text[:1000])
     # Asked a price, no price: "Certainly! How many copper would you like?" to "Could I get a
