@@ -153,6 +153,21 @@ _OWN_LIFE = (
 )
 
 
+_OF_THE_NPC = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
+_OF_THE_SPEAKER = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b", re.IGNORECASE)
+
+
+def asked_of_the_npc(line: str) -> str:
+    """The question of `line` if it asks about the NPC, not the speaker ("" if not): "Lyra,
+    where am I from, do you recall?" from a newcomer was answered with Lyra's own home (held-out
+    busy seed 24683); "I grew up in the hills. Where are you from?" asks of the NPC."""
+    asked = [s for s in sentence_list(line[:MAX_CHARS]) if s.rstrip().endswith("?")]
+    question = asked[-1] if asked else line[:MAX_CHARS]
+    if not _OF_THE_NPC.search(question) or _OF_THE_SPEAKER.search(question):
+        return ""
+    return question
+
+
 def own_life_line(line: str, own_facts: Sequence[str]) -> str:
     """Asked where it is from, how long it has been here, of its kin or what it likes best, the
     first of its `own_facts` (written to it, best first) about that, in its own voice; "" when
@@ -164,8 +179,8 @@ def own_life_line(line: str, own_facts: Sequence[str]) -> str:
 def own_life_fact(line: str, own_facts: Sequence[str]) -> str:
     """The first of `own_facts` that answers what `line` asks of the NPC's own life (see
     `own_life_line`), as written; "" if none."""
-    line = line[:MAX_CHARS]
-    if not re.search(r"\byou(?:r|rs|rself)?\b", line, re.IGNORECASE):
+    line = asked_of_the_npc(line)
+    if not line:
         return ""
     for asked, answers in _OWN_LIFE:
         if re.search(asked, line, re.IGNORECASE):
@@ -236,7 +251,8 @@ def misstated_home(
     facts of home do not: "I'm from the village of Wickham Cross, market town in the valley."
     from Voss, of a fishing village on the coast (held-out busy seed 57287)."""
     line = line[:MAX_CHARS]
-    if not _ASKS_HOME.search(line) or not re.search(r"\byou\b", line, re.I):
+    line = asked_of_the_npc(line)
+    if not _ASKS_HOME.search(line):
         return []
     answers = _OWN_LIFE[0][1]
     homes = " ".join(f[:MAX_CHARS] for f in own_facts if re.search(answers, f[:MAX_CHARS], re.I))

@@ -315,7 +315,13 @@ _THEIRS_RECALLED_AS_MINE = re.compile(
     r"\byou (?:know|remember|recall) (?:how|that|when|where) i\b", re.IGNORECASE
 )
 # "I'm sorry, I don't understand what you are telling you." (held-out seed 81737)
-_TELLING_YOU = re.compile(r"\byou(?:'re| are) (?:telling|asking) you\b", re.IGNORECASE)
+_TELLING_YOU = re.compile(
+    r"\byou(?:'re| are) (?:telling|asking) you\b"
+    # "You know nothing about what frightens you. You never told you." to a newcomer (held-out
+    # busy seed 24683): the prompt's note of what it was never told, said as theirs.
+    r"|\byou (?:never|didn'?t|did not) (?:told|tell) you\b|\byou know nothing (?:about|of) what\b",
+    re.IGNORECASE,
+)
 # "What else do you know about you?" to a cartographer's telling (held-out seed 57287): "me".
 _ASKS_OF_YOU_ABOUT_YOU = re.compile(
     r"\b(?:do|did|can) you (?:know|remember|recall|tell me) about you\b", re.IGNORECASE

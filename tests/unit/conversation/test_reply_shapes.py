@@ -553,3 +553,19 @@ def test_asked_what_it_sells_a_reply_naming_none_of_its_wares_did_not_know_them(
     invented = "I sell various items from the market, including food, tools, and textiles."
     assert guard.voice_problem(ParsedReply(text=invented), ctx, None) == guard.OWN_WARES
     assert guard.voice_problem(ParsedReply(text="Songs, a copper a tune."), ctx, None) is None
+
+
+def test_a_question_of_the_speakers_own_life_is_not_answered_with_the_npcs():
+    """Held-out busy seed 24683: "Lyra, where am I from, do you recall?" from a newcomer was
+    answered "I came to Wickham Cross with the spring thaw; I am from the river towns"."""
+    own = ["You came to Wickham Cross with the spring thaw; you are from the river towns."]
+    assert plain_lines.own_life_line("Lyra, where am I from, do you recall?", own) == ""
+    assert plain_lines.own_life_line("I grew up in the hills. Where are you from?", own) != ""
+    said = "I came to Wickham Cross with the spring thaw."
+    assert not plain_lines.misstated_home(said, "Where am I from, do you recall?", own)
+
+
+def test_the_never_told_note_said_as_theirs_is_a_swap():
+    reply = "You know nothing about what frightens you. You never told you."
+    line = "Wren, what did I tell you scares me most?"
+    assert "swaps_i_and_you" in slips(reply, line, "Wren", "Dara")
