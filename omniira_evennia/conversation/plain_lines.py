@@ -200,7 +200,10 @@ _COUNTS = dict(
     )
 )
 _YEARS_SAID = re.compile(
-    r"\b(?P<count>\d{1,3}|" + "|".join(_COUNTS) + r")\s+(?:years?|springs?|winters?|summers?)\b",
+    r"\b(?P<count>\d{1,3}|" + "|".join(_COUNTS) + r")\s+"
+    # Days and weeks too: "I have been in town for two days, Perrin." from Lyra, who came with
+    # the spring thaw (telnet trial, 2026-12-06 night).
+    r"(?:years?|springs?|winters?|summers?|months?|weeks?|days?)\b",
     re.IGNORECASE,
 )
 MISSTATES_ITS_YEARS = "misstates_its_own_years"  # the slip's name (guard.knowing_slips)

@@ -569,3 +569,14 @@ def test_the_never_told_note_said_as_theirs_is_a_swap():
     reply = "You know nothing about what frightens you. You never told you."
     line = "Wren, what did I tell you scares me most?"
     assert "swaps_i_and_you" in slips(reply, line, "Wren", "Dara")
+
+
+def test_a_count_of_days_its_facts_do_not_hold_is_a_slip_too():
+    ctx = PromptContext(
+        identity=Identity("Lyra", "travelling bard"),
+        speaker_name="Perrin",
+        message="How long have you been in town?",
+        own_life=[LYRA_CAME],
+    )
+    said = "I have been in town for two days, Perrin."
+    assert dict(guard.knowing_slips(said, ctx))[plain_lines.MISSTATES_ITS_YEARS] == [said]
