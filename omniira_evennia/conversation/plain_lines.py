@@ -21,6 +21,7 @@ from omniira_evennia.conversation.words import (
     ends_asking,
     sentence_list,
 )
+from omniira_evennia.knowledge.contradiction import NUMBERS
 from omniira_evennia.memory.quoting import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
@@ -154,7 +155,6 @@ _OWN_LIFE = (
 
 
 _OF_THE_NPC = re.compile(r"\byou(?:r|rs|rself)?\b", re.IGNORECASE)
-_OF_THE_SPEAKER = re.compile(r"\b(?:i|i'm|i've|my|me|mine)\b", re.IGNORECASE)
 
 
 def asked_of_the_npc(line: str) -> str:
@@ -163,7 +163,7 @@ def asked_of_the_npc(line: str) -> str:
     busy seed 24683); "I grew up in the hills. Where are you from?" asks of the NPC."""
     asked = [s for s in sentence_list(line[:MAX_CHARS]) if s.rstrip().endswith("?")]
     question = asked[-1] if asked else line[:MAX_CHARS]
-    if not _OF_THE_NPC.search(question) or _OF_THE_SPEAKER.search(question):
+    if not _OF_THE_NPC.search(question) or FIRST_PERSON.search(question):
         return ""
     return question
 
@@ -191,16 +191,10 @@ def own_life_fact(line: str, own_facts: Sequence[str]) -> str:
     return ""
 
 
-# A count of years, in words or figures, as an NPC says how long it has been somewhere.
-_COUNTS = dict(
-    zip(
-        "one two three four five six seven eight nine ten eleven twelve fifteen twenty thirty "
-        "forty fifty".split(),
-        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 15, 20, 30, 40, 50],
-    )
-)
+# A count of years, in words (the knowledge checks' number words) or figures, as an NPC says
+# how long it has been somewhere.
 _YEARS_SAID = re.compile(
-    r"\b(?P<count>\d{1,3}|" + "|".join(_COUNTS) + r")\s+"
+    r"\b(?P<count>\d{1,3}|" + "|".join(NUMBERS) + r")\s+"
     # Days and weeks too: "I have been in town for two days, Perrin." from Lyra, who came with
     # the spring thaw (telnet trial, 2026-12-06 night).
     r"(?:years?|springs?|winters?|summers?|months?|weeks?|days?)\b",
@@ -229,7 +223,7 @@ def misstated_years(reply: str, line: str, own_facts: Sequence[str]) -> list[str
 
 
 def _count(word: str) -> int:
-    return int(word) if word.isdigit() else _COUNTS[word.lower()]
+    return int(word) if word.isdigit() else NUMBERS[word.lower()]
 
 
 MISSTATES_ITS_HOME = "misstates_its_own_home"  # the slip's name (guard.knowing_slips)
@@ -253,7 +247,6 @@ def misstated_home(
     """Asked where it is from, the sentences of `reply` that put it somewhere by name its own
     facts of home do not: "I'm from the village of Wickham Cross, market town in the valley."
     from Voss, of a fishing village on the coast (held-out busy seed 57287)."""
-    line = line[:MAX_CHARS]
     line = asked_of_the_npc(line)
     if not _ASKS_HOME.search(line):
         return []

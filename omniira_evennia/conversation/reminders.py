@@ -130,5 +130,6 @@ REMINDER = re.compile(
     r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
     r"\S+ told you of something hard|Say of the people of this town|"
     r"There is no such thing in your world|\S+ said this of themselves|"
-    r"Say how long you have been here|Say it as \S+ would across|\S+ is the one leaving|Answer \S+ yourself, as)"
+    r"Say how long you have been here|Say it as \S+ would across|\S+ is the one leaving|"
+    r"Answer \S+ yourself, as)"
 )

@@ -88,9 +88,10 @@ def own_life(view: KnowledgeView | None, now: float | None = None) -> list[str]:
     question about its life is answered from them."""
     if view is None:
         return []
+    # Its own scope's groups only: a turn reads this on every line, and the world may be large.
     return [
         r.text
-        for r in view.shown(now)
+        for r in view.shown(now, scope="npc")
         if r.scope == "npc" and not r.guard and r.category == "people" and written_to_it(r.text)
     ]
 

@@ -147,10 +147,13 @@ class KnowledgeView:
     def __len__(self) -> int:
         return sum(len(g) for g in self.groups)
 
-    def shown(self, now: float | None = None) -> list[KnowledgeRecord]:
-        """Every record the speaker may be shown now (not expired, not guarded against them)."""
+    def shown(self, now: float | None = None, scope: str | None = None) -> list[KnowledgeRecord]:
+        """Every record the speaker may be shown now (not expired, not guarded against them);
+        with `scope`, only in the groups of that scope (one group holds one scope's facts)."""
         out = []
         for group in self.groups:
+            if scope is not None and group.records and group.records[0].scope != scope:
+                continue
             for record in group.records:
                 if self._may_show(record, now):
                     out.append(record)

@@ -302,7 +302,9 @@ def evidence(
     all of them as one (a belief drawn from several memories). `own` with `told`: the lines
     are the subject's own ("Ada told me: I have a pony" rests on any line of Ada's, not only on
     those naming her)."""
-    every = statements(lines, about_self=False)[-MAX_STATEMENTS:]
+    # The lines split once: their statements, and their questions (for `asked`, below).
+    split = sentences(lines)
+    every = [s for s in split if not is_question(s)][-MAX_STATEMENTS:]
     if told:
         said = every
         naming = [s for s in said if any(w.lower() in _names(subject) for w in _words(s))]
@@ -327,7 +329,7 @@ def evidence(
         joined.append(" ".join(said))
     others = () if told else [s for s in every if not _FIRST_PERSON.search(s)]
     stated = {_stem(w) for s in every for w in _words(s)}
-    asked = {_stem(w) for s in sentences(lines) if is_question(s) for w in _words(s)} - stated
+    asked = {_stem(w) for s in split if is_question(s) for w in _words(s)} - stated
     return Evidence(
         tuple((text, frozenset(_stem(w) for w in _words(text))) for text in joined),
         told,
