@@ -282,6 +282,12 @@ class Evidence:
     asked: frozenset[str] = frozenset()
 
 
+def _line_ends(lines: list) -> set[str]:
+    """The last sentence of each of `lines` (as `sentences` reads them)."""
+    split = (_SENTENCE.findall(str(line)[:LINE_CHARS]) for line in lines)
+    return {kept[-1] for found in split if (kept := [s.strip() for s in found if s.strip()])}
+
+
 def _with_what_it_leans_on(every: list[str], i: int) -> str:
     """A statement that goes on from the one before ("it makes me ill, so never put it in my
     food." after "I cannot eat milk;") together with it: alone it grounds a note that lost its
@@ -303,6 +309,7 @@ def evidence(
     are the subject's own ("Ada told me: I have a pony" rests on any line of Ada's, not only on
     those naming her)."""
     # The lines split once: their statements, and their questions (for `asked`, below).
+    lines = list(lines)
     split = sentences(lines)
     every = [s for s in split if not is_question(s)][-MAX_STATEMENTS:]
     if told:
@@ -319,10 +326,15 @@ def evidence(
         # the priest's housekeeper got into a brawl, they say") is someone else's news.
         # Two of their own in a row are theirs together too ("I always carry a jade ring; I
         # would run into a burning house for it.").
+        # Within one line: "It has not stopped raining ..." goes on from no "...; it has never
+        # left my side." of the line before (held-out busy seed 18443 kept the two as one).
+        ends = _line_ends(lines)
         joined = said + [
             f"{a} {b}"
             for a, b in zip(every, every[1:])
-            if _FIRST_PERSON.search(a) and (_GOES_ON.match(b) or _FIRST_PERSON.search(b))
+            if a not in ends
+            and _FIRST_PERSON.search(a)
+            and (_GOES_ON.match(b) or _FIRST_PERSON.search(b))
         ]
         joined = list(dict.fromkeys(joined))
     if pooled and len(said) > 2:

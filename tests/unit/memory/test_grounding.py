@@ -5,7 +5,13 @@ their questions, the NPC's replies or someone else's words. The cases are what p
 
 import pytest
 
-from omniira_evennia.memory.grounding import MISNAMED, ground, is_question, statements
+from omniira_evennia.memory.grounding import (
+    MISNAMED,
+    evidence,
+    ground,
+    is_question,
+    statements,
+)
 from omniira_evennia.memory.quoting import garbled, names_nobody
 from omniira_evennia.memory.sameness import may_restate, one_at_a_time
 
@@ -505,6 +511,21 @@ def test_a_sentence_after_a_full_stop_is_not_leaned_on():
     ]
     found = ground("Rosalie dips candles from tallow and beeswax.", lines, subject="Rosalie")
     assert found.ok and found.line == lines[0]
+
+
+def test_the_next_line_is_never_joined_to_the_last_sentence_of_one():
+    """Held-out busy seed 18443: 'Nicodemus said: "It has never left my side. It has not
+    stopped raining since this morning."' was kept, and answered "What is my most precious
+    possession?" instead of the scarf."""
+    lines = [
+        "The thing I treasure most is a red silk scarf; it has never left my side.",
+        "It has not stopped raining since this morning.",
+    ]
+    statements = [text for text, _stems in evidence(lines, subject="Nicodemus").statements]
+    assert not any("raining" in s and "scarf" in s for s in statements)
+    assert not any("raining" in s and "my side" in s for s in statements)
+    one_line = ["I'm looking for my sister Odile. She vanished near the old mill."]
+    assert one_line[0] in [t for t, _ in evidence(one_line, subject="Ada").statements]
 
 
 @pytest.mark.parametrize(
