@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from omniira_evennia.conversation.words import FIRST_PERSON, content_stems
+
 # Words a line may open with before the name: greetings, and farewells and thanks, so
 # "Goodbye Maren, see you tomorrow" is said to Maren (and answered) like "Maren, goodbye".
 _GREETING = (
@@ -99,3 +101,38 @@ def introduces_itself(reply: str, line: str, npc: str) -> bool:
         and "?" not in line
         and not _THEY_INTRODUCE.search(line)
     )
+
+
+# Words that take in what was told, whatever it was: "Is that so? I'll remember that.", "Oh dear,
+# poor thing.", "Mine too.".
+_TAKES_IT_IN = re.compile(
+    r"\b(?:remember|mind|see|so|noted|understand|know|hear|heard|imagine|believe|sorry|poor|"
+    r"shame|pity|lovely|wonderful|glad|sad|terrible|awful|nice|fine|good|dear|indeed|really|true|"
+    r"interesting|well done|congratulations|mine too|me too|same)\b",
+    re.IGNORECASE,
+)
+_TO_THEM = re.compile(r"\byou(?:r|rs|'re|'ve|'ll|'d)?\b", re.IGNORECASE)
+# A sentence that opens with a bidding is said to them: "Sit by the fire a while."
+_BIDS = re.compile(
+    r"(?:^|[.!?]\s+)(?:sit|come|have|take|rest|try|let|go|stay|drink|eat|warm|mind|keep)\b",
+    re.IGNORECASE,
+)
+# Words of doing that any line may share with another without being about the same thing.
+_COMMON_STEMS = {"keep", "have", "make", "come", "take", "get", "know", "think", "day", "time"}
+
+
+def ignores_the_telling(reply: str, line: str, names: Sequence[str] = ()) -> bool:
+    """Told something of the speaker's own life, the reply takes none of it in: no word of the
+    line, nothing said to them, nothing that takes news in ("It's a busy day, isn't it?" to an
+    egg rash, "I'm just a blacksmith." to a parrot, "Lyra is in trouble, Talia." to a home
+    told: held-out seed 97301)."""
+    reply, line = str(reply or "")[:2000], str(line or "")[:2000]
+    skip = {n.lower() for n in names if n}
+    if not reply.strip() or "?" in line or is_goodbye(line):
+        return False
+    if not FIRST_PERSON.search(line) or not tells_more_than_a_greeting(line, names):
+        return False
+    if _TO_THEM.search(reply) or _TAKES_IT_IN.search(reply) or _BIDS.search(reply):
+        return False
+    shared = content_stems(line) & content_stems(reply) - _COMMON_STEMS
+    return not {s for s in shared if s not in skip}

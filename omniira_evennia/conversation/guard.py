@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import (
@@ -126,9 +127,15 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
         (recitals.RECITES, recited_facts(text, ctx)),
         (embellishments.KNEW_IT_ALREADY, knew_it_already(text, ctx)),
         (trades.MISGIVEN_ROLE, misgiven_roles(text, ctx)),
+        (trades.THEIRS_AS_MINE, remembered_as_mine(text, ctx)),
         (registers.OUT_OF_WORLD, out_of_world(text, ctx)),
         *own_life_slips(text, ctx),
     ]
+
+
+def remembered_as_mine(text: str, ctx: PromptContext) -> list[str]:
+    remembered = [m.text for m in ctx.memories if m.about_speaker]
+    return trades.remembered_as_mine(text, remembered, ctx.speaker_name)
 
 
 def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
@@ -316,6 +323,12 @@ def repaired(
         if turned != text and not slips_of(turned, ctx) and not invents(turned):
             health.incr("voice_slips_repaired")
             return turned
+    if plain_lines.FORGETS_ITS_OWN_LIFE in problem:
+        # What is left beside "I'm not sure." of its own trade ("Now there's a question,
+        # Quill.") answers nothing (held-out seed 97301): its own fact does.
+        if own := plain_lines.own_life_line(ctx.message, own_facts(ctx)):
+            health.incr("voice_slips_repaired")
+            return own
     if problem.startswith("slipped"):
         kept = repairs.without_slips(text, ctx.message, name, speaker, ctx.identity.role)
         claimed = [s for _name, sentences in knowing_slips(kept, ctx) for s in sentences]
@@ -369,23 +382,34 @@ def _runs(text: str, n: int = PROMPT_RUN) -> set[tuple[str, ...]]:
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
-def recites_the_prompt(text: str, messages: list[dict]) -> bool:
+def recites_the_prompt(text: str, messages: list[dict], sayable: Iterable[str] = ()) -> bool:
     """The reply says two runs of PROMPT_RUN words of the instructions the model was sent (its
     system messages), or five words in a row of a second try's reminder: a small model reading
-    its prompt out instead of answering."""
+    its prompt out instead of answering. The facts the prompt shows it (`sayable`: its own life,
+    what it knows, remembers and has heard) are its to say in their own words."""
     if not text:
         return False
     said = _runs(voice.capped(text))
     if len(said) < 2:
         return False
     prompt = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
-    if len(said & _runs(prompt[:20000])) >= 2:
+    instructions = _runs(prompt[:20000]) - set().union(*(_runs(s[:2000]) for s in sayable))
+    if len(said & instructions) >= 2:
         return True
     # The reminder of a second try, read out: "You know nothing of what you called the old
     # mill." (held-out seed 70919, from "(You know nothing of what Gareth named ...)").
     last = str(messages[-1].get("content", "")) if messages else ""
     reminder = last[last.rfind("\n\n(") :] if "\n\n(" in last else ""
     return bool(reminder) and bool(_runs(voice.capped(text), 5) & _runs(reminder[:2000], 5))
+
+
+def sayable(ctx: PromptContext) -> list[str]:
+    """What the prompt shows the NPC to say, not to obey: "I sing the old river ballads, 'The
+    Miller's Daughter' and ..." is Lyra's own fact, not her instructions read out (held-out seed
+    97301: taken for a recital, the second try said "I'm not sure" what her line of work is)."""
+    known = [k.text for k in ctx.knowledge if not k.secret]
+    own = [plain_lines.in_own_voice(t) for t in [*ctx.own_life, *known]]  # as the prompt has it
+    return [*known, *own, *(m.text for m in ctx.memories), *ctx.beliefs, *ctx.news]
 
 
 def earlier_replies(ctx: PromptContext) -> list[str]:

@@ -16,6 +16,7 @@ from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import MAX_CHARS, admits_not_knowing
 from omniira_evennia.conversation.words import (
+    ANIMALS,
     FIRST_PERSON,
     content_stems,
     ends_asking,
@@ -110,7 +111,17 @@ def remembered_line(answer: str, speaker: str) -> str:
     if speaker:
         # "Zinnia's brother is Aldric" -> "your brother is Aldric", "Niall came here from
         # Tarnow" -> "you came here from Tarnow" (held-out seed 84211).
+        of_them = re.search(rf"\b{re.escape(speaker)}\b", text, re.IGNORECASE)
         text = named_as_you(to_the_listener(text, speaker, of_them=True), speaker)
+        if of_them:
+            # The note's "their" after their name is theirs too: "Eggs makes Finnegan break out
+            # in a rash, so keep it off their plate." (held-out seed 97301) -> "your plate".
+            text = re.sub(r"\btheir\b", "your", text)
+            if not _named(text) - {speaker.lower()} and not re.search(ANIMAL_WORD, text, re.I):
+                # With nobody else named, "she" is them: "...; she is a scribe." (held-out busy
+                # seed 18443) -> "you are a scribe".
+                text = re.sub(r"\b(?:she|he) is\b", "you are", text)
+                text = re.sub(r"\b(?:she|he) has\b", "you have", text)
         text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)
     return f"I remember: {text}"
 
@@ -151,6 +162,13 @@ _OWN_LIFE = (
         r"\b(?:kin|family|married|alone|brother|sister|mother|father|grandmother|daughter|son)\b",
     ),
     (r"\b(?:favourite|favorite|best part|like most|like best)\b", r"\b(?:favourite|like)\b"),
+    # Its trade: "Now there's a question, Quill. I'm not sure." to "What's your line of work?"
+    # from Lyra, who plays at the market (held-out seed 97301).
+    (
+        r"\b(?:line of work|for a living|your (?:trade|work|job)|keeps? you busy)\b"
+        r"|\bwhat do you do\b(?! for fun)",
+        r"\b(?:keep|sell|play|sing|forge|mend|tend|pour|cook|brew|bake|make|run)s?\b",
+    ),
 )
 
 
@@ -194,7 +212,9 @@ def own_life_fact(line: str, own_facts: Sequence[str]) -> str:
 # A count of years, in words (the knowledge checks' number words) or figures, as an NPC says
 # how long it has been somewhere.
 _YEARS_SAID = re.compile(
-    r"\b(?P<count>\d{1,3}|" + "|".join(NUMBERS) + r")\s+"
+    # "I have been in town for over a year now." from Lyra, of the spring thaw (held-out busy
+    # seed 18443): "a" and "a couple of" are counts too.
+    r"\b(?P<count>\d{1,3}|a couple of|a few|an?|" + "|".join(NUMBERS) + r")\s+"
     # Days and weeks too: "I have been in town for two days, Perrin." from Lyra, who came with
     # the spring thaw (telnet trial, 2026-12-06 night).
     r"(?:years?|springs?|winters?|summers?|months?|weeks?|days?)\b",
@@ -222,15 +242,21 @@ def misstated_years(reply: str, line: str, own_facts: Sequence[str]) -> list[str
     ]
 
 
+_SOME = {"a": 1, "an": 1, "a couple of": 2, "a few": -1}  # -1: no count a fact can hold
+
+
 def _count(word: str) -> int:
-    return int(word) if word.isdigit() else NUMBERS[word.lower()]
+    word = " ".join(word.lower().split())
+    return int(word) if word.isdigit() else _SOME.get(word, NUMBERS.get(word, -1))
 
 
 MISSTATES_ITS_HOME = "misstates_its_own_home"  # the slip's name (guard.knowing_slips)
 _ASKS_HOME = re.compile(r"\b(?:born|from|grew up|raised|always lived)\b", re.IGNORECASE)
 _BORN_HERE = re.compile(
     r"\b(?:born|raised|grew up)\b[^.!?]*\b(?:here|in this town|around here)\b"
-    r"|\balways lived (?:here|in this town)\b",
+    r"|\balways lived (?:here|in this town)\b"
+    # "Yes, I have lived in this town all my life." from Lyra (held-out busy seed 18443)
+    r"|\b(?:lived|been|stayed)\b[^.!?]{0,30}\b(?:all|whole) (?:of )?my life\b",
     re.IGNORECASE,
 )
 _HOME_CLAIMED = re.compile(
@@ -239,6 +265,19 @@ _HOME_CLAIMED = re.compile(
     re.IGNORECASE,
 )
 _PLACE = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?")
+
+
+def _places(sentence: str) -> list[str]:
+    """The capitalised names of `sentence`, its capitalised first word left out: "From
+    Brackenridge, two weeks' ride to the west." names Brackenridge (held-out seed 97301: Wren
+    gave the player's home as hers, and "From Brackenridge" was taken for one name at the
+    start)."""
+    found = []
+    for match in _PLACE.finditer(sentence):
+        words = match.group().split()[1:] if match.start() == 0 else match.group().split()
+        if words:
+            found.append(" ".join(words))
+    return found
 
 
 def misstated_home(
@@ -262,8 +301,7 @@ def misstated_home(
             found.append(sentence)
             continue
         claims_home = _HOME_CLAIMED.search(sentence)
-        named = [m.group() for m in _PLACE.finditer(sentence) if m.start() > 0]
-        named = [p for p in named if p not in names]  # who is talking is no place
+        named = [p for p in _places(sentence) if p not in names]  # who is talking is no place
         if claims_home and any(p not in homes for p in named):
             found.append(sentence)
     return found
@@ -297,4 +335,19 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
     here, Wren?" (held-out seed 81737)."""
     if not own_life_fact(line, own_facts):
         return []
-    return [s for s in sentence_list(reply[:MAX_CHARS]) if admits_not_knowing(s)]
+    sentences = sentence_list(reply[:MAX_CHARS])
+    # A bare "Yes, Idris." to "Is anyone waiting for you at home?" from Voss, who lives alone
+    # (held-out busy seed 18443): nothing of its life said, and its fact at hand.
+    words = {w for w in re.findall(r"[a-z']+", reply[:MAX_CHARS].lower()) if len(w) > 1}
+    if words and words <= _BARE_ANSWER | _named(reply):
+        return sentences
+    return [s for s in sentences if admits_not_knowing(s)]
+
+
+ANIMAL_WORD = rf"\b(?:{ANIMALS})\b"  # "Zinnia has a raven; she is a clever bird."
+_BARE_ANSWER = set("yes no aye nay indeed of course do does am is not don't i".split())
+
+
+def _named(text: str) -> set[str]:
+    """The capitalised words after the first, lowered: who a bare answer calls by name."""
+    return {w.lower() for w in re.findall(r"(?<=\W)[A-Z][a-z']+", text[:MAX_CHARS])}

@@ -21,7 +21,9 @@ ASSISTANT = re.compile(
     r"(?:please )?provide (?:me with )?(?:more |some )?(?:context|details|information)|"
     r"could you (?:please )?(?:clarify|specify|elaborate)|let me know (?:if|how|what)|"
     r"feel free to|i'?m (?:always )?here to (?:help|assist)|happy to (?:help|assist)|"
-    r"(?:any|some) (?:other |more )?(?:tips|insights?) (?:for|on|into)|"
+    r"(?:any|some) (?:other |more )?(?:tips|insights?|advice|suggestions) (?:for|on|into|about)|"
+    # "It sounds like an opportunity to make a difference in the town." (held-out seed 97301)
+    r"make a (?:real |positive )?difference in\b|"
     r"as an ai\b|language model|virtual assistant|"
     r"(?:any|have) (?:more|other|further) questions|(?:concerns|questions) or (?:concerns|questions)|"
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"

@@ -47,6 +47,8 @@ _SLIP_REMINDERS = {
     "{speaker} about it, as {name}.)",
     plain_lines.MISSTATES_ITS_YEARS: "(Say how long you have been here as you know it, {name}: "
     "no other number.)",
+    trades.THEIRS_AS_MINE: "(What you remember of {speaker} is {speaker}'s own life, not yours, "
+    "{name}: say it to {speaker} as theirs.)",
     shapes.RUNS_ON: "(Say it as {name} would across the counter: one or two short sentences.)",
     shapes.LEAVES: "({speaker} is the one leaving; you stay here. Say goodbye as {name}.)",
     shapes.ASKS_IT_BACK: "(Answer {speaker} yourself, as {name}, with what you think or know: "

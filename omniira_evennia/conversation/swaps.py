@@ -74,6 +74,9 @@ _CAREFUL_NEXT_TIME = re.compile(
     r"\bi(?:'ll| will) (?:make sure to |try to )?be (?:more )?careful (?:next time|from now on)",
     re.I,
 )
+# "I didn't think I would fall, but I did." to "I nearly slipped on the cobbles outside."
+# (held-out busy seed 18443).
+_OWN_FALL = re.compile(rf"\bi (?:would |could |might )?(?:fall|{_MISHAPS})\b[^.!?]*\bi did\b", re.I)
 _OWN_TOO = re.compile(r"\b(?:too|myself|as well|also)\b", re.IGNORECASE)
 
 
@@ -138,6 +141,21 @@ _TAKES_UP = re.compile(
 _OWN_PLAN = re.compile(
     r"\bi(?:'ll| will|'m going to| am going to| mean to| plan to| want to| think i'll)\b", re.I
 )
+
+
+def _their_plan_as_mine(reply: str, line: str) -> bool:
+    """What they mean to do, said as what the NPC will do: "I agree, Wystan. I'll rest a little
+    bit." to "I think I'll sit a while and rest my legs." (held-out seed 97301)."""
+    plan = _OWN_PLAN.search(line[:2000])
+    if not plan:
+        return False
+    meant = content_stems(re.split(r"[.!?]", line[plan.end() : 2000])[0])
+    for will in re.finditer(r"\bi(?:'ll| will)\s+([a-z]+)(?:\s+([a-z]+))?", reply[:2000], re.I):
+        if content_stems(" ".join(w for w in will.groups() if w)) & meant:
+            return True
+    return False
+
+
 _INVITES = re.compile(
     r"\b(?:would|will|do|don't|won't|care to|want to) you\b|\byou (?:join|come)\b|\bjoin me\b"
     r"|\blet's\b|\bshall we\b|\bwith me\b",
@@ -158,7 +176,9 @@ _THEIR_AIM = re.compile(
 # Their treasure kept as the NPC's: "It's so special that I keep it for a long time." to "The
 # thing I treasure most is a lucky copper token ..." (held-out run, 2026-12-06).
 _THEIR_TREASURE = re.compile(
-    r"\b(?:i treasure|treasure most|most precious|i never let it|i(?:'d| would) run into)\b", re.I
+    r"\b(?:i treasure|treasure most|most precious|i never let it|i(?:'d| would) run into|"
+    r"all i have left|never left my side|i always carry)\b",
+    re.I,
 )
 _KEEPS_IT = re.compile(
     # "I'll keep it close." to a token they never let out of their sight (held-out seed 86753).
@@ -181,12 +201,27 @@ _TAKES_ON_ITS_KEEPING = re.compile(
     # half-starved (held-out seed 63341): its finding and feeding told as the NPC's.
     r"|\b[Ii]\s+(?:made sure to|always|have|'ve|used to)\s+(?:feed|fed|take care of|took care of|"
     r"looked after|look after)\s+(?:her|him|it|them|[A-Z][a-z]+)\b"
+    # "It's a bit sad, but I still have her." to an old cat (held-out seed 97301).
+    r"|\b[Ii]\s+(?:still\s+)?(?:have|keep|own)\s+(?:her|him)\b"
 )
+
+
+def _their_animal_doing_as_mine(reply: str, line: str) -> bool:
+    """What their animal does to them, said as the NPC doing it to them: "I follow you, Talia."
+    to "my horse is called Noodle, and he follows me everywhere" (held-out seed 97301)."""
+    for verb in re.findall(r"\b(?:he|she|it)\s+([a-z]+?)e?s\s+me\b", line[:2000], re.I):
+        if re.search(rf"\bi\s+{re.escape(verb)}e?\s+you\b", reply[:2000], re.IGNORECASE):
+            return True
+    return False
+
 
 # "Oh, Ysolde. I've been looking for that key all day! It was so important to me." to "my most
 # precious possession is an iron key ..." (held-out seed 92821).
 _DEAR_TO_ME = re.compile(
-    r"\b(?:important|precious|special|dear) to me\b|\bi(?:'ve| have) been looking for (?:that|the)\b",
+    r"\b(?:important|precious|special|dear) to me\b|\bi(?:'ve| have) been looking for (?:that|the)\b"
+    # "I know about the red silk scarf that I love and cherish.", "I see it as a reminder of my
+    # family" (held-out busy seed 18443)
+    r"|\bthat i (?:love|cherish|treasure)\b|\ba reminder of my\b",
     re.IGNORECASE,
 )
 
@@ -242,6 +277,16 @@ _ASKS_OWN = re.compile(r"\b(?:i|i'm|my|me)\b", re.IGNORECASE)
 _NOT_KNOWING_MINE = re.compile(
     r"\b(?:don'?t|do not|can'?t|cannot|couldn'?t) (?:remember|recall|know|say|tell)\b"
     r"(?:(?!\byou\b|\byour\b)[^.?!])*\b(?:me|my|myself)\b",
+    re.IGNORECASE,
+)
+
+
+# Asked about their own life, the NPC's not knowing said as theirs: "You have no idea what your
+# most precious possession is." to a newcomer, "you don't even know if you have anything to
+# treasure at all" (held-out seed 97301).
+_NOT_KNOWING_YOURS = re.compile(
+    r"\byou (?:have no idea|(?:don'?t|do not) (?:even |really )?know (?:what|if|whether|who|where|"
+    r"how))\b",
     re.IGNORECASE,
 )
 
@@ -316,7 +361,8 @@ _THEIRS_RECALLED_AS_MINE = re.compile(
 )
 # "I'm sorry, I don't understand what you are telling you." (held-out seed 81737)
 _TELLING_YOU = re.compile(
-    r"\byou(?:'re| are) (?:telling|asking) you\b"
+    r"\byou(?:'re| are)? (?:tell|tells|telling|told|ask|asks|asking|asked) you\b"
+    # "You tell you that Pebble is a cat in your tavern who hates the rain." (seed 97301)
     # "You know nothing about what frightens you. You never told you." to a newcomer (held-out
     # busy seed 24683): the prompt's note of what it was never told, said as theirs.
     r"|\byou (?:never|didn'?t|did not) (?:told|tell) you\b|\byou know nothing (?:about|of) what\b",
@@ -350,9 +396,10 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if _their_aim_as_mine(reply, line):
         return True
-    if _MISHAP.search(line) and _CAREFUL_NEXT_TIME.search(reply):
+    if _MISHAP.search(line) and (_CAREFUL_NEXT_TIME.search(reply) or _OWN_FALL.search(reply)):
         return True
-    if _TAKES_UP.search(reply) and _OWN_PLAN.search(line) and not _INVITES.search(line):
+    takes_up = _TAKES_UP.search(reply) and _OWN_PLAN.search(line)
+    if (takes_up or _their_plan_as_mine(reply, line)) and not _INVITES.search(line):
         return True
     if _VOWS.search(reply) and _THEIR_AIM.search(line) and not is_question(line):
         return True
@@ -360,7 +407,7 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if (
         _THEIR_ANIMAL.search(line)
-        and _TAKES_ON_ITS_KEEPING.search(reply)
+        and (_TAKES_ON_ITS_KEEPING.search(reply) or _their_animal_doing_as_mine(reply, line))
         and not _INVITES.search(line)
     ):
         return True
@@ -373,6 +420,7 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         and _ASKS_OWN.search(line)
         and (
             _NOT_KNOWING_MINE.search(reply)
+            or _NOT_KNOWING_YOURS.search(reply)
             or _NEVER_TOLD_MINE.search(reply)
             or _NEVER_TOLD_BARE.search(reply)
             or _NEVER_TOLD_YOURS.search(reply)

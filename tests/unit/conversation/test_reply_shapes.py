@@ -189,6 +189,9 @@ FORGE = KnowledgeLine("At his forge Voss mends a tool for two copper.", "trade")
         ("Maren", ROOM, "Could I get a room?", "Aye, five copper a night, love.", False),
         ("Voss", FORGE, "What do you charge, Voss?", "I forge tools and blades.", True),
         ("Voss", FORGE, "What do you charge, Voss?", "Two copper to mend a tool.", False),
+        # Held-out seed 97301: the baker's bread, priced as Voss's.
+        ("Voss", FORGE, "What do you charge, Voss?", "A loaf of bread for one copper, Ada.", True),
+        ("Voss", FORGE, "What do you charge, Voss?", "Two copper, Ada.", False),
     ],
 )
 def test_asked_a_price_a_reply_without_one_did_not_know_its_wares(npc, fact, line, reply, unknown):

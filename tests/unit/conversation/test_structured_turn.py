@@ -195,9 +195,10 @@ def test_twice_empty_is_an_error_and_a_failed_retry_keeps_the_first_reply():
     result = run_turn(turn_input(), conf("tags"), FakeClient('[[OPINION:"x"]]'))
     assert not result.ok and result.error == "empty reply after tags"
     usage = Usage("voice", "conversation", "fake", ok=False)
-    client = FakeClient("Maren smiles.", LLMError("down", usage))
+    client = FakeClient("Maren smiles at the clocks.", LLMError("down", usage))
     result = run_turn(turn_input(), conf("tags"), client)
-    assert result.ok and result.parsed.text == "Maren smiles."
+    assert len(client.requests) == 2
+    assert result.ok and result.parsed.text == "Maren smiles at the clocks."
 
 
 def test_a_reply_spoken_as_the_player_is_asked_again():

@@ -188,6 +188,12 @@ def test_a_players_fact_travels_only_as_its_teller_holds_it():
         ("Benedikt nearly slipped on the cobbles.", True),
         ("Tobin the tollkeeper got into a brawl and lost a tooth.", False),
         ("Harlan fell off his roof and broke his leg.", False),
+        # Held-out seed 97301: the way here and the weather, passed on by Lyra to two NPCs.
+        ("The walk up from the docks was longer than Honora remembered.", True),
+        ("Honora found the wind off the river bitter tonight.", True),
+        ("The road was full of pilgrims when Honora came.", True),
+        ("Honora was robbed on the north road.", False),
+        ("Honora's mill was flooded when the river rose.", False),
     ],
 )
 def test_how_someone_was_for_an_hour_is_no_news(fact, talk):

@@ -1,0 +1,297 @@
+"""Replies of held-out seed 97301 (a report run, 2026-12-07): the NPC's own facts said in its
+prompt's words, the player's home and trade taken as the NPC's, "You tell you"."""
+
+import numpy as np
+import pytest
+
+from omniira_evennia.conversation import guard, plain_lines, trades
+from omniira_evennia.conversation.prompts import Identity
+from omniira_evennia.conversation.turn import run_turn
+from omniira_evennia.conversation.voice import slips
+from omniira_evennia.knowledge.facts import KnowledgeRecord
+from omniira_evennia.knowledge.selection import KnowledgeIndex, KnowledgeView
+from tests.support.voice_turn import FakeClient, conf, turn_input
+
+LYRA_SONGS = (
+    "You sing the old river ballads, 'The Miller's Daughter' and 'Grey Gull Over the Weir', and "
+    "play reels for dancing in the evenings."
+)
+WREN_HOME = (
+    "You are from the hill country, where your grandmother taught you herb-lore; you came to "
+    "town five springs ago."
+)
+
+
+LYRA_WHO = (
+    "You are staying at the tavern this season; mornings and afternoons you play for coins at "
+    "the market."
+)
+
+
+def lyra_asked(line):
+    """A turn of Lyra's, her own facts in her knowledge (no memory, any embedding)."""
+    records = [
+        KnowledgeRecord(1, "who_lyra", LYRA_WHO, "people", scope="npc", scope_token="n1"),
+        KnowledgeRecord(2, "lyra_songs", LYRA_SONGS, "trade", scope="npc", scope_token="n1"),
+    ]
+    matrix = np.full((2, 384), 0.05, dtype=np.float32)
+    inp = turn_input(line)
+    inp.context.identity = Identity("Lyra", "bard")
+    inp.knowledge = KnowledgeView(groups=[KnowledgeIndex("n1", records, matrix, [True, True])])
+    return inp
+
+
+def test_asked_her_trade_her_own_fact_in_its_own_words_is_said_not_taken_for_a_recital():
+    """Lyra's own fact, word for word as her knowledge has it, was taken for her prompt read
+    out; the second try said "Now there's a question, Quill. I'm not sure." of her trade."""
+    reply = (
+        "I am staying at the tavern this season; mornings and afternoons I play for coins at the "
+        "market."
+    )
+    client = FakeClient(reply, "Now there's a question, Ada. I'm not sure.")
+    said = run_turn(lyra_asked("What's your line of work?"), conf("speech"), client).parsed.text
+    assert plain_lines.in_own_voice(LYRA_WHO) in client.requests[0]["messages"][0]["content"]
+    assert len(client.requests) == 1
+    assert said == reply
+
+
+def test_not_sure_of_her_own_trade_she_says_it():
+    unsure = "Now there's a question, Ada. I'm not sure."
+    client = FakeClient(unsure, unsure)
+    said = run_turn(lyra_asked("What keeps you busy all day, Lyra?"), conf("speech"), client)
+    assert len(client.requests) == 2
+    assert said.parsed.text == plain_lines.in_own_voice(LYRA_WHO)
+    assert "I play for coins at the market" in said.parsed.text
+
+
+def test_the_instructions_read_out_are_still_a_recital_beside_its_facts():
+    messages = [
+        {
+            "role": "system",
+            "content": "Answer what the person talking to you just said in one to three short "
+            "sentences, as yourself. " + LYRA_SONGS,
+        }
+    ]
+    read_out = (
+        "I answer what the person talking to you just said in one to three short sentences, "
+        "as yourself."
+    )
+    assert guard.recites_the_prompt(read_out, messages, [LYRA_SONGS])
+    own = "I sing the old river ballads, 'The Miller's Daughter' and 'Grey Gull Over the Weir'."
+    assert guard.recites_the_prompt(own, messages)  # with nothing sayable, as before
+    assert not guard.recites_the_prompt(own, messages, [LYRA_SONGS])
+
+
+def test_their_home_given_as_its_own_without_an_i_is_a_misstated_home():
+    line = "Where are you from, Wren?"
+    names = ["Wren", "Talia"]
+    gave = "From Brackenridge, two weeks' ride to the west."
+    assert plain_lines.misstated_home(gave, line, [WREN_HOME], names) == [gave]
+    own = "From the hill country, where my grandmother taught me herb-lore."
+    assert plain_lines.misstated_home(own, line, [WREN_HOME], names) == []
+
+
+def test_the_trade_they_gave_themselves_said_as_the_npcs_is_a_slip():
+    line = "By trade I am a cobbler; I make and mend shoes, day in, day out."
+    claimed = "Cobbler's trade is a fulfilling part of my life, Talia."
+    assert trades.their_trade_as_mine(claimed, line) == [claimed]
+    assert "claims_their_words" in slips(claimed, line, "Wren", "Talia")
+    back = "A cobbler! You must know every boot in town, Talia."
+    assert trades.their_trade_as_mine(back, line) == []
+    assert trades.their_trade_as_mine("I need a new pair of boots.", line) == []
+    assert trades.their_trade_as_mine("I'm a stranger too.", "I'm a stranger in town.") == []
+
+
+def test_you_tell_you_is_a_swap():
+    line = "Good evening, Lyra, my cat is called Pebble, and she hates the rain."
+    reply = "You tell you that Pebble is a cat in your tavern who hates the rain."
+    assert "swaps_i_and_you" in slips(reply, line, "Lyra", "Quill")
+    fine = "You said you'd keep her in when it rains, Quill."
+    assert "swaps_i_and_you" not in slips(fine, line, "Lyra", "Quill")
+
+
+@pytest.mark.parametrize(
+    "reply, line, ignored",
+    [
+        (
+            "It's a busy day, isn't it?",
+            "Eggs makes me break out in a rash, so keep it off my plate.",
+            True,
+        ),
+        (
+            "I'm just a blacksmith.",
+            "I have a clever parrot named Whisker; she sleeps by my bed.",
+            True,
+        ),
+        (
+            "Aldous the reeve is the town's keeper, and he keeps the market rules and peace.",
+            "Nuts makes me break out in a rash, so keep it off my plate.",
+            True,
+        ),
+        (
+            "Lyra is in trouble, Talia.",
+            "I came here from Brackenridge, two weeks' ride west.",
+            True,
+        ),
+        ("Is that so, Brielle? I'll remember that.", "My aunt Agatha sails on the barges.", False),
+        (
+            "It sounds a pretty place, with its green hills.",
+            "I grew up in the hill country.",
+            False,
+        ),
+        (
+            "Mine too, Bryn. Sit by the fire a while.",
+            "My knees ache whenever the rain comes.",
+            False,
+        ),
+        ("Oh dear, poor thing.", "My tortoise was half-starved when I found her.", False),
+        ("The barges are slow this time of year.", "My aunt Agatha sails on the barges.", False),
+        ("Welcome to the Lantern & Lane.", "Good evening, Maren.", False),
+        ("It leads to Vellmoor.", "Where does the road out of town lead?", False),
+    ],
+)
+def test_a_telling_met_with_something_else_altogether_is_shrugged_off(reply, line, ignored):
+    found = slips(reply, line, "Maren", "Talia")
+    assert ("shrugs_off_a_statement" in found) is ignored
+
+
+@pytest.mark.parametrize(
+    "reply, line, swapped",
+    [
+        ("You have no idea what your most precious possession is.", "What do I treasure?", True),
+        (
+            "I don't know what you treasure most, you don't even know if you have anything.",
+            "Do you remember what I treasure most?",
+            True,
+        ),
+        ("You never told me what you treasure most, Talia.", "What do I treasure most?", False),
+        ("I follow you, Talia.", "My horse is called Noodle, and he follows me everywhere.", True),
+        ("A horse that follows you is a friend.", "My horse Noodle follows me everywhere.", False),
+        ("It's a bit sad, but I still have her.", "I keep a cat called Inkpot; she is old.", True),
+        ("I agree, Talia. I'll rest a little bit.", "I think I'll sit and rest my legs.", True),
+        ("Rest as long as you like, Talia.", "I think I'll sit and rest my legs.", False),
+        ("I'll bring you a stool.", "I think I'll sit and rest my legs.", False),
+    ],
+)
+def test_their_not_knowing_and_their_animal_said_as_the_npcs_are_swaps(reply, line, swapped):
+    assert ("swaps_i_and_you" in slips(reply, line, "Wren", "Talia")) is swapped
+
+
+def test_the_notes_their_after_their_name_is_said_to_them_as_your():
+    note = "Eggs makes Finnegan break out in a rash, so keep it off their plate."
+    said = plain_lines.remembered_line(note, "Finnegan")
+    assert said == "I remember: Eggs makes you break out in a rash, so keep it off your plate."
+    assert plain_lines.remembered_line("The twins lost their dog.", "Finnegan").endswith(
+        "their dog."
+    )
+
+
+def test_what_it_remembers_of_them_said_as_its_own_is_a_slip_their_quoted_words_are_not():
+    from omniira_evennia.conversation.prompts import MemoryLine, PromptContext
+
+    note = 'Talia said: "By trade I am a cobbler; I make and mend shoes, day in, day out."'
+    ctx = PromptContext(
+        identity=Identity("Wren", "herbalist"),
+        speaker_name="Talia",
+        message="Wren, what is my trade, do you recall?",
+        memories=[MemoryLine(note)],
+    )
+    claimed = "It's a cobbler, isn't it? I make and mend shoes every day, just like you."
+    assert dict(guard.knowing_slips(claimed, ctx))[trades.THEIRS_AS_MINE] == [
+        "I make and mend shoes every day, just like you."
+    ]
+    quoted = f'You told me so yourself, Talia: "{note.split(": ", 1)[1].strip(chr(34))}"'
+    assert dict(guard.knowing_slips(quoted, ctx))[trades.THEIRS_AS_MINE] == []
+    third = "I am a cobbler too, Talia."
+    ctx.memories = [MemoryLine("Talia is a cobbler.")]
+    assert dict(guard.knowing_slips(third, ctx))[trades.THEIRS_AS_MINE] == [third]
+
+
+# Held-out busy seed 18443, read while it ran (2026-12-07).
+LYRA_YEARS = (
+    "You came to Wickham Cross with the spring thaw; you are from the river towns to the south."
+)
+MAREN_YEARS = (
+    "You have kept the Lantern & Lane for twelve years; you are from Wickham Cross, born and "
+    "raised."
+)
+
+
+@pytest.mark.parametrize(
+    "reply, line, own, wrong",
+    [
+        (
+            "I have been in town for over a year now.",
+            "How long have you been in town?",
+            LYRA_YEARS,
+            True,
+        ),
+        ("A couple of weeks now.", "How long have you been here, Lyra?", LYRA_YEARS, True),
+        ("Since the spring thaw.", "How long have you been here, Lyra?", LYRA_YEARS, False),
+        ("Twelve years this spring.", "How long have you kept this place?", MAREN_YEARS, False),
+    ],
+)
+def test_a_year_or_a_couple_of_weeks_is_a_count_of_its_own_time(reply, line, own, wrong):
+    assert bool(plain_lines.misstated_years(reply, line, [own])) is wrong
+
+
+def test_all_its_life_here_from_one_who_came_here_misstates_its_home():
+    said = "Yes, I have lived in this town all my life."
+    line = "Have you always lived in this town?"
+    assert plain_lines.misstated_home(said, line, [LYRA_YEARS], ["Lyra", "Niall"]) == [said]
+    assert plain_lines.misstated_home(said, line, [MAREN_YEARS], ["Maren", "Niall"]) == []
+
+
+@pytest.mark.parametrize(
+    "reply, line, swapped",
+    [
+        (
+            "I know about the red silk scarf that I love and cherish.",
+            "The thing I treasure most is a red silk scarf; it has never left my side.",
+            True,
+        ),
+        (
+            "I see it as a reminder of my family, though I don't know what it means.",
+            "I always carry a red silk scarf; it is all I have left of home.",
+            True,
+        ),
+        (
+            "A scarf like that is worth keeping close.",
+            "I always carry a red silk scarf; it is all I have left of home.",
+            False,
+        ),
+        (
+            "I didn't think I would fall, but I did.",
+            "I nearly slipped on the cobbles outside.",
+            True,
+        ),
+        (
+            "Mind the cobbles, they're slick tonight.",
+            "I nearly slipped on the cobbles outside.",
+            False,
+        ),
+    ],
+)
+def test_their_treasure_or_their_fall_said_as_the_npcs_is_a_swap(reply, line, swapped):
+    assert ("swaps_i_and_you" in slips(reply, line, "Voss", "Ilsa")) is swapped
+
+
+def test_a_bare_yes_to_a_question_of_its_own_life_is_mended_to_its_fact():
+    kin = (
+        "You are not married and live alone above the forge; your brother builds boats on the "
+        "coast."
+    )
+    line = "Is anyone waiting for you at home?"
+    assert plain_lines.forgets_own_life("Yes, Idris.", line, [kin]) == ["Yes, Idris."]
+    told = "No, Idris. My brother builds boats on the coast."
+    assert plain_lines.forgets_own_life(told, line, [kin]) == []
+    assert plain_lines.forgets_own_life("Yes, Idris.", "Have you had a long day?", [kin]) == []
+
+
+def test_the_notes_she_is_them_when_nobody_else_is_named():
+    note = "Nell writes letters for folk who cannot for a living; she is a scribe."
+    assert plain_lines.remembered_line(note, "Nell") == (
+        "I remember: you write letters for folk who cannot for a living; you are a scribe."
+    )
+    pet = "Nell keeps a cat called Pebble; she is old."
+    assert plain_lines.remembered_line(pet, "Nell").endswith("she is old.")
