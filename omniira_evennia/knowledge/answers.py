@@ -96,6 +96,18 @@ def own_life(view: KnowledgeView | None, now: float | None = None) -> list[str]:
     ]
 
 
+def own_trade(view: KnowledgeView | None, now: float | None = None) -> list[str]:
+    """The NPC's own wares and prices (its own scope, category "trade", no secret): asked its
+    prices, they are in front of it whether or not a line brought them up."""
+    if view is None:
+        return []
+    return [
+        r.text
+        for r in view.shown(now, scope="npc")
+        if r.scope == "npc" and not r.guard and r.category == "trade"
+    ]
+
+
 def doubts(
     view: KnowledgeView | None, line: str, now: float | None, ignore=()
 ) -> list[Contradiction]:

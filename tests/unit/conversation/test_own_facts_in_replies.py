@@ -295,3 +295,88 @@ def test_the_notes_she_is_them_when_nobody_else_is_named():
     )
     pet = "Nell keeps a cat called Pebble; she is old."
     assert plain_lines.remembered_line(pet, "Nell").endswith("she is old.")
+
+
+def test_all_they_have_left_is_all_you_have_left_said_to_them():
+    note = "Ilsa always carries a red silk scarf; it is all they have left of home."
+    assert plain_lines.remembered_line(note, "Ilsa") == (
+        "I remember: you always carry a red silk scarf; it is all you have left of home."
+    )
+    twins = plain_lines.remembered_line("Ilsa says the twins are back; they are tired.", "Ilsa")
+    assert twins.endswith("they are tired.")
+
+
+def test_the_questions_own_words_back_about_its_own_life_are_mended_to_its_fact():
+    """Held-out seed 39119: "Yes, Berwyn, I have family here." from Wren, whose grandmother is
+    in the hill country."""
+    kin = "You are not married; your grandmother still lives in the hill country."
+    said = "Yes, Berwyn, I have family here."
+    assert plain_lines.forgets_own_life(said, "Do you have family here?", [kin]) == [said]
+    told = "My grandmother lives in the hill country, Berwyn."
+    assert plain_lines.forgets_own_life(told, "Do you have family here?", [kin]) == []
+
+
+# Held-out seed 39119 (a report run, 2026-12-07; fixed after it).
+
+
+def test_asked_its_prices_its_own_wares_are_in_the_prompt_chosen_or_not():
+    from omniira_evennia.conversation.turn_context import retrieve_knowledge
+    from omniira_evennia.conversation.wares import asks_of_its_wares
+
+    forge = "At his forge Voss mends a tool for two copper and sells a good knife for one silver."
+    records = [KnowledgeRecord(1, "forge", forge, "trade", scope="npc", scope_token="n1")]
+    view = KnowledgeView(
+        groups=[KnowledgeIndex("n1", records, np.eye(1, 8, dtype=np.float32), [True])]
+    )
+    settings = conf("speech")
+    settings.KNOWLEDGE_SLOTS = 0  # nothing chosen by retrieval
+    for line, shown in [("What do you charge, Voss?", True), ("The wind is bitter.", False)]:
+        inp = turn_input(line)
+        inp.knowledge = view
+        retrieve_knowledge(inp, settings, type("V", (), {"query": None})())
+        assert ([k.text for k in inp.context.knowledge] == [forge]) is shown
+        assert asks_of_its_wares(line) is shown
+
+
+def test_born_in_the_town_it_only_came_to_misstates_its_home():
+    lyra = (
+        "You came to Wickham Cross with the spring thaw; you are from the river towns to the south."
+    )
+    said = "Yes, Araminta, I was born in Wickham Cross."
+    line = "Were you born around here?"
+    assert plain_lines.misstated_home(said, line, [lyra], ["Lyra", "Araminta"]) == [said]
+    assert plain_lines.misstated_home(said, line, [MAREN_YEARS], ["Maren", "Araminta"]) == []
+    own = "I was born in the river towns to the south."
+    assert plain_lines.misstated_home(own, line, [lyra], ["Lyra", "Araminta"]) == []
+
+
+@pytest.mark.parametrize(
+    "reply, line, swapped",
+    [
+        ("I grew up in a fishing village on the coast.", "Which town did I grow up in?", True),
+        ("You grew up in Saltmere, Urien.", "Which town did I grow up in?", False),
+        (
+            "I love Otis, Araminta. He's been my best friend forever.",
+            "My tortoise is called Otis, and he is getting old and slow.",
+            True,
+        ),
+        (
+            "You are afraid of milk, as you remember.",
+            "One thing: I can't touch milk, it makes me sick.",
+            True,
+        ),
+    ],
+)
+def test_their_question_their_pet_and_the_npcs_remembering_turned_round_are_swaps(
+    reply, line, swapped
+):
+    assert ("swaps_i_and_you" in slips(reply, line, "Voss", "Urien")) is swapped
+
+
+def test_asked_what_it_likes_best_a_reply_with_nothing_of_it_is_mended_to_its_fact():
+    likes = "Your favourite part of the day is a market morning, when the crowd stops to listen."
+    line = "What do you like most about this town?"
+    other = "The Lantern & Lane is a charming town with a great atmosphere and interesting history."
+    assert plain_lines.forgets_own_life(other, line, [likes]) == [other]
+    assert plain_lines.forgets_own_life("The crowds on a market morning.", line, [likes]) == []
+    assert plain_lines.own_life_line(line, [likes]) == plain_lines.in_own_voice(likes)
