@@ -108,7 +108,9 @@ def introduces_itself(reply: str, line: str, npc: str) -> bool:
 _TAKES_IT_IN = re.compile(
     r"\b(?:remember|mind|see|so|noted|understand|know|hear|heard|imagine|believe|sorry|poor|"
     r"shame|pity|lovely|wonderful|glad|sad|terrible|awful|nice|fine|good|dear|indeed|really|true|"
-    r"interesting|well done|congratulations|mine too|me too|same)\b",
+    r"interesting|well done|congratulations|mine too|me too|same|"
+    # Agreeing takes it in: "Aye, it's a steep climb." to a long walk up from the docks.
+    r"aye|yes)\b",
     re.IGNORECASE,
 )
 _TO_THEM = re.compile(r"\byou(?:r|rs|'re|'ve|'ll|'d)?\b", re.IGNORECASE)

@@ -148,6 +148,11 @@ def test_you_tell_you_is_a_swap():
         ("The barges are slow this time of year.", "My aunt Agatha sails on the barges.", False),
         ("Welcome to the Lantern & Lane.", "Good evening, Maren.", False),
         ("It leads to Vellmoor.", "Where does the road out of town lead?", False),
+        (
+            "Aye, it's a steep climb.",
+            "The walk up from the docks was longer than I remembered.",
+            False,
+        ),
     ],
 )
 def test_a_telling_met_with_something_else_altogether_is_shrugged_off(reply, line, ignored):
