@@ -181,7 +181,9 @@ def _of_itself(reply: str, npc: str) -> bool:
             rf"would|can|does|doesn't|says|don't|never|always|wants|dreams|hopes|means|plans|"
             rf"fears|loves|likes|"
             # "During the day, Lyra plays at the tavern." from Lyra (held-out seed 84211).
-            rf"plays|sings|makes|mends|tends|brews|serves|stays|sleeps|goes|comes|knows|thinks)\b"
+            rf"plays|sings|makes|mends|tends|brews|serves|stays|sleeps|goes|comes|knows|thinks|"
+            # "At his forge, Voss charges two copper ..." from Voss (telnet trial, 2026-12-07)
+            rf"[a-z]{{2,}}[^su\W]s)\b"
             # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
             rf"|\b{re.escape(npc)}'s\b"
             # "Yes, Voss says." from Voss (held-out seed 38261).

@@ -385,3 +385,12 @@ def test_asked_what_it_likes_best_a_reply_with_nothing_of_it_is_mended_to_its_fa
     assert plain_lines.forgets_own_life(other, line, [likes]) == [other]
     assert plain_lines.forgets_own_life("The crowds on a market morning.", line, [likes]) == []
     assert plain_lines.own_life_line(line, [likes]) == plain_lines.in_own_voice(likes)
+
+
+def test_its_own_prices_said_of_itself_by_name_is_the_third_person():
+    """Telnet trial, 2026-12-07, on a busy machine: Voss read his knowledge out of himself."""
+    said = "At his forge, Voss charges two copper for a tool and one silver for a knife."
+    assert "third_person_self" in slips(said, "Voss, what do you charge?", "Voss", "Ilsabet")
+    assert "third_person_self" not in slips(
+        "I charge two copper, Ilsabet.", "Voss, what do you charge?", "Voss", "Ilsabet"
+    )

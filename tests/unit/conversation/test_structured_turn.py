@@ -195,10 +195,18 @@ def test_twice_empty_is_an_error_and_a_failed_retry_keeps_the_first_reply():
     result = run_turn(turn_input(), conf("tags"), FakeClient('[[OPINION:"x"]]'))
     assert not result.ok and result.error == "empty reply after tags"
     usage = Usage("voice", "conversation", "fake", ok=False)
-    client = FakeClient("Maren smiles at the clocks.", LLMError("down", usage))
+    # An essay is asked again; the retry fails, and the first reply's first sentences stand.
+    essay = (
+        "Clocks, is it? Handy work that, Ada. My grandfather kept a clock on the mantel that "
+        "never once ran on time, and he grumbled at it every single morning of his long life, "
+        "but he would never let anyone else wind it or mend it, not even the old clockmaker "
+        "from the market who offered him twice. He said it kept the family's own hours."
+    )
+    client = FakeClient(essay, LLMError("down", usage))
     result = run_turn(turn_input(), conf("tags"), client)
     assert len(client.requests) == 2
-    assert result.ok and result.parsed.text == "Maren smiles at the clocks."
+    assert result.ok and result.parsed.text.startswith("Clocks, is it?")
+    assert "grandfather" not in result.parsed.text
 
 
 def test_a_reply_spoken_as_the_player_is_asked_again():
