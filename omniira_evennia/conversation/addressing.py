@@ -106,7 +106,9 @@ def introduces_itself(reply: str, line: str, npc: str) -> bool:
 # Words that take in what was told, whatever it was: "Is that so? I'll remember that.", "Oh dear,
 # poor thing.", "Mine too.".
 _TAKES_IT_IN = re.compile(
-    r"\b(?:remember|mind|see|so|noted|understand|know|hear|heard|imagine|believe|sorry|poor|"
+    # "I see." takes it in; "I see the old stone bridge." to a long walk does not (seed 62219).
+    r"\bsee\b(?!\s+(?:the|a|an|some|that|those|this)\b)|"
+    r"\b(?:remember|mind|so|noted|understand|know|hear|heard|imagine|believe|sorry|poor|"
     r"shame|pity|lovely|wonderful|glad|sad|terrible|awful|nice|fine|good|dear|indeed|really|true|"
     r"interesting|well done|congratulations|mine too|me too|same|"
     # Agreeing takes it in: "Aye, it's a steep climb." to a long walk up from the docks.

@@ -219,7 +219,7 @@ _YEARS_SAID = re.compile(
     r"\b(?P<count>\d{1,3}|a couple of|a few|an?|" + "|".join(NUMBERS) + r")\s+"
     # Days and weeks too: "I have been in town for two days, Perrin." from Lyra, who came with
     # the spring thaw (telnet trial, 2026-12-06 night).
-    r"(?:years?|springs?|winters?|summers?|months?|weeks?|days?)\b",
+    r"(?:years?|decades?|springs?|winters?|summers?|months?|weeks?|days?)\b",
     re.IGNORECASE,
 )
 MISSTATES_ITS_YEARS = "misstates_its_own_years"  # the slip's name (guard.knowing_slips)

@@ -148,6 +148,8 @@ def test_you_tell_you_is_a_swap():
         ("The barges are slow this time of year.", "My aunt Agatha sails on the barges.", False),
         ("Welcome to the Lantern & Lane.", "Good evening, Maren.", False),
         ("It leads to Vellmoor.", "Where does the road out of town lead?", False),
+        ("I see the old stone bridge.", "The walk up from the docks was long for me.", True),
+        ("I see. A long walk, then.", "The walk up from the docks was long for me.", False),
         (
             "Aye, it's a steep climb.",
             "The walk up from the docks was longer than I remembered.",
@@ -393,4 +395,23 @@ def test_its_own_prices_said_of_itself_by_name_is_the_third_person():
     assert "third_person_self" in slips(said, "Voss, what do you charge?", "Voss", "Ilsabet")
     assert "third_person_self" not in slips(
         "I charge two copper, Ilsabet.", "Voss, what do you charge?", "Voss", "Ilsabet"
+    )
+
+
+def test_over_a_decade_is_a_count_of_its_years_too():
+    """Held-out seed 62219: "I've been here for over a decade, Osric." from Voss, nine years."""
+    voss = "You came to Wickham Cross nine years ago and built the forge yourself."
+    line = "Voss, how many years have you been doing this?"
+    said = "I've been here for over a decade, Osric."
+    assert plain_lines.misstated_years(said, line, [voss]) == [said]
+    assert plain_lines.misstated_years("Nine years, Osric.", line, [voss]) == []
+
+
+def test_cannot_provide_you_with_a_memory_is_an_assistants_voice():
+    said = (
+        "You haven't mentioned what you cannot eat, so I cannot provide you with a memory or an "
+        "answer to your question."
+    )
+    assert "assistant_voice" in slips(
+        said, "Maren, what can't I eat, do you remember?", "Maren", "Ada"
     )
