@@ -133,5 +133,5 @@ REMINDER = re.compile(
     r"\S+ told you of something hard|Say of the people of this town|"
     r"There is no such thing in your world|\S+ said this of themselves|"
     r"Say how long you have been here|Say it as \S+ would across|\S+ is the one leaving|"
-    r"Answer \S+ yourself, as)"
+    r"Answer \S+ yourself, as|What you remember of \S+ is)"
 )

@@ -415,3 +415,13 @@ def test_cannot_provide_you_with_a_memory_is_an_assistants_voice():
     assert "assistant_voice" in slips(
         said, "Maren, what can't I eat, do you remember?", "Maren", "Ada"
     )
+
+
+def test_every_slip_reminder_is_known_as_a_reminder_and_never_kept_as_a_note():
+    """The reminder of a claimed memory (trades.THEIRS_AS_MINE) was missing from REMINDER, so a
+    note quoting it would have been kept."""
+    from omniira_evennia.conversation import reminders
+
+    for slip, template in reminders._SLIP_REMINDERS.items():
+        said = template.format(name="Maren", speaker="Ada")
+        assert reminders.REMINDER.search(said), slip
