@@ -338,7 +338,8 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
     """Asked of its own life with a fact of it at hand, the sentences of `reply` that say it
     does not know: "I'm sorry, I don't know the answer to that." to "How long have you been
     here, Wren?" (held-out seed 81737)."""
-    if not own_life_fact(line, own_facts):
+    fact = own_life_fact(line, own_facts)
+    if not fact:
         return []
     sentences = sentence_list(reply[:MAX_CHARS])
     # A bare "Yes, Idris." to "Is anyone waiting for you at home?" from Voss, who lives alone
@@ -348,7 +349,7 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
     asked = set(re.findall(r"[a-z']+", line[:MAX_CHARS].lower()))
     if words and words <= _BARE_ANSWER | _named(reply) | asked:
         return sentences
-    favourite, fact = _OWN_LIFE[3][0], own_life_fact(line, own_facts)
+    favourite = _OWN_LIFE[3][0]
     if re.search(favourite, line[:MAX_CHARS], re.I) and not (
         content_stems(reply[:MAX_CHARS]) & (content_stems(fact) - content_stems(line[:MAX_CHARS]))
     ):

@@ -33,7 +33,9 @@ from omniira_evennia.conversation.words import (
     FIRST_PERSON,
     capped,
     content_stems,
+    first_person_runs,
     sentence_list,
+    words_of,
 )
 
 ANOTHERS_TRADE = "claims_anothers_trade"  # the slip's name (guard.slips_of)
@@ -172,27 +174,17 @@ def remembered_as_mine(reply: str, remembered: list[str], speaker: str) -> list[
     of what it remembers of the speaker: "It's a cobbler, isn't it? I make and mend shoes every
     day, just like you." to "What is my trade, do you recall?" (held-out seed 97301)."""
     unquoted = re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', " ", capped(reply))  # their words quoted
+    sentences = [(sentence, words_of(sentence)) for sentence in sentence_list(unquoted)]
     found = []
     for note in remembered:
         note = capped(note)
         if speaker:  # "Talia is a cobbler" is their "I am a cobbler"
             note = re.sub(rf"\b{re.escape(speaker)} (?:is|works as)\b", "I am", note)
-        runs = [" ".join(m.groups()) for m in _FIRST_PERSON_RUN.finditer(note.lower())]
-        runs = [r for r in runs if not set(r.split()) <= _ANYONES]
-        for sentence in sentence_list(unquoted):
-            said = " ".join(re.findall(r"[a-z']+", sentence.lower()))
-            if their_trade_as_mine(sentence, note) or any(f"i {r}" in said for r in runs):
+        runs = first_person_runs(note)
+        for sentence, said in sentences:
+            if their_trade_as_mine(sentence, note) or any(run in said for run in runs):
                 found.append(sentence)
     return list(dict.fromkeys(found))
-
-
-_FIRST_PERSON_RUN = re.compile(r"\bi\s+([a-z']+)\s+([a-z']+)\s+([a-z']+)")
-# Words anyone's "I ..." is made of: "I don't know what" is nobody's fact.
-_ANYONES = set(
-    "a an the to of in on at it is was am be been do don't did not no know what that this think "
-    "mean see understand sure can can't cannot could will would have had just so very you your "
-    "me my i want like need".split()
-)
 
 
 def their_trade_as_mine(reply: str, line: str) -> list[str]:

@@ -69,8 +69,10 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
     admits_not_knowing,
     capped,
     content_stems,
+    first_person_runs,
     is_question,
     sentence_list,
+    words_of,
 )
 
 RESTATED = "restated"  # the slip of the line given back (the retry has its own reminder)
@@ -320,29 +322,10 @@ _REPORTS = re.compile(
 _ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|knew)\b", re.I)
 
 
-# "I" and the three words after it, in the player's line: the same four words in the reply
-# are the player's fact (or feeling) taken as the NPC's own.
-_FIRST_PERSON_RUN = re.compile(r"\bi\s+([a-z']+)\s+([a-z']+)\s+([a-z']+)", re.IGNORECASE)
-
-
-_PLAIN_WORDS = set(
-    "a an the to of in on at it is was am be been do don't did not no know what that this "
-    "think mean see understand sure can can't cannot could will would have had just so very "
-    "you your me my i i'm i'll i've i'd want like need".split()
-)
-
-
 def _claims_their_words(reply: str, line: str) -> bool:
     """The player's "I <three words>" found again in the reply ("I cannot eat eggs")."""
-    said = " ".join(re.findall(r"[a-z']+", line.lower()))
-    answer = " " + " ".join(re.findall(r"[a-z']+", reply.lower())) + " "
-    for run in _FIRST_PERSON_RUN.finditer(said):
-        words = run.groups()
-        if set(words) <= _PLAIN_WORDS:  # "I don't know what" is anyone's
-            continue
-        if f" i {' '.join(words)} " in answer:
-            return True
-    return False
+    answer = f" {words_of(reply)} "
+    return any(f" {run} " in answer for run in first_person_runs(line))
 
 
 # The player's doings narrated, as a text adventure does: "You look at Cuthbert's ledger, where

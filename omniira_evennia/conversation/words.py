@@ -102,3 +102,28 @@ _ADMITS = re.compile(
 
 def admits_not_knowing(reply: str) -> bool:
     return bool(_ADMITS.search(capped(reply)))
+
+
+# "I" and the three words after it: the same four words in a reply are the speaker's fact (or
+# feeling) taken as the NPC's own (voice.py, trades.py).
+_FIRST_PERSON_RUN = re.compile(r"\bi\s+([a-z']+)\s+([a-z']+)\s+([a-z']+)")
+# Words anyone's "I ..." is made of: "I don't know what" is nobody's fact.
+_ANYONES = set(
+    "a an the to of in on at it is was am be been do don't did not no know what that this "
+    "think mean see understand sure can can't cannot could will would have had just so very "
+    "you your me my i i'm i'll i've i'd want like need".split()
+)
+
+
+def words_of(text) -> str:
+    """`text`'s words, lowered, one space apart."""
+    return " ".join(re.findall(r"[a-z']+", capped(text).lower()))
+
+
+def first_person_runs(text) -> list[str]:
+    """The "i w1 w2 w3" runs of `text`'s words that are more than anyone's words."""
+    return [
+        f"i {' '.join(run.groups())}"
+        for run in _FIRST_PERSON_RUN.finditer(words_of(text))
+        if not set(run.groups()) <= _ANYONES
+    ]

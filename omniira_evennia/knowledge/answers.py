@@ -86,25 +86,24 @@ def own_life(view: KnowledgeView | None, now: float | None = None) -> list[str]:
     """The NPC's own facts about itself (its own scope, written to it, no secret), whether or
     not a line brought them up: what it says of its own life is checked against them, and a
     question about its life is answered from them."""
+    return [text for text in _own_facts(view, now, "people") if written_to_it(text)]
+
+
+def own_trade(view: KnowledgeView | None, now: float | None = None) -> list[str]:
+    """The NPC's own wares and prices (its own scope, category "trade", no secret): asked its
+    prices, they are in front of it whether or not a line brought them up."""
+    return _own_facts(view, now, "trade")
+
+
+def _own_facts(view: KnowledgeView | None, now: float | None, category: str) -> list[str]:
+    """The texts of the NPC's own unguarded facts of `category`."""
     if view is None:
         return []
     # Its own scope's groups only: a turn reads this on every line, and the world may be large.
     return [
         r.text
         for r in view.shown(now, scope="npc")
-        if r.scope == "npc" and not r.guard and r.category == "people" and written_to_it(r.text)
-    ]
-
-
-def own_trade(view: KnowledgeView | None, now: float | None = None) -> list[str]:
-    """The NPC's own wares and prices (its own scope, category "trade", no secret): asked its
-    prices, they are in front of it whether or not a line brought them up."""
-    if view is None:
-        return []
-    return [
-        r.text
-        for r in view.shown(now, scope="npc")
-        if r.scope == "npc" and not r.guard and r.category == "trade"
+        if r.scope == "npc" and not r.guard and r.category == category
     ]
 
 
