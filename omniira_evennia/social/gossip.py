@@ -30,6 +30,13 @@ from omniira_evennia.conversation.phrasing import quote
 from omniira_evennia.conversation.prompts import Turn, build_messages
 from omniira_evennia.conversation.tags import parse_reply
 from omniira_evennia.conversation.turn_context import retrieve_context
+from omniira_evennia.conversation.words import (
+    FRAMING_WORDS,
+    capped,
+    content_stems,
+    is_question,
+    sentence_list,
+)
 from omniira_evennia.llm.client import LLMClient, LLMError, LLMJsonError, chat_json
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.runtime import health
@@ -179,6 +186,44 @@ def own_part(text: str) -> str:
     return shapes.first_sentences(text) if shapes.runs_on(text) else text
 
 
+# Words of talking about news, said of anyone: "Oh, it's wonderful news!", "Poor fellow."
+_TALK_WORDS = content_stems(
+    " ".join(FRAMING_WORDS)
+    + " news wonderful terrible awful poor good great lovely sorry shame glad hope believe "
+    "fellow thing things always never heard word folk people town everyone about just"
+)
+INVENTED_AT_MOST = 1  # new content words a sentence of talk about news may add to it
+
+
+def grounded_talk(text: str, ground: str) -> str:
+    """
+    A line of NPC talk about news cut to the sentences the news (`ground`: what the teller
+    holds, the lines said so far and the two names) bears out: a statement with more than
+    INVENTED_AT_MOST content words of its own is a story made up around it ("One time, when he
+    was playing with his bees, he accidentally broke it." of a flute a player treasures:
+    held-out seed 74573, said aloud in the market). Questions and reactions stay.
+    """
+    given = content_stems(capped(ground)) | _TALK_WORDS
+    kept = [
+        sentence
+        for sentence in sentence_list(capped(text))
+        if is_question(sentence) or len(content_stems(sentence) - given) <= INVENTED_AT_MOST
+    ]
+    if len(kept) < len(sentence_list(capped(text))):
+        health.incr("npc_talk_invented_cut")
+    return " ".join(kept)
+
+
+def _talk_ground(inp: ExchangeInput, lines) -> str | None:
+    """What a line of this exchange may say (the news either holds, what they know of others,
+    the lines said so far, the two names), or None when neither brings news (small talk)."""
+    pair = (inp.a, inp.b)
+    if not any(p.topic for p in pair):
+        return None
+    held = [f"{h.subject_name} {h.text} {h.value}" for p in pair for h in p.held]
+    return " ".join([inp.a.name, inp.b.name, *held, *(text for _, text in lines)])
+
+
 def _not_a_line(text: str, lines, other: str) -> str | None:
     """Why a line of NPC talk is not one (empty, the other's words, an echo of the last
     line, its instructions read out), or None. Third-person talk is what gossip is made of, so
@@ -210,6 +255,9 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         parsed = parse_reply(reply.text)
         parsed.text, _ = strip_character_breaks(parsed.text, me.name)
         parsed.text = own_part(parsed.text)
+        ground = _talk_ground(inp, result.lines)
+        if ground is not None:
+            parsed.text = grounded_talk(parsed.text, ground)
         if number == 0:
             parsed.text = told_as_news(parsed.text, me.topic)
         problem = _not_a_line(parsed.text, result.lines, other.name)

@@ -224,3 +224,25 @@ def test_a_line_of_npc_talk_is_only_its_speakers_own(said, kept):
     from omniira_evennia.social.gossip import own_part
 
     assert own_part(said) == kept
+
+
+def test_a_story_made_up_around_the_news_is_cut_from_the_talk():
+    """Held-out seed 74573, said aloud in the market: Wren passing on what a player treasures."""
+    from omniira_evennia.social.gossip import grounded_talk
+
+    ground = (
+        "Wren Lyra Dashiell The thing Dashiell treasures most is a wooden flute his mother "
+        "carved; he would run into a burning house for it."
+    )
+    said = (
+        "Oh, it's wonderful news! Dashiell treasures a wooden flute his mother carved. One time, "
+        "when he was playing with his bees, he accidentally broke it. It was like a dream come "
+        "true! Have you seen it?"
+    )
+    assert grounded_talk(said, ground) == (
+        "Oh, it's wonderful news! Dashiell treasures a wooden flute his mother carved. "
+        "Have you seen it?"
+    )
+    # The news in other words, a reaction, a question: kept whole.
+    kept = "Have you heard? Dashiell would run into a burning house for his flute. Poor fellow."
+    assert grounded_talk(kept, ground) == kept
