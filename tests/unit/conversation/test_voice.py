@@ -2337,3 +2337,29 @@ def test_a_greeting_alone_to_a_telling_shrugs_it_off(reply, line, shrugs):
 )
 def test_a_memory_of_them_said_to_them_gives_them_their_pronouns(memory, said):
     assert plain_lines.remembered_line(memory, "Zinnia") == said
+
+
+@pytest.mark.parametrize(
+    "reply, kept",
+    [
+        # Held-out seed 74573: the temple said to stand, then "I don't know why".
+        (
+            "There is a temple in town. I don't know why there is, but it is definitely worth "
+            "seeing.",
+            False,
+        ),
+        ("A temple? I've never heard of one in this town, Ada.", True),
+        ("I couldn't tell you, Ada. Ask Voss at the forge.", True),
+        ("Aye, the temple of Saint Vell stands past the north gate.", False),
+    ],
+)
+def test_an_unknown_world_question_is_admitted_first_or_said_plainly(reply, kept):
+    from omniira_evennia.conversation.turn import plainly_unknown
+    from tests.support.voice_turn import conf as voice_conf
+    from tests.support.voice_turn import turn_input as voice_input
+
+    ctx = voice_input("Is there a temple in town?").context
+    shown = plainly_unknown(reply, ctx, voice_conf())
+    assert (shown == reply) is kept
+    if not kept:
+        assert "temple" not in shown
