@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from omniira_evennia.conversation.words import FIRST_PERSON, content_stems
+from omniira_evennia.conversation.words import FIRST_PERSON, admits_not_knowing, content_stems
 
 # Words a line may open with before the name: greetings, and farewells and thanks, so
 # "Goodbye Maren, see you tomorrow" is said to Maren (and answered) like "Maren, goodbye".
@@ -140,3 +140,59 @@ def ignores_the_telling(reply: str, line: str, names: Sequence[str] = ()) -> boo
         return False
     shared = content_stems(line) & content_stems(reply) - _COMMON_STEMS
     return not {s for s in shared if s not in skip}
+
+
+# "I remember that." to something said for the first time: a claim of a memory it has not.
+# "Yes, I can tell you about that." to "The wind off the river is bitter tonight." (held-out
+# seed 19447): an answer to a question nobody asked.
+_BARE_REMEMBER = re.compile(
+    r"^\W*(?:(?:yes|aye|oh|ah)[,!.]?\s+)?i (?:remember|recall|know|can tell you(?: about)?) "
+    r"(?:that|it|this)\W*$",
+    re.I,
+)
+
+
+# "Ah, I see." to "What's the best part of your day, Lyra?" and to a one-eyed horse found
+# half-starved (held-out seed 71993): a nod, and nothing said.
+# "I see, Corwin." to a home told (held-out seed 74573): the name makes it no more.
+_BARE_NOD = re.compile(
+    r"^\W*(?:(?:oh|ah|hmm|well)[,!.]?\s+)?(?:i see|okay|ok|alright|right|hmm|indeed|good point|fair enough)"
+    r"(?:,?\s+[A-Z][a-z]+)?\W*$",
+    re.I,
+)
+
+
+# Their own telling handed back as a question: "I see, Odran. How about you?" to "I'm terribly
+# afraid of deep water.", "That's unfortunate news, Odran. How about you?" to a father's death
+# (telnet trial, 2026-12-06).
+_HOW_ABOUT_YOU = re.compile(r"\b(?:how|what) about you\W*$|^[^.!?]*[.!]\s*and you\?\W*$", re.I)
+
+
+# "I'm sorry, Soren, I don't know what you're talking about." to a wheat allergy told (held-out
+# seed 62219): a plain line taken for a riddle.
+_LOST_ON_IT = re.compile(
+    r"\b(?:don'?t|do not|can'?t|cannot) (?:know|understand|follow|tell) what you(?:'re| are) "
+    r"(?:talking about|saying|getting at|on about)|\bwhat (?:do|did) you mean\b",
+    re.I,
+)
+
+
+# "I don't know Ember or why he's getting old, Mirabel." to "My cat is called Ember, and he is
+# getting old and slow." (held-out seed 74573): not knowing what it was just told.
+NOT_KNOWING_IT = re.compile(
+    r"^\W*(?:(?:i'?m )?sorry,?\s+)?(?:[A-Z][a-z]+,\s+)?i (?:don'?t|do not) know\b"
+    r"(?!\s+(?:much|a lot|many|the first thing|how|if|whether|what to|what you)\b)",
+    re.IGNORECASE,
+)
+
+
+def only_a_shrug(reply: str) -> bool:
+    """A nod, a bare "I remember that.", "I don't know ...", or their telling asked back: nothing
+    said to what they told (voice.slips: `shrugs_off_a_statement`)."""
+    reply = str(reply or "")[:2000]
+    words = re.findall(r"[a-z']+", reply.lower())
+    if _BARE_REMEMBER.match(reply) or _BARE_NOD.match(reply) or _LOST_ON_IT.search(reply):
+        return True
+    if _HOW_ABOUT_YOU.search(reply) and len(words) <= 10:
+        return True
+    return 0 < len(words) <= 6 and admits_not_knowing(reply)

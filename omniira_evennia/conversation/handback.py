@@ -343,10 +343,12 @@ _DENIED_HARDSHIP = re.compile(
     re.IGNORECASE,
 )
 # The cheer alone, not "That's a good rule" (to "I can't touch mushrooms, it makes me sick.").
+# "Yes, Berwyn, it's a wonderful find." to the key of a house that burned (held-out seed 39119).
 _CHEER = re.compile(
-    r"^\W*(?:(?:(?:that's|that is|what|how)\s+(?:a\s+|such\s+a\s+)?(?:very\s+|so\s+)?)?"
+    r"^\W*(?:(?:yes|aye|oh|ah|well)[,!]?\s+(?:[A-Z][a-z]+[,!]?\s+)?)?"
+    r"(?:(?:(?:that's|that is|it's|it is|what|how)\s+(?:a\s+|such\s+a\s+)?(?:very\s+|so\s+)?)?"
     r"(?:good|great|wonderful|lovely|nice|fantastic|excellent|splendid|marvellous|exciting)"
-    r"(?:\s+(?:thing|news|to hear(?: that| it)?))?|good for you|(?:i'm\s+)?glad to hear"
+    r"(?:\s+(?:thing|news|find|to hear(?: that| it)?))?|good for you|(?:i'm\s+)?glad to hear"
     r"(?: that| it)?)(?=\s*(?:[,.!;]|$))",
     re.IGNORECASE,
 )
@@ -393,10 +395,32 @@ _BARE_SORRY = re.compile(
 
 def sorry_for_no_hardship(reply: str, line: str) -> bool:
     """A bare "I'm sorry." to a line that tells of no fear, loss, hurt or illness, nor of
-    anything not had or done ("I haven't eaten since sunrise." is a want)."""
+    anything not had or done ("I haven't eaten since sunrise." is a want); or dismay, first
+    thing, at a line that tells of no trouble at all."""
     line, reply = capped(line), capped(reply)
+    if _DISMAY.match(reply) and not _TROUBLE.search(line) and not _NEGATES.search(line):
+        return True
     sorry = _BARE_SORRY.match(reply) or _SORRY_TO_KNOW.search(reply)
     return bool(sorry) and not _HARDSHIP.search(line) and not _NEGATES.search(line)
+
+
+# "Oh no, Calla! That must be terrible." to a pot of silver found under the floor (held-out seed
+# 62219): dismay at good news. Any trouble in the line may be met so, a long walk or a rash too.
+_DISMAY = re.compile(
+    r"^\W*(?:oh,?\s+)?(?:oh no|oh dear|dear me|how (?:awful|terrible|dreadful|horrible|sad)|"
+    r"(?:that's|that is|that must be|that sounds|what) (?:(?:so|very|a|an|really)\s+)?"
+    r"(?:terrible|awful|dreadful|horrible|sad|unfortunate|shame|pity))\b",
+    re.IGNORECASE,
+)
+_TROUBLE = re.compile(
+    _HARDSHIP.pattern
+    + r"|\b(?:allerg\w*|rash|swell\w*|itch\w*|cough\w*|fever|ache\w*|pain\w*|wound\w*|scar\w*|"
+    r"injur\w*|lame|blind|deaf|debt\w*|owe\w*|poor|hungry|tired|weary|exhausted|cold|soaked|wet|"
+    r"storm\w*|rain\w*|flood\w*|fire|stolen|thie\w+|trouble\w*|worr\w+|sad|hard|heavy|bad|"
+    r"awful|terrible|long|late|alone|sorry|nightmare\w*|stuck|fail\w*|hate\w*|starv\w*|"
+    r"abandon\w*|beat(?:en)?|weak|limp\w*|old|slow|dying|dies|die|miss\w*|homeless|lost)\b",
+    re.IGNORECASE,
+)
 
 
 # "I'm sorry to know about Aldous's leadership." to "Who runs this town?" (held-out seed 57287).

@@ -81,7 +81,12 @@ ASSISTANT = re.compile(
     # "I'm curious about that. Do you want me to tell you more?" to their ambition (seed 81737)
     r"|\b(?:do you want|would you like) me to (?:tell|explain|help|show)\b"
     # An encyclopedia's caution: "It can depend on the individual's sensitivity to garlic"
-    r"|\bthe individual'?s\b|\b(?:for|in) some (?:people|individuals)\b",
+    r"|\bthe individual'?s\b|\b(?:for|in) some (?:people|individuals)\b"
+    # Held-out seed 74573: "What would you like to know about bees?" to a beekeeper; "Let's start
+    # by discussing the features and considerations needed for building a windmill"; "I'll keep
+    # an eye on ... for any updates"; "any other interesting aspects of his life?"
+    r"|\bwhat (?:would|do) you (?:like|want) to (?:know|learn|discuss)\b|\blet'?s start by\b"
+    r"|\bexplore the possibilit|\bfor (?:any )?(?:further )?updates\b|\baspects of\b",
     re.IGNORECASE,
 )
 
@@ -118,7 +123,9 @@ MODERN = re.compile(
     r"\b(?:(?:very|so|pretty|really|super)\s+)?cool(?=\s*(?:[,.!?]|$|,?\s+[A-Z][a-z]+\W*$))"
     r"|\b(?:awesome|dude|no worries|sweetie)\b"
     # "... a great way to generate clean energy." of a windmill (held-out seed 70919)
-    r"|\b(?:clean|green|renewable) energy\b|\belectricity\b",
+    r"|\b(?:clean|green|renewable) energy\b|\belectricity\b"
+    # "No, Araminta. I moved here in 2010." (held-out seed 74573): today's calendar.
+    r"|\b(?:in|since|from|until|of) (?:19|20)\d\d\b",
     re.IGNORECASE,
 )
 

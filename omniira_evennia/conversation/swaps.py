@@ -329,7 +329,12 @@ _TELLING_YOU = re.compile(
     # "You tell you that Pebble is a cat in your tavern who hates the rain." (seed 97301)
     # "You know nothing about what frightens you. You never told you." to a newcomer (held-out
     # busy seed 24683): the prompt's note of what it was never told, said as theirs.
-    r"|\byou (?:never|didn'?t|did not) (?:told|tell) you\b|\byou know nothing (?:about|of) what\b",
+    r"|\byou (?:never|didn'?t|did not) (?:told|tell) you\b|\byou know nothing (?:about|of) what\b"
+    # Their plea made theirs to themselves: "Please don't laugh at you for it." from "please
+    # never laugh at me for it" (held-out seed 74573).
+    r"|(?:^|[.!?]\s+)(?:please,?\s+)?(?:don'?t|do not|never)\s+\w+\s+(?:at|to|with|of)\s+you\b"
+    # "I never told me what scares her." to a newcomer (held-out seed 74573)
+    r"|\bi (?:never|didn'?t|did not) (?:told|tell) me\b",
     re.IGNORECASE,
 )
 # "What else do you know about you?" to a cartographer's telling (held-out seed 57287): "me".

@@ -43,9 +43,11 @@ import re
 
 from omniira_evennia.conversation import registers, shapes, swaps, trades
 from omniira_evennia.conversation.addressing import (
+    NOT_KNOWING_IT,
     ignores_the_telling,
     introduces_itself,
     only_a_greeting,
+    only_a_shrug,
     tells_more_than_a_greeting,
 )
 from omniira_evennia.conversation.handback import (  # noqa: F401  (voice.CHEERS etc.)
@@ -274,17 +276,12 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("plays_itself")
     if re.search(rf"\b{EXAMPLE_NAME}\b", reply) and EXAMPLE_NAME not in (speaker, npc):
         found.append("recites_the_example")
-    if _REPORTS.match(reply) and not _ASKS_MEMORY.search(line):
+    # A question of theirs about themselves may be answered with what they said.
+    asked_of_the_world = is_question(line) and not FIRST_PERSON.search(line)
+    reported = _REPORTS.match(reply) or (asked_of_the_world and _SAYS_THEY_SAID.match(reply))
+    if reported and not _ASKS_MEMORY.search(line):
         found.append("reports_the_line")
-    if (not is_question(line) or about_the_npc(line)) and _only_a_shrug(reply):
-        found.append("shrugs_off_a_statement")
-    elif _WELCOME.match(reply) and not re.search(r"\bthank", line, re.IGNORECASE):
-        found.append("shrugs_off_a_statement")  # "You're welcome!" to a home told (seed 81737)
-    elif only_a_greeting(reply) and tells_more_than_a_greeting(line, (npc, speaker)):
-        found.append("shrugs_off_a_statement")
-    elif introduces_itself(reply, line, npc) or sorry_for_no_hardship(reply, line):
-        found.append("shrugs_off_a_statement")
-    elif ignores_the_telling(reply, line, (npc, speaker)):
+    if _shrugs_it_off(reply, line, npc, speaker):
         found.append("shrugs_off_a_statement")
     if registers.OWN_NOTES.search(reply) or (
         npc and re.search(rf"\byou(?:'re| are) {re.escape(npc)}\b", reply, re.IGNORECASE)
@@ -293,6 +290,22 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("speaks_of_its_notes")
     found += [name for name, slipped in _shape_slips(reply, line) if slipped]
     return found + telling_slips(reply, line, (npc, speaker))
+
+
+def _shrugs_it_off(reply: str, line: str, npc: str, speaker: str) -> bool:
+    """Nothing said to what they told (or asked of the NPC itself): a nod, a greeting, its own
+    introduction, sorrow or dismay at no trouble, something else altogether."""
+    statement = not is_question(line)
+    return bool(
+        ((statement or about_the_npc(line)) and only_a_shrug(reply))
+        # "You're welcome!" to a home told (seed 81737)
+        or (_WELCOME.match(reply) and not re.search(r"\bthank", line, re.IGNORECASE))
+        or (only_a_greeting(reply) and tells_more_than_a_greeting(line, (npc, speaker)))
+        or introduces_itself(reply, line, npc)
+        or sorry_for_no_hardship(reply, line)
+        or ignores_the_telling(reply, line, (npc, speaker))
+        or (statement and NOT_KNOWING_IT.match(reply))
+    )
 
 
 def _shape_slips(reply: str, line: str) -> list[tuple[str, bool]]:
@@ -320,6 +333,12 @@ _REPORTS = re.compile(
     re.IGNORECASE,
 )
 _ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|knew)\b", re.I)
+# Their question answered as if they had told it: "Ammie, you said there's a mutton stew on the
+# menu tonight." to "What's on the menu tonight?" (held-out seed 74573).
+_SAYS_THEY_SAID = re.compile(
+    r"^\W*(?:(?:yes|oh|ah|well|aye)[,!.]?\s+)?(?:[A-Z][a-z]+,\s+)?you (?:said|told me|mentioned)\b",
+    re.IGNORECASE,
+)
 
 
 def _claims_their_words(reply: str, line: str) -> bool:
@@ -375,38 +394,6 @@ def _addresses_the_one_talked_about(reply: str, line: str, names) -> bool:
         if re.search(spoken_to, reply) and re.search(r"\byou(?:r|'re)?\b", reply, re.I):
             return True
     return False
-
-
-# "I remember that." to something said for the first time: a claim of a memory it has not.
-# "Yes, I can tell you about that." to "The wind off the river is bitter tonight." (held-out
-# seed 19447): an answer to a question nobody asked.
-_BARE_REMEMBER = re.compile(
-    r"^\W*(?:(?:yes|aye|oh|ah)[,!.]?\s+)?i (?:remember|recall|know|can tell you(?: about)?) "
-    r"(?:that|it|this)\W*$",
-    re.I,
-)
-
-
-# "Ah, I see." to "What's the best part of your day, Lyra?" and to a one-eyed horse found
-# half-starved (held-out seed 71993): a nod, and nothing said.
-_BARE_NOD = re.compile(
-    r"^\W*(?:(?:oh|ah|hmm|well)[,!.]?\s+)?(?:i see|okay|ok|alright|right|hmm|indeed)\W*$", re.I
-)
-
-
-# Their own telling handed back as a question: "I see, Odran. How about you?" to "I'm terribly
-# afraid of deep water.", "That's unfortunate news, Odran. How about you?" to a father's death
-# (telnet trial, 2026-12-06).
-_HOW_ABOUT_YOU = re.compile(r"\b(?:how|what) about you\W*$|^[^.!?]*[.!]\s*and you\?\W*$", re.I)
-
-
-def _only_a_shrug(reply: str) -> bool:
-    words = re.findall(r"[a-z']+", reply.lower())
-    if _BARE_REMEMBER.match(reply) or _BARE_NOD.match(reply):
-        return True
-    if _HOW_ABOUT_YOU.search(reply) and len(words) <= 10:
-        return True
-    return 0 < len(words) <= 6 and admits_not_knowing(reply)
 
 
 def answers_about_them(reply: str, line: str) -> bool:

@@ -21,6 +21,13 @@ FEAR = "I'm terribly afraid of deep water."
         # Telnet trial, 2026-12-06, a busy machine: a death made a tale.
         ("Oh, that's a sad story, isn't it?", "My father died last winter.", True),
         ("What a tale, Ada.", "I lost my boat in the storm.", True),
+        # Held-out seed 39119: the key of a house that burned.
+        (
+            "Yes, Berwyn, it's a wonderful find.",
+            "Wren, see this? It's an iron key to a house that burned, and I never let it out.",
+            True,
+        ),
+        ("Yes, Ada, it's a good thing you got out.", "I was hurt when the barn burned.", False),
         # A hardship denied may be cheered; news that is no hardship may be too.
         ("That's great news.", "I'm not afraid of anything.", False),
         ("Wonderful, Tam.", "Nothing scares me.", False),
@@ -69,6 +76,58 @@ def test_cheer_twice_is_cut_from_what_is_shown():
 )
 def test_bare_sorrow_for_no_hardship_shrugs_it_off(reply, line, shrugs):
     assert ("shrugs_off_a_statement" in slips(reply, line, "Wren", "Zoltan")) is shrugs
+
+
+@pytest.mark.parametrize(
+    "reply, line, shrugs",
+    [
+        # Held-out seed 62219: dismay at a pot of silver found.
+        (
+            "Oh no, Zoltan! That must be terrible.",
+            "I found a pot of silver coins buried under my floor.",
+            True,
+        ),
+        ("That's awful, Zoltan.", "I keep bees on the hillside above the mill.", True),
+        ("How terrible, Zoltan.", "My grandfather's compass is my most precious thing.", True),
+        # Trouble may be met with dismay: a rash, a long walk, a storm, a thing not had.
+        ("Oh no, Zoltan! That must be terrible.", "I get a rash from eating eggs.", False),
+        ("Oh dear. Sit down, then.", "The walk up from the docks was long today.", False),
+        ("That's a shame, Zoltan.", "I have no money for a room tonight.", False),
+        ("Oh no! I'll keep honey out of your tea.", "I am allergic to honey.", False),
+    ],
+)
+def test_dismay_at_a_line_without_trouble_shrugs_it_off(reply, line, shrugs):
+    assert ("shrugs_off_a_statement" in slips(reply, line, "Wren", "Zoltan")) is shrugs
+
+
+@pytest.mark.parametrize(
+    "reply, line, shrugs",
+    [
+        # Held-out seed 62219: a wheat allergy taken for a riddle.
+        (
+            "I'm sorry, Soren, I don't know what you're talking about.",
+            "I can never eat bread made with wheat.",
+            True,
+        ),
+        ("What do you mean, Soren? Bees?", "I keep bees on the hillside.", True),
+        # Held-out seed 74573: not knowing what it was just told.
+        (
+            "I don't know Ember or why he's getting old, Soren.",
+            "My cat is called Ember, and he is getting old and slow.",
+            True,
+        ),
+        (
+            "I don't know much about cats, but Ember sounds a fine fellow.",
+            "My cat is Ember.",
+            False,
+        ),
+        # To a question of theirs, not knowing is for the answer checks (never-told questions).
+        ("I don't know what you're talking about.", "Wren, what is my horse called?", False),
+        ("Bees, is it? I'll mind that, Soren.", "I keep bees on the hillside.", False),
+    ],
+)
+def test_a_plain_line_taken_for_a_riddle_shrugs_it_off(reply, line, shrugs):
+    assert ("shrugs_off_a_statement" in slips(reply, line, "Wren", "Soren")) is shrugs
 
 
 @pytest.mark.parametrize(

@@ -110,6 +110,20 @@ def test_you_tell_you_is_a_swap():
     assert "swaps_i_and_you" not in slips(fine, line, "Lyra", "Quill")
 
 
+def test_their_plea_said_to_themselves_is_a_swap():
+    # Held-out seed 74573: "please never laugh at me for it" given back as theirs.
+    line = "Do you remember what frightens me, Maren?"
+    reply = "Yes, you are deathly afraid of ghosts. Please don't laugh at you for it."
+    assert "swaps_i_and_you" in slips(reply, line, "Maren", "Calla")
+    fine = "Yes, you are deathly afraid of ghosts. Nobody here will laugh at you for it."
+    assert "swaps_i_and_you" not in slips(fine, line, "Maren", "Calla")
+    # A newcomer's question (the same run): the note of what it was never told, garbled.
+    newcomer = "Maren, what did I tell you scares me most?"
+    assert "swaps_i_and_you" in slips(
+        "I never told me what scares her.", newcomer, "Maren", "Nerys"
+    )
+
+
 @pytest.mark.parametrize(
     "reply, line, ignored",
     [

@@ -105,6 +105,15 @@ def test_a_bare_nod_to_a_telling_or_a_question_of_itself_shrugs_it_off(line):
     assert slips("Ah, I see. Half-starved, poor thing!", line, "Lyra", "Yestin") == []
 
 
+def test_a_bare_nod_with_their_name_shrugs_it_off():
+    # Held-out seed 74573: "I see, Corwin." to a home told.
+    line = "I came here from Kelmouth, beyond the marshes."
+    assert "shrugs_off_a_statement" in slips("I see, Corwin.", line, "Voss", "Corwin")
+    assert "shrugs_off_a_statement" not in slips(
+        "I see, Corwin. Kelmouth is a long way off.", line, "Voss", "Corwin"
+    )
+
+
 @pytest.mark.parametrize(
     "reply, slang",
     [
@@ -190,3 +199,63 @@ def test_a_line_written_for_the_player_to_say_speaks_as_them(reply, scripted):
     # Held-out seed 71993, to "Wren, how do I earn my living?"
     found = slips(reply, "Wren, how do I earn my living?", "Wren", "Ulric")
     assert ("speaks_as_player" in found) is scripted
+
+
+@pytest.mark.parametrize(
+    "reply, line, slip",
+    [
+        # Held-out seed 74573, each said by an NPC of the demo.
+        (
+            "What would you like to know about bees?",
+            "I keep bees on the hillside.",
+            "assistant_voice",
+        ),
+        (
+            "You're welcome to explore the possibilities with me. Let's start by discussing the "
+            "features needed for building a windmill on the hill.",
+            "Voss, one day I want to build a windmill on the hill.",
+            "assistant_voice",
+        ),
+        (
+            "I'll keep an eye on the market square and the east road for any updates.",
+            "The road was full of pilgrims today.",
+            "assistant_voice",
+        ),
+        (
+            "Can you tell me more about his habits and any other interesting aspects of his life?",
+            "My horse is called Otis, and he hates the rain.",
+            "assistant_voice",
+        ),
+        (
+            "No, Araminta. I moved here in 2010.",
+            "Have you always lived in this town?",
+            "assistant_voice",
+        ),
+        (
+            "Ammie, you said there's a mutton stew on the menu tonight.",
+            "What's on the menu tonight?",
+            "reports_the_line",
+        ),
+        (
+            "Good point, Hesketh.",
+            "Strawberries make me break out in a rash, so keep them off my plate.",
+            "shrugs_off_a_statement",
+        ),
+    ],
+)
+def test_held_out_slips_of_seed_74573(reply, line, slip):
+    assert slip in slips(reply, line, "Maren", "Hesketh")
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        ("I moved here twelve years ago, when the old keeper died.", "Have you always lived here?"),
+        ("You said it yourself: the stew is good tonight.", "Do you remember what I said?"),
+        ("Bees! What do they make of the cold?", "I keep bees on the hillside."),
+        # Their own question about themselves answered with what they said (held-out 62219).
+        ("You said you grew up in Pellham, in the hill country.", "Where did I say I come from?"),
+    ],
+)
+def test_what_seed_74573s_slips_do_not_take(reply, line):
+    assert slips(reply, line, "Maren", "Hesketh") == []
