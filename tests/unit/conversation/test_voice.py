@@ -3,6 +3,7 @@ A voice of its own (issue #24, point 3): the slips players met, each caught by i
 and what an NPC says of what it was never told. The replies are the ones quoted in the issue.
 """
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -197,7 +198,7 @@ def test_the_players_own_words_or_the_npcs_sorrow_turned_round(reply, line, slip
 @pytest.mark.parametrize(
     "reply, line",
     [
-        ("I don't know what you mean, love.", "I don't know what to do tonight."),
+        ("I know what you mean, love.", "I don't know what to do tonight."),
         ("You cannot eat eggs; I'll keep them off your plate.", "I cannot eat eggs."),
         ("I'm sorry to hear that, Zephyr.", "I haven't eaten since sunrise."),
         ("You're sorry? No need, love.", "I'm sorry I'm late."),
@@ -749,6 +750,28 @@ def test_a_slipped_sentence_of_its_own_trade_goes_and_the_rest_stays():
     reply = "You're just a tavern keeper, not a guide. Try the plum wine tonight."
     line = "What would you recommend tonight, Maren?"
     assert without_slips(reply, line, "Maren", "Fitzroy", role) == "Try the plum wine tonight."
+
+
+@pytest.mark.parametrize(
+    "line, heard",
+    [
+        # Held-out seed 74573: "Is that so, Nell? I'll remember that." to the wind, four times.
+        ("The wind off the river is bitter tonight.", "kind of day|time of year"),
+        ("It has not stopped raining since this morning.", "kind of day|time of year"),
+        ("My cloak is soaked through.", "kind of day|time of year"),
+        ("I haven't eaten since sunrise.", "something warm|without a bite"),
+        ("I think I'll sit a while and rest my legs.", "rest a while|catch your breath"),
+        ("I nearly slipped on the cobbles outside.", "rest a while|catch your breath"),
+        ("The road was full of pilgrims today.", "here now|So I hear"),
+        ("The walk up from the docks was longer than I remembered.", "here now|So I hear"),
+        # Told for good: heard, to be remembered.
+        ("I can never eat wheat, it makes me sick.", "remember|mind|forget|worth|telling"),
+        ("I'm afraid of the wind on the high fells.", "remember|mind|forget|worth|telling"),
+    ],
+)
+def test_small_talk_of_the_moment_is_met_as_such_not_remembered(line, heard):
+    said = plain_lines.heard_line(line, "Nell")
+    assert re.search(heard, said) and "Nell" in said
 
 
 def test_the_heard_line_names_the_speaker_and_is_the_same_for_the_same_line():
