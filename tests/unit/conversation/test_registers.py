@@ -259,3 +259,57 @@ def test_held_out_slips_of_seed_74573(reply, line, slip):
 )
 def test_what_seed_74573s_slips_do_not_take(reply, line):
     assert slips(reply, line, "Maren", "Hesketh") == []
+
+
+@pytest.mark.parametrize(
+    "reply, line, slip",
+    [
+        # Held-out busy seed 81239.
+        (
+            "You have been here since the morning.",
+            "I came here from Greywick.",
+            "narrates_the_player",
+        ),
+        (
+            "Yes, it is always this busy. Maren, you are always here, always ready.",
+            "Is it always this busy, Maren?",
+            "addresses_itself",
+        ),
+        (
+            "Sorry, but I don't know what you mean.",
+            "I haven't eaten since sunrise.",
+            "shrugs_off_a_statement",
+        ),
+        (
+            "I can't hear you.",
+            "Gundred got into a brawl and lost a tooth.",
+            "shrugs_off_a_statement",
+        ),
+        ("No crows frighten me at all.", "Nothing frightens me like crows.", "swaps_i_and_you"),
+        (
+            "Redfern? Mordecai, you've never heard of Redfern.",
+            "Home for me is Redfern.",
+            "swaps_i_and_you",
+        ),
+        (
+            "The archery contest? You've never won a contest before.",
+            "One day I want to win the archery contest at midsummer.",
+            "swaps_i_and_you",
+        ),
+    ],
+)
+def test_held_out_slips_of_busy_seed_81239(reply, line, slip):
+    assert slip in slips(reply, line, "Maren", "Mordecai")
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        ("You've never seen the like, I'll wager.", "I have never seen a bigger fish than this."),
+        ("Crows? They frighten me too, love.", "Nothing frightens me like crows."),
+        ("You have been here before, then?", "I came here from Greywick."),
+    ],
+)
+def test_what_busy_seed_81239s_slips_do_not_take(reply, line):
+    found = slips(reply, line, "Maren", "Mordecai")
+    assert "swaps_i_and_you" not in found and "narrates_the_player" not in found
