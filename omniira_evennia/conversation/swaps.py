@@ -337,7 +337,10 @@ _TELLING_YOU = re.compile(
     # never laugh at me for it" (held-out seed 74573).
     r"|(?:^|[.!?]\s+)(?:please,?\s+)?(?:don'?t|do not|never)\s+\w+\s+(?:at|to|with|of)\s+you\b"
     # "I never told me what scares her." to a newcomer (held-out seed 74573)
-    r"|\bi (?:never|didn'?t|did not) (?:told|tell) me\b",
+    r"|\bi (?:never|didn'?t|did not) (?:told|tell) me\b"
+    # "You said that I grew up in Briarholt, beyond the marshes." (held-out busy seed 81239)
+    r"|\byou (?:said|told me|mentioned) (?:that )?i (?:grew up|come|came|am|was born|live|lived|"
+    r"fear|keep|have|earn|work|mean|want)\b",
     re.IGNORECASE,
 )
 # "What else do you know about you?" to a cartographer's telling (held-out seed 57287): "me".
@@ -349,10 +352,18 @@ _ASKS_OF_YOU_ABOUT_YOU = re.compile(
 # What the NPC never heard of or did said of them: "Redfern? Mordecai, you've never heard of
 # Redfern.", "you've never won a contest before." to their tellings (held-out busy seed 81239).
 _YOUR_NEVER = re.compile(r"\byou(?:'ve| have) never\b", re.IGNORECASE)
+_YOUR_NAME = re.compile(r"\byour name is\b", re.IGNORECASE)
+# A question of the name of someone or something of theirs, not their own name.
+_THEIR_OWN_NAMED = re.compile(
+    r"\bname of (?:my|your)\b|\bmy (?!name\b)\w+(?:'s)? (?:name|called)\b|\bwhat is my \w+ called\b",
+    re.IGNORECASE,
+)
 
 
 def swapped(reply: str, line: str, speaker: str) -> bool:
     """The reply to `line` (said by `speaker`) swaps I and you in one of the ways above."""
+    if _YOUR_NAME.search(reply) and _THEIR_OWN_NAMED.search(line):
+        return True  # "Your name is Pocket." to "Maren, what's the name of my dog?" (seed 81239)
     told = not is_question(line) and FIRST_PERSON.search(line)
     if told and _YOUR_NEVER.search(reply) and not re.search(r"\bnever\b", line, re.IGNORECASE):
         return True

@@ -313,3 +313,15 @@ def test_held_out_slips_of_busy_seed_81239(reply, line, slip):
 def test_what_busy_seed_81239s_slips_do_not_take(reply, line):
     found = slips(reply, line, "Maren", "Mordecai")
     assert "swaps_i_and_you" not in found and "narrates_the_player" not in found
+
+
+def test_a_recalled_name_or_home_said_as_the_wrong_ones_is_a_swap():
+    # Held-out busy seed 81239, day two.
+    named = slips("Your name is Pocket.", "Maren, what's the name of my dog?", "Maren", "Oswin")
+    assert "swaps_i_and_you" in named
+    own = slips("Your name is Oswin, love.", "Do you remember my name?", "Maren", "Oswin")
+    assert "swaps_i_and_you" not in own
+    home = "You said that I grew up in Briarholt, beyond the marshes."
+    assert "swaps_i_and_you" in slips(home, "Where did I say I come from?", "Wren", "Tamsin")
+    right = "You said you grew up in Briarholt, beyond the marshes."
+    assert "swaps_i_and_you" not in slips(right, "Where did I say I come from?", "Wren", "Tamsin")
