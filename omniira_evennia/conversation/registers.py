@@ -86,7 +86,12 @@ ASSISTANT = re.compile(
     # by discussing the features and considerations needed for building a windmill"; "I'll keep
     # an eye on ... for any updates"; "any other interesting aspects of his life?"
     r"|\bwhat (?:would|do) you (?:like|want) to (?:know|learn|discuss)\b|\blet'?s start by\b"
-    r"|\bexplore the possibilit|\bfor (?:any )?(?:further )?updates\b|\baspects of\b",
+    r"|\bexplore the possibilit|\bfor (?:any )?(?:further )?updates\b|\baspects of\b"
+    # An encyclopedia's and a safety officer's words (telnet trial, 2026-12-07): "The rash from
+    # eating eggs is a common side effect of eating eggs.", "That's a common problem with
+    # cloaks." (busy seed 81239), "I will make sure to watch out for fire hazards."
+    r"|\b(?:a )?common (?:side effects?|problem|issue|condition|symptom|reaction)s? (?:of|with)\b"
+    r"|\bside effects?\b|\b(?:fire|safety|health) hazards?\b",
     re.IGNORECASE,
 )
 

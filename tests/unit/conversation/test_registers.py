@@ -325,3 +325,30 @@ def test_a_recalled_name_or_home_said_as_the_wrong_ones_is_a_swap():
     assert "swaps_i_and_you" in slips(home, "Where did I say I come from?", "Wren", "Tamsin")
     right = "You said you grew up in Briarholt, beyond the marshes."
     assert "swaps_i_and_you" not in slips(right, "Where did I say I come from?", "Wren", "Tamsin")
+
+
+@pytest.mark.parametrize(
+    "reply, line",
+    [
+        # Telnet trial, 2026-12-07 (fresh clone, the packaged model).
+        (
+            "I understand, Rowena. The rash from eating eggs is a common side effect of eating eggs.",
+            "I cannot eat eggs, they give me a rash.",
+        ),
+        (
+            "Oh, Thaddeus, that's a tragedy. I will make sure to watch out for fire hazards.",
+            "Did you hear? Old Hob the baker burned his hand on the oven.",
+        ),
+        # Held-out busy seed 81239.
+        ("That's a common problem with cloaks.", "My cloak is soaked through."),
+    ],
+)
+def test_an_encyclopedias_or_safety_officers_words_are_an_assistants_voice(reply, line):
+    assert "assistant_voice" in slips(reply, line, "Maren", "Rowena")
+
+
+def test_a_common_thing_in_a_townsfolks_words_is_no_register():
+    line = "I cannot eat eggs, they give me a rash."
+    assert (
+        slips("Eggs give half the town a rash, love. None for you.", line, "Maren", "Rowena") == []
+    )
