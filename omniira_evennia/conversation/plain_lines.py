@@ -119,9 +119,18 @@ def heard_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
     small talk of the moment, a word for it; to anything else, that it heard it."""
     head = line[:MAX_CHARS]
     for pattern, lines in _MOMENT:
-        if pattern.search(head) and not _LASTING.search(head):
+        if pattern.search(head) and not _LASTING.search(head) and not _NEWS.search(head):
             return _one_of(lines, line, speaker, said)
     return _one_of(_HEARD, line, speaker, said)
+
+
+# News of someone else is no small talk: "Well, you're here now, Quentin." to "Essa the goose
+# girl was robbed on the north road." (held-out seed 69127).
+_NEWS = re.compile(
+    r"\b(?:heard|news|they say)\b"
+    r"|\b(?!(?:The|It|My|This|That|A|An|I|Our|Your)\b)[A-Z][a-z]+ (?:[a-z]+ ){0,3}"
+    r"(?:had|has|was|got)\b"
+)
 
 
 # What is told for good, not of the moment: "I cannot eat wheat", "I'm a carpenter".

@@ -764,6 +764,11 @@ def test_a_slipped_sentence_of_its_own_trade_goes_and_the_rest_stays():
         ("I nearly slipped on the cobbles outside.", "rest a while|catch your breath"),
         ("The road was full of pilgrims today.", "here now|So I hear"),
         ("The walk up from the docks was longer than I remembered.", "here now|So I hear"),
+        # News of someone else (held-out seed 69127): heard, not small talk.
+        (
+            "Have you heard the news? Essa the goose girl was robbed on the north road.",
+            "remember|mind|forget|worth|telling",
+        ),
         # Told for good: heard, to be remembered.
         ("I can never eat wheat, it makes me sick.", "remember|mind|forget|worth|telling"),
         ("I'm afraid of the wind on the high fells.", "remember|mind|forget|worth|telling"),
