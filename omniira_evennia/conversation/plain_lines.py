@@ -118,9 +118,10 @@ def heard_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
     """The NPC's plain answer to a line its model could only hand back (see `restates`): to
     small talk of the moment, a word for it; to anything else, that it heard it."""
     head = line[:MAX_CHARS]
-    for pattern, lines in _MOMENT:
-        if pattern.search(head) and not _LASTING.search(head) and not _NEWS.search(head):
-            return _one_of(lines, line, speaker, said)
+    if not _LASTING.search(head) and not _NEWS.search(head):
+        for pattern, lines in _MOMENT:
+            if pattern.search(head):
+                return _one_of(lines, line, speaker, said)
     return _one_of(_HEARD, line, speaker, said)
 
 

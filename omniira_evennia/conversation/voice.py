@@ -327,8 +327,10 @@ _WELCOME = re.compile(
 # A reply that tells the player what they just did instead of answering ("I remember you
 # telling me about your farewell." to "Goodbye, Lyra"): fine only when the line asks what the
 # NPC remembers or knows.
+# A reply's opening word before what it reports: "Yes, ", "Ah, ".
+_OPENER = r"^\W*(?:(?:yes|oh|ah|well|aye)[,!.]?\s+)?"
 _REPORTS = re.compile(
-    r"^\W*(?:(?:yes|oh|ah|well|aye)[,!.]?\s+)?i (?:remember|recall|heard|hear|see) (?:you|\w+) "
+    _OPENER + r"i (?:remember|recall|heard|hear|see) (?:you|\w+) "
     r"(?:asking|telling|talking|saying|mentioning|speaking)\b",
     re.IGNORECASE,
 )
@@ -336,7 +338,7 @@ _ASKS_MEMORY = re.compile(r"\b(?:remember|recall|forget|forgot|told|tell|know|kn
 # Their question answered as if they had told it: "Ammie, you said there's a mutton stew on the
 # menu tonight." to "What's on the menu tonight?" (held-out seed 74573).
 _SAYS_THEY_SAID = re.compile(
-    r"^\W*(?:(?:yes|oh|ah|well|aye)[,!.]?\s+)?(?:[A-Z][a-z]+,\s+)?you (?:said|told me|mentioned)\b",
+    _OPENER + r"(?:[A-Z][a-z]+,\s+)?you (?:said|told me|mentioned)\b",
     re.IGNORECASE,
 )
 

@@ -204,24 +204,25 @@ def grounded_talk(text: str, ground: str) -> str:
     held-out seed 74573, said aloud in the market). Questions and reactions stay.
     """
     given = content_stems(capped(ground)) | _TALK_WORDS
+    sentences = sentence_list(capped(text))
     kept = [
         sentence
-        for sentence in sentence_list(capped(text))
+        for sentence in sentences
         if is_question(sentence) or len(content_stems(sentence) - given) <= INVENTED_AT_MOST
     ]
-    if len(kept) < len(sentence_list(capped(text))):
+    if len(kept) < len(sentences):
         health.incr("npc_talk_invented_cut")
     return " ".join(kept)
 
 
-def _talk_ground(inp: ExchangeInput, lines) -> str | None:
-    """What a line of this exchange may say (the news either holds, what they know of others,
-    the lines said so far, the two names), or None when neither brings news (small talk)."""
+def _news_held(inp: ExchangeInput) -> str | None:
+    """What the pair's talk may say besides its own lines (the two names, the news either
+    holds, what they know of others), or None when neither brings news (small talk)."""
     pair = (inp.a, inp.b)
     if not any(p.topic for p in pair):
         return None
     held = [f"{h.subject_name} {h.text} {h.value}" for p in pair for h in p.held]
-    return " ".join([inp.a.name, inp.b.name, *held, *(text for _, text in lines)])
+    return " ".join([inp.a.name, inp.b.name, *held])
 
 
 def _not_a_line(text: str, lines, other: str) -> str | None:
@@ -242,6 +243,7 @@ def _not_a_line(text: str, lines, other: str) -> str | None:
 def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | None = None):
     """Talk `inp.lines` lines, then extract gossip. Never raises for an LLM failure."""
     result = ExchangeResult()
+    news = _news_held(inp)  # the same for every line of the exchange
     for number in range(inp.lines):
         me, other = (inp.a, inp.b) if number % 2 == 0 else (inp.b, inp.a)
         messages = _messages_for(me, other, result.lines, number == 0, inp.turn_format)
@@ -255,9 +257,9 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
         parsed = parse_reply(reply.text)
         parsed.text, _ = strip_character_breaks(parsed.text, me.name)
         parsed.text = own_part(parsed.text)
-        ground = _talk_ground(inp, result.lines)
-        if ground is not None:
-            parsed.text = grounded_talk(parsed.text, ground)
+        if news is not None:  # and the lines said so far
+            said = " ".join(text for _, text in result.lines)
+            parsed.text = grounded_talk(parsed.text, f"{news} {said}")
         if number == 0:
             parsed.text = told_as_news(parsed.text, me.topic)
         problem = _not_a_line(parsed.text, result.lines, other.name)
