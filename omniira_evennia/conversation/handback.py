@@ -13,6 +13,7 @@ import difflib
 import re
 
 from omniira_evennia.conversation.addressing import GOODBYE, is_goodbye
+from omniira_evennia.conversation.narration import NARRATES, tells_them_their_own
 from omniira_evennia.conversation.words import (
     FIRST_PERSON,
     FRAMING_WORDS,
@@ -468,13 +469,14 @@ def gives_it_to_another(reply: str, line: str, names: tuple[str, ...]) -> bool:
 
 def telling_slips(reply: str, line: str, names: tuple[str, ...]) -> list[str]:
     """The slips of `reply` against what the player is telling (voice.slips): met with not
-    knowing it, a hardship cheered, their telling given to someone else."""
+    knowing it, a hardship cheered, their telling given to someone else or told back to them."""
     return [
         slip
         for slip, slipped in (
             ("doubts_the_telling", doubts_the_telling(reply, line)),
             (CHEERS, cheers_a_hardship(reply, line)),
             (GIVEN_TO_ANOTHER, gives_it_to_another(reply, line, names)),
+            (NARRATES, tells_them_their_own(reply, line)),
         )
         if slipped
     ]

@@ -12,6 +12,7 @@ import re
 
 from omniira_evennia.conversation import (
     embellishments,
+    narration,
     plain_lines,
     recitals,
     registers,
@@ -43,6 +44,8 @@ _SLIP_REMINDERS = {
     "what you do not know of them, say you do not know.)",
     recitals.RECITES: "(Answer what {speaker} just said, as {name}, in your own words: not a "
     "line of what you know that they did not ask about.)",
+    narration.NARRATES: "({speaker} knows what they just told you: do not tell it back to them. "
+    "Answer as {name}, with what you think of it, or a question of your own.)",
     voice.GIVEN_TO_ANOTHER: "({speaker} said this of themselves, not of anyone else. Answer "
     "{speaker} about it, as {name}.)",
     plain_lines.MISSTATES_ITS_YEARS: "(Say how long you have been here as you know it, {name}: "
@@ -131,7 +134,7 @@ REMINDER = re.compile(
     r"\S+ never told you this|\S+ is telling you this now|Do not speak of|You know what you sell|"
     r"Answer \S+'s question as|You know nothing of what|Answer what \S+ just said|"
     r"\S+ told you of something hard|Say of the people of this town|"
-    r"There is no such thing in your world|\S+ said this of themselves|"
+    r"There is no such thing in your world|\S+ said this of themselves|\S+ knows what they just|"
     r"Say how long you have been here|Say it as \S+ would across|\S+ is the one leaving|"
     r"Answer \S+ yourself, as|What you remember of \S+ is)"
 )

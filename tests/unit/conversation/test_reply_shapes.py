@@ -13,8 +13,10 @@ from omniira_evennia.conversation.voice import admits_not_knowing, slips
 from omniira_evennia.knowledge.facts import KnowledgeLine
 from tests.support.voice_turn import FakeClient, conf, turn_input
 
+# (Its first sentence was "You are a falconer, which means you ...": their telling told back,
+# a slip of its own, narration.py; the essay's reminder is the one tested here.)
 ESSAY = (
-    "You are a falconer, which means you specialize in training hawks to hunt for the lord. "
+    "A falconer, which means one who specializes in training hawks to hunt for the lord. "
     "This is a fascinating profession that requires a deep knowledge of birds and their "
     "behavior. Falconers use various techniques and equipment to train their hawks, including "
     "using a string to control their flight and a net to catch them once they are ready for "
