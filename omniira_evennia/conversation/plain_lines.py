@@ -147,6 +147,15 @@ _MINE = re.compile(r"\b(?:me|my|myself)\b", re.IGNORECASE)
 _YOURS = {"me": "you", "my": "your", "myself": "yourself"}
 
 
+# Their words as they said them, but not to whom: 'You told me so yourself, Quentin: "Lyra, I
+# always carry a book of old sea charts."' said by Lyra (held-out seed 69127).
+_UNADDRESSED = re.compile(
+    r"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|listen),?\s+)?[A-Z][a-z]+,\s+"
+    r"(?=i\b|i'm\b|i've\b|i'd\b)",
+    re.IGNORECASE,
+)
+
+
 def remembered_line(answer: str, speaker: str) -> str:
     """The NPC's plain answer from what it remembers (`answer_from`), for a question about the
     speaker's own life its model could only give back: "I remember: your brother is Aldric."
@@ -155,7 +164,7 @@ def remembered_line(answer: str, speaker: str) -> str:
     if speaker:
         # A memory kept in their words ('Xander said: "I fear spiders."', memory/write.py).
         text = quoted_words(text, speaker) or text
-    text = text.rstrip('.!"') + "."
+    text = _UNADDRESSED.sub("", text).rstrip('.!"') + "."
     named = bool(speaker) and bool(re.match(rf"\W*{re.escape(speaker)}\b", text, re.IGNORECASE))
     if FIRST_PERSON.search(text) and not named:  # their own words
         return f'You told me so yourself, {speaker or "friend"}: "{text}"'

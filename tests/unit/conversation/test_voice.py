@@ -1196,6 +1196,26 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
     assert topics.unknown_topic("What am I allergic to?", ["Ada cannot eat honey."]) is None
 
 
+@pytest.mark.parametrize(
+    "their_line, quoted",
+    [  # held-out seed 69127: whom they said it to is not quoted back
+        (
+            "Lyra, I always carry a book of old sea charts.",
+            "I always carry a book of old sea charts.",
+        ),
+        ("Good evening, Wren, I keep bees.", "I keep bees."),
+        (
+            "Marlow, my tortoise, is old and I love her.",
+            "Marlow, my tortoise, is old and I love her.",
+        ),
+    ],
+)
+def test_their_words_are_quoted_without_whom_they_were_said_to(their_line, quoted):
+    assert plain_lines.remembered_line(their_line, "Quentin") == (
+        f'You told me so yourself, Quentin: "{quoted}"'
+    )
+
+
 def test_what_a_new_player_met_by_telnet_on_the_evening_of_2026_12_01():
     """Brannoc told Maren 'I'm a cooper; I make barrels for the brewers.' and three lines later
     heard 'I never told you what I do for a living.'; 'What's my dog called?' got 'I never told
