@@ -267,11 +267,14 @@ def own_life_fact(line: str, own_facts: Sequence[str]) -> str:
     if not line:
         return ""
     for asked, answers in _OWN_LIFE:
-        if re.search(asked, line, re.IGNORECASE):
-            for fact in own_facts:
-                if re.search(answers, fact[:MAX_CHARS], re.IGNORECASE):
-                    return fact
-            return ""
+        if found := re.search(asked, line, re.IGNORECASE):
+            facts = [f for f in own_facts if re.search(answers, f[:MAX_CHARS], re.IGNORECASE)]
+            # The fact that holds the word asked comes first: "Are you married, Wren?" is
+            # answered by "You are not married; ...", not by where her grandmother taught her
+            # (held-out seed 69127).
+            word = re.compile(rf"\b{re.escape(found.group())}\b", re.IGNORECASE)
+            facts.sort(key=lambda f: not word.search(f[:MAX_CHARS]))
+            return facts[0] if facts else ""
     return ""
 
 
@@ -396,6 +399,17 @@ def own_life_given(reply: str, line: str, own_facts: Sequence[str]) -> list[str]
 
 
 FORGETS_ITS_OWN_LIFE = "forgets_its_own_life"  # the slip's name (guard.knowing_slips)
+_NO = re.compile(r"\b(?:no|not|n't|never|nobody|no one)\b", re.IGNORECASE)
+
+
+def _says_no_as_known(reply: str, fact: str) -> bool:
+    """A bare no that its fact says too: "No, I am not married, Idris." with "You are not
+    married; ..." at hand (held-out seed 69127) answers the question."""
+    said = set(re.findall(r"[a-z']{4,}", reply[:MAX_CHARS].lower())) - _BARE_ANSWER
+    return bool(_NO.search(reply[:MAX_CHARS])) and any(
+        re.search(rf"\b(?:not|never|no)\b\W+(?:\w+\W+){{0,2}}?{re.escape(w)}\b", fact, re.I)
+        for w in said
+    )
 
 
 def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[str]:
@@ -411,7 +425,11 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
     # in the hill country (seed 39119): nothing but the question's words, and its fact at hand.
     words = {w for w in re.findall(r"[a-z']+", reply[:MAX_CHARS].lower()) if len(w) > 1}
     asked = set(re.findall(r"[a-z']+", line[:MAX_CHARS].lower()))
-    if words and words <= _BARE_ANSWER | _named(reply) | asked:
+    if (
+        words
+        and words <= _BARE_ANSWER | _named(reply) | asked
+        and not _says_no_as_known(reply, fact)
+    ):
         return sentences
     favourite = _OWN_LIFE[3][0]
     if re.search(favourite, line[:MAX_CHARS], re.I) and not (

@@ -100,3 +100,26 @@ def test_a_yes_or_no_of_its_days_has_a_plain_answer(line, of_its_days):
     assert (said in ("Some days more than others, Thorne.", "It depends on the day, Thorne.")) is (
         of_its_days
     )
+
+
+WREN_HOME = (
+    "You are from the hill country, where your grandmother taught you herb-lore; you came to "
+    "town five springs ago."
+)
+WREN_KIN = "You are not married; your grandmother still lives in the hill country."
+
+
+def test_the_fact_that_holds_the_word_asked_answers_it():
+    # Held-out seed 69127: "No, I am not married, Idris." was asked again, the grandmother's
+    # herb-lore taken for the answer; the second reply was worse.
+    assert plain_lines.own_life_fact("Are you married, Wren?", [WREN_HOME, WREN_KIN]) == WREN_KIN
+    line = "Are you married, Wren?"
+    assert (
+        plain_lines.forgets_own_life("No, I am not married, Idris.", line, [WREN_HOME, WREN_KIN])
+        == []
+    )
+    assert plain_lines.forgets_own_life("Yes, I am, Idris.", line, [WREN_HOME, WREN_KIN]) == [
+        "Yes, I am, Idris."
+    ]
+    # A bare yes of a life alone still forgets it (held-out busy seed 18443).
+    assert plain_lines.forgets_own_life("Yes, Idris.", "Is anyone waiting for you at home?", OWN)
