@@ -47,17 +47,28 @@ def _answers_by_any_fact(line: str, about_npc: bool) -> bool:
 
 
 # A sentence of a fact about someone by name ("Wren is the herbalist: she sells ...").
-_OF_SOMEONE = re.compile(r"^\W*(?:[Oo]ld\s+)?(?P<name>[A-Z][a-z]{2,})(?:'s)?\s+[a-z]")
+# "Lyra, a travelling bard, is staying ..." too (held-out seed 69127).
+_OF_SOMEONE = re.compile(r"^\W*(?:[Oo]ld\s+)?(?P<name>[A-Z][a-z]{2,})(?:'s)?,?\s+[a-z]")
 _NOT_SOMEONE = {"the", "this", "that", "there", "two", "one", "for", "you", "your", "market"}
 _FIRST = re.compile(r"\b(?:i|i'm|i've|i'll|my|me|mine)\b", re.IGNORECASE)
 
 
-def _recited_from(reply: str, known: list[set]) -> list[str]:
+def _recited_from(reply: str, known: list[set], in_part: bool = False) -> list[str]:
+    """The sentences of `reply` that say one of `known` again: most of its words, or, `in_part`,
+    a sentence of MIN_FACT_WORDS - 1 words or more made (RECITED_SHARE) of its words ("Lyra is
+    staying at the tavern this season." to "Is anyone waiting for you at home?", from Wren)."""
     found = []
     for sentence in sentence_list(capped(reply)):
         words = content_stems(sentence)
-        if any(len(words & stems) >= RECITED_SHARE * len(stems) for stems in known):
-            found.append(sentence)
+        for stems in known:
+            shared = len(words & stems)
+            if shared >= RECITED_SHARE * len(stems) or (
+                in_part
+                and len(words) >= MIN_FACT_WORDS - 1
+                and shared >= RECITED_SHARE * len(words)
+            ):
+                found.append(sentence)
+                break
     return found
 
 
@@ -86,7 +97,7 @@ def recited(
             for stems in [content_stems(sentence)]
             if len(stems) >= MIN_FACT_WORDS
         ]
-        return [s for s in _recited_from(reply, others) if not _FIRST.search(s)]
+        return [s for s in _recited_from(reply, others, in_part=True) if not _FIRST.search(s)]
     if _answers_by_any_fact(line, about_npc):
         return []
     said = content_stems(capped(line))

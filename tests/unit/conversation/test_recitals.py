@@ -89,3 +89,15 @@ WREN = "Wren is the herbalist: she sells remedies at a market stall and tends an
 )
 def test_asked_about_itself_anothers_fact_answers_nothing(reply, npc, found):
     assert recited(reply, "What do you sell?", [WREN, HOB], True, npc) == ([reply] if found else [])
+
+
+def test_part_of_anothers_fact_said_to_a_question_of_the_npc_itself_is_recited():
+    # Held-out seed 69127: Wren, asked "Is anyone waiting for you at home?".
+    reply = "Lyra is staying at the tavern this season. Is there anything I can do for you?"
+    line = "Is anyone waiting for you at home?"
+    assert recited(reply, line, FACTS, True, "Wren") == [
+        "Lyra is staying at the tavern this season."
+    ]
+    # Someone else spoken of beside its own answer is not.
+    own = "No one waits for me. Voss keeps me company at the market, though."
+    assert recited(own, line, FACTS, True, "Wren") == []
