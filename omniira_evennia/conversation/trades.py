@@ -34,6 +34,7 @@ from omniira_evennia.conversation.words import (
     capped,
     content_stems,
     first_person_runs,
+    object_runs,
     sentence_list,
     words_of,
 )
@@ -180,7 +181,7 @@ def remembered_as_mine(reply: str, remembered: list[str], speaker: str) -> list[
         note = capped(note)
         if speaker:  # "Talia is a cobbler" is their "I am a cobbler"
             note = re.sub(rf"\b{re.escape(speaker)} (?:is|works as)\b", "I am", note)
-        runs = first_person_runs(note)
+        runs = first_person_runs(note) + object_runs(note)
         for sentence, said in sentences:
             if their_trade_as_mine(sentence, note) or any(run in said for run in runs):
                 found.append(sentence)

@@ -127,3 +127,18 @@ def first_person_runs(text) -> list[str]:
         for run in _FIRST_PERSON_RUN.finditer(words_of(text))
         if not set(run.groups()) <= _ANYONES
     ]
+
+
+# Two words and "me": "you serve me", "wheat makes me" are the speaker's, not the NPC's.
+_ME_RUN = re.compile(r"\b([a-z']+)\s+([a-z']+)\s+me\b")
+
+
+def object_runs(text) -> list[str]:
+    """The "w1 w2 me" runs of `text`'s words that are more than anyone's words: "Yes, I remember
+    that you can't put eggs in anything you serve me." (held-out seed 69127) left the
+    speaker's "me" in the NPC's mouth."""
+    return [
+        f"{' '.join(run.groups())} me"
+        for run in _ME_RUN.finditer(words_of(text))
+        if not set(run.groups()) <= _ANYONES
+    ]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from omniira_evennia.conversation import guard, reminders
+from omniira_evennia.conversation import guard, reminders, trades
 from omniira_evennia.conversation.prompts import Identity, MemoryLine, PromptContext, Turn
 from omniira_evennia.conversation.recitals import RECITES
 from omniira_evennia.conversation.trades import ANOTHERS_TRADE, MISGIVEN_ROLE, claimed_trades
@@ -266,3 +266,12 @@ def test_hollow_agreement_after_their_name_is_cut():
     line = "My sister Ottilie lives alone out past the marsh road."
     reply = "Oh, Zinnia, you're right. Ottilie lives out past the marsh road."
     assert without_hollow_agreement(reply, line) == "Ottilie lives out past the marsh road."
+
+
+def test_their_me_left_in_the_npcs_mouth_is_claimed():
+    # Held-out seed 69127: Lyra to "What can't I eat, do you remember?".
+    notes = ['Winslow said: "Never put eggs in anything you serve me: I\'m allergic."']
+    reply = "Yes, I remember that you can't put eggs in anything you serve me."
+    assert trades.remembered_as_mine(reply, notes, "Winslow") == [reply]
+    turned = "You told me never to put eggs in anything I serve you."
+    assert trades.remembered_as_mine(turned, notes, "Winslow") == []
