@@ -233,7 +233,11 @@ _DOUBTS_YOURS = re.compile(
     r"(?:(?:ever|once)\s+)?"
     r"(?:told|said|mentioned|tell|say|mention)\b"
     # "I don't think that's right, Quince." to "My parrot is called Quince" (held-out seed 70919)
-    r"|^\W*i (?:don'?t|do not) (?:think|believe) (?:that'?s|that is|it'?s|it is) (?:right|true|so)\b",
+    r"|^\W*i (?:don'?t|do not) (?:think|believe) (?:that'?s|that is|it'?s|it is) (?:right|true|so)\b"
+    # "Are you sure about that?" to "I came here from Quarrendon", "It is strange that you came
+    # from Larkhaven", "I never heard that, Mordecai." to their fear (held-out seeds 50993, 69127)
+    r"|\bare you (?:sure|certain)\b|\b(?:it is|it's) (?:strange|odd) that you\b"
+    r"|^\W*(?:(?:oh|well|hmm)[,!]?\s+)?i(?:'ve| have)? never heard (?:that|of that|it)\b",
     re.IGNORECASE,
 )
 
@@ -273,7 +277,17 @@ _NEWS_LEAD = re.compile(
     r"\b(?:did you hear|have you heard|terrible news|good news|they say|is talking about)\b", re.I
 )
 _NOT_NAMES = set("the did have has terrible good news they this that".split())
-_KNOWS_NOTHING_OF = r"\bi (?:don'?t|do not) know (?:anything |much )?(?:about|of) (?:\w+ )?{name}\b"
+_KNOWS_NOTHING_OF = (
+    r"\bi (?:don'?t|do not) know (?:anything |much )?(?:about|of) (?:\w+ )?{name}\b"
+    # "No news of Harlan falling off a ladder ..." (held-out seed 50993)
+    r"|^\W*no news (?:of|about) (?:\w+ )?{name}\b"
+)
+# "I don't hear anything, Peregrine." to the pot of silver Odo found (held-out seed 50993).
+_HEARS_NOTHING = re.compile(
+    r"^\W*(?:(?:no|sorry)[,.!]?\s+)?i (?:don'?t|do not|didn'?t|did not|haven'?t|have not) "
+    r"(?:hear|heard) (?:anything|a thing|a word|of it|about it|that)\b",
+    re.IGNORECASE,
+)
 
 
 def _doubts_the_news(reply: str, line: str) -> bool:
@@ -282,7 +296,7 @@ def _doubts_the_news(reply: str, line: str) -> bool:
     names = {
         n for n in re.findall(r"(?<=\S )([A-Z][a-z]{2,})", line) if n.lower() not in _NOT_NAMES
     }
-    return any(
+    return bool(_HEARS_NOTHING.search(reply)) or any(
         re.search(_KNOWS_NOTHING_OF.format(name=re.escape(n)), reply, re.IGNORECASE) for n in names
     )
 

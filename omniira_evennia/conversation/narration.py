@@ -47,7 +47,7 @@ _FEELS_OR_ADVISES = set(
 # your plate." answers them.
 _ITS_OWN_ANSWER = re.compile(r"\bi(?:'ll| will| won't|'d| would)\b", re.IGNORECASE)
 _BARE_YES = re.compile(
-    r"^\W*(?:yes|no|aye|nay)(?:,?\s+(?:i|we)\s+(?:do|did|am|was|can|have|don't|didn't|can't|"
+    r"^\W*(?:yes|no|aye|nay|i know)(?:,?\s+(?:i|we)\s+(?:do|did|am|was|can|have|don't|didn't|can't|"
     r"haven't))?(?:,?\s+[A-Z][a-z]+)?\W*$",
     re.IGNORECASE,
 )
@@ -56,7 +56,8 @@ _BARE_YES = re.compile(
 def tells_them_their_own(reply: str, line: str) -> bool:
     """`line` is the player telling of themselves, and a sentence of `reply` tells it back to
     them ("You are afraid of wolves.", "I know your raven's name is Crumpet."), or the reply is
-    a bare yes or no ("Yes, I do.")."""
+    a bare yes or no ("Yes, I do.") or "I know." (held-out seed 50993, to a brother
+    who never wrote back)."""
     line, reply = capped(line), capped(reply)
     if ends_asking(line) or not FIRST_PERSON.search(line):
         return False

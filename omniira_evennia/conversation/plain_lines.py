@@ -232,7 +232,8 @@ _OWN_LIFE = (
     # from Lyra, who plays at the market (held-out seed 97301).
     (
         r"\b(?:line of work|for a living|your (?:trade|work|job)|keeps? you busy)\b"
-        r"|\bwhat do you do\b(?! for fun)",
+        # "Lyra, what is it you do?" met with "I couldn't rightly say" (held-out seed 50993).
+        r"|\bwhat do you do\b(?! for fun)|\bwhat is it (?:that )?you do\b",
         r"\b(?:keep|sell|play|sing|forge|mend|tend|pour|cook|brew|bake|make|run)s?\b",
     ),
 )

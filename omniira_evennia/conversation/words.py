@@ -95,7 +95,7 @@ _ADMITS = re.compile(
     r"cannot (?:say|recall|remember)|not sure|haven'?t (?:told|said|mentioned)|"
     r"wouldn'?t know|not that i (?:know|recall)|news to me|first i'?ve heard|"
     # A shrug, not "You tell me that you breed goats on the ridge." to a newcomer (seed 63341).
-    r"you tell me(?=\s*(?:[,.!?]|$))|couldn'?t (?:tell|say)|could not (?:tell|say))\b",
+    r"you tell me(?=\s*(?:[,.!?]|$))|couldn'?t (?:rightly )?(?:tell|say)|could not (?:tell|say))\b",
     re.IGNORECASE,
 )
 

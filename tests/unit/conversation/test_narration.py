@@ -36,6 +36,7 @@ from omniira_evennia.conversation.narration import NARRATES, tells_them_their_ow
         ("Wren, I keep an one-eyed parrot called Pippin; she hates the rain.", "Yes, I do."),
         ("Voss, I keep a lazy goat called Whisker; he follows me everywhere.", "Yes, Yvaine."),
         ("My cloak is soaked through.", "Your cloak is wet."),
+        ("I have a brother called Aldric; he went east and never wrote back.", "I know."),
     ],
 )
 def test_their_telling_told_back_is_a_slip(line, reply):
@@ -57,6 +58,7 @@ def test_their_telling_told_back_is_a_slip(line, reply):
         ("I have a ledger.", "You see, Ada, the cider is cheap."),
         # not telling of themselves: the world, or a question
         ("The wind off the river is bitter tonight.", "Yes, it is."),
+        ("The wind off the river is bitter tonight.", "I know."),
         ("Harlan the miller broke his leg.", "You are kind to tell me."),
         ("Do I look tired to you?", "You are tired, I think."),
     ],

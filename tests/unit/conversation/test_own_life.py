@@ -123,3 +123,12 @@ def test_the_fact_that_holds_the_word_asked_answers_it():
     ]
     # A bare yes of a life alone still forgets it (held-out busy seed 18443).
     assert plain_lines.forgets_own_life("Yes, Idris.", "Is anyone waiting for you at home?", OWN)
+
+
+def test_what_it_does_asked_as_what_is_it_you_do():
+    # Held-out seed 50993: "I couldn't rightly say, Tamsin." from Lyra, who plays at the market.
+    plays = "You are staying at the tavern this season; mornings you play for coins at the market."
+    line = "Lyra, what is it you do?"
+    assert plain_lines.own_life_fact(line, [plays]) == plays
+    said = "I couldn't rightly say, Tamsin."
+    assert plain_lines.forgets_own_life(said, line, [plays]) == [said]

@@ -1892,6 +1892,26 @@ def test_asked_of_its_wares_the_npc_knows_them(line, reply, unknown):
         ("Have you been to the market yet?", "I'm from Eastwatch.", False),
         ("Have you ever been there?", "My sister went to Tarnow.", False),
         ("Do you miss Tarnow?", "Home for me is Tarnow.", False),
+        # Held-out seed 50993: doubted, or news not heard.
+        ("Are you sure about that?", "I came here from Quarrendon, on the coast.", True),
+        (
+            "It is strange that you came from Larkhaven, on the coast, Cedric.",
+            "I came here from Larkhaven, on the coast.",
+            True,
+        ),
+        ("I never heard that, Cedric.", "Nothing frightens me like snakes.", True),
+        ("I never heard of Pellham, but welcome.", "I came here from Pellham.", False),
+        (
+            "No news of Harlan falling off a ladder or breaking his leg.",
+            "Have you heard the news? Harlan the miller fell off a ladder and broke his leg.",
+            True,
+        ),
+        (
+            "I don't hear anything, Cedric.",
+            "Did you hear? Odo the ferryman found a pot of old silver under his floorboards.",
+            True,
+        ),
+        ("I hadn't heard that. Good for Odo!", "Did you hear? Odo found a pot of silver.", False),
     ],
 )
 def test_what_the_player_is_telling_is_not_met_with_not_knowing_it(reply, line, doubts):
