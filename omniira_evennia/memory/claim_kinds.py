@@ -43,23 +43,42 @@ _HOME_SAID = re.compile(
     re.IGNORECASE,
 )
 
+# A food kept off their plate rests on their saying they cannot have it, not on a meal missed:
+# "I haven't eaten since sunrise." became "Araminta cannot eat since sunrise." (held-out seed
+# 50993), and was said back to her as what she cannot eat.
+_FOOD_VALUE = re.compile(
+    r"\b(?:cannot|can'?t|can not|never|won'?t|must not|mustn'?t|unable to) (?:eat|touch|abide|"
+    r"have|stomach)\b|\ballerg\w*|\bmakes? \w+ (?:sick|ill)\b|\boff (?:their|his|her) plate\b",
+    re.IGNORECASE,
+)
+_FOOD_SAID = re.compile(
+    r"\b(?:cannot|can'?t|can not|never|won'?t|don'?t|do not|must not) (?:eat|touch|abide|have|"
+    r"stomach)\b|\ballerg\w*|\b(?:sick|ill|rash|swell\w*|itch\w*)\b|\boff my plate\b"
+    r"|\bnever put\b|\bdisagrees? with me\b",
+    re.IGNORECASE,
+)
+
 WISH, TRADE, HOME = "(a wish, not a fact)", "(a trade nobody spoke of)", "(a home never named)"
+FOOD = "(a food never refused)"
 
 #: Why a statement that held a fact's words does not ground it, by the mark `mismatch` gives.
 REFUSALS = {
     WISH: "they said it as a wish, not a fact",
     TRADE: "a trade they never spoke of",
     HOME: "where they are from, which they never said",
+    FOOD: "a food they never said they cannot have",
 }
 
 
 def mismatch(value: str, statement: str) -> str | None:
     """The kind of claim `value` makes that `statement`, holding its words, does not (WISH,
-    TRADE, HOME), or None."""
+    TRADE, HOME, FOOD), or None."""
     if _WISH.search(statement) and not _WISH.search(value):
         return WISH
     if _TRADE_VALUE.search(value) and not _TRADE_SAID.search(statement):
         return TRADE
     if _HOME_VALUE.search(value) and not _HOME_SAID.search(statement):
         return HOME
+    if _FOOD_VALUE.search(value) and not _FOOD_SAID.search(statement):
+        return FOOD
     return None

@@ -560,3 +560,19 @@ def test_a_fact_resting_on_what_they_only_asked_is_refused_with_its_reason():
     # A word both asked and said is said: "Is the doctor in? I am the doctor's sister."
     said = ["Is the doctor in today?", "I am the doctor's sister."]
     assert ground("Rosalie is the doctor's sister.", said, subject="Rosalie").ok
+
+
+def test_a_food_refused_rests_only_on_their_saying_they_cannot_have_it():
+    # Held-out seed 50993: "I haven't eaten since sunrise." became "Araminta cannot eat since
+    # sunrise.", said back to her the next day as what she cannot eat.
+    hungry = ["I haven't eaten since sunrise."]
+    refused = ground("Araminta cannot eat since sunrise.", hungry, subject="Araminta", npc="Wren")
+    assert not refused.ok and refused.reason == "a food they never said they cannot have"
+    assert ground("Araminta hasn't eaten since sunrise.", hungry, subject="Araminta").ok
+    for said, fact in [
+        ("Honey makes me break out in a rash, so keep it off my plate.", "Ada cannot eat honey."),
+        ("I cannot eat eggs; it makes me ill.", "Ada cannot eat eggs."),
+        ("Never put nuts in anything you serve me: I'm allergic.", "Ada is allergic to nuts."),
+        ("Maren, one thing: I can't touch nuts, it makes me sick.", "Ada can't touch nuts."),
+    ]:
+        assert ground(fact, [said], subject="Ada", npc="Maren").ok, fact
