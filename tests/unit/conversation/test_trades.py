@@ -275,3 +275,16 @@ def test_their_me_left_in_the_npcs_mouth_is_claimed():
     assert trades.remembered_as_mine(reply, notes, "Winslow") == [reply]
     turned = "You told me never to put eggs in anything I serve you."
     assert trades.remembered_as_mine(turned, notes, "Winslow") == []
+
+
+def test_their_doing_by_name_said_as_the_npcs_beside_you_is_claimed():
+    # Held-out seed 50993: Wren to "What is my goat called?".
+    notes = [
+        "Pudding was half-starved when Peregrine found him on the road.",
+        "Peregrine came here from Larkhaven, on the coast.",
+    ]
+    reply = "You called your goat Pudding, and he was half-starved when I found him on the road."
+    assert trades.remembered_as_mine(reply, notes, "Peregrine") == [reply]
+    assert trades.remembered_as_mine("I came here from the coast myself.", notes, "Peregrine") == []
+    told = "Your goat Pudding was half-starved when you found him on the road."
+    assert trades.remembered_as_mine(told, notes, "Peregrine") == []

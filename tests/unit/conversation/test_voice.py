@@ -119,6 +119,12 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "Voss, what am I putting money aside for, do you remember?",
             "swaps_i_and_you",
         ),
+        # Held-out seed 50993: remembered as the NPC's own doing.
+        (
+            "I remember putting money aside for reading and writing before you're old.",
+            "What am I putting money aside for, do you remember?",
+            "swaps_i_and_you",
+        ),
         # Held-out seed 45119.
         ("Oh, that's a shame. I'm always here to help you.", "I haven't eaten.", "assistant_voice"),
         # Held-out runs 62903 (busy), 26893, 38261.
