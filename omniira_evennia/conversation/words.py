@@ -7,6 +7,7 @@ Plain Python; every function is linear in its (capped) input.
 
 from __future__ import annotations
 
+import functools
 import re
 
 MAX_CHARS = 2000
@@ -48,14 +49,31 @@ def capped(text) -> str:
     return str(text or "")[:MAX_CHARS]
 
 
-def content_stems(text: str) -> set[str]:
-    return {_stem(w) for w in re.findall(r"[a-z']{3,}", text.lower()) if w not in STOP_WORDS}
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of `text`'s content words. The voice rules ask this of the same few texts (the
+    line, the reply, the NPC's facts) dozens of times a turn, so a text within MAX_CHARS is
+    answered from a small cache (a third of the guard's time went here: docs/benchmarks.md)."""
+    return _cached_stems(text) if len(text) <= MAX_CHARS else _stems_of(text)
 
 
+@functools.lru_cache(maxsize=2048)
+def _cached_stems(text: str) -> frozenset[str]:
+    return _stems_of(text)
+
+
+def _stems_of(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS)
+
+
+_WORD = re.compile(r"[a-z']{3,}")
+_ENDING = re.compile(r"(?:ing|ed|es|ly|s)$")
+
+
+@functools.lru_cache(maxsize=8192)
 def _stem(word: str) -> str:
     """A word's first five letters after a common ending: "slipped" and "slip" meet ("You did
     slip on the cobbles" to "I nearly slipped on the cobbles": seed 62903, busy)."""
-    base = re.sub(r"(?:ing|ed|es|ly|s)$", "", word)
+    base = _ENDING.sub("", word)
     base = base if len(base) >= 3 else word
     return (base[:-1] if len(base) > 3 and base[-1] == base[-2] else base)[:5]
 
