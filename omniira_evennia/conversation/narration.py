@@ -53,6 +53,14 @@ _BARE_YES = re.compile(
 )
 
 
+# Words that tell nothing of them by themselves: "You came a long way, then." to "I came here
+# from Cairnby" feels for them.
+_ANYONES_WORDS = content_stems(
+    "came come comes went go goes get got make made take took have like love want need keep know "
+    "think feel seem look long way good great lot time day thing things"
+)
+
+
 def tells_them_their_own(reply: str, line: str) -> bool:
     """`line` is the player telling of themselves, and a sentence of `reply` tells it back to
     them ("You are afraid of wolves.", "I know your raven's name is Crumpet."), or the reply is
@@ -63,7 +71,7 @@ def tells_them_their_own(reply: str, line: str) -> bool:
         return False
     if _BARE_YES.match(reply):
         return True
-    told = content_stems(line)
+    told = content_stems(line) - _ANYONES_WORDS
     for sentence in sentence_list(reply):
         if is_question(sentence) or _ITS_OWN_ANSWER.search(sentence):
             continue

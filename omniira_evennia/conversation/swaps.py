@@ -406,6 +406,8 @@ def swapped(reply: str, line: str, speaker: str) -> bool:
         return True
     if _THEIR_AILMENT.search(line) and _AILMENT_AS_MINE.search(reply):
         return True
+    if their_doings.home_as_mine(reply, line):
+        return True
     return bool(
         is_question(line)
         and _ASKS_OWN.search(line)

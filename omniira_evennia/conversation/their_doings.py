@@ -70,3 +70,25 @@ def doing_as_mine(reply: str, line: str) -> bool:
             re.IGNORECASE,
         )
     )
+
+
+_HOME_TOLD = re.compile(
+    r"\b(?:i'?m from|i am from|i come from|i came (?:here )?from|home for me is|i grew up in|"
+    r"i was born in)\s+(?P<place>[A-Z][a-z]+)",
+    re.IGNORECASE,
+)
+_MY_HOME = re.compile(
+    r"\bi(?:'m| am| was born| grew up| come| came)\b[^.!?]*\b(?:from|in|raised)\b", re.IGNORECASE
+)
+
+
+def home_as_mine(reply: str, line: str) -> bool:
+    """Their home told, met with the NPC's own and nothing of theirs: "I'm from Wickham Cross,
+    born and raised." to "I'm from Wyndale, far to the north" (held-out seed 50993). "Wyndale?
+    I'm from Wickham Cross myself." speaks to theirs."""
+    reply, line = reply[:2000], line[:2000]
+    told = _HOME_TOLD.search(line)
+    if not told or not _MY_HOME.search(reply):
+        return False
+    place = told.group("place").lower()
+    return place not in reply.lower() and not re.search(r"\byou(?:r|'re)?\b", reply, re.I)

@@ -70,3 +70,9 @@ def test_feeling_advice_questions_and_other_lines_are_not(line, reply):
 def test_reads_a_bounded_part_of_a_long_reply():
     line = "I am a cooper. " * 500
     assert tells_them_their_own("You are a cooper. " * 2000, line)
+
+
+def test_a_common_word_of_theirs_is_not_their_telling():
+    line = "I came here from Cairnby, beyond the marshes."
+    assert not tells_them_their_own("You came a long way, then. I was born in the hills.", line)
+    assert tells_them_their_own("You came from Cairnby, beyond the marshes.", line)

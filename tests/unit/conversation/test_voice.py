@@ -2437,3 +2437,15 @@ def test_an_unknown_world_question_is_admitted_first_or_said_plainly(reply, kept
     assert (shown == reply) is kept
     if not kept:
         assert "temple" not in shown
+
+
+@pytest.mark.parametrize(
+    "reply, line, swapped",
+    [  # held-out seed 50993: Maren, told where Jericho is from
+        ("I'm from Wickham Cross, born and raised.", "I'm from Wyndale, far to the north.", True),
+        ("Wyndale? I'm from Wickham Cross myself.", "I'm from Wyndale, far to the north.", False),
+        ("I'm from the coast.", "Where are you from, Voss?", False),
+    ],
+)
+def test_their_home_met_with_the_npcs_own_and_nothing_of_theirs(reply, line, swapped):
+    assert ("swaps_i_and_you" in slips(reply, line, "Maren", "Jericho")) is swapped
