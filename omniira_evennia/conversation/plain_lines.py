@@ -138,7 +138,11 @@ _NEWS = re.compile(
 _LASTING = re.compile(
     r"\b(?:always|never|can'?t|cannot|afraid|fear\w*|allergic|trade|living|born|grew up|"
     r"(?:i'?m|i am|come|came|hail) from|"
-    r"called|named|my (?:\w+ )?(?:brother|sister|mother|father|son|daughter|wife|husband))\b",
+    # "... my grandmother, Winifred: she lives alone out past the marsh road." was met with
+    # "Well, you're here now, Aurelie." (held-out busy seed 62477): kin of any kind, and where
+    # someone lives, are told for good.
+    r"called|named|lives?|you should know|my (?:\w+ )?(?:brother|sister|mother|father|son|"
+    r"daughter|wife|husband|grand\w+|uncle|aunt|cousin|nephew|niece|friend))\b",
     re.I,
 )
 

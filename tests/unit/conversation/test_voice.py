@@ -778,6 +778,12 @@ def test_a_slipped_sentence_of_its_own_trade_goes_and_the_rest_stays():
         # Told for good: heard, to be remembered.
         ("I can never eat wheat, it makes me sick.", "remember|mind|forget|worth|telling"),
         ("I'm afraid of the wind on the high fells.", "remember|mind|forget|worth|telling"),
+        # Held-out busy seed 62477: kin, and where someone lives, are told for good.
+        (
+            "Maren, you should know about my grandmother, Winifred: she lives alone out past the "
+            "marsh road.",
+            "remember|mind|forget|worth|telling",
+        ),
     ],
 )
 def test_small_talk_of_the_moment_is_met_as_such_not_remembered(line, heard):
