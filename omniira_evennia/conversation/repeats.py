@@ -6,7 +6,8 @@ Jory, I'm sorry to hear that. It must have been scary for you." to a son on the 
 weather and to the town: held-out seed 15511, busy). `repeats_earlier` finds it: the whole
 reply word for word, or a run of REPEAT_MIN_WORDS words or more, said before in the conversation
 ("I can't let anyone see it." after "That's a sad thing." and after "That's so sad."). Short habits ("Aye, love.", "I'm sorry to hear that.") are a voice, not a repeat.
-`handed_back` finds a reply that gives back one of the speaker's earlier lines.
+`handed_back` finds a reply that gives back one of the speaker's earlier lines, or answers the
+line before this one instead of this one.
 
 Plain Python; reads at most voice.MAX_CHARS of each text.
 """
@@ -18,6 +19,7 @@ from collections import Counter
 
 from omniira_evennia.conversation import topics, voice
 from omniira_evennia.conversation.prompts import PromptContext
+from omniira_evennia.conversation.words import content_stems
 
 EARLIER_LINES = 3  # of the speaker's, before this one
 REPEAT_MIN_WORDS = 6
@@ -113,7 +115,24 @@ def handed_back(reply: str, ctx: PromptContext) -> list[str]:
     earlier = [t.text for t in ctx.history if t.role == "user"][-EARLIER_LINES:]
     name, speaker = ctx.identity.name, ctx.speaker_name
     said_again = any(voice.restates(reply, line, name, speaker) for line in earlier)
-    return [voice.RESTATED] if said_again else []
+    if said_again:
+        return [voice.RESTATED]
+    return [ANSWERS_EARLIER] if earlier and answers_the_line_before(reply, ctx, earlier[-1]) else []
+
+
+ANSWERS_EARLIER = "answers_the_line_before"  # the slip's name
+
+
+def answers_the_line_before(reply: str, ctx: PromptContext, before: str) -> bool:
+    """`reply` speaks to the speaker's line before this one and not to this one: "I'm sorry to
+    hear that you're allergic to onions." to "The thing I treasure most is a book of old sea
+    charts" said after the onions (held-out busy seed 62477). Two content words of that line,
+    none of this one's (names aside)."""
+    names = content_stems(f"{ctx.identity.name} {ctx.speaker_name}")
+    said = content_stems(voice.capped(reply)) - names
+    now = content_stems(voice.capped(ctx.message)) - names
+    then = content_stems(voice.capped(before)) - names - now
+    return len(said & then) >= 2 and not said & now
 
 
 LOOP_MIN_WORDS = 8

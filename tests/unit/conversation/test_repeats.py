@@ -86,6 +86,26 @@ def test_an_earlier_line_of_theirs_handed_back_is_restated_unless_asked_about():
     assert handed_back("You're a tanner by trade.", ctx("What is my trade?")) == []
 
 
+def test_a_reply_to_the_line_before_and_not_to_this_one_is_asked_again():
+    from omniira_evennia.conversation.repeats import ANSWERS_EARLIER, handed_back
+
+    # Held-out busy seed 62477: Wren, told of a treasure after the onions.
+    ctx = PromptContext(
+        identity=Identity("Wren", "herbalist"),
+        speaker_name="Horatio",
+        message="The thing I treasure most is a book of old sea charts; it is all I have left.",
+        history=[
+            Turn("user", "Never put onions in anything you serve me: I'm allergic."),
+            Turn("assistant", "I'll make sure not to serve onions to you."),
+        ],
+    )
+    reply = "I'm sorry to hear that you're allergic to onions. I'll be careful with my recipes."
+    assert handed_back(reply, ctx) == [ANSWERS_EARLIER]
+    both = "Sea charts! And no onions with them, I promise, Horatio; you're allergic."
+    assert handed_back(both, ctx) == []
+    assert handed_back("Charts of the old coast? May I see them?", ctx) == []
+
+
 def test_a_short_sentence_added_a_third_time_is_a_repeat_and_goes():
     # Held-out seed 83417: Voss ended three replies running with it.
     earlier = [
