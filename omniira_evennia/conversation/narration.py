@@ -47,7 +47,7 @@ _FEELS_OR_ADVISES = set(
 # your plate." answers them.
 _ITS_OWN_ANSWER = re.compile(r"\bi(?:'ll| will| won't|'d| would)\b", re.IGNORECASE)
 _BARE_YES = re.compile(
-    r"^\W*(?:yes|no|aye|nay|i know)(?:,?\s+(?:i|we)\s+(?:do|did|am|was|can|have|don't|didn't|can't|"
+    r"^\W*(?:yes|no|aye|nay|i know|(?:it'?s|that'?s) true|true)(?:,?\s+(?:i|we)\s+(?:do|did|am|was|can|have|don't|didn't|can't|"
     r"haven't))?(?:,?\s+[A-Z][a-z]+)?\W*$",
     re.IGNORECASE,
 )

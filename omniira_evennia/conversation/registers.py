@@ -91,7 +91,13 @@ ASSISTANT = re.compile(
     # eating eggs is a common side effect of eating eggs.", "That's a common problem with
     # cloaks." (busy seed 81239), "I will make sure to watch out for fire hazards."
     r"|\b(?:a )?common (?:side effects?|problem|issue|condition|symptom|reaction)s? (?:of|with)\b"
-    r"|\bside effects?\b|\b(?:fire|safety|health) hazards?\b",
+    r"|\bside effects?\b|\b(?:fire|safety|health) hazards?\b"
+    # Held-out busy seed 62477: "I understand the situation, Delphine. Let me take care of that
+    # for you." to news of a fall, "It may be a personal object or a piece of art that holds
+    # special meaning for you." to a key treasured, "You can't infer anything from the details
+    # given" (seed 50993).
+    r"|\bi understand the situation\b|\btake care of (?:that|it|this) for you\b"
+    r"|\bholds? (?:a )?special meaning\b|\bpiece of art\b|\binfer\b|\bthe details given\b",
     re.IGNORECASE,
 )
 

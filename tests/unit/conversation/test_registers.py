@@ -55,6 +55,24 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Voss",
             "assistant_voice",
         ),
+        (  # held-out busy seed 62477
+            "I understand the situation, Delphine. Let me take care of that for you.",
+            "Odo the ferryman fell off a ladder and broke his leg, they say.",
+            "Voss",
+            "assistant_voice",
+        ),
+        (
+            "It may be a personal object or a piece of art that holds special meaning for you.",
+            "Good evening, Lyra, my most precious possession is an iron key to a house that burned.",
+            "Lyra",
+            "assistant_voice",
+        ),
+        (
+            "It's true, Ilsa.",
+            "Lyra, I weave baskets from river willow for a living; I am a basket weaver.",
+            "Lyra",
+            "tells_them_their_own",
+        ),
     ],
 )
 def test_words_no_person_in_the_world_says_slip(reply, line, npc, slip):
