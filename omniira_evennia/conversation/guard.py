@@ -139,7 +139,7 @@ def remembered_as_mine(text: str, ctx: PromptContext) -> list[str]:
 
 
 def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
-    """The slips read against the NPC's own facts (plain_lines): its years or home said
+    """The slips read against the NPC's own facts (plain_lines): its years, home or kin said
     otherwise, its own life given to the listener, or not known."""
     own, line = own_facts(ctx), ctx.message
     return [
@@ -150,6 +150,7 @@ def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]
         ),
         (plain_lines.GIVES_ITS_OWN_LIFE, plain_lines.own_life_given(text, line, own)),
         (plain_lines.FORGETS_ITS_OWN_LIFE, plain_lines.forgets_own_life(text, line, own)),
+        (plain_lines.INVENTS_ITS_KIN, plain_lines.invented_kin(text, line, own)),
     ]
 
 
@@ -323,7 +324,7 @@ def repaired(
         if turned != text and not slips_of(turned, ctx) and not invents(turned):
             health.incr("voice_slips_repaired")
             return turned
-    if plain_lines.FORGETS_ITS_OWN_LIFE in problem:
+    if plain_lines.FORGETS_ITS_OWN_LIFE in problem or plain_lines.INVENTS_ITS_KIN in problem:
         # What is left beside "I'm not sure." of its own trade ("Now there's a question,
         # Quill.") answers nothing (held-out seed 97301): its own fact does.
         if own := plain_lines.own_life_line(ctx.message, own_facts(ctx)):

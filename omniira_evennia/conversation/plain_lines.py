@@ -453,3 +453,30 @@ _BARE_ANSWER = set("yes no aye nay indeed of course do does am is not don't i".s
 def _named(text: str) -> set[str]:
     """The capitalised words after the first, lowered: who a bare answer calls by name."""
     return {w.lower() for w in re.findall(r"(?<=\W)[A-Z][a-z']+", text[:MAX_CHARS])}
+
+
+INVENTS_ITS_KIN = "invents_its_kin"  # the slip's name (guard.own_life_slips)
+_KIN_WORD = re.compile(
+    r"\b(?P<kin>brother|sister|mother|father|son|daughter|wife|husband|cousin|aunt|uncle|"
+    r"grandmother|grandfather|niece|nephew|children|kids)s?\b,?\s*(?P<name>[A-Z][a-z]{2,})?"
+)
+_CLAIMS_KIN = re.compile(r"\b(?:i have|i've got|my)\b", re.IGNORECASE)
+
+
+def invented_kin(reply: str, line: str, own_facts: Sequence[str]) -> list[str]:
+    """Asked of its kin, the sentences of `reply` that give it kin, or a name for kin, that its
+    facts do not: "Yes, Aurelie, I have a sister Hilde and a cousin Aldous." from Maren, whose
+    only kin is Hilde (held-out busy seed 62477)."""
+    asked = asked_of_the_npc(line)
+    if not asked or not re.search(_OWN_LIFE[2][0], asked, re.IGNORECASE) or not own_facts:
+        return []
+    known = " ".join(f[:MAX_CHARS] for f in own_facts).lower()
+    return [
+        sentence
+        for sentence in sentence_list(reply[:MAX_CHARS])
+        if _CLAIMS_KIN.search(sentence)
+        and any(
+            kin.group("kin").lower() not in known or (kin.group("name") or "").lower() not in known
+            for kin in _KIN_WORD.finditer(sentence)
+        )
+    ]

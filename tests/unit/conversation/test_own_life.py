@@ -132,3 +132,15 @@ def test_what_it_does_asked_as_what_is_it_you_do():
     assert plain_lines.own_life_fact(line, [plays]) == plays
     said = "I couldn't rightly say, Tamsin."
     assert plain_lines.forgets_own_life(said, line, [plays]) == [said]
+
+
+def test_kin_its_facts_do_not_hold_is_invented():
+    # Held-out busy seed 62477: Maren, whose only kin is her sister Hilde.
+    hilde = "Your only kin is your sister Hilde, who keeps a farm over the hills near Vellmoor."
+    line = "Have you any kin in town, Maren?"
+    invented = "Yes, Aurelie, I have a sister Hilde and a cousin Aldous."
+    assert plain_lines.invented_kin(invented, line, [hilde]) == [invented]
+    assert plain_lines.invented_kin("I have a brother in town.", line, [hilde])
+    assert plain_lines.invented_kin("My sister Hilde keeps a farm.", line, [hilde]) == []
+    # Not asked of its kin, not read.
+    assert plain_lines.invented_kin(invented, "What do you sell?", [hilde]) == []
