@@ -208,7 +208,7 @@ SPECIFIC_WORDS = sorted(
 # Capitalised words that name no one.
 NOT_NAMES = set("""sir madam miss lord lady mister master mistress god gods monday tuesday wednesday
     thursday friday saturday sunday sure aye yes no nay well oh ah hmm indeed certainly alas
-    goodbye farewell hello welcome thanks""".split())  # "Sure, Tamsyn." names nobody
+    goodbye farewell hello welcome thanks nope yep yeah""".split())  # "Sure, Tamsyn." names nobody
 PROPER_NAMES = set(
     world.PLAYER_NAMES
     + world.KIN_NAMES["she"]
