@@ -32,6 +32,4 @@ def test_a_handed_back_line_is_counted_and_an_answer_is_kept(tmp_path):
     # Their line given back, and told back to them as theirs (conversation/narration.py).
     slip = "slipped: restated, tells_them_their_own"
     assert counts[slip] == 1
-    assert lines[slip] == [
-        ("tell", "My horse is called Thistle.", "Your horse is called Thistle.")
-    ]
+    assert lines[slip] == [("tell", "My horse is called Thistle.", "Your horse is called Thistle.")]
