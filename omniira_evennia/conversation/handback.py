@@ -433,7 +433,9 @@ _TROUBLE = re.compile(
     r"injur\w*|lame|blind|deaf|debt\w*|owe\w*|poor|hungry|tired|weary|exhausted|cold|soaked|wet|"
     r"storm\w*|rain\w*|flood\w*|fire|stolen|thie\w+|trouble\w*|worr\w+|sad|hard|heavy|bad|"
     r"awful|terrible|long|late|alone|sorry|nightmare\w*|stuck|fail\w*|hate\w*|starv\w*|"
-    r"abandon\w*|beat(?:en)?|weak|limp\w*|old|slow|dying|dies|die|miss\w*|homeless)\b",
+    r"abandon\w*|beat(?:en)?|weak|limp\w*|(?:getting|too|grown|so) old|old and|slow|dying|dies|"
+    # Not "a pot of old silver": "Oh, that's a sad story, Tilda." to it (held-out seed 73811).
+    r"die|miss\w*|homeless)\b",
     re.IGNORECASE,
 )
 

@@ -438,6 +438,9 @@ def in_first_person(fact: str, name: str) -> str:
     knife" (held-out seed 86753: Voss said "I don't charge." with it in front of him)."""
     if not name or not re.search(rf"\b{re.escape(name)}\b", fact):
         return fact
+    # "Wren's herb stall sells ..." said by Wren as it was (held-out seed 73811): "My herb stall".
+    fact = re.sub(rf"^(\W*){re.escape(name)}'s\b", r"\1My", fact)
+    fact = re.sub(rf"\b{re.escape(name)}'s\b", "my", fact)
 
     def spoken(match: re.Match) -> str:
         verb = match.group(1)

@@ -89,6 +89,13 @@ def test_bare_sorrow_for_no_hardship_shrugs_it_off(reply, line, shrugs):
         ),
         ("That's awful, Zoltan.", "I keep bees on the hillside above the mill.", True),
         ("How terrible, Zoltan.", "My grandfather's compass is my most precious thing.", True),
+        # Held-out seed 73811: old silver is no trouble; an old tortoise may be.
+        (
+            "Oh, that's a sad story, Zoltan.",
+            "Have you heard? Mildreth found a pot of old silver under her floorboards.",
+            True,
+        ),
+        ("Oh, that's sad, Zoltan.", "My tortoise is getting old and slow.", False),
         # Trouble may be met with dismay: a rash, a long walk, a storm, a thing not had.
         ("Oh no, Zoltan! That must be terrible.", "I get a rash from eating eggs.", False),
         ("Oh dear. Sit down, then.", "The walk up from the docks was long today.", False),

@@ -288,3 +288,17 @@ def test_their_doing_by_name_said_as_the_npcs_beside_you_is_claimed():
     assert trades.remembered_as_mine("I came here from the coast myself.", notes, "Peregrine") == []
     told = "Your goat Pudding was half-starved when you found him on the road."
     assert trades.remembered_as_mine(told, notes, "Peregrine") == []
+
+
+def test_its_own_wares_fact_by_its_name_is_said_in_the_first_person():
+    # Held-out seed 73811: Wren said "Wren's herb stall sells willow-bark tea ..." of herself.
+    from omniira_evennia.conversation.repairs import in_first_person
+
+    stall = "Wren's herb stall sells willow-bark tea for aches at two copper a twist."
+    assert in_first_person(stall, "Wren") == (
+        "My herb stall sells willow-bark tea for aches at two copper a twist."
+    )
+    forge = "At his forge Voss mends a tool for two copper and sells a good knife"
+    assert in_first_person(forge, "Voss") == (
+        "At my forge I mend a tool for two copper and sell a good knife"
+    )
