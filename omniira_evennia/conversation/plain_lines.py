@@ -153,9 +153,12 @@ _YOURS = {"me": "you", "my": "your", "myself": "yourself"}
 
 # Their words as they said them, but not to whom: 'You told me so yourself, Quentin: "Lyra, I
 # always carry a book of old sea charts."' said by Lyra (held-out seed 69127).
+# After a greeting, their "my" too: '"Good evening, Wren, my most precious possession is ..."'
+# (held-out seed 73811).
 _UNADDRESSED = re.compile(
     r"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|listen),?\s+)?[A-Z][a-z]+,\s+"
-    r"(?=i\b|i'm\b|i've\b|i'd\b)",
+    r"(?=i\b|i'm\b|i've\b|i'd\b)"
+    r"|^\W*(?:good (?:morning|evening|day)|hello|hi|hey),?\s+[A-Z][a-z]+,\s+(?=my\b)",
     re.IGNORECASE,
 )
 
@@ -169,6 +172,7 @@ def remembered_line(answer: str, speaker: str) -> str:
         # A memory kept in their words ('Xander said: "I fear spiders."', memory/write.py).
         text = quoted_words(text, speaker) or text
     text = _UNADDRESSED.sub("", text).rstrip('.!"') + "."
+    text = text[:1].upper() + text[1:]
     named = bool(speaker) and bool(re.match(rf"\W*{re.escape(speaker)}\b", text, re.IGNORECASE))
     if FIRST_PERSON.search(text) and not named:  # their own words
         return f'You told me so yourself, {speaker or "friend"}: "{text}"'
@@ -192,6 +196,8 @@ def remembered_line(answer: str, speaker: str) -> str:
                 # "it is all they have left of home" (held-out busy seed 18443)
                 text = re.sub(r"\ball they (have|had)\b", r"all you \1", text)
                 text = re.sub(r"\b(?:she|he) has\b", "you have", text)
+                # "... so she keeps it off your plate." (held-out seed 73811)
+                text = re.sub(r"\b(?:she|he) ([a-z]{3,}?)s\b", r"you \1", text)
         text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)
     return f"I remember: {text}"
 

@@ -316,6 +316,7 @@ _KIN = re.compile(
     r"grandmother|grandfather|grandma|grandpa|niece|nephew|kin)\b",
     re.IGNORECASE,
 )
+_KIN_SHARES = {TOPIC_PHRASE[k] for k in ("home", "trade", "search")}  # with kin, words alike
 
 
 def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -> str | None:
@@ -329,9 +330,9 @@ def answer_from(line: str, memories: list[str], said: list[str], speaker: str) -
     if asked is None or not speaker:
         return None
     named = re.compile(rf"\b{re.escape(speaker.lower())}\b")
-    # "Maelis's grandmother Eugenia lives alone out past the marsh road." is no answer to
-    # where Maelis is from (held-out seed 71359): a kin's life is theirs, unless kin is asked.
-    kin_asked = bool(_KIN.search(line))
+    # A kin's home or trade is theirs (seed 71359), a treasure may name kin ("a wooden flute my
+    # mother carved", seed 73811).
+    kin_asked = bool(_KIN.search(line)) or asked.phrase not in _KIN_SHARES
     best, best_weight = None, 0
     for text in [capped(m) for m in memories]:
         low = text.lower()

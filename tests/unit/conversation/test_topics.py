@@ -142,3 +142,16 @@ def test_what_makes_someone_ill_is_no_trade_and_their_not_telling_is_no_npcs():
     assert "swaps_i_and_you" in voice.slips(swapped, line, "Lyra", "Dorian")
     own = "I never told you what my brother does, did I?"
     assert voice.slips(own, "I wonder what your brother does.", "Lyra", "Dorian") == []
+
+
+def test_a_treasure_that_names_kin_answers_what_they_treasure():
+    # Held-out seed 73811: "I couldn't rightly say, Urien." with the flute remembered.
+    from omniira_evennia.conversation.topics import answer_from
+
+    flute = (
+        'Urien said: "It\'s a wooden flute my mother carved, and I never let it out of my sight."'
+    )
+    assert answer_from("Do you remember what I treasure most?", [flute], [], "Urien") == flute
+    # A kin's home is still not where they are from (seed 71359).
+    kin = "Maelis's grandmother Eugenia lives alone out past the marsh road."
+    assert answer_from("Where am I from?", [kin], [], "Maelis") is None

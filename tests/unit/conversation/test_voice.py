@@ -1178,7 +1178,7 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
         (
             "Bram misses his mother; he writes to her often.",
             "Bram",
-            "I remember: you miss your mother; he writes to her often.",  # whose "he": unclear
+            "I remember: you miss your mother; you write to her often.",  # "he" is them
         ),
         # Held-out seed 92821: named as the object, every he of it theirs.
         (
@@ -1190,6 +1190,16 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
             "The market reminds Idris of his father.",
             "Idris",
             "I remember: The market reminds you of his father.",  # a man besides them: unclear
+        ),
+        (  # held-out seed 73811
+            "Kestrel has a rash from mushrooms, so she keeps it off her plate.",
+            "Kestrel",
+            "I remember: you have a rash from mushrooms, so you keep it off your plate.",
+        ),
+        (
+            "Kestrel has a little ferret named Figaro; he hates the rain.",
+            "Kestrel",
+            "I remember: you have a little ferret named Figaro; he hates the rain.",
         ),
     ],
 )
@@ -1219,6 +1229,10 @@ def test_a_question_about_oneself_given_back_is_answered_from_memory():
         (
             "Marlow, my tortoise, is old and I love her.",
             "Marlow, my tortoise, is old and I love her.",
+        ),
+        (  # held-out seed 73811
+            "Good evening, Wren, my most precious possession is a wooden flute.",
+            "My most precious possession is a wooden flute.",
         ),
     ],
 )
