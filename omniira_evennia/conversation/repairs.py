@@ -205,6 +205,13 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
     )
     # "I don't know what frightens Odalys." said to Odalys (telnet trial, 2026-12-05).
     text = re.sub(rf"\b(what|who)\s+([a-z]+s)\s+{name}\b(?!')", r"\1 \2 you", text)
+    # "I remember: you ferret's name is Pocket." (held-out seed 73811): "your ferret's".
+    text = re.sub(
+        r"\b([Yy])ou (?!(?:what|that|it|there|here|who|where|how|he|she|let|one|when|why)'s)"
+        r"(?=[a-z]+'s\b)",
+        r"\1our ",
+        text,
+    )
     return _spoken_to(text, name, of_them)
 
 

@@ -41,6 +41,10 @@ def animal_doing_as_mine(reply: str, line: str) -> bool:
     return False
 
 
+_KIN_WORDS = (
+    "brother|sister|mother|father|son|daughter|wife|husband|cousin|aunt|uncle|grandmother|"
+    "grandfather|niece|nephew"
+)
 _PAST = {
     "grow up": r"\bi (?:grew up|was raised|was born)\b",
     "come from": r"\bi (?:came|come|am) from\b|\bi'm from\b",
@@ -58,6 +62,13 @@ def doing_as_mine(reply: str, line: str) -> bool:
     reply, line = reply[:2000], line[:2000]
     grew = re.search(r"\bdid i (grow up|come from|live|come here from)\b", line, re.IGNORECASE)
     if grew and re.search(_PAST[grew.group(1).lower()], reply, re.IGNORECASE):
+        return True
+    # "I do not recall a brother of mine." to "Who is my brother, do you recall?" (held-out
+    # seed 73811): their kin asked of, the NPC's own answered.
+    kin = re.search(rf"\bmy ({_KIN_WORDS})\b", line, re.IGNORECASE)
+    if kin and re.search(
+        rf"\b{kin.group(1)}s? of mine\b|\bmy {kin.group(1)}\b", reply, re.IGNORECASE
+    ):
         return True
     doing = re.search(r"\bam i (\w+ing)\b", line, re.IGNORECASE)
     return bool(doing) and bool(

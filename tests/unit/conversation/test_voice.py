@@ -119,6 +119,13 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "Voss, what am I putting money aside for, do you remember?",
             "swaps_i_and_you",
         ),
+        # Held-out seed 73811: their kin asked of, the NPC's own answered.
+        (
+            "I do not recall a brother of mine.",
+            "Who is my brother, do you recall?",
+            "swaps_i_and_you",
+        ),
+        ("My brother builds boats.", "Who is my brother, do you recall?", "swaps_i_and_you"),
         # Held-out seed 50993: remembered as the NPC's own doing.
         (
             "I remember putting money aside for reading and writing before you're old.",
@@ -2469,3 +2476,13 @@ def test_an_unknown_world_question_is_admitted_first_or_said_plainly(reply, kept
 )
 def test_their_home_met_with_the_npcs_own_and_nothing_of_theirs(reply, line, swapped):
     assert ("swaps_i_and_you" in slips(reply, line, "Maren", "Jericho")) is swapped
+
+
+def test_you_before_a_possessive_is_your():
+    # Held-out seed 73811: "I remember: you ferret's name is Pocket."
+    assert repairs.to_the_listener("I remember: you ferret's name is Pocket.", "Bram", "Voss") == (
+        "I remember: your ferret's name is Pocket."
+    )
+    assert repairs.to_the_listener("I'll tell you what's on the menu.", "Bram", "Voss") == (
+        "I'll tell you what's on the menu."
+    )
