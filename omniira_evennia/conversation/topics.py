@@ -379,7 +379,7 @@ def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
         # "You never told me what you're allergic to." with "cannot eat honey" held (held-out
         # seed 41257): its "never" is no answer.
         return False
-    if own and denies_it(reply, answer, own, words):
+    if own and denies_it(reply, answer, own, words, line):
         return False
     return not own or bool(own & words(reply))
 
@@ -390,11 +390,11 @@ _DENIAL = re.compile(
 )
 
 
-def denies_it(reply: str, answer: str, own: set[str], words) -> bool:
+def denies_it(reply: str, answer: str, own: set[str], words, line: str = "") -> bool:
     """The reply names what it remembers only to deny it: "You are not afraid of ghosts." with
     "Nothing frightens Perrin like ghosts." held (held-out seed 63341)."""
-    if _DENIAL.search(answer):
-        return False  # "Colette cannot eat garlic" is said back with its own "can't"
+    if _DENIAL.search(answer) or _DENIAL.search(line):
+        return False  # its own "can't" said back; "What must you never put ...?" (seed 73811)
     naming = [_TAG.sub("?", s) for s in sentence_list(capped(reply)) if own & words(s)]
     return bool(naming) and all(_DENIAL.search(s) for s in naming)
 

@@ -155,3 +155,17 @@ def test_a_treasure_that_names_kin_answers_what_they_treasure():
     # A kin's home is still not where they are from (seed 71359).
     kin = "Maelis's grandmother Eugenia lives alone out past the marsh road."
     assert answer_from("Where am I from?", [kin], [], "Maelis") is None
+
+
+def test_a_no_to_a_question_asked_with_never_gives_the_answer():
+    # Held-out seed 73811: "I will not put mushrooms in your food." was put aside for the
+    # memory said plainly.
+    from omniira_evennia.conversation.topics import gives_answer
+
+    rash = "Kestrel has a rash from mushrooms, so she keeps it off her plate."
+    line = "Maren, what must you never put in my food?"
+    assert gives_answer("I will not put mushrooms in your food.", rash, line, "Kestrel")
+    ghosts = "Nothing frightens Perrin like ghosts."
+    assert not gives_answer(
+        "You are not afraid of ghosts.", ghosts, "What am I afraid of?", "Perrin"
+    )
