@@ -135,7 +135,7 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
 
 def remembered_as_mine(text: str, ctx: PromptContext) -> list[str]:
     remembered = [m.text for m in ctx.memories if m.about_speaker]
-    return trades.remembered_as_mine(text, remembered, ctx.speaker_name)
+    return trades.remembered_as_mine(text, remembered, ctx.speaker_name, ctx.message)
 
 
 def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:

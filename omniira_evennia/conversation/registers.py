@@ -97,7 +97,9 @@ ASSISTANT = re.compile(
     # special meaning for you." to a key treasured, "You can't infer anything from the details
     # given" (seed 50993).
     r"|\bi understand the situation\b|\btake care of (?:that|it|this) for you\b"
-    r"|\bholds? (?:a )?special meaning\b|\bpiece of art\b|\binfer\b|\bthe details given\b",
+    r"|\bholds? (?:a )?special meaning\b|\bpiece of art\b|\binfer\b|\bthe details given\b"
+    # "Is there anything else on your mind?" (telnet trial, 2026-12-07, to the rain)
+    r"|\banything else on your mind\b",
     re.IGNORECASE,
 )
 

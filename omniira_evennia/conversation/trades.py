@@ -34,6 +34,7 @@ from omniira_evennia.conversation.words import (
     capped,
     content_stems,
     first_person_runs,
+    is_question,
     object_runs,
     sentence_list,
     words_of,
@@ -170,10 +171,15 @@ _YOU = re.compile(r"\byou(?:r|rs|'re|'ve)?\b", re.IGNORECASE)
 THEIRS_AS_MINE = "claims_what_it_remembers"  # the slip's name (guard.knowing_slips)
 
 
-def remembered_as_mine(reply: str, remembered: list[str], speaker: str) -> list[str]:
+def remembered_as_mine(
+    reply: str, remembered: list[str], speaker: str, line: str = ""
+) -> list[str]:
     """The sentences of `reply` that put in the NPC's own first person the trade or the "I ..."
     of what it remembers of the speaker: "It's a cobbler, isn't it? I make and mend shoes every
-    day, just like you." to "What is my trade, do you recall?" (held-out seed 97301)."""
+    day, just like you." to "What is my trade, do you recall?" (held-out seed 97301); asked of
+    their own life (`line`), a sentence of the NPC's "I" and no "you" with two words of theirs
+    ("I know how to weave baskets from river willow for a living.", telnet trial 2026-12-07)."""
+    asked_of_them = is_question(line) and bool(FIRST_PERSON.search(capped(line)))
     unquoted = re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', " ", capped(reply))  # their words quoted
     sentences = [(sentence, words_of(sentence)) for sentence in sentence_list(unquoted)]
     found = []
@@ -191,14 +197,27 @@ def remembered_as_mine(reply: str, remembered: list[str], speaker: str) -> list[
             if not speaker
             else first_person_runs(re.sub(rf"\b{re.escape(speaker)}\b(?!')", "I", note))
         )
+        theirs = content_stems(note) - content_stems(f"{speaker} {line}") - _ANYONES
         for sentence, said in sentences:
             if (
                 their_trade_as_mine(sentence, note)
                 or any(run in said for run in runs)
                 or (_YOU.search(sentence) and any(run in said for run in named))
+                or (
+                    asked_of_them
+                    and _mine_alone(sentence)
+                    and len(content_stems(sentence) & theirs) >= 2
+                )
             ):
                 found.append(sentence)
     return list(dict.fromkeys(found))
+
+
+_ANYONES = content_stems("know how living life work day time good thing")
+
+
+def _mine_alone(sentence: str) -> bool:
+    return bool(re.match(r"^\W*(?:\w+,\s+)?i\b", sentence, re.I)) and not _YOU.search(sentence)
 
 
 def their_trade_as_mine(reply: str, line: str) -> list[str]:

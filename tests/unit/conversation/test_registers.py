@@ -67,6 +67,12 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Lyra",
             "assistant_voice",
         ),
+        (  # telnet trial, 2026-12-07
+            "That's true, Ilsa. Is there anything else on your mind?",
+            "The rain has not let up all day.",
+            "Maren",
+            "assistant_voice",
+        ),
         (
             "It's true, Ilsa.",
             "Lyra, I weave baskets from river willow for a living; I am a basket weaver.",

@@ -302,3 +302,17 @@ def test_its_own_wares_fact_by_its_name_is_said_in_the_first_person():
     assert in_first_person(forge, "Voss") == (
         "At my forge I mend a tool for two copper and sell a good knife"
     )
+
+
+def test_their_trade_in_the_npcs_own_words_asked_of_is_claimed():
+    # Telnet trial, 2026-12-07 (a busy machine): Lyra to "What do I do for a living, Lyra?".
+    notes = ["Perpetua weaves baskets from river willow for a living."]
+    asked = "What do I do for a living, Lyra?"
+    mine = "I know how to weave baskets from river willow for a living."
+    assert trades.remembered_as_mine(mine, notes, "Perpetua", asked) == [mine]
+    said_to_them = "You weave baskets from river willow."
+    assert trades.remembered_as_mine(said_to_them, notes, "Perpetua", asked) == []
+    own = "I sing river ballads for a living."
+    assert trades.remembered_as_mine(own, notes, "Perpetua", asked) == []
+    # Not asked of their life: the NPC may speak of its own work.
+    assert trades.remembered_as_mine(mine, notes, "Perpetua", "What do you sell?") == []
