@@ -41,6 +41,12 @@ def animal_doing_as_mine(reply: str, line: str) -> bool:
     return False
 
 
+_NOT_KNOWING_WHAT_I = re.compile(
+    r"\b(?:don'?t|do not|can'?t|cannot) (?:remember|recall|know|say|tell) (?:what|who|where|"
+    r"which|how)\b[^.?!]{0,20}?\bi (?:cannot |can'?t |can not |can |could |will |would |am |do |"
+    r"did |should |must )?(?!can\b|could\b|will\b|would\b|should\b|must\b)([a-z]{3,})",
+    re.IGNORECASE,
+)
 _KIN_WORDS = (
     "brother|sister|mother|father|son|daughter|wife|husband|cousin|aunt|uncle|grandmother|"
     "grandfather|niece|nephew"
@@ -63,6 +69,10 @@ def doing_as_mine(reply: str, line: str) -> bool:
     grew = re.search(r"\bdid i (grow up|come from|live|come here from)\b", line, re.IGNORECASE)
     if grew and re.search(_PAST[grew.group(1).lower()], reply, re.IGNORECASE):
         return True
+    # "I don't know what I cannot eat." to "What can't I eat?" (telnet trial, 2026-12-07).
+    for verb in _NOT_KNOWING_WHAT_I.findall(reply):
+        if re.search(rf"\b{re.escape(verb)}\b", line, re.IGNORECASE):
+            return True
     # "I do not recall a brother of mine." to "Who is my brother, do you recall?" (held-out
     # seed 73811): their kin asked of, the NPC's own answered.
     kin = re.search(rf"\bmy ({_KIN_WORDS})\b", line, re.IGNORECASE)

@@ -119,6 +119,8 @@ from omniira_evennia.knowledge.selection import KnowledgeView
             "Voss, what am I putting money aside for, do you remember?",
             "swaps_i_and_you",
         ),
+        # Telnet trial, 2026-12-07: not knowing it, as the NPC's own.
+        ("I don't know what I cannot eat.", "What can't I eat?", "swaps_i_and_you"),
         # Held-out seed 73811: their kin asked of, the NPC's own answered.
         (
             "I do not recall a brother of mine.",
@@ -2485,4 +2487,13 @@ def test_you_before_a_possessive_is_your():
     )
     assert repairs.to_the_listener("I'll tell you what's on the menu.", "Bram", "Voss") == (
         "I'll tell you what's on the menu."
+    )
+
+
+def test_not_knowing_what_the_npc_itself_can_tell_is_no_swap():
+    assert "swaps_i_and_you" not in slips(
+        "I don't know what I can tell you about that.", "What can't I eat?", "Maren", "Ada"
+    )
+    assert "swaps_i_and_you" not in slips(
+        "I don't know what you cannot eat.", "What can't I eat?", "Maren", "Ada"
     )
