@@ -233,7 +233,8 @@ _DOUBTS_YOURS = re.compile(
     r"(?:(?:ever|once)\s+)?"
     r"(?:told|said|mentioned|tell|say|mention)\b"
     # "I don't think that's right, Quince." to "My parrot is called Quince" (held-out seed 70919)
-    r"|^\W*i (?:don'?t|do not) (?:think|believe) (?:that'?s|that is|it'?s|it is) (?:right|true|so)\b"
+    r"|^\W*i (?:don'?t|do not) (?:think|believe) (?:that'?s|that is|it'?s|it is) "
+    r"(?:right|true|so)\b"
     # "Are you sure about that?" to "I came here from Quarrendon", "It is strange that you came
     # from Larkhaven", "I never heard that, Mordecai." to their fear (held-out seeds 50993, 69127)
     r"|\bare you (?:sure|certain)\b|\b(?:it is|it's) (?:strange|odd) that you\b"

@@ -10,8 +10,8 @@ with something added; a player hears an NPC that is not listening, or that makes
 A sentence that tells them of themselves, opened with "you" or "your ..." (after "Oh,", a name,
 or "I know / see / understand that") and sharing a word of what they told, is the slip; one
 that feels for them or advises ("You must miss her", "you should rest", "You're welcome to
-sit"), or says what the NPC will do about it ("...; I'll keep them off your plate."), is not. A bare "Yes, I do." to
-what they told of themselves answers nothing that was asked.
+sit"), or says what the NPC will do about it ("...; I'll keep them off your plate."), is not.
+A bare "Yes, I do." to what they told of themselves answers nothing that was asked.
 
 Plain Python; reads at most words.MAX_CHARS of each text.
 """
@@ -47,8 +47,9 @@ _FEELS_OR_ADVISES = set(
 # your plate." answers them.
 _ITS_OWN_ANSWER = re.compile(r"\bi(?:'ll| will| won't|'d| would)\b", re.IGNORECASE)
 _BARE_YES = re.compile(
-    r"^\W*(?:yes|no|aye|nay|i know|(?:it'?s|that'?s) true|true)(?:,?\s+(?:i|we)\s+(?:do|did|am|was|can|have|don't|didn't|can't|"
-    r"haven't))?(?:,?\s+[A-Z][a-z]+)?\W*$",
+    r"^\W*(?:yes|no|aye|nay|i know|(?:it'?s|that'?s) true|true)"
+    r"(?:,?\s+(?:i|we)\s+(?:do|did|am|was|can|have|don't|didn't|can't|haven't))?"
+    r"(?:,?\s+[A-Z][a-z]+)?\W*$",
     re.IGNORECASE,
 )
 

@@ -18,6 +18,7 @@ from omniira_evennia.conversation.voice import MAX_CHARS, admits_not_knowing
 from omniira_evennia.conversation.words import (
     ANIMALS,
     FIRST_PERSON,
+    KIN_WORDS,
     content_stems,
     ends_asking,
     sentence_list,
@@ -462,10 +463,7 @@ def _named(text: str) -> set[str]:
 
 
 INVENTS_ITS_KIN = "invents_its_kin"  # the slip's name (guard.own_life_slips)
-_KIN_WORD = re.compile(
-    r"\b(?P<kin>brother|sister|mother|father|son|daughter|wife|husband|cousin|aunt|uncle|"
-    r"grandmother|grandfather|niece|nephew|children|kids)s?\b,?\s*(?P<name>[A-Z][a-z]{2,})?"
-)
+_KIN_WORD = re.compile(rf"\b(?P<kin>{KIN_WORDS}|children|kids)s?\b,?\s*(?P<name>[A-Z][a-z]{{2,}})?")
 _CLAIMS_KIN = re.compile(r"\b(?:i have|i've got|my)\b", re.IGNORECASE)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation.words import content_stems
+from omniira_evennia.conversation.words import KIN_WORDS, content_stems
 
 OWN_PLAN = re.compile(
     r"\bi(?:'ll| will|'m going to| am going to| mean to| plan to| want to| think i'll)\b", re.I
@@ -47,10 +47,6 @@ _NOT_KNOWING_WHAT_I = re.compile(
     r"did |should |must )?(?!can\b|could\b|will\b|would\b|should\b|must\b)([a-z]{3,})",
     re.IGNORECASE,
 )
-_KIN_WORDS = (
-    "brother|sister|mother|father|son|daughter|wife|husband|cousin|aunt|uncle|grandmother|"
-    "grandfather|niece|nephew"
-)
 _PAST = {
     "grow up": r"\bi (?:grew up|was raised|was born)\b",
     "come from": r"\bi (?:came|come|am) from\b|\bi'm from\b",
@@ -75,7 +71,7 @@ def doing_as_mine(reply: str, line: str) -> bool:
             return True
     # "I do not recall a brother of mine." to "Who is my brother, do you recall?" (held-out
     # seed 73811): their kin asked of, the NPC's own answered.
-    kin = re.search(rf"\bmy ({_KIN_WORDS})\b", line, re.IGNORECASE)
+    kin = re.search(rf"\bmy ({KIN_WORDS})\b", line, re.IGNORECASE)
     if kin and re.search(
         rf"\b{kin.group(1)}s? of mine\b|\bmy {kin.group(1)}\b", reply, re.IGNORECASE
     ):

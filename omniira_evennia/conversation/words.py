@@ -147,6 +147,13 @@ def first_person_runs(text) -> list[str]:
     ]
 
 
+# Kin, as words (their_doings.py, plain_lines.py).
+KIN_WORDS = (
+    "brother|sister|mother|father|son|daughter|wife|husband|cousin|aunt|uncle|grandmother|"
+    "grandfather|niece|nephew"
+)
+
+
 # Two words and "me": "you serve me", "wheat makes me" are the speaker's, not the NPC's.
 _ME_RUN = re.compile(r"\b([a-z']+)\s+([a-z']+)\s+me\b")
 
