@@ -39,7 +39,7 @@ from tests.telnet_client import TelnetPlayer  # noqa: E402
 # so no turn is asked twice; the note kept with a telling, grounded in its words)
 EXCHANGES = [
     (
-        "The walk up from the docks was long today.",
+        "I walked up from the docks today, and my legs are sore.",
         "Sit down by the fire and rest your legs, then.",
         "Benny walked up from the docks today.",
     ),
