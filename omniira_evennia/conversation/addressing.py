@@ -199,3 +199,18 @@ def only_a_shrug(reply: str) -> bool:
     if _HOW_ABOUT_YOU.search(reply) and len(words) <= 10:
         return True
     return 0 < len(words) <= 6 and admits_not_knowing(reply)
+
+
+# "Yes, Elowen." to "Have you heard the news? Lyra got into a brawl and lost a tooth." (held-out
+# seed 31079): the question before the news answered, the news not.
+_BARE_YES = re.compile(
+    r"^\W*(?:yes|yeah|aye|no|nope|indeed|true|i have|i did|i know)(?:,?\s+[A-Z][a-z]+)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def bare_yes_to_a_telling(reply: str, line: str) -> bool:
+    """A bare yes or no to a line that asks, then tells ("Did you hear? ...")."""
+    sentences = re.findall(r"[^.!?]+[.!?]*", str(line or "")[:2000])
+    tells = len(sentences) > 1 and "?" not in sentences[-1] and "?" in "".join(sentences[:-1])
+    return tells and bool(_BARE_YES.match(str(reply or "")[:200]))

@@ -117,8 +117,10 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
     others = [re.escape(who) for who in (speaker, "You") if who]
     # '... Rosalie responds, "Garlic makes me break out ..."' (held-out seed 44207) as much as
     # "Tobiah: I also make candles".
+    # Not their name said to them: 'You told me so yourself, Elowen: "..."' (our own plain
+    # line, copied by the model: held-out seed 31079) is no turn of theirs.
     turn = re.search(
-        rf"(^|[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:"
+        rf"(^|(?<!,)[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:"
         rf"|{SAID_VERBS}\s*,?\s*[\"\u201c])",
         stripped[1:],
     )

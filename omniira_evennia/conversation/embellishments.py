@@ -36,6 +36,9 @@ _BEEN_TO = r"\b(?:been to|been in|visited|passed through|seen)\s+(?:the\s+)?(?:\
 # A sentence that goes on about it: "It is a secret mine that was found by the villagers ...".
 # "I have not seen Odile", "I've never been to Carrow": no claim of having been there.
 _NEGATED = re.compile(r"(?:\bnot|\bnever|n't)\s+(?:\w+\s+)?$", re.IGNORECASE)
+_TAG_QUESTION = re.compile(
+    r",?\s*\b(?:is|was|does|do|are|did|has|have)n't (?:it|they|she|he|there)\s*\?\s*$", re.I
+)
 _GOES_ON = re.compile(r"^\W*(?:it|it's|its|there|they|the (?:place|town|village|mine))\b", re.I)
 
 
@@ -74,13 +77,16 @@ def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> l
         return []
     given = content_stems(capped(theirs)) | content_stems(capped(known))
     given |= content_stems(" ".join(FRAMING_WORDS))
+    # "Tarnow, Calla, is a beautiful town, isn't it?" (held-out seed 31079): said to them.
     pattern = re.compile(
-        r"\b(?:" + "|".join(re.escape(n) for n in names) + r")" + _DESCRIBED, re.IGNORECASE
+        r"\b(?:" + "|".join(re.escape(n) for n in names) + r")(?:,\s*[A-Z][a-z]+,)?" + _DESCRIBED,
+        re.IGNORECASE,
     )
     been = re.compile(_BEEN_TO + r"(?:" + "|".join(re.escape(n) for n in names) + r")\b", re.I)
     found: list[str] = []
     going_on = False
-    for sentence in sentence_list(capped(reply)):
+    for said in sentence_list(capped(reply)):
+        sentence = _TAG_QUESTION.sub(".", said)  # "..., isn't it?" says it
         if is_question(sentence):
             going_on = False
             continue
@@ -93,7 +99,7 @@ def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> l
         been_there = not yours and (_BEEN_THERE.search(sentence) or visit)
         going_on = bool(described or been_there or (going_on and _GOES_ON.match(sentence)))
         if going_on:
-            found.append(sentence)
+            found.append(said)
     return found
 
 

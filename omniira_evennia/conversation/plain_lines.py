@@ -164,6 +164,19 @@ _UNADDRESSED = re.compile(
 )
 
 
+# The model copying remembered_line's frame, with a note in it rather than their words:
+# 'You told me so yourself, Yara: "Yara has a little ferret named Quince."' (held-out replays).
+_FRAME = re.compile(r'^\W*you told me so yourself,\s*(\w+)\s*:\s*"?(.+?)"?\s*$', re.I | re.S)
+
+
+def frame_said_plainly(reply: str, speaker: str) -> str:
+    """A reply in remembered_line's frame said as remembered_line says that memory."""
+    found = _FRAME.match(reply[:MAX_CHARS])
+    if not found or found.group(1).lower() != speaker.lower():
+        return reply
+    return remembered_line(found.group(2), speaker)
+
+
 def remembered_line(answer: str, speaker: str) -> str:
     """The NPC's plain answer from what it remembers (`answer_from`), for a question about the
     speaker's own life its model could only give back: "I remember: your brother is Aldric."

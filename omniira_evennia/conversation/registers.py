@@ -99,7 +99,15 @@ ASSISTANT = re.compile(
     r"|\bi understand the situation\b|\btake care of (?:that|it|this) for you\b"
     r"|\bholds? (?:a )?special meaning\b|\bpiece of art\b|\binfer\b|\bthe details given\b"
     # "Is there anything else on your mind?" (telnet trial, 2026-12-07, to the rain)
-    r"|\banything else on your mind\b",
+    r"|\banything else on your mind\b"
+    # Held-out seed 31079, second tries: "Oh, sorry, I didn't understand what you meant. Could
+    # you please rephrase your question?" to a home told; "... as I am not supposed to give
+    # information about your possessions." to a key treasured; "I am aware of the latest news."
+    r"|\brephrase\b|\bi (?:didn'?t|did not|don'?t|do not) understand (?:what you mean|your q)"
+    r"|\bnot (?:supposed|allowed|permitted|able) to (?:give|share|provide|disclose) (?:you )?"
+    r"(?:any )?information\b|\bi(?:'m| am) (?:well |already )?aware of\b"
+    # "What are some things that interest you?" (the same run), "onions can cause nausea."
+    r"|\bwhat are some (?:things|ways|of the)\b|\b(?:can|may|might) (?:cause|trigger)\b",
     re.IGNORECASE,
 )
 

@@ -27,8 +27,13 @@ REPEAT_MIN_WORDS = 6
 _WORDS = re.compile(r"[a-z']+")
 
 
+# The frame of the NPC's own answer from memory (plain_lines.remembered_line), said again with
+# each thing it remembers: 'You told me so yourself, Xander: "I came here from Wyndale."'
+_OWN_FRAME = re.compile(r"^\W*you told me so yourself,?\s*(?:[A-Z][a-z]+\s*)?:?\s*", re.I)
+
+
 def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORDS.findall(voice.capped(text).lower()))
+    return tuple(_WORDS.findall(_OWN_FRAME.sub("", voice.capped(text)).lower()))
 
 
 def _runs(words: tuple[str, ...]) -> set[tuple[str, ...]]:

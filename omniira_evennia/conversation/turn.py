@@ -315,6 +315,7 @@ def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContex
     # is Philippa, Lyra." is the answer (replayed held-out replies).
     candidate.text = repairs.unaddressed(candidate.text, name, speaker)
     candidate.text = repairs.own_name_as_mine(candidate.text, name, speaker)
+    candidate.text = plain_lines.frame_said_plainly(candidate.text, speaker)
     return candidate, broke
 
 

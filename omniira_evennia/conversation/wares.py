@@ -13,7 +13,12 @@ import re
 
 from omniira_evennia.conversation import repairs, voice
 from omniira_evennia.conversation.prompts import PromptContext
-from omniira_evennia.conversation.words import FIRST_PERSON, content_stems, is_question
+from omniira_evennia.conversation.words import (
+    FIRST_PERSON,
+    content_stems,
+    is_question,
+    sentence_list,
+)
 from omniira_evennia.knowledge.facts import hinted_categories
 
 # A name inside a fact ("Voss charges two copper ..."): someone else's trade, not the NPC's.
@@ -108,11 +113,18 @@ def asked_own_wares(ctx: PromptContext) -> list:
         return []
     if not FIRST_PERSON.search(line):  # "Where can I buy bread?" asks about the town
         return own_wares(ctx) if "trade" in hinted_categories(line) else []
-    # Not by a name or a count: "Voss, what do I dream of doing one day?" shares "Voss" and
-    # "one" with "At his forge Voss mends a tool ... a good knife for one silver." (held-out
-    # seed 92821, a newcomer told the prices).
-    asked = content_stems(line) - content_stems(f"{ctx.identity.name} {ctx.speaker_name} {_COUNTS}")
-    return [k for k in own_wares(ctx) if content_stems(k.text) & asked]
+    # Not by a name, a count or a coin, and only what the question asks: "Voss, see this? It's
+    # a silver compass ..." shares "silver" with "... a good knife for one silver." and was
+    # answered with the prices (held-out seed 31079); "Voss, what do I dream of doing one day?"
+    # shares "one" (seed 92821).
+    question = " ".join(s for s in sentence_list(line) if is_question(s)) or line
+    if asks_of_its_wares(question):  # "I need a room. What does it cost?"
+        question = line
+    skip = f"{ctx.identity.name} {ctx.speaker_name} {_COUNTS} {_MONEY}"
+    asked = content_stems(question) - content_stems(skip)
+    # Most words in common first: "I need a room. What does it cost?" is the room's price.
+    shared = [(len(content_stems(k.text) & asked), k) for k in own_wares(ctx)]
+    return [k for n, k in sorted(shared, key=lambda pair: -pair[0]) if n]
 
 
 def wares_line(ctx: PromptContext) -> str:

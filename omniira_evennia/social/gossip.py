@@ -57,6 +57,7 @@ from omniira_evennia.social.gossip_items import (  # noqa: F401
     chain_for,
     in_the_others_words,
     names,
+    news_part,
     passing_state,
     resolve,
     source_fact,
@@ -328,16 +329,17 @@ def held_facts(records, vectors_by_id, exclude: set[int]) -> list[HeldFact]:
     return [
         HeldFact(
             r.subject_id,
-            f"{r.subject_name}: {r.value}",
+            f"{r.subject_name}: {value}",
             vectors_by_id.get(r.id),
             (tuple(r.chain) or (r.provenance_id,)) if r.is_hearsay else (),
             r.importance,
             r.origin_id,
             _told_by(r),
             r.subject_name or "",
-            r.value,
+            value,
         )
         for r in chosen
+        if (value := news_part(r.value or "", r.subject_name or ""))
     ]
 
 
@@ -360,12 +362,14 @@ def news_lines(records, exclude: set[int], limit: int = 6) -> list[str]:
         (r for r in records if _shareable(r, exclude, now)),
         key=lambda r: (r.importance, r.learned_at),
         reverse=True,
-    )[:limit]
-    return [
+    )
+    lines = [
         (f"(heard from {r.provenance_name}) " if r.is_hearsay else "")
-        + f"about {r.subject_name}: {quote(r.value)}"
+        + f"about {r.subject_name}: {quote(value)}"
         for r in chosen
+        if (value := news_part(r.value or "", r.subject_name or ""))
     ]
+    return lines[:limit]
 
 
 def run_npc_exchange(a_turn, b_turn, inp: ExchangeInput, conf, client, embedder=None):

@@ -19,6 +19,7 @@ from omniira_evennia.conversation.tags import (
 )
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
+from omniira_evennia.memory.quoting import quoted_words, said_quote
 
 MAX_HOPS = 4
 CHAIN_MATCH = 0.5  # similarity at which a told fact is taken to be one the speaker held
@@ -192,11 +193,31 @@ def talk_not_news(fact: str) -> str | None:
         return "talk about who knows or said what"
     if _GREETING.search(fact):
         return "a greeting, not news"
-    if _TO_THE_LISTENER.search(fact):
+    if _TO_THE_LISTENER.search(fact) or re.search(r"\bplease\b", fact, re.IGNORECASE):
         return "addressed to the listener"
     if passing_state(fact):
         return "a passing state, not news"
     return None
+
+
+# A plea to the one they told: "please never laugh at me for it" (held-out seed 31079: Wren
+# passed on Calla's fear of thunder with it, in her words).
+_PLEA = re.compile(
+    r"\bplease\b|\b(?:you|your|yours|yourself|you're|you've|you'll)\b|^\W*(?:don'?t|do not|never)\b",
+    re.IGNORECASE,
+)
+
+
+def news_part(value: str, subject: str) -> str:
+    """What of a memory may be passed on: a note in its subject's own words ('Calla said: "I
+    am deathly afraid of thunder; please never laugh at me for it."') without the clauses they
+    said to the one they told; "" when nothing is left. Any other note as it is."""
+    words = quoted_words(value, subject)
+    if words is None:
+        return value
+    clauses = [c.strip(" ;,") for c in re.split(r"(?<=[.!?;])\s+|;\s*", words[:1000])]
+    kept = [c.rstrip(".!") for c in clauses if c.strip(" .!?") and not _PLEA.search(c)]
+    return said_quote(subject, "; ".join(kept) + ".") if kept else ""
 
 
 def passing_state(fact: str) -> bool:

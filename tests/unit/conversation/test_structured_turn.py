@@ -254,6 +254,15 @@ def test_echo_detection():
     )
 
 
+def test_a_piece_of_their_line_given_back_is_an_echo_and_a_greeting_back_is_not():
+    line = "Good evening, Lyra, see this? It's a wooden flute my mother carved."
+    # Held-out seed 73811: the player's opening was all the reply said.
+    assert is_echo("Good evening, see this?", line, "Urien")
+    assert is_echo("A wooden flute, Urien!", line, "Urien")
+    assert not is_echo("Good evening, Urien!", line, "Urien")
+    assert not is_echo("Your mother carved it? It's lovely.", line, "Urien")
+
+
 def test_npc_speakers_lines_keep_their_frame():
     ctx = turn_input(
         "Cider, please.", [Turn("user", "Lyra says: Hello."), Turn("assistant", "Hi.")]

@@ -246,3 +246,26 @@ def test_a_story_made_up_around_the_news_is_cut_from_the_talk():
     # The news in other words, a reaction, a question: kept whole.
     kept = "Have you heard? Dashiell would run into a burning house for his flute. Poor fellow."
     assert grounded_talk(kept, ground) == kept
+
+
+def test_a_note_in_their_words_is_passed_on_without_what_they_asked_of_the_one_they_told():
+    from omniira_evennia.memory.retrieval import MemoryRecord
+    from omniira_evennia.social.gossip import held_facts, news_lines
+    from omniira_evennia.social.gossip_items import news_part, talk_not_news
+
+    # Held-out seed 31079: Wren passed on Calla's fear of thunder with her plea, in her words.
+    pleaded = 'Calla said: "I am deathly afraid of thunder; please never laugh at me for it. "'
+    assert news_part(pleaded, "Calla") == 'Calla said: "I am deathly afraid of thunder."'
+    assert news_part('Calla said: "Please help me."', "Calla") == ""
+    assert news_part("Calla keeps goats.", "Calla") == "Calla keeps goats."
+    records = [
+        MemoryRecord(id=1, subject_id=5, key="a", value=pleaded, subject_name="Calla"),
+        MemoryRecord(
+            id=2, subject_id=5, key="b", value='Calla said: "Please help me."', subject_name="Calla"
+        ),
+    ]
+    assert [f.value for f in held_facts(records, {}, exclude=set())] == [
+        'Calla said: "I am deathly afraid of thunder."'
+    ]
+    assert len(news_lines(records, exclude=set())) == 1
+    assert talk_not_news("Calla asked everyone to please never laugh at her.")
