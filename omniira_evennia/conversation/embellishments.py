@@ -142,8 +142,55 @@ def knew_it_already(reply: str, line: str, remembered: str) -> list[str]:
     said = sentence_list(capped(reply))
     if said and _RECALLS_THEM.match(said[0]):
         return said
+    # "I remember Briarholt beyond the marshes, where you live." to a home told for the first
+    # time, "Oh, I remember that key, Odette." (held-out busy seed 42139).
+    recalled = _REMEMBERS.match(said[0]) if said else None
+    if recalled and content_stems(recalled.group("what")) & content_stems(line):
+        return said[:1]
     found = said[:1] if said and _KNEW_IT.match(said[0]) else []
     return found + [s for s in said if _SHARED_PAST.search(s) and s not in found]
+
+
+_REMEMBERS = re.compile(
+    r"^\W*(?:(?:oh|ah|yes|aye|well),?\s+)*i (?:remember|recall)\b(?P<what>[^.!?]*)", re.I
+)
+
+
+# News of someone else met as known, with nothing it holds of it: "Yes, Desmond, I heard that.",
+# "I know about that, Yestin.", "I heard Brisa the old schoolmistress come down with the barge
+# fever." (held-out busy seed 42139).
+_KNEW_THE_NEWS = re.compile(
+    r"^\W*(?:(?:oh|ah|yes|aye|well|indeed),?\s+)*(?:[A-Z][a-z]+,\s+)?i(?:'ve| have| had)?\s+"
+    r"(?:already\s+)?(?:heard|know|knew)\b(?!\s+(?:nothing|not|no)\b)",
+    re.IGNORECASE,
+)
+
+
+_NEWS_OPENERS = set("the a an terrible sad good bad news they this that word everyone".split())
+
+
+def _unheard_of(told: str, held: str, skip) -> list[str]:
+    """Who the news names (its first word too: "Petra the gravedigger found ...") that `held`
+    never names."""
+    known = {w.lower() for w in _WORD.findall(capped(held))} | {n.lower() for n in skip if n}
+    named = {w.removesuffix("'s") for w in _WORD.findall(told) if w[:1].isupper() and len(w) > 2}
+    return sorted(
+        n
+        for n in named
+        if n.lower() not in known | _NEWS_OPENERS | STOP_WORDS and n not in _NOT_NAMES
+    )
+
+
+def claims_the_news(reply: str, line: str, held: str, skip=()) -> list[str]:
+    """The first sentence of `reply`, when it meets news of someone else (a line with no "I" of
+    the speaker's) as heard or known, and someone the news names is never named in `held` (what
+    the NPC remembers, has heard and knows; `skip`: the two of them)."""
+    line = capped(line)
+    told = " ".join(s for s in sentence_list(line) if not is_question(s))
+    if not told or _OWN_TELLING.search(line) or not _unheard_of(told, held, skip):
+        return []
+    said = sentence_list(capped(reply))
+    return said[:1] if said and _KNEW_THE_NEWS.match(said[0]) else []
 
 
 # A past together nobody told it of: "It reminds me of the days we spent singing together in

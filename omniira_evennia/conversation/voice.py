@@ -51,16 +51,18 @@ from omniira_evennia.conversation.addressing import (
     only_a_shrug,
     tells_more_than_a_greeting,
 )
-from omniira_evennia.conversation.handback import (  # noqa: F401  (voice.CHEERS etc.)
-    CHEERS,
+from omniira_evennia.conversation.handback import (  # noqa: F401  (voice.restates etc.)
     GIVEN_TO_ANOTHER,
     TO_YOU,
-    cheers_a_hardship,
     doubts_the_telling,
     gives_it_to_another,
     restates,
-    sorry_for_no_hardship,
     telling_slips,
+)
+from omniira_evennia.conversation.hardship import (  # noqa: F401  (voice.CHEERS, as before)
+    CHEERS,
+    cheers_a_hardship,
+    sorry_for_no_hardship,
 )
 from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped etc., as before)
     CLAUSE_LEAD,
@@ -192,6 +194,8 @@ def _of_itself(reply: str, npc: str) -> bool:
             rf"[a-z]{{2,}}[^su\W]s)\b"
             # "I know Rufus is Lyra's goat." in Lyra's mouth, "From Voss's forge." in Voss's.
             rf"|\b{re.escape(npc)}'s\b"
+            # "Market square is home to Voss, who mends tools ..." from Voss (busy seed 42139).
+            rf"|(?<!i'm )(?<!i am )\b{re.escape(npc)},\s+who\b"
             # "Yes, Voss says." from Voss (held-out seed 38261).
             + "|" + _SAID_BY.format(name=re.escape(npc)),
             reply,

@@ -1,9 +1,9 @@
-"""A fear, loss or hurt the player tells, met with cheer (handback.cheers_a_hardship): asked again
+"""A fear, loss or hurt the player tells, met with cheer (hardship.cheers_a_hardship): asked again
 with its own reminder, and never shown as it was."""
 
 import pytest
 
-from omniira_evennia.conversation.handback import cheers_a_hardship
+from omniira_evennia.conversation.hardship import cheers_a_hardship
 from omniira_evennia.conversation.turn import run_turn
 from omniira_evennia.conversation.voice import CHEERS, slips
 from tests.support.voice_turn import FakeClient, conf, turn_input

@@ -1,5 +1,6 @@
 """
-Replies players met in held-out seed 31079 (idle), each a rule or repair that now holds: the
+Replies players met in held-out seeds 31079 (idle) and 42139 (busy), each a rule or repair that
+now holds: the
 prices to a treasure shown, a stray lead-in or quotation mark left of a repair, a bare yes to
 news, an assistant's second try, a place described to whoever named it, a wrong "Yes" left
 beside its own home, a call taken for talk about them.
@@ -135,8 +136,8 @@ def test_a_name_called_with_an_endearment_is_said_to_them():
 
 
 def test_the_model_copying_the_frame_of_an_answer_from_memory():
-    from omniira_evennia.conversation.plain_lines import frame_said_plainly
     from omniira_evennia.conversation.prompts import MemoryLine
+    from omniira_evennia.conversation.remembered import frame_said_plainly
 
     # A note read into the frame: said as the NPC says that memory.
     copied = 'You told me so yourself, Yara: "Yara has a little ferret named Quince."'
@@ -149,3 +150,88 @@ def test_the_model_copying_the_frame_of_an_answer_from_memory():
     assert guard.voice_problem(ParsedReply(text=theirs), ctx, None) is not None
     ctx.memories = [MemoryLine('Isolde said: "I always carry a tin whistle."')]
     assert guard.voice_problem(ParsedReply(text=theirs), ctx, None) is None
+
+
+KIN_FACTS = [
+    "You are from the hill country, where your grandmother taught you herb-lore.",
+    "You are not married; your grandmother still lives in the hill country.",
+]
+
+
+def test_asked_of_its_kin_the_fact_that_says_most_of_it_answers():
+    from omniira_evennia.conversation.plain_lines import own_life_fact
+
+    assert own_life_fact("Have you any kin in town, Wren?", KIN_FACTS) == KIN_FACTS[1]
+
+
+@pytest.mark.parametrize(
+    "reply, flagged",
+    [
+        ("Yes, Desmond, I heard that.", True),
+        ("I know about that, Desmond.", True),
+        ("I heard Petra found a pot of silver.", True),
+        ("I know nothing of it, Desmond. Petra, you say?", False),
+        ("A pot of silver! Lucky Petra.", False),
+    ],
+)
+def test_news_of_someone_it_never_heard_of_met_as_known(reply, flagged):
+    line = "Did you hear? Petra the gravedigger found a pot of old silver under her floorboards."
+    ctx = context("Voss", line, speaker="Desmond")
+    assert ("claims_to_know_it_already" in guard.slips_of(reply, ctx)) is flagged
+    ctx.news = ["about Petra: Petra found a pot of old silver."]  # heard in NPC talk: it knows
+    assert "claims_to_know_it_already" not in guard.slips_of(reply, ctx)
+
+
+def test_what_they_just_told_remembered_as_known():
+    ctx = context("Wren", "Good evening, Wren, home for me is Briarholt, beyond the marshes.")
+    assert "claims_to_know_it_already" in guard.slips_of(
+        "I remember Briarholt beyond the marshes, where you live.", ctx
+    )
+    assert "claims_to_know_it_already" not in guard.slips_of(
+        "I remember my own first spring in town. Is Briarholt far?", ctx
+    )
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "It's a serious issue that needs medical attention.",
+        "The weather can be rainy or sunny, depending on the time of day and the weather system.",
+        "Good night, Odette. I'm glad I could help you today.",
+    ],
+)
+def test_more_assistant_words_of_the_busy_run(reply):
+    assert "assistant_voice" in guard.slips_of(reply, context("Lyra", "Good night, Lyra!"))
+
+
+def test_itself_in_a_relative_clause_is_the_third_person():
+    ctx = context("Voss", "Who else works on the market square?", speaker="Jory")
+    reply = "Market square is home to Voss, who mends tools and makes blades."
+    assert "third_person_self" in guard.slips_of(reply, ctx)
+    assert "third_person_self" not in guard.slips_of("I'm Voss, who mends your tools.", ctx)
+
+
+def test_their_he_after_you_never_told_me_is_you():
+    from omniira_evennia.conversation.repairs import to_the_listener
+
+    said = to_the_listener("Jericho never told me what he cannot eat.", "Jericho", "Wren")
+    assert said == "You never told me what you cannot eat."
+    said = to_the_listener("Jericho never told me where she is from.", "Jericho", "Wren")
+    assert said == "You never told me where you are from."
+
+
+@pytest.mark.parametrize(
+    "line, reply, restated",
+    [
+        # A request taken on, and a no, answer the question (their second tries were "Oh, I'm
+        # sorry, Fitzroy." and "It's a bit hot, Urien.": held-out replays).
+        ("Could you mend a broken hinge for me?", "Yes, I can mend a broken hinge for you.", False),
+        ("Is the forge always this hot, Voss?", "No, the forge is not always this hot.", False),
+        ("Is the forge always this hot, Voss?", "Yes, the forge is always hot.", True),
+        ("Could I get a room?", "Yes, you could get a room.", True),
+    ],
+)
+def test_a_question_answered_with_a_no_or_a_request_taken_on_is_not_given_back(
+    line, reply, restated
+):
+    assert voice.restates(reply, line, "Voss", "Urien") is restated

@@ -777,7 +777,7 @@ def test_a_slipped_sentence_of_its_own_trade_goes_and_the_rest_stays():
         ("I haven't eaten since sunrise.", "something warm|without a bite"),
         ("I think I'll sit a while and rest my legs.", "rest a while|catch your breath"),
         ("I nearly slipped on the cobbles outside.", "rest a while|catch your breath"),
-        ("The road was full of pilgrims today.", "here now|So I hear"),
+        ("The road was full of pilgrims today.", "Busy times|So I hear"),
         ("The walk up from the docks was longer than I remembered.", "here now|So I hear"),
         # News of someone else (held-out seed 69127): heard, not small talk.
         (
