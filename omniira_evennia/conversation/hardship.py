@@ -97,7 +97,8 @@ def sorry_for_no_hardship(reply: str, line: str) -> bool:
 # 62219): dismay at good news. Any trouble in the line may be met so, a long walk or a rash too.
 _DISMAY = re.compile(
     r"^\W*(?:oh,?\s+)?(?:oh no|oh dear|dear me|how (?:awful|terrible|dreadful|horrible|sad)|"
-    r"(?:that's|that is|that must be|that sounds|what) (?:(?:so|very|a|an|really)\s+)?"
+    # "That's a very sad story." to a pot of old silver found (telnet trial, 2026-12-07).
+    r"(?:that's|that is|that must be|that sounds|what) (?:(?:so|very|a|an|really|quite)\s+){0,2}"
     r"(?:terrible|awful|dreadful|horrible|sad|unfortunate|shame|pity))\b",
     re.IGNORECASE,
 )

@@ -235,3 +235,12 @@ def test_a_question_answered_with_a_no_or_a_request_taken_on_is_not_given_back(
     line, reply, restated
 ):
     assert voice.restates(reply, line, "Voss", "Urien") is restated
+
+
+def test_dismay_with_two_words_before_it_at_good_news():
+    line = "Did you hear? Tobin the tollkeeper found a pot of old silver under his floorboards."
+    ctx = context("Maren", line, speaker="Rosalind")
+    reply = "That's a very sad story. Maybe he could ask the market people."
+    assert "shrugs_off_a_statement" in guard.slips_of(reply, ctx)
+    fallen = context("Maren", "Did you hear? Tobin fell off his roof.", speaker="Rosalind")
+    assert "shrugs_off_a_statement" not in guard.slips_of("That's a very sad story.", fallen)
