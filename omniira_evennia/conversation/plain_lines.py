@@ -319,6 +319,9 @@ def _places(sentence: str) -> list[str]:
     return found
 
 
+_BARE_PLACE = re.compile(r"^\W*(?:the\s+)?(?:[A-Z][a-z']+\s*){1,3}[.!]?\s*$")
+
+
 def misstated_home(
     reply: str, line: str, own_facts: Sequence[str], names: Sequence[str] = ()
 ) -> list[str]:
@@ -341,7 +344,8 @@ def misstated_home(
             # "I was born and raised in this town." from Voss, of the coast (seed 81737).
             found.append(sentence)
             continue
-        claims_home = _HOME_CLAIMED.search(sentence)
+        # A bare place is a claim too: "Wickham Cross." from Lyra (held-out seed 58447).
+        claims_home = _HOME_CLAIMED.search(sentence) or _BARE_PLACE.match(sentence)
         named = [p for p in _places(sentence) if p not in names]  # who is talking is no place
         if claims_home and any(p not in homes for p in named):
             found.append(sentence)

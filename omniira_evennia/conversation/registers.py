@@ -110,7 +110,11 @@ ASSISTANT = re.compile(
     r"|\bwhat are some (?:things|ways|of the)\b|\b(?:can|may|might) (?:cause|trigger)\b"
     # Held-out busy seed 42139: "It's a serious issue that needs medical attention.", "...
     # depending on the time of day and the weather system.", "I'm glad I could help you today."
-    r"|\bmedical (?:attention|help|care|advice)\b|\bweather system\b|\bglad i could help\b",
+    r"|\bmedical (?:attention|help|care|advice)\b|\bweather system\b|\bglad i could help\b"
+    # Held-out seed 58447: "I'm here for you, Bram. What do you need?" to "Lyra, what is it you
+    # do?"; "Oh no, Jericho! Is it okay if I can't help you?" to a soaked cloak.
+    r"|\bi'?m here for you\b|\bwhat do you need\b|\bis it (?:okay|ok|alright) if\b"
+    r"|\bnot sure what you mean\b",
     re.IGNORECASE,
 )
 

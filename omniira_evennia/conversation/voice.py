@@ -391,6 +391,10 @@ def _addresses(reply: str, npc: str) -> bool:
         # 'You, Maren, say, "I remember ..."' from Maren (held-out seed 63341).
         or re.search(rf"\byou,\s*{name}\s*,", reply, re.IGNORECASE)
         or re.match(rf"^\W*(?:{GREETING_LEAD})?{name}\s*,", reply, re.IGNORECASE)
+        # "Goodbye, Wren, for now." from Wren (held-out seed 58447).
+        or re.match(
+            rf"^\W*(?:goodbye|farewell|good ?night|bye|thanks|thank you)\W+{name}\b", reply, re.I
+        )
         # "Yes, it is always this busy. Maren, you are always here, ..." (busy seed 81239)
         or re.search(rf"[.!?]\s+{name}\s*,\s*you\b", reply, re.IGNORECASE)
     )

@@ -111,13 +111,14 @@ def asked_own_wares(ctx: PromptContext) -> list:
     line = ctx.message
     if not is_question(line):
         return []
-    if not FIRST_PERSON.search(line):  # "Where can I buy bread?" asks about the town
-        return own_wares(ctx) if "trade" in hinted_categories(line) else []
-    # Not by a name, a count or a coin, and only what the question asks: "Voss, see this? It's
-    # a silver compass ..." shares "silver" with "... a good knife for one silver." and was
-    # answered with the prices (held-out seed 31079); "Voss, what do I dream of doing one day?"
-    # shares "one" (seed 92821).
+    # Only what the question asks: "Have you heard the news? Lyra found a pot of old silver
+    # ..." was answered "A cup of plum wine costs one silver." (held-out seed 58447).
     question = " ".join(s for s in sentence_list(line) if is_question(s)) or line
+    if not FIRST_PERSON.search(line):
+        return own_wares(ctx) if "trade" in hinted_categories(question) else []
+    # Not by a name, a count or a coin: "Voss, see this? It's a silver compass ..." shares
+    # "silver" with "... a good knife for one silver." and was answered with the prices
+    # (held-out seed 31079); "Voss, what do I dream of doing one day?" shares "one" (92821).
     if asks_of_its_wares(question):  # "I need a room. What does it cost?"
         question = line
     skip = f"{ctx.identity.name} {ctx.speaker_name} {_COUNTS} {_MONEY}"

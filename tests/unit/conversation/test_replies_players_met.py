@@ -1,5 +1,5 @@
 """
-Replies players met in held-out seeds 31079 (idle) and 42139 (busy), each a rule or repair that
+Replies players met in held-out seeds 31079 and 58447 (idle) and 42139 (busy), each a rule or repair that
 now holds: the
 prices to a treasure shown, a stray lead-in or quotation mark left of a repair, a bare yes to
 news, an assistant's second try, a place described to whoever named it, a wrong "Yes" left
@@ -244,3 +244,38 @@ def test_dismay_with_two_words_before_it_at_good_news():
     assert "shrugs_off_a_statement" in guard.slips_of(reply, ctx)
     fallen = context("Maren", "Did you hear? Tobin fell off his roof.", speaker="Rosalind")
     assert "shrugs_off_a_statement" not in guard.slips_of("That's a very sad story.", fallen)
+
+
+MAREN_ALL_WARES = MAREN_WARES + ["A cup of plum wine costs one silver."]
+
+
+def test_news_of_silver_found_asks_no_prices():
+    news = "Have you heard the news? Lyra found a pot of old silver under her floorboards."
+    assert wares_line(context("Maren", news, MAREN_ALL_WARES)) == ""
+    asked = context("Maren", "What do you charge, Maren?", MAREN_ALL_WARES)
+    assert wares_line(asked).startswith("A mug of cider costs two copper.")
+
+
+def test_a_bare_place_given_as_its_home_is_its_home_misstated():
+    from omniira_evennia.conversation.plain_lines import misstated_home
+
+    own = [LYRA_HOME]
+    assert misstated_home("Wickham Cross.", "Where are you from, Lyra?", own, ("Lyra",))
+    assert not misstated_home("The river towns.", "Where are you from, Lyra?", own, ("Lyra",))
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I'm here for you, Bram. What do you need?",
+        "Oh no, Jericho! Is it okay if I can't help you?",
+    ],
+)
+def test_a_helpers_offer_is_an_assistants_voice(reply):
+    assert "assistant_voice" in guard.slips_of(reply, context("Lyra", "Lyra, what is it you do?"))
+
+
+def test_its_own_name_after_a_farewell_is_said_to_itself():
+    ctx = context("Wren", "Farewell for now, Wren.", speaker="Tobiah")
+    assert "addresses_itself" in guard.slips_of("Goodbye, Wren, for now.", ctx)
+    assert "addresses_itself" not in guard.slips_of("Goodbye, Tobiah, for now.", ctx)
