@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from omniira_evennia.conversation.words import FIRST_PERSON, admits_not_knowing, content_stems
+from omniira_evennia.conversation.words import (
+    FIRST_PERSON,
+    admits_not_knowing,
+    content_stems,
+    sentence_list,
+)
 
 # Words a line may open with before the name: greetings, and farewells and thanks, so
 # "Goodbye Maren, see you tomorrow" is said to Maren (and answered) like "Maren, goodbye".
@@ -211,6 +216,6 @@ _BARE_YES = re.compile(
 
 def bare_yes_to_a_telling(reply: str, line: str) -> bool:
     """A bare yes or no to a line that asks, then tells ("Did you hear? ...")."""
-    sentences = re.findall(r"[^.!?]+[.!?]*", str(line or "")[:2000])
+    sentences = sentence_list(str(line or "")[:2000])
     tells = len(sentences) > 1 and "?" not in sentences[-1] and "?" in "".join(sentences[:-1])
     return tells and bool(_BARE_YES.match(str(reply or "")[:200]))

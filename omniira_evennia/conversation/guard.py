@@ -40,6 +40,7 @@ from omniira_evennia.conversation.last_lines import (  # noqa: F401  (guard.last
 )
 from omniira_evennia.conversation.phrasing import gloss
 from omniira_evennia.conversation.prompts import PromptContext
+from omniira_evennia.conversation.remembered import TOLD_ME_SO
 from omniira_evennia.conversation.reminders import (
     MISSTATES,
     NEVER_TOLD,
@@ -334,7 +335,7 @@ _OWN_LIFE_SLIPS = (
 )
 
 
-_QUOTED = re.compile(r'^You told me so yourself, (\w+): "(.+)"$', re.S)
+_QUOTED = re.compile(rf'^{TOLD_ME_SO}, (\w+): "(.+)"$', re.S)
 
 
 def quotes_them(text: str, ctx: PromptContext) -> bool:

@@ -15,6 +15,9 @@ from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
 from omniira_evennia.conversation.words import ANIMALS, FIRST_PERSON, MAX_CHARS
 from omniira_evennia.memory.quoting import quoted_words
 
+# The frame of their own words said back to them (remembered_line); the guard and the repeat
+# check know it by this.
+TOLD_ME_SO = "You told me so yourself"
 ANIMAL_WORD = rf"\b(?:{ANIMALS})\b"  # "Zinnia has a raven; she is a clever bird."
 
 
@@ -41,7 +44,7 @@ _UNADDRESSED = re.compile(
 
 # The model copying remembered_line's frame, with a note in it rather than their words:
 # 'You told me so yourself, Yara: "Yara has a little ferret named Quince."' (held-out replays).
-_FRAME = re.compile(r'^\W*you told me so yourself,\s*(\w+)\s*:\s*"?(.+?)"?\s*$', re.I | re.S)
+_FRAME = re.compile(rf'^\W*{TOLD_ME_SO},\s*(\w+)\s*:\s*"?(.+?)"?\s*$', re.I | re.S)
 
 
 def frame_said_plainly(reply: str, speaker: str) -> str:
@@ -64,7 +67,7 @@ def remembered_line(answer: str, speaker: str) -> str:
     text = text[:1].upper() + text[1:]
     named = bool(speaker) and bool(re.match(rf"\W*{re.escape(speaker)}\b", text, re.IGNORECASE))
     if FIRST_PERSON.search(text) and not named:  # their own words
-        return f'You told me so yourself, {speaker or "friend"}: "{text}"'
+        return f'{TOLD_ME_SO}, {speaker or "friend"}: "{text}"'
     if named:
         # Half theirs: "Prudence has a donkey; she follows me everywhere." (held-out seed
         # 28751): their "me" and "my" are "you" and "your" too.

@@ -19,6 +19,7 @@ from collections import Counter
 
 from omniira_evennia.conversation import topics, voice
 from omniira_evennia.conversation.prompts import PromptContext
+from omniira_evennia.conversation.remembered import TOLD_ME_SO
 from omniira_evennia.conversation.words import content_stems
 
 EARLIER_LINES = 3  # of the speaker's, before this one
@@ -29,7 +30,7 @@ _WORDS = re.compile(r"[a-z']+")
 
 # The frame of the NPC's own answer from memory (remembered.remembered_line), said again with
 # each thing it remembers: 'You told me so yourself, Xander: "I came here from Wyndale."'
-_OWN_FRAME = re.compile(r"^\W*you told me so yourself,?\s*(?:[A-Z][a-z]+\s*)?:?\s*", re.I)
+_OWN_FRAME = re.compile(rf"^\W*{TOLD_ME_SO},?\s*(?:[A-Z][a-z]+\s*)?:?\s*", re.I)
 
 
 def _words(text: str) -> tuple[str, ...]:
