@@ -13,7 +13,8 @@ seed is never reported again (docs/benchmarks.md).
 
 What it cannot rebuild is approximated: the NPC's role from the demo, the demo's open facts
 for that NPC as the knowledge shown (every one, where a turn shows those its line brings to
-mind), no never-told topic, and the day's history from the replies as they were said.
+mind) and its own facts about itself as its own life, no never-told topic, and the day's
+history from the replies as they were said.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from omniira_evennia.conversation import guard  # noqa: E402
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn  # noqa: E402
 from omniira_evennia.conversation.tags import ParsedReply  # noqa: E402
 from omniira_evennia.conversation.turn import cleaned_reply  # noqa: E402
-from omniira_evennia.knowledge.facts import KnowledgeLine  # noqa: E402
+from omniira_evennia.knowledge.facts import KnowledgeLine, written_to_it  # noqa: E402
 
 DEMO_KNOWLEDGE = ROOT / "game_template" / "world" / "knowledge.json"
 
@@ -57,6 +58,20 @@ def demo_facts(npc: str) -> list[KnowledgeLine]:
         and e.get("scope", "world") in ("world", f"npc:{npc}")
         or str(e.get("scope", "")).startswith("room:")
         and not e.get("secret")
+    ]
+
+
+def demo_own_life(npc: str) -> list[str]:
+    """The demo NPC's own facts about itself, as a turn's `own_life` holds them
+    (knowledge.answers.own_life): its own scope, people, written to it."""
+    entries = json.loads(DEMO_KNOWLEDGE.read_text())["knowledge"]
+    return [
+        e["text"]
+        for e in entries
+        if e.get("scope") == f"npc:{npc}"
+        and e.get("category") == "people"
+        and not e.get("secret")
+        and written_to_it(e["text"])
     ]
 
 
@@ -85,6 +100,7 @@ def replay(
                 message=r["said"],
                 history=list(history[day]),
                 knowledge=demo_facts(r["npc"]),
+                own_life=demo_own_life(r["npc"]),
             )
             raw = r.get("reply") if final else r.get("raw")
             text = first_reply_as_cleaned(raw or "", ctx)

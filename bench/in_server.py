@@ -24,7 +24,7 @@ from evennia import create_object, search_object
 from twisted.internet import task
 
 import omniira_evennia
-from omniira_evennia.conversation import service
+from omniira_evennia.conversation import service, turn
 from omniira_evennia.conversation import store as conversations
 from omniira_evennia.llm import usage as llm_usage
 from omniira_evennia.memory import notes_store, store
@@ -318,6 +318,14 @@ def probe_start(caller, interval=0.01):
         (service, "line_vectors", "worker: embed the line"),
         (service, "run_turn", "worker: run_turn (retrieve, LLM call, parse)"),
         (LLMClient, "chat", "worker: LLMClient.chat (httpx round trip)"),
+        (turn, "guarded_turn", "worker: turn.guarded_turn"),
+        (turn, "retrieve_context", "worker: turn.retrieve_context"),
+        (turn, "build_messages", "worker: turn.build_messages"),
+        (turn, "note_the_line", "worker: turn.note_the_line"),
+        (turn, "ask_until_heard", "worker: turn.ask_until_heard (call + guard)"),
+        (turn, "cleaned_reply", "worker: turn.cleaned_reply"),
+        (turn, "final_line", "worker: turn.final_line"),
+        (service, "said_text", "worker: service.said_text"),
         (service, "build_context", "service.build_context"),
         (fulltext, "lexical_hits", "fulltext.lexical_hits"),
         (service, "apply_turn", "service.apply_turn (writes + say)"),

@@ -319,6 +319,16 @@ def _places(sentence: str) -> list[str]:
     return found
 
 
+_CLAUSE_END = re.compile(r",\s*(?:and|but|where|when|though|while)\b|[;:]")
+
+
+def _clause_from(sentence: str, start: int) -> str:
+    """`sentence` from `start` to the end of that clause (the next ", and", ", but", ";" or
+    ":"), its first word kept as `_places` reads it."""
+    end = _CLAUSE_END.search(sentence, start)
+    return sentence[: end.start() if end else len(sentence)][start:]
+
+
 _BARE_PLACE = re.compile(r"^\W*(?:the\s+)?(?:[A-Z][a-z']+\s*){1,3}[.!]?\s*$")
 
 
@@ -345,9 +355,14 @@ def misstated_home(
             found.append(sentence)
             continue
         # A bare place is a claim too: "Wickham Cross." from Lyra (held-out seed 58447).
-        claims_home = _HOME_CLAIMED.search(sentence) or _BARE_PLACE.match(sentence)
-        named = [p for p in _places(sentence) if p not in names]  # who is talking is no place
-        if claims_home and any(p not in homes for p in named):
+        claim = _HOME_CLAIMED.search(sentence)
+        if not claim and not _BARE_PLACE.match(sentence):
+            continue
+        # Only the claim's own clause says where it is from: "I was born and raised in Wickham
+        # Cross, and I have kept the Lantern & Lane ..." from Maren names her inn after it.
+        said_home = _clause_from(sentence, claim.start()) if claim else sentence
+        named = [p for p in _places(said_home) if p not in names]  # who talks is no place
+        if any(p not in homes for p in named):
             found.append(sentence)
     return found
 

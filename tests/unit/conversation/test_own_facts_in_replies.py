@@ -441,3 +441,17 @@ def test_every_slip_reminder_is_known_as_a_reminder_and_never_kept_as_a_note():
     for slip, template in reminders._SLIP_REMINDERS.items():
         said = template.format(name="Maren", speaker="Ada")
         assert reminders.REMINDER.search(said), slip
+
+
+def test_a_home_told_truly_beside_another_place_of_its_life_is_no_misstatement():
+    """Maren, asked if she always lived here: "I was born and raised in Wickham Cross, and I have
+    kept the Lantern & Lane for twelve years." was asked again (held-out seed 58447), the inn
+    taken for the home it claimed; the second try was "It's like a big playground for me"."""
+    line = "Have you always lived in this town?"
+    said = (
+        "Yes, I have always lived in this town. I was born and raised in Wickham Cross, and I "
+        "have kept the Lantern & Lane for twelve years."
+    )
+    assert plain_lines.misstated_home(said, line, [MAREN_YEARS], ["Maren", "Jericho"]) == []
+    wrong = "I was born in Vellmoor, and I have kept the Lantern & Lane for twelve years."
+    assert plain_lines.misstated_home(wrong, line, [MAREN_YEARS], ["Maren", "Jericho"]) == [wrong]
