@@ -32,6 +32,7 @@ if str(ROOT) not in sys.path:
 
 from omniira_evennia.conversation import guard  # noqa: E402
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn  # noqa: E402
+from omniira_evennia.conversation.reminders import mended_rather_than_asked  # noqa: E402
 from omniira_evennia.conversation.tags import ParsedReply  # noqa: E402
 from omniira_evennia.conversation.turn import cleaned_reply  # noqa: E402
 from omniira_evennia.knowledge.facts import KnowledgeLine, written_to_it  # noqa: E402
@@ -82,6 +83,9 @@ def first_reply_as_cleaned(raw: str, ctx: PromptContext) -> str:
     return cleaned_reply(raw, "speech", turn, ctx)[0].text
 
 
+MENDED = "(of them mended in place, not asked again)"  # reminders.mended_rather_than_asked
+
+
 def replay(
     paths: list[str], final: bool = False
 ) -> tuple[int, collections.Counter, dict[str, list]]:
@@ -107,6 +111,8 @@ def replay(
             problem = guard.voice_problem(ParsedReply(text=text), ctx, None) or "kept"
             total += 1
             counts[problem] += 1
+            if problem != "kept" and mended_rather_than_asked(text, r["said"]):
+                counts[MENDED] += 1
             if problem != "kept":
                 lines[problem].append((r["phase"], r["said"], text))
             history[day] += [Turn("user", r["said"]), Turn("assistant", r["reply"])]
@@ -123,7 +129,8 @@ def main() -> None:
     args = parser.parse_args()
     total, counts, lines = replay(args.results, args.final)
     kind = "replies as met" if args.final else "first replies"
-    print(f"{total} {kind}; asked for again: {total - counts['kept']}")
+    slipped = total - counts["kept"]
+    print(f"{total} {kind}; slipped: {slipped}, asked for again: {slipped - counts[MENDED]}")
     for problem, n in counts.most_common():
         print(f"{n:5d}  {problem}")
     if args.lines:

@@ -21,7 +21,7 @@ from omniira_evennia.conversation import guard, plain_lines, remembered, repairs
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.extraction import third_person
 from omniira_evennia.conversation.prompts import PinnedPrompt, PromptContext, build_messages, pin
-from omniira_evennia.conversation.reminders import REMINDER, asked_again
+from omniira_evennia.conversation.reminders import REMINDER, asked_again, mended_rather_than_asked
 from omniira_evennia.conversation.tags import (
     ParsedReply,
     StructuredTurn,
@@ -363,6 +363,9 @@ def ask_until_heard(inp, conf, client, ctx, messages, turn_format, topic) -> Hea
         parsed = candidate
         problem = guard.voice_problem(parsed, ctx, topic)
         if problem is None or guard.too_slow_to_ask_again(reply.usage, conf, inp.tier):
+            break
+        if attempt == 1 and mended_rather_than_asked(parsed.text, ctx.message):
+            health.incr("voice_slips_mended_in_place")
             break
         health.incr("voice_retries" if attempt == 1 else "voice_retries_failed")
         log.info("npc #%s: %s; asking again", inp.npc_id, problem)

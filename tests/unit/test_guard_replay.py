@@ -2,7 +2,7 @@
 
 import json
 
-from bench.guard_replay import replay
+from bench.guard_replay import MENDED, replay
 
 
 def _reply(said, raw, reply=None, phase="tell"):
@@ -33,3 +33,5 @@ def test_a_handed_back_line_is_counted_and_an_answer_is_kept(tmp_path):
     slip = "slipped: restated, tells_them_their_own"
     assert counts[slip] == 1
     assert lines[slip] == [("tell", "My horse is called Thistle.", "Your horse is called Thistle.")]
+    # Told something, the slip is mended where it stands rather than asked again.
+    assert counts[MENDED] == 1

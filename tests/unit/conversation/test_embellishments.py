@@ -72,15 +72,25 @@ def test_what_the_npc_knows_of_the_place_it_may_say():
     assert invented("Carrow is an old mine near the well.", MINE, known) == []
 
 
-def test_a_turn_asks_again_and_never_shows_the_description():
+def test_a_telling_met_with_a_description_is_mended_in_place_and_never_shows_it():
     client = FakeClient(
         "Carrow is near the well, where the baker keeps his stall.",
         "Carrow lies under the well. Good luck with it.",
     )
     result = run_turn(turn_input(MINE), conf("tags"), client)
+    assert len(client.requests) == 1  # told something: mended, not asked again
+    assert result.parsed.text == "I hear you, Ada. I won't forget it."
+
+
+def test_a_question_met_with_a_description_is_asked_again_not_to_describe_it():
+    line = "Maren, have you heard of the lost mine of Carrow I mean to find?"
+    client = FakeClient(
+        "Carrow is near the well, where the baker keeps his stall.",
+        "Carrow? Never heard of it, Ada. Good luck with it.",
+    )
+    result = run_turn(turn_input(line), conf("tags"), client)
     assert "do not describe it" in client.requests[1]["messages"][-1]["content"]
-    assert "well" not in result.parsed.text
-    assert result.parsed.text in ("Good luck with it.", "I hear you, Ada. I won't forget it.")
+    assert result.parsed.text == "Carrow? Never heard of it, Ada. Good luck with it."
 
 
 def test_sorrow_for_what_they_told_is_no_description():

@@ -44,12 +44,23 @@ def test_a_hardship_told_met_with_cheer(reply, line, cheers):
     assert (CHEERS in slips(reply, line, "Maren", "Ada")) is cheers
 
 
-def test_a_turn_asks_again_kindly_and_shows_the_second_reply():
+def test_cheer_at_a_hardship_told_is_cut_in_place_not_asked_again():
     client = FakeClient(
         "That's a good thing, Ada. I'll keep that in mind.",
         "Deep water frightens plenty of folk, Ada. You're safe ashore here.",
     )
     result = run_turn(turn_input(FEAR), conf("tags"), client)
+    assert len(client.requests) == 1
+    assert result.parsed.text == "I'll keep that in mind."
+
+
+def test_cheer_at_a_hardship_asked_about_is_asked_again_kindly():
+    line = "I'm terribly afraid of deep water, do you think that is foolish?"
+    client = FakeClient(
+        "That's a good thing, Ada. Deep water is fun.",
+        "Deep water frightens plenty of folk, Ada. You're safe ashore here.",
+    )
+    result = run_turn(turn_input(line), conf("tags"), client)
     assert "something hard for them" in client.requests[1]["messages"][-1]["content"]
     assert (
         result.parsed.text == "Deep water frightens plenty of folk, Ada. You're safe ashore here."
@@ -174,15 +185,15 @@ def test_their_telling_said_of_someone_else(reply, line, given):
     assert (GIVEN_TO_ANOTHER in slips(reply, line, "Voss", "Esmeralda")) is given
 
 
-def test_their_telling_given_to_another_is_asked_again():
+def test_their_telling_given_to_another_is_mended_in_place():
     line = "I have been terrified of crows since I was a child."
     client = FakeClient(
         "Your daughter has been afraid of crows since she was a child.",
         "That must be hard, Ada. The crows here are bold.",
     )
     result = run_turn(turn_input(line), conf("tags"), client)
-    assert len(client.requests) == 2
-    assert result.parsed.text == "That must be hard, Ada. The crows here are bold."
+    assert len(client.requests) == 1
+    assert result.parsed.text == "That's worth knowing, Ada. Go on."
     # Its own reminder, when it is the one slip (here it also gave their line back).
     from omniira_evennia.conversation.reminders import REMINDER, asked_again
     from omniira_evennia.conversation.voice import GIVEN_TO_ANOTHER

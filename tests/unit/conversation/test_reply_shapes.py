@@ -26,7 +26,7 @@ ESSAY = (
 
 
 def test_an_essay_is_asked_again_and_past_that_its_first_two_sentences_stand():
-    line = "I'm a falconer by trade. I train hawks for the lord's hunt."
+    line = "I train hawks for the lord's hunt. Do you know anything of falconry?"
     assert shapes.RUNS_ON in slips(ESSAY, line, "Maren", "Ada")
     client = FakeClient(ESSAY, ESSAY)
     said = run_turn(turn_input(line), conf("speech"), client).parsed.text
@@ -34,6 +34,15 @@ def test_an_essay_is_asked_again_and_past_that_its_first_two_sentences_stand():
     assert "one or two short sentences" in client.requests[1]["messages"][-1]["content"]
     assert "Falconers use various techniques" not in said
     assert len(said.split()) <= shapes.MOST_WORDS
+
+
+def test_an_essay_to_a_telling_is_cut_to_its_first_sentences_without_asking_again():
+    line = "I'm a falconer by trade. I train hawks for the lord's hunt."
+    client = FakeClient(ESSAY, "never asked for")
+    said = run_turn(turn_input(line), conf("speech"), client).parsed.text
+    assert len(client.requests) == 1
+    assert "Falconers use various techniques" not in said
+    assert 0 < len(said.split()) <= shapes.MOST_WORDS
 
 
 def test_a_short_reply_does_not_run_on():
@@ -393,7 +402,7 @@ def test_i_remember_it_as_of_where_they_grew_up_is_a_memory_it_has_not():
 def test_a_second_try_that_reads_its_reminder_out_is_not_said():
     """Held-out seed 70919: "You know nothing of what you called the old mill." to a vanished
     grandmother, from the reminder "(You know nothing of what Gareth named ...)"."""
-    line = "My cloak is soaked through."
+    line = "My cloak is soaked through; have you a fire to dry it by?"
     first = "I'm sorry to hear that. If you need any assistance with drying it, let me know!"
     read_out = "Well, I am a person in this world, not an assistant."
     client = FakeClient(first, read_out)

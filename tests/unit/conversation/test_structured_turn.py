@@ -5,6 +5,7 @@ import json
 import pytest
 
 from omniira_evennia.conversation import plain_lines
+from omniira_evennia.conversation.reminders import asked_again
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.guard import is_echo
 from omniira_evennia.conversation.prompts import (
@@ -165,9 +166,12 @@ def test_notes_that_name_nobody_are_dropped_and_the_rest_left_to_the_write_polic
     assert grounded == ["trade"]
 
 
+ASKING = "I mend clocks for a living. Is there work for me in town?"  # asked again, not mended
+
+
 def test_narration_is_asked_again_once():
     client = FakeClient(turn_json("Maren smiles, feeling grateful."), turn_json("Clocks, love?"))
-    result = run_turn(turn_input(), conf(), client)
+    result = run_turn(turn_input(ASKING), conf(), client)
     assert result.parsed.text == "Clocks, love?"
     assert len(client.requests) == 2
     assert "say aloud" in client.requests[1]["messages"][-1]["content"]
@@ -185,8 +189,8 @@ def test_a_reply_of_only_tags_keeps_its_notes_and_gets_a_line():
 
 
 def test_an_echo_is_asked_again_and_a_second_failure_keeps_the_first_words():
-    client = FakeClient("Ada says: I mend clocks for a living.", "Maren nods.")
-    result = run_turn(turn_input(), conf("tags"), client)
+    client = FakeClient(f"Ada says: {ASKING}", "Maren nods.")
+    result = run_turn(turn_input(ASKING), conf("tags"), client)
     assert len(client.requests) == 2
     assert result.ok  # a reply that could not be fixed is still said, not a fallback
 
@@ -203,7 +207,7 @@ def test_twice_empty_is_an_error_and_a_failed_retry_keeps_the_first_reply():
         "from the market who offered him twice. He said it kept the family's own hours."
     )
     client = FakeClient(essay, LLMError("down", usage))
-    result = run_turn(turn_input(), conf("tags"), client)
+    result = run_turn(turn_input(ASKING), conf("tags"), client)
     assert len(client.requests) == 2
     assert result.ok and result.parsed.text.startswith("Clocks, is it?")
     assert "grandfather" not in result.parsed.text
@@ -211,8 +215,25 @@ def test_twice_empty_is_an_error_and_a_failed_retry_keeps_the_first_reply():
 
 def test_a_reply_spoken_as_the_player_is_asked_again():
     client = FakeClient('Ada: "I know you do it, Maren.', "Clocks, love? Handy.")
-    result = run_turn(turn_input(), conf("tags"), client)
+    result = run_turn(turn_input(ASKING), conf("tags"), client)
     assert len(client.requests) == 2 and result.parsed.text == "Clocks, love? Handy."
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        "Maren smiles, feeling grateful.",
+        'Ada: "I know you do it, Maren.',
+        "Ada says: I mend clocks.",
+    ],
+)
+def test_a_telling_met_with_no_line_of_its_own_is_mended_with_its_plain_line(first):
+    """Told something, the NPC that slipped is not asked again: read by hand, the model's second
+    tries to a telling were worse than its plain line (reminders.mended_rather_than_asked)."""
+    client = FakeClient(first, "Clocks, love? Handy.")
+    result = run_turn(turn_input(), conf("tags"), client)
+    assert len(client.requests) == 1
+    assert result.parsed.text in [heard.format(speaker="Ada") for heard in plain_lines._HEARD]
 
 
 def test_a_question_given_back_as_its_answer_is_asked_again_for_the_npcs_own_words():
@@ -470,16 +491,18 @@ def test_their_claim_with_a_filler_you_is_still_given_back():
     assert give_back_claims("You know, I pour cider.", said, [], "Wynne", "Maren")[1] == 0
 
 
-def test_news_met_with_not_knowing_it_is_asked_again_then_heard():
+def test_news_met_with_not_knowing_it_is_heard_plainly():
     """ "I don't know if you can touch pepper." to "I can't touch pepper, it makes me sick."
-    (held-out seed 11411): asked again with what it is being told; a second such reply gives
-    way to the NPC's plain line that it heard."""
+    (held-out seed 11411): told, the NPC says its plain line that it heard."""
     line = "Maren, I can't touch pepper, it makes me sick."
     client = FakeClient("I don't know if you can touch pepper.", "No pepper for you, then.")
-    result = run_turn(turn_input(line), conf("tags"), client)
-    assert result.parsed.text == "No pepper for you, then."
-    reminder = client.requests[1]["messages"][-1]["content"].rsplit("\n\n", 1)[-1]
-    assert reminder.startswith("(Ada is telling you this now, so now you know it.")
-    twice = FakeClient("I don't know if you can touch pepper.", "I don't know about your pepper.")
-    text = run_turn(turn_input(line), conf("tags"), twice).parsed.text
+    text = run_turn(turn_input(line), conf("tags"), client).parsed.text
+    assert len(client.requests) == 1
     assert text in [heard.format(speaker="Ada") for heard in plain_lines._HEARD]
+    # Its reminder, for a line that tells and then asks ("..., do you see?").
+    again = asked_again(
+        [{"role": "user", "content": line}], turn_input(line).context, "slipped: doubts_the_telling"
+    )
+    assert again[-1]["content"].endswith(
+        "(Ada is telling you this now, so now you know it. Answer as Maren, in your own words.)"
+    )

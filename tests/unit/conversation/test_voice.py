@@ -845,14 +845,14 @@ def test_turning_round_leaves_a_sentence_that_does_not_answer_as_the_player():
     )
 
 
-def test_in_the_turn_a_reply_given_back_twice_becomes_the_npcs_plain_heard_line():
+def test_in_the_turn_a_telling_given_back_becomes_the_npcs_plain_heard_line_at_once():
     said = "My raven is called Ember, and he follows me everywhere."
     client = FakeClient(
         "You remember Ada telling you that her raven is called Ember.",
         "Ada's raven is called Ember, and he follows her everywhere.",
     )
     result = run_turn(turn_input(said), conf("speech"), client)
-    assert len(client.requests) == 2
+    assert len(client.requests) == 1
     assert result.parsed.text == plain_lines.heard_line(said, "Ada")
 
 
@@ -2027,10 +2027,16 @@ def test_a_topic_it_will_not_discuss_is_not_brought_up_on_the_listener():
     inp.knowledge = KnowledgeView(guards=[tomas])
     client = FakeClient(reply, reply)
     result = run_turn(inp, conf("speech"), client)
-    assert "Do not speak of Tomas" in client.requests[1]["messages"][-1]["content"]
+    assert len(client.requests) == 1  # told something: mended where it stands
     assert (
         result.parsed.text == "Keep it close, Ada; this town is no place to lose a thing like that."
     )
+    # Asked something, the model is asked again not to speak of it.
+    inp = turn_input("Good evening, Maren, will you keep my iron key safe?")
+    inp.knowledge = KnowledgeView(guards=[tomas])
+    client = FakeClient(reply, "Safe behind the bar, Ada.")
+    assert run_turn(inp, conf("speech"), client).parsed.text == "Safe behind the bar, Ada."
+    assert "Do not speak of Tomas" in client.requests[1]["messages"][-1]["content"]
     # Asked about him, the name is the speaker's own word, not the NPC bringing it up.
     asked = PromptContext(
         identity=Identity("Maren", "tavern keeper"),
