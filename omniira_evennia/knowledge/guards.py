@@ -71,9 +71,35 @@ def word_hit(line: str, guard: Guard) -> str | None:
         if pattern is None:
             continue
         for found in pattern.finditer(text):
-            if not _THEIR_OWN.search(text[max(0, found.start() - 60) : found.start()]):
-                return phrase
+            if _THEIR_OWN.search(text[max(0, found.start() - 60) : found.start()]):
+                continue
+            if not found.group()[:1].isupper() and _tells_of_their_own(text, found.start()):
+                continue
+            return phrase
     return None
+
+
+# A sentence told of the speaker's own life: "My dream is to learn to read and write." (Voss,
+# whose secret is his letters, said "What's it to you? Mind the sparks": held-out seed 58447).
+# Not what they heard or know ("I heard you cannot read" speaks of "you" anyway).
+_OWN_TELLING = re.compile(
+    r"^\W*(?:[A-Z][a-z]+,\s*)?(?:my|i|i'm|i've|i'd|i'll)\b"
+    r"(?!\s+(?:heard|hear|know|knew|saw|see|wonder|think)\b)",
+    re.IGNORECASE,
+)
+
+
+def _tells_of_their_own(text: str, at: int) -> bool:
+    """The sentence of `text` around `at` tells of the speaker's own life, asks nothing and
+    says nothing of "you": a topic's common word in it is theirs (a name still is the NPC's)."""
+    start = max(text.rfind(mark, 0, at) for mark in ".!?;") + 1
+    ends = [i for i in (text.find(mark, at) for mark in ".!?;") if i != -1]
+    sentence = text[start : min(ends) + 1 if ends else len(text)]
+    return (
+        bool(_OWN_TELLING.match(sentence))
+        and "?" not in sentence
+        and not _SECOND_PERSON.search(sentence)
+    )
 
 
 def about_their_own(line: str) -> bool:

@@ -54,6 +54,18 @@ def test_the_speakers_own_is_not_the_npcs_guarded_topic():
     assert match("Were you married long?", [TOMAS, PURSE], close, 0.4) is not None
 
 
+def test_a_telling_of_their_own_life_is_not_the_npcs_secret_by_a_common_word():
+    """Held-out seed 58447: "Voss, my dream is to learn to read and write." was met with the
+    line of Voss's secret (he cannot read): "What's it to you? Mind the sparks"."""
+    letters = Guard(3, "secret", "letters", ("read", "write", "letters"), "What's it to you?")
+    assert word_hit("Voss, my dream is to learn to read and write.", letters) is None
+    assert word_hit("I can read a little. Can you read, Voss?", letters) == "read"
+    assert word_hit("My friend says you cannot read.", letters) == "read"
+    assert word_hit("I heard the smith cannot read.", letters) == "read"
+    # A name is the NPC's topic whoever's sentence it is in.
+    assert word_hit("My cousin often spoke of Tomas at the docks.", TOMAS) == "tomas"
+
+
 def test_news_of_someone_else_probes_no_secret_by_meaning():
     """Held-out seed 83417: "Harlan the miller lost his purse ..." met with Maren's line for
     her hidden purse ("Hide? Me? ...")."""
