@@ -279,3 +279,13 @@ def test_its_own_name_after_a_farewell_is_said_to_itself():
     ctx = context("Wren", "Farewell for now, Wren.", speaker="Tobiah")
     assert "addresses_itself" in guard.slips_of("Goodbye, Wren, for now.", ctx)
     assert "addresses_itself" not in guard.slips_of("Goodbye, Tobiah, for now.", ctx)
+
+
+def test_asked_who_a_name_of_its_own_in_the_questions_words_is_an_answer_not_an_echo():
+    """Held-out seed 42139: "Wren works on the market square." to "Who else works on the market
+    square?" was asked again as an echo; the second try was "Market square is home to Voss, who
+    mends tools and makes blades." (Voss, of himself)."""
+    line = "Who else works on the market square?"
+    assert not guard.is_echo("Wren works on the market square.", line, "Jory")
+    assert guard.is_echo("Works on the market square.", line, "Jory")
+    assert guard.is_echo("Who else works on the market square, Jory?", line, "Jory")
