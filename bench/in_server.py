@@ -24,8 +24,9 @@ from evennia import create_object, search_object
 from twisted.internet import task
 
 import omniira_evennia
-from omniira_evennia.conversation import service, turn
+from omniira_evennia.conversation import service
 from omniira_evennia.conversation import store as conversations
+from omniira_evennia.conversation import turn
 from omniira_evennia.llm import usage as llm_usage
 from omniira_evennia.memory import notes_store, store
 from omniira_evennia.memory.write import Note, write_note

@@ -5,7 +5,6 @@ import json
 import pytest
 
 from omniira_evennia.conversation import plain_lines
-from omniira_evennia.conversation.reminders import asked_again
 from omniira_evennia.conversation.claims import give_back_claims
 from omniira_evennia.conversation.guard import is_echo
 from omniira_evennia.conversation.prompts import (
@@ -13,6 +12,7 @@ from omniira_evennia.conversation.prompts import (
     build_messages,
     gloss,
 )
+from omniira_evennia.conversation.reminders import asked_again
 from omniira_evennia.conversation.tags import (
     StructuredTurn,
     is_placeholder_key,
