@@ -122,3 +122,68 @@ def in_own_voice(fact: str) -> str:
     text = re.sub(r"\byou\b", "I", text, flags=re.IGNORECASE)
     text = re.sub(r"\byour\b", "my", text, flags=re.IGNORECASE)
     return re.sub(r"^(\W*)(i|my)\b", lambda m: m.group(1) + m.group(2).capitalize(), text)
+
+
+_FIRST_PERSON_FORMS = {
+    "is": "am",
+    "has": "have",
+    "does": "do",
+    "doesn't": "don't",
+    "isn't": "am not",
+}
+_NOT_A_VERB_IN_S = frozenset("was always perhaps sometimes yes as this thus less".split())
+# A second verb of the same subject: "Voss teaches apprentices and carries iron."
+_AND_VERB = re.compile(
+    r"\band\s+((?:keep|run|sell|pour|work|live|play|sing|make|mend|tend|brew|serve|stay|sleep|"
+    r"know|think|love|like|hope|want|need|help|cook|rent|sweep|shoe|forge|teach|carr|wash|fix|"
+    r"go|do)(?:s|es|ies))\b",
+    re.IGNORECASE,
+)
+
+
+def first_person_verb(word: str) -> str:
+    """'mends' -> 'mend' with "I" ('Voss mends tools' -> 'I mend tools'); 'is' -> 'am'."""
+    lower = word.lower()
+    if lower in _FIRST_PERSON_FORMS:
+        return _FIRST_PERSON_FORMS[lower]
+    if lower in _NOT_A_VERB_IN_S or not lower.isalpha() or not lower.endswith("s"):
+        return word  # was, can, will, never ...
+    if lower.endswith("ies") and len(lower) > 4:
+        return word[:-3] + "y"
+    if lower.endswith(("ches", "shes", "xes", "zes", "sses", "oes")):
+        return word[:-2]
+    return word[:-1]
+
+
+_ADVERB = r"(?:(?:never|always|often|also|still|usually|only|just)\s+)?"
+_OTHER_PERSON = re.compile(r"\b(?:he|she|him|his|her|hers|himself|herself)\b", re.IGNORECASE)
+
+
+def own_name_as_i(reply: str, npc: str, speaker: str = "") -> str:
+    """`reply` with the NPC's own name, as the subject of a sentence or a clause after a comma,
+    said as "I": "At my forge, Voss makes blades." from Voss (held-out seed 58447; asked again,
+    he said "Now there's a question, Urien. I'm not sure.") -> "At my forge, I make blades."
+    A sentence that goes on with "he", "his" or "her" stays as it is (whose would they be?),
+    and so does all of it when the speaker has the NPC's name."""
+    if not npc or npc.lower() == (speaker or "").lower():
+        return reply
+    pattern = re.compile(
+        rf"(^|[.!?]\s+|,\s+){re.escape(npc)}\s+({_ADVERB})([a-z']+)\b", re.IGNORECASE
+    )
+
+    def as_i(match: re.Match) -> str:
+        rest = reply[match.end() : match.end() + 300]
+        if _OTHER_PERSON.search(re.split(r"[.!?]", rest, maxsplit=1)[0]):
+            return match.group(0)
+        adverb, verb = match.group(2), match.group(3)
+        return f"{match.group(1)}I {adverb}{first_person_verb(verb)}\0"
+
+    said = pattern.sub(as_i, reply[:4000])
+    # The same subject's next verb, in the sentence just turned ("\0" marks where it was).
+    parts = said.split("\0")
+    for i in range(1, len(parts)):
+        end = re.search(r"[.!?]", parts[i])
+        cut = end.start() if end else len(parts[i])
+        head = _AND_VERB.sub(lambda m: "and " + first_person_verb(m.group(1)), parts[i][:cut])
+        parts[i] = head + parts[i][cut:]
+    return "".join(parts)

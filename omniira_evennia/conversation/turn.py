@@ -18,8 +18,9 @@ import numpy as np
 
 from omniira_evennia.conf import OmniiraSettings
 from omniira_evennia.conversation import guard, plain_lines, remembered, repairs, topics, voice
-from omniira_evennia.conversation.character_breaks import strip_character_breaks
+from omniira_evennia.conversation.character_breaks import is_narration, strip_character_breaks
 from omniira_evennia.conversation.extraction import third_person
+from omniira_evennia.conversation.phrasing import own_name_as_i
 from omniira_evennia.conversation.prompts import PinnedPrompt, PromptContext, build_messages, pin
 from omniira_evennia.conversation.reminders import REMINDER, asked_again, mended_rather_than_asked
 from omniira_evennia.conversation.tags import (
@@ -315,6 +316,8 @@ def cleaned_reply(text: str, turn_format: str, inp: TurnInput, ctx: PromptContex
     # is Philippa, Lyra." is the answer (replayed held-out replies).
     candidate.text = repairs.unaddressed(candidate.text, name, speaker)
     candidate.text = repairs.own_name_as_mine(candidate.text, name, speaker)
+    if not is_narration(candidate.text, name):  # "Maren smiles." is no line to say as "I"
+        candidate.text = own_name_as_i(candidate.text, name, speaker)
     candidate.text = remembered.frame_said_plainly(candidate.text, speaker)
     return candidate, broke
 

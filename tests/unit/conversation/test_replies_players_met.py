@@ -11,10 +11,13 @@ import pytest
 from omniira_evennia.conversation import guard, voice
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.embellishments import INVENTS_WHAT_THEY_NAMED
+from omniira_evennia.conversation.phrasing import own_name_as_i
 from omniira_evennia.conversation.prompts import Identity, PromptContext
 from omniira_evennia.conversation.tags import ParsedReply
+from omniira_evennia.conversation.turn import run_turn
 from omniira_evennia.conversation.wares import asked_own_wares, wares_line
 from omniira_evennia.knowledge.facts import KnowledgeLine
+from tests.support.voice_turn import FakeClient, conf, turn_input
 
 VOSS_WARES = "At his forge Voss mends a tool for two copper and sells a good knife for one silver."
 MAREN_WARES = [
@@ -289,3 +292,33 @@ def test_asked_who_a_name_of_its_own_in_the_questions_words_is_an_answer_not_an_
     assert not guard.is_echo("Wren works on the market square.", line, "Jory")
     assert guard.is_echo("Works on the market square.", line, "Jory")
     assert guard.is_echo("Who else works on the market square, Jory?", line, "Jory")
+
+
+@pytest.mark.parametrize(
+    "reply, mended",
+    [
+        # Held-out seed 58447: asked again, Voss said "Now there's a question, Urien. I'm not sure."
+        ("At my forge, Voss makes blades.", "At my forge, I make blades."),
+        ("Voss never goes to the tavern.", "I never go to the tavern."),
+        (
+            "Yes. Voss teaches apprentices and carries iron.",
+            "Yes. I teach apprentices and carry iron.",
+        ),
+        ("Voss was born on the coast.", "I was born on the coast."),
+        # Whose forge would "his" be? Left for the guard, which asks again.
+        ("Voss mends tools at his forge.", "Voss mends tools at his forge."),
+        ("I think Maren makes the best stew.", "I think Maren makes the best stew."),
+    ],
+)
+def test_its_own_name_as_the_subject_is_said_as_i(reply, mended):
+    assert own_name_as_i(reply, "Voss", "Urien") == mended
+    assert own_name_as_i(reply, "Voss", "Voss") == reply  # the speaker may be meant
+
+
+def test_a_reply_of_itself_by_name_is_mended_before_the_guard_reads_it():
+    client = FakeClient("At my forge, Voss makes blades.", "never asked for")
+    inp = turn_input("What do you make at your forge?")
+    inp.context.identity = Identity("Voss", "blacksmith")
+    result = run_turn(inp, conf("speech"), client)
+    assert len(client.requests) == 1
+    assert result.parsed.text == "At my forge, I make blades."
