@@ -13,6 +13,7 @@ Plain Python; reads at most words.MAX_CHARS of each text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from omniira_evennia.conversation.words import (
     FRAMING_WORDS,
@@ -160,8 +161,10 @@ _REMEMBERS = re.compile(
 # "I know about that, Yestin.", "I heard Brisa the old schoolmistress come down with the barge
 # fever." (held-out busy seed 42139).
 _KNEW_THE_NEWS = re.compile(
-    r"^\W*(?:(?:oh|ah|yes|aye|well|indeed),?\s+)*(?:[A-Z][a-z]+,\s+)?i(?:'ve| have| had)?\s+"
-    r"(?:already\s+)?(?:heard|know|knew)\b(?!\s+(?:nothing|not|no)\b)",
+    r"^\W*(?:(?:oh|ah|yes|aye|well|indeed),?\s+)*(?:[A-Z][a-z]+,\s+)?"
+    # "Yes, I did hear that." (held-out seed 17389); "I hear you" is no claim.
+    r"i(?:'ve| have| had| did| do)?\s+(?:already\s+)?(?:heard|hear|know|knew)\b"
+    r"(?!\s+(?:nothing|not|no|you)\b)",
     re.IGNORECASE,
 )
 
@@ -181,13 +184,38 @@ def _unheard_of(told: str, held: str, skip) -> list[str]:
     )
 
 
-def claims_the_news(reply: str, line: str, held: str, skip=()) -> list[str]:
+def _event_unheard(told: str, heard: Sequence[str], standing: Sequence[str], skip) -> bool:
+    """No item of `heard` (what the NPC remembers and was told) holds two words of what the
+    news says happened: its words less the names in it and what the NPC's standing facts
+    (`standing`) say of those named ("Aurick the town crier" is known; that he was robbed on
+    the north road is the news)."""
+    names = {n.lower() for n in _WORD.findall(told) if n[:1].isupper()} | {
+        n.lower() for n in skip if n
+    }
+    of_them = [f for f in standing if names & {w.lower() for w in _WORD.findall(capped(f))}]
+    event = (
+        content_stems(told)
+        - content_stems(" ".join(names))
+        - content_stems(capped(" ".join(of_them)))
+    )
+    if len(event) < 2:
+        return False
+    return not any(len(event & content_stems(capped(h))) >= 2 for h in heard)
+
+
+def claims_the_news(
+    reply: str, line: str, heard: Sequence[str], skip=(), standing: Sequence[str] = ()
+) -> list[str]:
     """The first sentence of `reply`, when it meets news of someone else (a line with no "I" of
-    the speaker's) as heard or known, and someone the news names is never named in `held` (what
-    the NPC remembers, has heard and knows; `skip`: the two of them)."""
+    the speaker's) as heard or known, and someone the news names is never named in what the NPC
+    holds, or what happened is in nothing it remembers or was told (`heard`: its memories and
+    the news it heard; `standing`: what it knows of its world; `skip`: the two of them)."""
     line = capped(line)
     told = " ".join(s for s in sentence_list(line) if not is_question(s))
-    if not told or _OWN_TELLING.search(line) or not _unheard_of(told, held, skip):
+    if not told or _OWN_TELLING.search(line):
+        return []
+    held = " ".join([*heard, *standing])
+    if not _unheard_of(told, held, skip) and not _event_unheard(told, heard, standing, skip):
         return []
     said = sentence_list(capped(reply))
     return said[:1] if said and _KNEW_THE_NEWS.match(said[0]) else []

@@ -40,6 +40,11 @@ from omniira_evennia.conversation.last_lines import (  # noqa: F401  (guard.last
 )
 from omniira_evennia.conversation.phrasing import gloss
 from omniira_evennia.conversation.prompts import PromptContext
+from omniira_evennia.conversation.recitals import (  # noqa: F401  (guard.*, as before)
+    PROMPT_RUN,
+    recites_the_prompt,
+    sayable,
+)
 from omniira_evennia.conversation.remembered import TOLD_ME_SO
 from omniira_evennia.conversation.reminders import (
     MISSTATES,
@@ -164,7 +169,10 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
 
 
 def remembered_as_mine(text: str, ctx: PromptContext) -> list[str]:
+    # What they said earlier in this conversation too ("I've been busy making pottery." from
+    # Maren to the potter who told her so an hour before: held-out seed 17389).
     remembered = [m.text for m in ctx.memories if m.about_speaker]
+    remembered += [t.text for t in ctx.history if t.role == "user"]
     return trades.remembered_as_mine(text, remembered, ctx.speaker_name, ctx.message)
 
 
@@ -205,9 +213,10 @@ def knew_it_already(text: str, ctx: PromptContext) -> list[str]:
     remembered = " ".join(m.text for m in ctx.memories if m.about_speaker)
     if found := embellishments.knew_it_already(text, ctx.message, remembered):
         return found
-    held = [m.text for m in ctx.memories] + list(ctx.news) + [k.text for k in ctx.knowledge]
+    heard = [m.text for m in ctx.memories] + list(ctx.news)
     names = (ctx.identity.name, ctx.speaker_name)
-    return embellishments.claims_the_news(text, ctx.message, " ".join(held), names)
+    standing = [k.text for k in ctx.knowledge]
+    return embellishments.claims_the_news(text, ctx.message, heard, names, standing)
 
 
 def recited_facts(text: str, ctx: PromptContext) -> list[str]:
@@ -440,44 +449,6 @@ def repaired(
 def asked_of(line: str, fact: str) -> bool:
     """The line asks about something the fact is about (a content word in common)."""
     return is_question(line) and bool(content_stems(line) & content_stems(fact))
-
-
-PROMPT_RUN = 6  # words in a row shared with the instructions that make a reply a recital
-
-
-def _runs(text: str, n: int = PROMPT_RUN) -> set[tuple[str, ...]]:
-    words = re.findall(r"[a-z']+", text.lower())
-    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
-
-
-def recites_the_prompt(text: str, messages: list[dict], sayable: Iterable[str] = ()) -> bool:
-    """The reply says two runs of PROMPT_RUN words of the instructions the model was sent (its
-    system messages), or five words in a row of a second try's reminder: a small model reading
-    its prompt out instead of answering. The facts the prompt shows it (`sayable`: its own life,
-    what it knows, remembers and has heard) are its to say in their own words."""
-    if not text:
-        return False
-    said = _runs(voice.capped(text))
-    if len(said) < 2:
-        return False
-    prompt = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
-    instructions = _runs(prompt[:20000]) - set().union(*(_runs(s[:2000]) for s in sayable))
-    if len(said & instructions) >= 2:
-        return True
-    # The reminder of a second try, read out: "You know nothing of what you called the old
-    # mill." (held-out seed 70919, from "(You know nothing of what Gareth named ...)").
-    last = str(messages[-1].get("content", "")) if messages else ""
-    reminder = last[last.rfind("\n\n(") :] if "\n\n(" in last else ""
-    return bool(reminder) and bool(_runs(voice.capped(text), 5) & _runs(reminder[:2000], 5))
-
-
-def sayable(ctx: PromptContext) -> list[str]:
-    """What the prompt shows the NPC to say, not to obey: "I sing the old river ballads, 'The
-    Miller's Daughter' and ..." is Lyra's own fact, not her instructions read out (held-out seed
-    97301: taken for a recital, the second try said "I'm not sure" what her line of work is)."""
-    known = [k.text for k in ctx.knowledge if not k.secret]
-    own = [plain_lines.in_own_voice(t) for t in [*ctx.own_life, *known]]  # as the prompt has it
-    return [*known, *own, *(m.text for m in ctx.memories), *ctx.beliefs, *ctx.news]
 
 
 def with_news_told(text: str, ctx: PromptContext) -> str:

@@ -10,7 +10,8 @@ NPC that is not listening.
 A question may be answered by a fact whose words it does not share ("What is there to see in
 this town?" "Two roads leave the square ..."; "What do you do here?" and the NPC's own trade),
 unless it asks of the speaker's own life; a line that tells something must share two content
-words with the fact.
+words with the fact. Its prompt read out instead of a reply ("Answer what the person talking
+to you just said in one to three short sentences, ...") is `recites_the_prompt`.
 
 Plain Python; reads at most words.MAX_CHARS of each text.
 """
@@ -18,7 +19,10 @@ Plain Python; reads at most words.MAX_CHARS of each text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
+from omniira_evennia.conversation.phrasing import in_own_voice
+from omniira_evennia.conversation.prompts import PromptContext
 from omniira_evennia.conversation.words import (
     capped,
     content_stems,
@@ -110,3 +114,42 @@ def recited(
         if len(stems) >= MIN_FACT_WORDS
     ]
     return _recited_from(reply, known)
+
+
+# The prompt read out (turn.ask_until_heard), and what it may say of it.
+PROMPT_RUN = 6  # words in a row shared with the instructions that make a reply a recital
+
+
+def _runs(text: str, n: int = PROMPT_RUN) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z']+", text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def recites_the_prompt(text: str, messages: list[dict], sayable: Iterable[str] = ()) -> bool:
+    """The reply says two runs of PROMPT_RUN words of the instructions the model was sent (its
+    system messages), or five words in a row of a second try's reminder: a small model reading
+    its prompt out instead of answering. The facts the prompt shows it (`sayable`: its own life,
+    what it knows, remembers and has heard) are its to say in their own words."""
+    if not text:
+        return False
+    said = _runs(capped(text))
+    if len(said) < 2:
+        return False
+    prompt = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
+    instructions = _runs(prompt[:20000]) - set().union(*(_runs(s[:2000]) for s in sayable))
+    if len(said & instructions) >= 2:
+        return True
+    # The reminder of a second try, read out: "You know nothing of what you called the old
+    # mill." (held-out seed 70919, from "(You know nothing of what Gareth named ...)").
+    last = str(messages[-1].get("content", "")) if messages else ""
+    reminder = last[last.rfind("\n\n(") :] if "\n\n(" in last else ""
+    return bool(reminder) and bool(_runs(capped(text), 5) & _runs(reminder[:2000], 5))
+
+
+def sayable(ctx: PromptContext) -> list[str]:
+    """What the prompt shows the NPC to say, not to obey: "I sing the old river ballads, 'The
+    Miller's Daughter' and ..." is Lyra's own fact, not her instructions read out (held-out seed
+    97301: taken for a recital, the second try said "I'm not sure" what her line of work is)."""
+    known = [k.text for k in ctx.knowledge if not k.secret]
+    own = [in_own_voice(t) for t in [*ctx.own_life, *known]]  # as the prompt has it
+    return [*known, *own, *(m.text for m in ctx.memories), *ctx.beliefs, *ctx.news]

@@ -114,7 +114,9 @@ ASSISTANT = re.compile(
     # Held-out seed 58447: "I'm here for you, Bram. What do you need?" to "Lyra, what is it you
     # do?"; "Oh no, Jericho! Is it okay if I can't help you?" to a soaked cloak.
     r"|\bi'?m here for you\b|\bwhat do you need\b|\bis it (?:okay|ok|alright) if\b"
-    r"|\bnot sure what you mean\b",
+    r"|\bnot sure what you mean\b"
+    # Held-out seed 17389: "That's a good tip. Thanks for sharing." to an allergy told.
+    r"|\bthanks? (?:you )?for sharing\b|\b(?:a )?(?:good|great|useful|helpful) tip\b",
     re.IGNORECASE,
 )
 

@@ -17,6 +17,7 @@ from omniira_evennia.conversation.tags import (
     normalize_feeling,
     slug_key,
 )
+from omniira_evennia.conversation.words import KIN_WORDS
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.memory.embeddings import Embedder, embed_or_none
 from omniira_evennia.memory.quoting import quoted_words, said_quote
@@ -260,6 +261,18 @@ def validate_item(raw: dict, a_id: int, b_id: int, known: dict[int, str], said=N
     return (speaker, subject, fact, importance, normalize_feeling(raw.get("feeling"))), None
 
 
+_KIN = re.compile(rf"\b(?:{KIN_WORDS})s?\b", re.IGNORECASE)
+
+
+def kin_dropped(fact: str, held: str, subject: str) -> bool:
+    """The held fact is of the subject's kin ("Leander's grandmother Philippa is coming to visit
+    at midsummer.") and the told fact says it of the subject with no kin in it ("Leander is
+    coming to visit at midsummer.": held-out seed 17389, passed on twice)."""
+    if not subject or not re.search(rf"\b{re.escape(subject)}'s\s+(?:{KIN_WORDS})\b", held, re.I):
+        return False
+    return not _KIN.search(fact[:2000])
+
+
 def source_fact(fact_vector, held: list[HeldFact], subject_id: int) -> HeldFact | None:
     """
     The speaker's held fact this told fact comes from: the most similar above CHAIN_MATCH,
@@ -323,6 +336,9 @@ def accept_items(raw_items, inp: ExchangeInput, embedder: Embedder | None, lines
         source = source_fact(vector, teller.held, subject)
         if subject in inp.players and (source is None or source.subject_id != subject):
             rejected.append((raw, "a player's fact its teller does not hold"))
+            continue
+        if source is not None and kin_dropped(fact, source.text, inp.known[subject]):
+            rejected.append((raw, "their kin's fact said of them"))
             continue
         origin = source.origin_id if source is not None else None
         if origin is not None:  # a player's claim: no heavier than it came, never above the cap

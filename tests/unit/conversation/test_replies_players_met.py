@@ -12,7 +12,7 @@ from omniira_evennia.conversation import guard, voice
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.embellishments import INVENTS_WHAT_THEY_NAMED
 from omniira_evennia.conversation.phrasing import own_name_as_i
-from omniira_evennia.conversation.prompts import Identity, PromptContext
+from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
 from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.conversation.turn import run_turn
 from omniira_evennia.conversation.wares import asked_own_wares, wares_line
@@ -185,6 +185,19 @@ def test_news_of_someone_it_never_heard_of_met_as_known(reply, flagged):
     assert "claims_to_know_it_already" not in guard.slips_of(reply, ctx)
 
 
+def test_news_of_someone_it_knows_met_as_heard_when_nothing_it_heard_says_so():
+    """Held-out seed 17389: "Yes, I did hear that. Could you tell me more about Aurick?" from
+    Voss to news of the town crier robbed: it knows Aurick, not that he was robbed."""
+    line = "Did you hear? Aurick the town crier was robbed on the north road."
+    crier = "Aurick the town crier calls the news at noon by the well."
+    ctx = context("Voss", line, knowledge=[crier], speaker="Leander")
+    reply = "Yes, I did hear that. Could you tell me more about Aurick?"
+    assert "claims_to_know_it_already" in guard.slips_of(reply, ctx)
+    assert "claims_to_know_it_already" not in guard.slips_of("I hear you, Leander.", ctx)
+    ctx.news = ["about Aurick: Aurick was robbed on the north road."]
+    assert "claims_to_know_it_already" not in guard.slips_of(reply, ctx)
+
+
 def test_what_they_just_told_remembered_as_known():
     ctx = context("Wren", "Good evening, Wren, home for me is Briarholt, beyond the marshes.")
     assert "claims_to_know_it_already" in guard.slips_of(
@@ -272,6 +285,7 @@ def test_a_bare_place_given_as_its_home_is_its_home_misstated():
     [
         "I'm here for you, Bram. What do you need?",
         "Oh no, Jericho! Is it okay if I can't help you?",
+        "That's a good tip. Thanks for sharing.",  # to an allergy told (held-out seed 17389)
     ],
 )
 def test_a_helpers_offer_is_an_assistants_voice(reply):
@@ -322,3 +336,16 @@ def test_a_reply_of_itself_by_name_is_mended_before_the_guard_reads_it():
     result = run_turn(inp, conf("speech"), client)
     assert len(client.requests) == 1
     assert result.parsed.text == "At my forge, I make blades."
+
+
+def test_their_trade_told_earlier_in_the_conversation_is_not_its_own():
+    """Held-out seed 17389: Maren, asked if she had a long day, "I've been busy making pottery."
+    to the potter who had told her so that evening (no memory of it written yet)."""
+    ctx = context("Maren", "Have you had a long day, Maren?", speaker="Ulric")
+    ctx.history = [
+        Turn("user", "Good evening, Maren, I'm a potter by trade. I throw jugs and bowls."),
+        Turn("assistant", "Well now, Ulric, I'll keep that in mind."),
+    ]
+    reply = "No, Ulric, I haven't. I've been busy making pottery."
+    assert "claims_what_it_remembers" in guard.slips_of(reply, ctx)
+    assert guard.slips_of("No, Ulric, I haven't. I've been busy with the stew.", ctx) == []

@@ -179,6 +179,31 @@ def test_a_players_fact_travels_only_as_its_teller_holds_it():
     assert rejected == [(embellished, "a player's fact its teller does not hold")]
 
 
+def test_their_kins_fact_is_not_passed_on_as_theirs():
+    """Held-out seed 17389: Voss held "Leander's grandmother Philippa is coming to visit at
+    midsummer."; Wren kept "Leander is coming to visit at midsummer." from him, and passed it
+    on to Lyra."""
+    from omniira_evennia.social.gossip_items import kin_dropped
+    from omniira_evennia.testing.fakes import HashingEmbedder
+
+    leander, embedder = 21, HashingEmbedder()
+    text = "Leander's grandmother Philippa is coming to visit at midsummer."
+    held = HeldFact(leander, text, embedder.embed([text])[0], origin_id=leander)
+    inp = ExchangeInput(
+        Participant(MAREN, "Maren", None, held=[held]),
+        Participant(LYRA, "Lyra", None),
+        {**KNOWN, leander: "Leander"},
+        players=frozenset({leander}),
+    )
+    lines = [(MAREN, "Leander's grandmother is coming to visit at midsummer, Leander is glad.")]
+    dropped = item(MAREN, leander, "Leander is coming to visit at midsummer.")
+    kept = item(MAREN, leander, "Leander's grandmother Philippa is coming to visit at midsummer.")
+    accepted, rejected = accept_items([dropped, kept], inp, embedder, lines)
+    assert [i.fact for i in accepted] == [kept["fact"]]
+    assert rejected == [(dropped, "their kin's fact said of them")]
+    assert not kin_dropped("Leander's grandmother is coming.", text, "Leander")
+
+
 @pytest.mark.parametrize(
     "fact, talk",
     [
