@@ -269,6 +269,9 @@ def give_back_claims(
     changed = 0
     out = []
     for sentence in sentences(text):
+        if _QUOTES_THEM.search(sentence):  # their words quoted are theirs as they said them
+            out.append(sentence)
+            continue
         mine = [m for m in re.finditer(r"\bmy\s+([\w']+)", sentence, re.IGNORECASE)]
         if _SECOND.search(sentence) and any(m.group(1).lower() in theirs for m in mine):
             # "You must never put honey in my tea": their tea, not the NPC's.
@@ -295,6 +298,13 @@ def give_back_claims(
             changed += 1
         out.append(sentence)
     return ("".join(out), changed) if changed else (text, 0)
+
+
+# "I remember that you said 'I am deathly afraid of crows; ...'" (held-out seed 17389: turned
+# into "you said 'you are deathly afraid of crows; please never laugh at you for it.'").
+_QUOTES_THEM = re.compile(
+    r"\b(?:said|say|says|told me|tell me)\b[,:]?\s*[\"\u201c\u2018']", re.IGNORECASE
+)
 
 
 _STANCE_LEAD = re.compile(

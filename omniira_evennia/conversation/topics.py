@@ -242,22 +242,23 @@ class AskedTopic(NamedTuple):
         return found + bool(self.trade and _TRADE_NOUN.search(text)) + bool(home)
 
 
-# "Brigid is a rope-maker from Harrowgate" says where she is from (telnet trial, 2026-12-04),
-# as "I'm a shepherd from the hills" does; "heard it from the carter" does not.
-_ONE_FROM = re.compile(r"\b(?:is|am|i'm|are|was)\s+an?\s+[\w'-]+(?:\s+[\w'-]+)?\s+from\b")
+# Where one is from: "Brigid is a rope-maker from Harrowgate" (telnet trial, 2026-12-04), "Viveka
+# is from Kelmouth" (over "half the town": seed 17389); not "heard it from the carter".
+_ONE_FROM = re.compile(
+    r"\b(?:is|am|i'm|are|was)\s+an?\s+[\w'-]+(?:\s+[\w'-]+)?\s+from\b"
+    r"|\b(?:is|am|are|was|comes?|came|hails?)\s+from\b"
+)
 
 
-# "All he has left of home", "far from home": home named, not where it is; "the mayor of this
-# town" is here, not where they hail from (held-out seed 48527 answered "Where am I from?" with
-# it).
+# "All he has left of home", "far from home": no place; "the mayor of this town" is here, not
+# where they hail from (held-out seed 48527 answered "Where am I from?" with it).
 _NO_PLACE = re.compile(r"\b(?:of|from) home\b|\b(?:this|our) (?:town|village)\b")
 
 
 # "It makes him sick", "made me cry": a cause, not a trade's making.
 _CAUSING = re.compile(
     r"\b(?:make|makes|made|making)\s+(?:him|her|me|them|you|us|it)\b"
-    # "Shellfish makes Quill break out in a rash" (held-out busy seed 58873): a name, then what
-    # it does to them.
+    # "Shellfish makes Quill break out in a rash" (held-out busy seed 58873): a name, then this.
     r"|\b(?:make|makes|made|making)\s+[\w'-]+\s+(?:break|feel|sick|ill|itch|sneeze|swell|cry|"
     r"queasy|retch|wheeze|faint|throw)"
 )

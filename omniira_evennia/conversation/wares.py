@@ -77,7 +77,7 @@ _MONEY = "copper coppers silver gold coin coins penny pennies one two three four
 
 
 _ASKS_WHAT_IT_SELLS = re.compile(
-    r"\bwhat (?:do|can|will) you (?:sell|offer|make|have for sale)\b|\bwhat(?:'s| is) on the menu\b",
+    r"\bwhat (?:do|can|will) you (?:sell|offer|make|pour|serve|brew|cook|have for sale)\b|\bwhat(?:'s| is) on the menu\b",
     re.I,
 )
 _ASKS_PRICE = re.compile(

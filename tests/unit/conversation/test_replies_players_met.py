@@ -349,3 +349,38 @@ def test_their_trade_told_earlier_in_the_conversation_is_not_its_own():
     reply = "No, Ulric, I haven't. I've been busy making pottery."
     assert "claims_what_it_remembers" in guard.slips_of(reply, ctx)
     assert guard.slips_of("No, Ulric, I haven't. I've been busy with the stew.", ctx) == []
+
+
+def test_their_words_quoted_in_a_recall_stay_in_their_first_person():
+    """Held-out seed 17389: "I remember that Ulric said 'I am deathly afraid of crows; ...'" was
+    said as "you said 'you are deathly afraid of crows; please never laugh at you for it.'"."""
+    from omniira_evennia.conversation.claims import give_back_claims
+
+    told = "I am deathly afraid of crows; please never laugh at me for it."
+    reply = f"I remember that you said '{told}'"
+    memories = ["Ulric is deathly afraid of crows."]
+    assert give_back_claims(reply, [told], memories, "Ulric") == (reply, 0)
+    claimed = "I remember that I am deathly afraid of crows."
+    assert give_back_claims(claimed, [told], memories, "Ulric")[0] == (
+        "I remember that you are deathly afraid of crows."
+    )
+
+
+def test_asked_where_they_are_from_the_memory_that_says_so_answers_not_a_word_in_passing():
+    """Held-out seed 17389: "Where did I say I come from?" answered "I remember: you earn your
+    living as a butcher: you cut meat for half the town." ("town" a word of the home topic)."""
+    from omniira_evennia.conversation.topics import answer_from
+
+    home = "Viveka is from Kelmouth, down on the southern plains; it's a long way from here."
+    work = "Viveka earns her living as a butcher: they cut meat for half the town."
+    for line in ("Where did I say I come from?", "Where am I from, do you recall?"):
+        assert answer_from(line, [home, work], [], "Viveka") == home
+    assert answer_from("Do you remember my line of work?", [home, work], [], "Viveka") == work
+
+
+def test_asked_what_it_pours_a_reply_naming_none_of_its_wares_did_not_know_them():
+    """Held-out seed 17389: "I pour the drinks here, Edda." to "What do you pour here?"."""
+    ale = "A mug of ale costs three copper."
+    ctx = context("Maren", "What do you pour here?", knowledge=[ale], speaker="Edda")
+    assert problem_of("I pour the drinks here, Edda.", ctx) == guard.OWN_WARES
+    assert problem_of("Ale, three copper a mug, Edda.", ctx) is None
