@@ -100,6 +100,13 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     # To a question, its words turned round are an answer ("No, I have not had a long day.").
     if not is_question(line) and len(own) <= 2 and _turned_back(reply, line, names_said):
         return True
+    # One sentence of it the line turned round, whatever else it says: "Oh, Gareth! You're
+    # right. The walk up from the docks was indeed longer than you remembered. ..." (held-out
+    # busy seed 25463).
+    if not is_question(line) and any(
+        _turned_back(s, line, names_said, 0.85) for s in sentence_list(reply) if len(s) > 30
+    ):
+        return True
     if not ends_asking(line) and not own and len(shared - _GREETING) >= 2:
         # Told something, it says nothing but the line's own words, however few of them: "It's
         # a bone-handled knife, Yara.", "You are allergic to wheat." (held-out seeds 67219,
@@ -163,7 +170,7 @@ def question_turned_round(reply: str, line: str, names: list[str]) -> bool:
     return not (answer - said) and len(said & answer) >= 2
 
 
-def _turned_back(reply: str, line: str, names: list[str]) -> bool:
+def _turned_back(reply: str, line: str, names: list[str], alike: float = 0.75) -> bool:
     """The line said back with I and you turned round ("I understand that you're planning to
     build a windmill on the hill." to "One day I want to build a windmill on the hill.", seed
     62903): three quarters alike once names go and the line's persons are swapped."""
@@ -172,7 +179,7 @@ def _turned_back(reply: str, line: str, names: list[str]) -> bool:
     theirs = [w for w in re.findall(r"[a-z']+", reply.lower()) if w not in drop]
     if len(mine) < 4 or not theirs:
         return False
-    return difflib.SequenceMatcher(None, " ".join(mine), " ".join(theirs)).ratio() >= 0.75
+    return difflib.SequenceMatcher(None, " ".join(mine), " ".join(theirs)).ratio() >= alike
 
 
 _ASKING_START = re.compile(

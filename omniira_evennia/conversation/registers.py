@@ -30,7 +30,7 @@ ASSISTANT = re.compile(
     # "... so I cannot provide you with a memory or an answer" (held-out seed 62219)
     r"(?:can'?t|cannot|unable to) (?:provide|give|offer) (?:you )?(?:with )?(?:a |an |any )?"
     r"(?:response|answer|information|details|memory)|i can'?t help you with|"
-    r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date|(?:any )?"
+    r"(?:i|you) (?:don'?t|do not) have (?:access to|personal|real-time|up-to-date|(?:any |the )?"
     r"information)|"
     r"(?:i'?m|i am|you'?re|you are) (?:sorry|afraid),? but (?:i|you) (?:don'?t|can'?t|cannot|"
     r"am unable|are unable))"

@@ -67,7 +67,7 @@ def test_the_guard_asks_again_and_a_recital_is_never_shown():
     again = asked_again([{"role": "user", "content": "..."}], ctx, problem)
     assert "not a line of what you know" in again[-1]["content"]
     # Without the recital, a bare "Oh!" takes nothing of the dream in: the NPC's plain line.
-    heard = [line.format(speaker="Ada") for line in plain_lines._HEARD]
+    heard = plain_lines.all_heard_lines("Ada")
     assert guard.repaired(f"Oh! {ROADS}", problem, ctx, None) in heard
     assert ROADS not in guard.repaired(ROADS, problem, ctx, None)
 

@@ -8,7 +8,7 @@ beside its own home, a call taken for talk about them.
 
 import pytest
 
-from omniira_evennia.conversation import guard, voice
+from omniira_evennia.conversation import guard, plain_lines, voice
 from omniira_evennia.conversation.character_breaks import strip_character_breaks
 from omniira_evennia.conversation.embellishments import INVENTS_WHAT_THEY_NAMED
 from omniira_evennia.conversation.phrasing import own_name_as_i
@@ -384,3 +384,63 @@ def test_asked_what_it_pours_a_reply_naming_none_of_its_wares_did_not_know_them(
     ctx = context("Maren", "What do you pour here?", knowledge=[ale], speaker="Edda")
     assert problem_of("I pour the drinks here, Edda.", ctx) == guard.OWN_WARES
     assert problem_of("Ale, three copper a mug, Edda.", ctx) is None
+
+
+@pytest.mark.parametrize(
+    "line, kind",
+    [
+        ("Never put onions in anything you serve me: I'm allergic.", 0),
+        ("I am deathly afraid of crows; please never laugh at me for it.", 1),
+        ("My mother Imogen went east with the soldiers and never wrote back.", 2),
+        ("I earn my living as a butcher: I cut meat for half the town.", 3),
+        ("One day I want to climb the Greyfang mountain.", 4),
+        ("My most precious possession is a wooden flute my mother carved.", 5),
+        ("My goat is called Barnaby, and he is getting old and slow.", 6),
+        ("Maren, I'm from Kelmouth, down on the southern plains.", 7),
+    ],
+)
+def test_a_telling_of_their_own_life_is_met_with_a_word_for_that_kind_of_thing(line, kind):
+    """Held-out seed 17389: a third of the tellings met one of six clerk's courtesies ("Thank you
+    for telling me, Viveka."). The words for a kind of telling never repeat theirs."""
+    heard = plain_lines.heard_line(line, "Edda")
+    lines = [t.format(speaker="Edda") for t in plain_lines._TOLD_KINDS[kind][1]]
+    assert heard in lines
+    # Both said already in the conversation: the plain line that it heard.
+    plain = [t.format(speaker="Edda") for t in plain_lines._HEARD]
+    assert plain_lines.heard_line(line, "Edda", lines) in plain
+    # News of someone else is not their life: the plain line.
+    assert plain_lines.heard_line("Brisa the schoolmistress is afraid of crows.", "Edda") in plain
+
+
+@pytest.mark.parametrize(
+    "npc, line, reply, slip",
+    [
+        # Held-out busy seed 25463.
+        (
+            "Wren",
+            "The walk up from the docks was longer than I remembered.",
+            "Oh, Gareth! You're right. The walk up from the docks was indeed longer than you "
+            "remembered. It was a bit longer than you expected.",
+            "restated",
+        ),
+        (
+            "Maren",
+            "Is the weather always like this here, Maren?",
+            "I'm sorry, Gareth. I don't have the information about the weather here.",
+            "assistant_voice",
+        ),
+    ],
+)
+def test_more_of_the_busy_run_25463(npc, line, reply, slip):
+    assert slip in guard.slips_of(reply, context(npc, line, speaker="Gareth"))
+
+
+def test_a_plan_told_is_no_walk_of_the_moment():
+    """Held-out busy seed 25463: "I'm putting money aside to climb the Greyfang mountain." was
+    met with "Well, you're here now, Yestin." (the plain line for a long walk)."""
+    line = "Maren, I'm putting money aside to climb the Greyfang mountain."
+    assert plain_lines.heard_line(line, "Yestin") in [
+        t.format(speaker="Yestin") for t in plain_lines._TOLD_KINDS[4][1]
+    ]
+    walk = "The walk up from the docks was longer than I remembered."
+    assert plain_lines.heard_line(walk, "Yestin") == "Well, you're here now, Yestin."

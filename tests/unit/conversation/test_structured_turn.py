@@ -233,7 +233,7 @@ def test_a_telling_met_with_no_line_of_its_own_is_mended_with_its_plain_line(fir
     client = FakeClient(first, "Clocks, love? Handy.")
     result = run_turn(turn_input(), conf("tags"), client)
     assert len(client.requests) == 1
-    assert result.parsed.text in [heard.format(speaker="Ada") for heard in plain_lines._HEARD]
+    assert result.parsed.text in plain_lines.all_heard_lines("Ada")
 
 
 def test_a_question_given_back_as_its_answer_is_asked_again_for_the_npcs_own_words():
@@ -498,7 +498,7 @@ def test_news_met_with_not_knowing_it_is_heard_plainly():
     client = FakeClient("I don't know if you can touch pepper.", "No pepper for you, then.")
     text = run_turn(turn_input(line), conf("tags"), client).parsed.text
     assert len(client.requests) == 1
-    assert text in [heard.format(speaker="Ada") for heard in plain_lines._HEARD]
+    assert text in plain_lines.all_heard_lines("Ada")
     # Its reminder, for a line that tells and then asks ("..., do you see?").
     again = asked_again(
         [{"role": "user", "content": line}], turn_input(line).context, "slipped: doubts_the_telling"

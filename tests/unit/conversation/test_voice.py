@@ -785,8 +785,8 @@ def test_a_slipped_sentence_of_its_own_trade_goes_and_the_rest_stays():
             "remember|mind|forget|worth|telling",
         ),
         # Told for good: heard, to be remembered.
-        ("I can never eat wheat, it makes me sick.", "remember|mind|forget|worth|telling"),
-        ("I'm afraid of the wind on the high fells.", "remember|mind|forget|worth|telling"),
+        ("I can never eat wheat, it makes me sick.", "comes your way|None of that"),
+        ("I'm afraid of the wind on the high fells.", "shame|fear something"),
         # Held-out busy seed 62477: kin, and where someone lives, are told for good.
         (
             "Maren, you should know about my grandmother, Winifred: she lives alone out past the "
@@ -1309,7 +1309,7 @@ def test_a_sentence_that_claims_the_speakers_own_words_is_still_said_back():
     # key, given back twice with nothing of the NPC's own. What is left is that it heard them,
     # not an answer to a question ("See this?" opens a line that tells).
     assert "sight" not in result.parsed.text and "iron key" not in result.parsed.text
-    assert result.parsed.text in [h.format(speaker="Ada") for h in plain_lines._HEARD]
+    assert result.parsed.text in plain_lines.all_heard_lines("Ada")
 
 
 @pytest.mark.parametrize(
