@@ -99,25 +99,11 @@ _OWN_TOPICS = [
 ]
 TOPIC_WORDS = {
     # "from" only as where someone is from: "Ada heard it from the carter" is no home.
-    "home": [
-        "live",
-        "lives",
-        "home",
-        "comes from",
-        "come from",
-        "came from",
-        # "I came here from Redfern" (seed 62903, busy: the answer in view overridden twice)
-        "here from",
-        "is from",
-        "am from",
-        "i'm from",
-        "hail",
-        "born",
-        "grew",
-        "town",
-        "village",
-    ],
-    "trade": ["trade", "work", "job", "living", "craft", "make", "mend", "sell"],
+    # "here from": "I came here from Redfern" (seed 62903, busy: the answer in view overridden)
+    "home": ["live", "lives", "home", "comes from", "come from", "came from", "here from"]
+    + ["is from", "am from", "i'm from", "hail", "born", "grew", "town", "village"],
+    "trade": ["trade", "work", "job", "living", "craft", "make", "mend", "sell", "build", "carve"]
+    + ["dye", "weave", "bake", "brew", "sew", "sweep", "dig", "dip", "throw", "cut meat"],
     "fear": ["afraid", "fear", "scare", "frighten", "terrified", "terrifies", "dread"],
     "search": ["looking", "searching", "seeking", "search", "find", "missing", "lost"],
     # "Lavinia hasn't eaten since sunrise" is no answer to what she cannot eat (seed 41257).

@@ -444,3 +444,16 @@ def test_a_plan_told_is_no_walk_of_the_moment():
     ]
     walk = "The walk up from the docks was longer than I remembered."
     assert plain_lines.heard_line(walk, "Yestin") == "Well, you're here now, Yestin."
+
+
+def test_a_trade_remembered_by_what_they_make_answers_what_they_do_for_a_living():
+    """Held-out busy seed 25463: "The slipway where Peregrine builds fishing boats." was held,
+    and "Wren, do you remember what I do for a living?" met "I don't know what you do for a
+    living" (the prompt had been told it was never told)."""
+    from omniira_evennia.conversation.topics import answer_from, unknown_topic
+
+    held = ["The slipway where Peregrine builds fishing boats.", "Peregrine keeps an old goat."]
+    line = "Wren, do you remember what I do for a living?"
+    assert answer_from(line, held, [], "Peregrine") == held[0]
+    assert unknown_topic(line, held) is None
+    assert unknown_topic(line, held[1:]) == "what you do for a living"
