@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from omniira_evennia.conversation.phrasing import first_person_verb
 from omniira_evennia.conversation.swaps import DOUBT_LEAD, DOUBTING, SOMEONE
 from omniira_evennia.conversation.voice import (
     CLAUSE_LEAD,
@@ -166,9 +167,16 @@ _TO_THEM = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": 
 def _said_to_them(rest: str) -> str:
     """What follows "you never told me" with them as he or she said to them as "you"."""
     rest = re.sub(r"\b(?:his|her|their)\b(?=\s+[a-z])", "your", rest)
+    # Any verb of theirs agrees with "you": "where she comes from" -> "where you come from"
+    # (held-out busy seed 25463 said "You never told me where you comes from.").
     return re.sub(
-        r"\b(?:he|she)\b(?:\s+(is|was|has|does|doesn't)\b)?",
-        lambda m: "you" + (f" {_TO_THEM[m.group(1)]}" if m.group(1) else ""),
+        r"\b(?:he|she)\b(?:\s+((?:never|always|often|still|also)\s+)?([a-z']+)\b)?",
+        lambda m: "you"
+        + (
+            f" {m.group(1) or ''}{_TO_THEM.get(m.group(2), first_person_verb(m.group(2)))}"
+            if m.group(2)
+            else ""
+        ),
         rest,
     )
 

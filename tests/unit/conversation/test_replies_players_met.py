@@ -234,6 +234,11 @@ def test_their_he_after_you_never_told_me_is_you():
     assert said == "You never told me what you cannot eat."
     said = to_the_listener("Jericho never told me where she is from.", "Jericho", "Wren")
     assert said == "You never told me where you are from."
+    # Held-out busy seed 25463: "You never told me where you comes from."
+    said = to_the_listener("Honora never told me where she comes from.", "Honora", "Maren")
+    assert said == "You never told me where you come from."
+    said = to_the_listener("Honora never told me what she always wants.", "Honora", "Maren")
+    assert said == "You never told me what you always want."
 
 
 @pytest.mark.parametrize(
