@@ -155,7 +155,8 @@ def first_person_verb(word: str) -> str:
     return word[:-1]
 
 
-_ADVERB = r"(?:(?:never|always|often|also|still|usually|only|just)\s+)?"
+# An adverb between a subject and its verb ("Voss never goes", "she always wants").
+ADVERB = r"(?:(?:never|always|often|also|still|usually|only|just)\s+)?"
 _OTHER_PERSON = re.compile(r"\b(?:he|she|him|his|her|hers|himself|herself)\b", re.IGNORECASE)
 
 
@@ -168,7 +169,7 @@ def own_name_as_i(reply: str, npc: str, speaker: str = "") -> str:
     if not npc or npc.lower() == (speaker or "").lower():
         return reply
     pattern = re.compile(
-        rf"(^|[.!?]\s+|,\s+){re.escape(npc)}\s+({_ADVERB})([a-z']+)\b", re.IGNORECASE
+        rf"(^|[.!?]\s+|,\s+){re.escape(npc)}\s+({ADVERB})([a-z']+)\b", re.IGNORECASE
     )
 
     def as_i(match: re.Match) -> str:

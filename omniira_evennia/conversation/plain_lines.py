@@ -54,17 +54,22 @@ _HEARD = (
 _FAREWELLS = ("Safe home, {speaker}.", "Mind how you go, {speaker}.", "Until next time, {speaker}.")
 
 
-def _one_of(lines: tuple[str, ...], line: str, speaker: str, said: Sequence[str] = ()) -> str:
+def _unsaid(lines: tuple[str, ...], line: str, speaker: str, said: Sequence[str] = ()):
     """One of `lines`, chosen by `line` (the same line, the same answer), for `speaker`: the
     first from there on that is not among the lines `said` already in the conversation (the
-    same canned line twice reads like a clerk: held-out seed 73019)."""
+    same canned line twice reads like a clerk: held-out seed 73019); None if all were."""
     start = sum(map(ord, line[:MAX_CHARS])) % len(lines)
     used = {" ".join(s[:MAX_CHARS].lower().split()) for s in said}
     options = [
         lines[(start + i) % len(lines)].format(speaker=speaker or "friend")
         for i in range(len(lines))
     ]
-    return next((o for o in options if " ".join(o.lower().split()) not in used), options[0])
+    return next((o for o in options if " ".join(o.lower().split()) not in used), None)
+
+
+def _one_of(lines: tuple[str, ...], line: str, speaker: str, said: Sequence[str] = ()) -> str:
+    """`_unsaid`, or when every one was said already, the one chosen by `line` again."""
+    return _unsaid(lines, line, speaker, said) or _unsaid(lines, line, speaker)
 
 
 # To a question its model could only answer with a line it had said already.
@@ -194,11 +199,9 @@ def heard_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
         for pattern, lines in _MOMENT:
             if pattern.search(head):
                 return _one_of(lines, line, speaker, said)
-    used = {" ".join(s[:MAX_CHARS].lower().split()) for s in said}
     for pattern, lines in _TOLD_KINDS if FIRST_PERSON.search(head) else ():
         if pattern.search(head):
-            kind = _one_of(lines, line, speaker, said)
-            if " ".join(kind.lower().split()) not in used:
+            if kind := _unsaid(lines, line, speaker, said):
                 return kind
             break
     return _one_of(_HEARD, line, speaker, said)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from omniira_evennia.conversation.phrasing import first_person_verb
+from omniira_evennia.conversation.phrasing import ADVERB, first_person_verb
 from omniira_evennia.conversation.swaps import DOUBT_LEAD, DOUBTING, SOMEONE
 from omniira_evennia.conversation.voice import (
     CLAUSE_LEAD,
@@ -162,6 +162,7 @@ def without_hollow_agreement(reply: str, line: str) -> str:
 
 
 _TO_THEM = {"is": "are", "was": "were", "has": "have", "does": "do", "doesn't": "don't"}
+_TO_THEM |= {"isn't": "aren't", "wasn't": "weren't", "hasn't": "haven't"}  # not "you am not"
 
 
 def _said_to_them(rest: str) -> str:
@@ -170,7 +171,7 @@ def _said_to_them(rest: str) -> str:
     # Any verb of theirs agrees with "you": "where she comes from" -> "where you come from"
     # (held-out busy seed 25463 said "You never told me where you comes from.").
     return re.sub(
-        r"\b(?:he|she)\b(?:\s+((?:never|always|often|still|also)\s+)?([a-z']+)\b)?",
+        rf"\b(?:he|she)\b(?:\s+({ADVERB})([a-z']+)\b)?",
         lambda m: "you"
         + (
             f" {m.group(1) or ''}{_TO_THEM.get(m.group(2), first_person_verb(m.group(2)))}"

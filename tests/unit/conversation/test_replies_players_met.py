@@ -239,6 +239,8 @@ def test_their_he_after_you_never_told_me_is_you():
     assert said == "You never told me where you come from."
     said = to_the_listener("Honora never told me what she always wants.", "Honora", "Maren")
     assert said == "You never told me what you always want."
+    said = to_the_listener("Honora never told me if she isn't well.", "Honora", "Maren")
+    assert said == "You never told me if you aren't well."
 
 
 @pytest.mark.parametrize(
