@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import json
 import sys
 from pathlib import Path
@@ -47,10 +48,16 @@ DEMO_ROLES = {
 }
 
 
+@functools.lru_cache(maxsize=1)
+def _demo_entries() -> tuple[dict, ...]:
+    """The demo's knowledge file, read once (every replayed reply builds its context from it)."""
+    return tuple(json.loads(DEMO_KNOWLEDGE.read_text())["knowledge"])
+
+
 def demo_facts(npc: str) -> list[KnowledgeLine]:
     """The demo's facts an NPC may be shown: the world's, its rooms' and its own, no secret
     and no topic it will not discuss."""
-    entries = json.loads(DEMO_KNOWLEDGE.read_text())["knowledge"]
+    entries = _demo_entries()
     return [
         KnowledgeLine(e["text"], e.get("category", ""))
         for e in entries
@@ -65,7 +72,7 @@ def demo_facts(npc: str) -> list[KnowledgeLine]:
 def demo_own_life(npc: str) -> list[str]:
     """The demo NPC's own facts about itself, as a turn's `own_life` holds them
     (knowledge.answers.own_life): its own scope, people, written to it."""
-    entries = json.loads(DEMO_KNOWLEDGE.read_text())["knowledge"]
+    entries = _demo_entries()
     return [
         e["text"]
         for e in entries
