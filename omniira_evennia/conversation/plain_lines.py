@@ -109,7 +109,7 @@ _MOMENT = (
     (
         re.compile(r"\b(?:hungry|thirsty|eaten|starving)\b", re.I),
         (
-            "Then you'd best get something warm in you, {speaker}.",
+            "You'd best get something warm in you, {speaker}.",
             "Nobody should go that long without a bite, {speaker}.",
         ),
     ),
@@ -124,7 +124,7 @@ _MOMENT = (
             r"\b(?:tired|weary|slept|legs|feet|rest|sit|slipped|tripped|footsore)\b",
             re.I,
         ),
-        ("Then rest a while, {speaker}.", "Take a moment and catch your breath, {speaker}."),
+        ("Sit and rest a while, {speaker}.", "Take a moment and catch your breath, {speaker}."),
     ),
     (
         # "Well, you're here now, Xander." to "The road was full of pilgrims today." (held-out
@@ -175,7 +175,7 @@ _TOLD = (
     ),
     (
         r"\b(?:treasure|precious|never left my side|always carry)\b",
-        ("Then keep it close, {speaker}.", "Mind you keep it safe, {speaker}."),
+        ("Keep it close, {speaker}.", "Mind you keep it safe, {speaker}."),
     ),
     (
         r"\bmy (?:[\w-]+ ){0,2}(?:dog|cat|goat|horse|raven|parrot|ferret|tortoise|donkey|mule|"
@@ -184,9 +184,12 @@ _TOLD = (
     ),
     (
         r"\b(?:i'?m from|i am from|i come from|i came (?:here )?from|grew up in|home for me)\b",
-        ("Then welcome, {speaker}. You're among friends here.", "Welcome, then, {speaker}."),
+        ("Welcome, {speaker}. You're among friends here.", "Welcome to our town, {speaker}."),
     ),
 )
+# No line opens "Then ...": a small model copies the opening it sees in its history, and
+# "Then welcome, Verity." was followed by "Then remember. You're not alone." to news of silver
+# found and "Then remember. You'll never be old." to a climb planned (held-out seed 33457).
 _TOLD_KINDS = tuple((re.compile(pattern, re.I), lines) for pattern, lines in _TOLD)
 
 
