@@ -37,7 +37,7 @@ _CHEER = re.compile(
     r"^\W*(?:(?:yes|aye|oh|ah|well)[,!]?\s+(?:[A-Z][a-z]+[,!]?\s+)?)?"
     r"(?:(?:(?:that's|that is|it's|it is|what|how)\s+(?:a\s+|such\s+a\s+)?(?:very\s+|so\s+)?)?"
     r"(?:good|great|wonderful|lovely|nice|fantastic|excellent|splendid|marvellous|exciting)"
-    r"(?:\s+(?:thing|news|find|to hear(?: that| it)?))?|good for you|(?:i'm\s+)?glad to hear"
+    r"(?:\s+(?:thing|news|find|sign|to hear(?: that| it)?))?|good for you|(?:i'm\s+)?glad to hear"
     r"(?: that| it)?)(?=\s*(?:[,.!;]|$))",
     re.IGNORECASE,
 )
@@ -62,16 +62,22 @@ _GONE = re.compile(r"\b(?:vanished|disappeared|died|dead|drowned|lost|never came
 
 
 def cheers_a_hardship(reply: str, line: str) -> bool:
-    """The player's fear, loss or hurt answered, first thing, with cheer, or as a tale; or one
-    they lost met as someone to meet."""
+    """The player's fear, loss or hurt (or want of the moment: hunger, a soaking) answered, first
+    thing, with cheer, or as a tale; or one they lost met as someone to meet."""
     line, reply = capped(line), capped(reply)
     if _GONE.search(line) and _TO_MEET_THE_LOST.search(reply):
         return True
-    return (
-        bool(_CHEER.match(reply) or _A_TALE.match(reply))
-        and bool(_HARDSHIP.search(line))
-        and not _DENIED_HARDSHIP.search(line)
-    )
+    hard = bool(_HARDSHIP.search(line)) and not _DENIED_HARDSHIP.search(line)
+    return bool(_CHEER.match(reply) or _A_TALE.match(reply)) and (hard or bool(_WANT.search(line)))
+
+
+# A want of the moment is no hardship, but no good news either: "That's a good sign, Linnea.
+# Let's get some food." to "I haven't eaten since sunrise." (held-out seed 33457).
+_WANT = re.compile(
+    r"\b(?:hungry|thirsty|starving|(?:haven'?t|have not|hasn'?t) eaten|soaked|drenched|"
+    r"slipped|tripped|weary|exhausted|footsore|freezing)\b",
+    re.IGNORECASE,
+)
 
 
 # "I'm sorry, Zoltan." and nothing else, to a bone-handled knife and to keeping bees (held-out

@@ -114,7 +114,10 @@ ASSISTANT = re.compile(
     # Held-out seed 58447: "I'm here for you, Bram. What do you need?" to "Lyra, what is it you
     # do?"; "Oh no, Jericho! Is it okay if I can't help you?" to a soaked cloak.
     r"|\bi'?m here for you\b|\bwhat do you need\b|\bis it (?:okay|ok|alright) if\b"
-    r"|\bnot sure what you mean\b"
+    # "I'm sorry, Fiora. I'm not sure what you are asking me about." to a stonemason telling of
+    # her trade (held-out seed 33457): a help desk's confusion, and nothing was asked.
+    # "I don't know what you're talking about." is a person's (to a never-told question).
+    r"|\bnot sure what you(?:'re| are)? (?:mean|asking)\b|\b(?:don'?t|do not) know what you(?:'re| are) asking\b"
     # Held-out seed 17389: "That's a good tip. Thanks for sharing." to an allergy told.
     r"|\bthanks? (?:you )?for sharing\b|\b(?:a )?(?:good|great|useful|helpful) tip\b",
     re.IGNORECASE,

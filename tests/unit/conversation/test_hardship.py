@@ -33,6 +33,14 @@ FEAR = "I'm terribly afraid of deep water."
         ("That's great news.", "I'm not afraid of anything.", False),
         ("Wonderful, Tam.", "Nothing scares me.", False),
         ("That's great!", "I mend nets at the docks.", False),
+        # Held-out seed 33457: a want of the moment is no good news.
+        (
+            "That's a good sign, Linnea. Let's get some food.",
+            "I haven't eaten since sunrise.",
+            True,
+        ),
+        ("That's good to hear, Ada.", "My cloak is soaked through.", True),
+        ("Good thing you came in out of it, Ada.", "My cloak is soaked through.", False),
         # Sympathy, cheer later in the reply, or praise of what they do is no cheering of it.
         ("That's a good rule, Sable.", "I can't touch mushrooms, it makes me sick.", False),
         ("I'm sorry to hear that.", "I lost my dog.", False),

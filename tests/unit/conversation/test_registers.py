@@ -73,6 +73,12 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Maren",
             "assistant_voice",
         ),
+        (  # held-out seed 33457: nothing was asked
+            "I'm sorry, Fiora. I'm not sure what you are asking me about.",
+            "Good evening, Wren, by trade I am a stonemason; I carve gravestones for the chapel.",
+            "Wren",
+            "assistant_voice",
+        ),
         (
             "It's true, Ilsa.",
             "Lyra, I weave baskets from river willow for a living; I am a basket weaver.",
@@ -93,6 +99,12 @@ def test_words_no_person_in_the_world_says_slip(reply, line, npc, slip):
         ("I am Wren, the herbalist.", "Who are you?", "Wren"),
         ("I am Wren. I come from Wickham Cross.", "Where are you from, Wren?", "Wren"),
         ("A pendant with her portrait? Keep it close, Ulric.", PENDANT, "Wren"),
+        # A person's words to what they were never told, not a help desk's.
+        (
+            "I don't know what you're talking about, Ulric.",
+            "What did I tell you scares me?",
+            "Wren",
+        ),
     ],
 )
 def test_a_person_speaking_of_their_memories_or_introducing_themselves_in_turn(reply, line, npc):
