@@ -70,7 +70,24 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
         and not content_stems(text[:1000]) & wares
         and not {p.lower() for p in _PRICE.findall(text[:1000])} & prices  # "One silver."
     )
-    return bool(asked) and bool(denies or unpriced or unnamed or priced_elsewhere)
+    anothers = bool(anothers_wares_named(text, ctx))
+    return bool(asked) and bool(denies or unpriced or unnamed or priced_elsewhere or anothers)
+
+
+def anothers_wares_named(text: str, ctx: PromptContext) -> set[str]:
+    """The words of `text`'s first-person sentences that only another's trade facts hold, not
+    its own wares nor the line: "I charge ... and two copper a twist of willow-bark tea" from
+    Maren, Wren's tea (held-out seed 33457)."""
+    mine = own_wares(ctx)
+    others = " ".join(k.text for k in ctx.knowledge if k.category == "trade" and k not in mine)
+    if not others:
+        return set()
+    own = " ".join(k.text for k in mine) + " " + ctx.message + " " + _MONEY
+    theirs = (
+        content_stems(others) - content_stems(own) - content_stems(" ".join(_NAMED.findall(others)))
+    )
+    said = " ".join(s for s in sentence_list(text[:1000]) if FIRST_PERSON.search(s))
+    return set(content_stems(said) & theirs)
 
 
 _MONEY = "copper coppers silver gold coin coins penny pennies one two three four five six ten"

@@ -569,6 +569,26 @@ def test_asked_what_it_sells_a_reply_naming_none_of_its_wares_did_not_know_them(
     assert guard.voice_problem(ParsedReply(text="Songs, a copper a tune."), ctx, None) is None
 
 
+def test_asked_its_prices_a_reply_pricing_anothers_wares_among_its_own_did_not_know_them():
+    """Held-out seed 33457: Maren priced Wren's willow-bark tea among her own."""
+    cider = KnowledgeLine("A mug of cider costs two copper; ale three copper.", "trade")
+    tea = KnowledgeLine(
+        "Wren's herb stall sells willow-bark tea for aches at two copper a twist.", "trade"
+    )
+    ctx = PromptContext(
+        identity=Identity("Maren", "innkeeper"),
+        speaker_name="Lorcan",
+        message="What do you charge, Maren?",
+        knowledge=[cider, tea],
+    )
+    mixed = (
+        "I charge two copper for cider, three for ale and two copper a twist of willow-bark tea."
+    )
+    assert guard.voice_problem(ParsedReply(text=mixed), ctx, None) == guard.OWN_WARES
+    own = "I charge two copper for cider and three for ale. Wren sells the tea."
+    assert guard.voice_problem(ParsedReply(text=own), ctx, None) is None
+
+
 def test_a_question_of_the_speakers_own_life_is_not_answered_with_the_npcs():
     """Held-out busy seed 24683: "Lyra, where am I from, do you recall?" from a newcomer was
     answered "I came to Wickham Cross with the spring thaw; I am from the river towns"."""
@@ -594,3 +614,28 @@ def test_a_count_of_days_its_facts_do_not_hold_is_a_slip_too():
     )
     said = "I have been in town for two days, Perrin."
     assert dict(guard.knowing_slips(said, ctx))[plain_lines.MISSTATES_ITS_YEARS] == [said]
+
+
+@pytest.mark.parametrize(
+    "reply, line, off",
+    [
+        # Held-out busy seed 25463, and the question beside the point from other runs.
+        ("I understand, Kestrel. What is your hobby?", "I am deathly afraid of snakes.", True),
+        (
+            "Oh, Emrys! That's a shame. Do you have any other plans for the evening?",
+            "Lyra, one thing: I can't touch onions, it makes me sick.",
+            True,
+        ),
+        # Asking after what they told, or pointing back at it, is on the point.
+        ("When did you last eat?", "I haven't eaten since sunrise.", False),
+        ("How did you find her?", "I have a lazy goat named Ember.", False),
+        ("Why snakes, Kestrel?", "I am deathly afraid of snakes.", False),
+        ("Tell me more about your work?", "I dye cloth for a living.", False),
+        # A question from them, or a line not of their own, is another matter.
+        ("What is your hobby?", "Do you like snakes?", False),
+        ("What is your hobby?", "The road was full of pilgrims today.", False),
+    ],
+)
+def test_a_telling_met_with_a_question_beside_the_point(reply, line, off):
+    assert shapes.asks_off_the_point(reply, line, ("Maren", "Kestrel")) is off
+    assert (shapes.OFF_THE_POINT in slips(reply, line, "Maren", "Kestrel")) is off
