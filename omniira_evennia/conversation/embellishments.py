@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from omniira_evennia.conversation.words import (
     FRAMING_WORDS,
+    KIN_WORDS,
     STOP_WORDS,
     capped,
     content_stems,
@@ -228,3 +229,20 @@ _SHARED_PAST = re.compile(
     r"|\bwe (?:spent|used to|grew up|sang|played)\b[^.!?]*\btogether\b",
     re.IGNORECASE,
 )
+
+
+THEIR_KIN_UNTOLD = "names_their_kin_untold"  # the slip's name (guard.slips_of)
+_KIN = re.compile(rf"\b(?:{KIN_WORDS})", re.IGNORECASE)  # "grandmother" is no "mother"
+_THEIR_KIN = re.compile(rf"\byour\s+(?:[a-z]+\s+)?(?P<kin>{KIN_WORDS})s?\b", re.IGNORECASE)
+
+
+def their_kin_untold(reply: str, known: Sequence[str]) -> list[str]:
+    """The sentences of `reply` that bring up the listener's kin of a kind nothing they said nor
+    anything the NPC holds (`known`) names: "What do you think about your grandmother?" to "I
+    came here from Dunmore" (held-out seed 33457), before any grandmother was told of."""
+    held = {k.lower() for text in known[:200] for k in re.findall(_KIN, capped(text))}
+    return [
+        s
+        for s in sentence_list(capped(reply))
+        if any(kin.group("kin").lower() not in held for kin in _THEIR_KIN.finditer(s))
+    ]

@@ -159,6 +159,7 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
         (trades.ANOTHERS_TRADE, anothers_trade(text, ctx)),
         (WONT_DISCUSS, unwanted_topics(text, ctx)),
         (embellishments.INVENTS_WHAT_THEY_NAMED, invented_about_theirs(text, ctx)),
+        (embellishments.THEIR_KIN_UNTOLD, their_kin_untold(text, ctx)),
         (recitals.RECITES, recited_facts(text, ctx)),
         (embellishments.KNEW_IT_ALREADY, knew_it_already(text, ctx)),
         (trades.MISGIVEN_ROLE, misgiven_roles(text, ctx)),
@@ -236,6 +237,12 @@ def invented_about_theirs(text: str, ctx: PromptContext) -> list[str]:
     return embellishments.invented_about(
         text, ctx.message, " ".join(known), listeners_own(ctx), (ident.name, ctx.speaker_name)
     )
+
+
+def their_kin_untold(text: str, ctx: PromptContext) -> list[str]:
+    held = [ctx.message, *(t.text for t in ctx.history), *(m.text for m in ctx.memories)]
+    held += [*ctx.beliefs, *ctx.news, *(said for _, said in ctx.said)]
+    return embellishments.their_kin_untold(text, held)
 
 
 def unwanted_topics(text: str, ctx: PromptContext) -> list[str]:

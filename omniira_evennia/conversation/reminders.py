@@ -57,6 +57,8 @@ _SLIP_REMINDERS = {
     shapes.LEAVES: "({speaker} is the one leaving; you stay here. Say goodbye as {name}.)",
     shapes.ASKS_IT_BACK: "(Answer {speaker} yourself, as {name}, with what you think or know: "
     "do not ask {speaker} what they think of it.)",
+    embellishments.THEIR_KIN_UNTOLD: "(Of {speaker}'s family you know only what {speaker} told "
+    "you. Answer as {name}, in your own words.)",
 }
 
 
@@ -106,13 +108,14 @@ def asked_again(
             f"(Say what you yourself do, {name}{role}: not another's trade. If it is not "
             "yours, say so.)"
         )
+    elif problem.startswith("slipped") and WONT_DISCUSS in problem:
+        # First, whatever else slipped with it: "your late husband, Tomas" is untold kin too.
+        topics = "; ".join(w.topic for w in ctx.wont_discuss)
+        reminder = f"(Do not speak of {topics}. Answer {speaker} as {name}, in your own words.)"
     elif problem.removeprefix("slipped: ") in _SLIP_REMINDERS:
         reminder = _SLIP_REMINDERS[problem.removeprefix("slipped: ")].format(
             name=name, speaker=speaker
         )
-    elif problem == f"slipped: {WONT_DISCUSS}":
-        topics = "; ".join(w.topic for w in ctx.wont_discuss)
-        reminder = f"(Do not speak of {topics}. Answer {speaker} as {name}, in your own words.)"
     elif problem.startswith("slipped"):
         reminder = (
             f"(You are {name}, a person in this world, not an assistant and not {speaker}: "
@@ -151,5 +154,5 @@ REMINDER = re.compile(
     r"\S+ told you of something hard|Say of the people of this town|"
     r"There is no such thing in your world|\S+ said this of themselves|\S+ knows what they just|"
     r"Say how long you have been here|Say it as \S+ would across|\S+ is the one leaving|"
-    r"Answer \S+ yourself, as|What you remember of \S+ is)"
+    r"Answer \S+ yourself, as|What you remember of \S+ is|Of \S+'s family you know)"
 )

@@ -2,8 +2,9 @@
 
 import pytest
 
-from omniira_evennia.conversation import plain_lines
+from omniira_evennia.conversation import embellishments, guard, plain_lines
 from omniira_evennia.conversation.embellishments import invented_about, unknown_names
+from omniira_evennia.conversation.prompts import Identity, MemoryLine, PromptContext
 from omniira_evennia.conversation.turn import run_turn
 from tests.support.voice_turn import FakeClient, conf, turn_input
 
@@ -153,3 +154,46 @@ def test_a_bare_i_know_is_sympathy_not_old_news():
     assert knew_it_already("I know that, Corwin. I'll be careful.", told, "") == [
         "I know that, Corwin."
     ]
+
+
+@pytest.mark.parametrize(
+    "reply, known, untold",
+    [
+        # Held-out seed 33457: no grandmother had been told of yet.
+        (
+            "Oh, Fiora! That's very interesting. What do you think about your grandmother?",
+            ["I came here from Dunmore, in the hill country."],
+            True,
+        ),
+        # Wren's own grandmother given to them (held-out seed 52391).
+        (
+            "Did your grandmother teach you herb-lore?",
+            ["Were you born around here?"],
+            True,
+        ),
+        (
+            "Your grandmother Cordelia never wrote back.",
+            ["My grandmother Cordelia went east."],
+            False,
+        ),
+        # A grandmother told is no mother told, and the other way round.
+        ("Your mother is kind.", ["My grandmother Ada lives by the mill."], True),
+        ("Who is your sister, then?", ["Who is my sister, do you recall?"], False),
+        ("Your family must miss you.", ["I came from Dunmore."], False),
+    ],
+)
+def test_their_kin_brought_up_that_nobody_told_of(reply, known, untold):
+    assert bool(embellishments.their_kin_untold(reply, known)) is untold
+
+
+def test_a_reply_naming_their_untold_kin_slips():
+    ctx = PromptContext(
+        identity=Identity("Wren", "herbalist"),
+        speaker_name="Fiora",
+        message="I came here from Dunmore, in the hill country.",
+        memories=[MemoryLine("Fiora builds wheels for a living.")],
+    )
+    said = "Oh, Fiora! What do you think about your grandmother?"
+    assert embellishments.THEIR_KIN_UNTOLD in guard.slips_of(said, ctx)
+    ctx.memories.append(MemoryLine("Fiora's grandmother Cordelia went east with the soldiers."))
+    assert embellishments.THEIR_KIN_UNTOLD not in guard.slips_of(said, ctx)
