@@ -9,7 +9,9 @@ would not say, read off held-out seed 63341.
   I'll be back soon!" from Lyra, who stays where she is);
 - `ASKS_IT_BACK`: the line handed back as a question of what the player thinks ("What do you
   think about being born here?" to "Were you born around here?", "What do you think about
-  heights?" to "Nothing frightens me like heights.").
+  heights?" to "Nothing frightens me like heights.");
+- `OFF_THE_POINT`: a telling met with a question about something else ("I understand, Kestrel.
+  What is your hobby?" to a fear of snakes).
 
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
@@ -17,13 +19,15 @@ Plain Python; every function reads at most the first MAX_CHARS of its text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from omniira_evennia.conversation.addressing import is_goodbye
-from omniira_evennia.conversation.words import capped, content_stems, sentence_list
+from omniira_evennia.conversation.words import capped, content_stems, ends_asking, sentence_list
 
 RUNS_ON = "runs_on"
 LEAVES = "leaves_at_their_goodbye"
 ASKS_IT_BACK = "asks_it_back"
+OFF_THE_POINT = "asks_off_the_point"
 
 # Words a spoken reply may run to. The prompt asks for one to three short sentences; of the
 # held-out replies read by hand the longest line a player would take was about 40 words.
@@ -76,3 +80,41 @@ def asks_it_back(reply: str, line: str) -> bool:
     # Before the question, nothing but a nod ("Oh, that's interesting.", "Oh, I see.").
     before = reply[: asked.start()]
     return len(re.findall(r"[A-Za-z']+", before)) <= 6
+
+
+# Words any question about a telling may use ("Tell me more about your work?"), and words that
+# point back at it ("How did you find her?", "How long was it?").
+_ANY_QUESTION = content_stems(
+    "think feel know mean like happen happened tell more say sure okay right well true really "
+    "work life day long mind"
+)
+_POINTS_BACK = re.compile(
+    r"\b(?:it|its|that|this|those|these|her|him|them|she|he|they|there|one|so)\b", re.I
+)
+
+
+def asks_off_the_point(reply: str, line: str, names: Sequence[str] = ()) -> bool:
+    """Told something of the player's own (a line in the first person that asks nothing), the
+    reply asks about something the line never named and does not point back at it: "I
+    understand, Kestrel. What is your hobby?" to a fear of snakes (held-out busy seed 25463),
+    "Do you have any plans for the evening?" to an allergy. Read over 51 held-out runs, most
+    such questions were a help desk's or beside the point; a telling's reply is mended in
+    place, so what is lost when one was fair is the question, not the reply."""
+    reply, line = capped(reply), capped(line)
+    if ends_asking(line) or not _FIRST_PERSON_LINE.search(line):
+        return False
+    told = content_stems(line)
+    skip = _ANY_QUESTION | content_stems(" ".join(names))
+    for sentence in sentence_list(reply):
+        if not sentence.rstrip().endswith("?") or _POINTS_BACK.search(sentence):
+            continue
+        asked = content_stems(sentence) - skip
+        # "When did you last eat?" asks of "I haven't eaten since sunrise."
+        if asked and not any(
+            t.startswith(a[:4]) or a.startswith(t[:4]) for a in asked for t in told
+        ):
+            return True
+    return False
+
+
+_FIRST_PERSON_LINE = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)

@@ -294,7 +294,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     ):
         # "You are Maren, Briony." (telnet trial): the prompt's first line read to the player.
         found.append("speaks_of_its_notes")
-    found += [name for name, slipped in _shape_slips(reply, line) if slipped]
+    found += [name for name, slipped in _shape_slips(reply, line, (npc, speaker)) if slipped]
     return found + telling_slips(reply, line, (npc, speaker))
 
 
@@ -315,11 +315,12 @@ def _shrugs_it_off(reply: str, line: str, npc: str, speaker: str) -> bool:
     )
 
 
-def _shape_slips(reply: str, line: str) -> list[tuple[str, bool]]:
+def _shape_slips(reply: str, line: str, names: tuple[str, str]) -> list[tuple[str, bool]]:
     return [
         (shapes.RUNS_ON, shapes.runs_on(reply)),
         (shapes.LEAVES, shapes.leaves_at_their_goodbye(reply, line)),
         (shapes.ASKS_IT_BACK, shapes.asks_it_back(reply, line)),
+        (shapes.OFF_THE_POINT, shapes.asks_off_the_point(reply, line, names)),
     ]
 
 

@@ -1958,9 +1958,8 @@ def test_the_player_walked_about_by_a_narrator_is_a_slip():
     line = "I came here from Quarrendon, on the coast."
     walking = "You are walking down Market Square, but the cobblestones are not as smooth."
     assert "narrates_the_player" in slips(walking, line, "Maren", "Kestrel")
-    assert (
-        slips("You're travelling to the Amber Isles? Brave soul.", line, "Maren", "Kestrel") == []
-    )
+    # A question of theirs is no narration (nor beside the point: it asks of the coast).
+    assert slips("You're travelling up from the coast? Brave soul.", line, "Maren", "Kestrel") == []
     assert slips("You are standing in my light, love.", line, "Maren", "Kestrel") == []
 
 
