@@ -275,7 +275,16 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
         # Asked what it likes best, nothing of what it does: "The Lantern & Lane is a charming
         # town with a great atmosphere" from Lyra, of market mornings (held-out seed 39119).
         return sentences
-    return [s for s in sentences if admits_not_knowing(s)]
+    return [s for s in sentences if admits_not_knowing(s) or _REFUSES.search(s)]
+
+
+# "I'm sorry, Gareth. I can't tell you that." from Wren, asked if anyone waits for her at home,
+# with her family in the hill country at hand (held-out busy seed 25463): no secret of hers.
+_REFUSES = re.compile(
+    r"\bi (?:can'?t|cannot|won'?t|will not|couldn'?t|shouldn'?t) (?:tell|say|share|speak of)\b"
+    r"(?:\s+(?:you\s+)?(?:that|it|this))?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
 
 
 _BARE_ANSWER = set("yes no aye nay indeed of course do does am is not don't i".split())

@@ -134,6 +134,16 @@ def test_what_it_does_asked_as_what_is_it_you_do():
     assert plain_lines.forgets_own_life(said, line, [plays]) == [said]
 
 
+def test_a_refusal_with_its_fact_at_hand_forgets_its_own_life():
+    # Held-out busy seed 25463: Wren, asked if anyone waits for her at home.
+    line = "Is anyone waiting for you at home?"
+    said = "I'm sorry, Gareth. I can't tell you that. I haven't been home for a while."
+    assert plain_lines.forgets_own_life(said, line, OWN) == ["I can't tell you that."]
+    # Telling what she will not do is no refusal to answer.
+    kept = "No one waits, Gareth. I can't tell you how quiet it is."
+    assert plain_lines.forgets_own_life(kept, line, OWN) == []
+
+
 def test_kin_its_facts_do_not_hold_is_invented():
     # Held-out busy seed 62477: Maren, whose only kin is her sister Hilde.
     hilde = "Your only kin is your sister Hilde, who keeps a farm over the hills near Vellmoor."
