@@ -32,7 +32,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from omniira_evennia.conversation import guard  # noqa: E402
-from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn  # noqa: E402
+from omniira_evennia.conversation.prompts import (  # noqa: E402
+    Identity,
+    MemoryLine,
+    PromptContext,
+    Turn,
+)
 from omniira_evennia.conversation.reminders import mended_rather_than_asked  # noqa: E402
 from omniira_evennia.conversation.tags import ParsedReply  # noqa: E402
 from omniira_evennia.conversation.turn import cleaned_reply  # noqa: E402
@@ -93,6 +98,17 @@ def first_reply_as_cleaned(raw: str, ctx: PromptContext) -> str:
 MENDED = "(of them mended in place, not asked again)"  # reminders.mended_rather_than_asked
 
 
+def kept_memories(record: dict, reply: dict) -> list[MemoryLine]:
+    """What the NPC of `reply` kept of its speaker by the run's end, for a reply after the
+    restart (the run's record holds no earlier state): the player's memories when they ask back,
+    the newcomer's when a newcomer asks."""
+    if reply["day"] < 2:
+        return []
+    held = record.get("memories", {}).get(reply["scenario"], {})
+    who = "newcomer" if reply["phase"] == "newcomer" else "player"
+    return [MemoryLine(m["value"]) for m in held.get(who, [])]
+
+
 def replay(
     paths: list[str], final: bool = False
 ) -> tuple[int, collections.Counter, dict[str, list]]:
@@ -103,7 +119,8 @@ def replay(
     total = 0
     for path in paths:
         history: dict[tuple, list[Turn]] = collections.defaultdict(list)
-        for r in json.loads(Path(path).read_text())["record"]["replies"]:
+        record = json.loads(Path(path).read_text())["record"]
+        for r in record["replies"]:
             day = (r["scenario"], r["day"])
             ctx = PromptContext(
                 identity=Identity(r["npc"], DEMO_ROLES.get(r["npc"], "")),
@@ -112,6 +129,7 @@ def replay(
                 history=list(history[day]),
                 knowledge=demo_facts(r["npc"]),
                 own_life=demo_own_life(r["npc"]),
+                memories=kept_memories(record, r),
             )
             raw = r.get("reply") if final else r.get("raw")
             text = first_reply_as_cleaned(raw or "", ctx)
