@@ -201,9 +201,16 @@ def _asks_its_words_back(reply: str, line: str, names: list[str]) -> bool:
             # not the line asked back.
             continue
         asked = content_stems(sentence) - skip
-        if len(asked) >= 2 and asked <= said:
+        if len(asked) >= 2 and asked <= said or _their_my(sentence, line):
             return True
     return False
+
+
+def _their_my(sentence: str, line: str) -> bool:
+    """Their "my cat" asked in the NPC's mouth: "Oh, Linnea! What's my cat's name? It's called
+    Pebble, isn't it?" to "Voss, what is my cat called?" (held-out seed 33457)."""
+    theirs = set(re.findall(r"\bmy ([a-z]+)", line.lower()))
+    return any(re.search(rf"\bmy {w}\b", sentence, re.IGNORECASE) for w in theirs)
 
 
 def _asked_back(reply: str, line: str, names: list[str]) -> bool:

@@ -1771,6 +1771,13 @@ def test_pronouns_round_a_fact_handed_back_are_no_words_of_the_npcs_own():
             "I always carry a silver compass that was my grandfather's.",
             True,
         ),
+        # Their "my cat" in the NPC's mouth (held-out seed 33457).
+        (
+            "Oh, Linnea! What's my cat's name? It's called Pebble, isn't it?",
+            "Voss, what is my cat called?",
+            True,
+        ),
+        ("What's your cat's name, then?", "I have a cat who follows me everywhere.", False),
         # Surprise is no question back (the README builder's path).
         (
             "Blue glass, is it? I'll keep an eye out for you, love.",
