@@ -37,9 +37,23 @@ MIN_FACT_WORDS = 4
 
 
 # A question of the speaker's own life ("What do I dream of?"), not "Where can I buy bread?".
-_OF_THEMSELVES = re.compile(r"\b(?:my|mine|me|myself)\b|\b(?:am|do|did|was|have|had) i\b", re.I)
+# "Do you remember what I do for a living?" asks of them as much as "How do I earn my living?"
+# ("... I don't remember what you do for a living. I'm not married and live alone above the
+# forge.": Voss, held-out seed 33457).
+_OF_THEMSELVES = re.compile(
+    r"\b(?:my|mine|me|myself)\b|\b(?:am|do|did|was|have|had) i\b"
+    r"|\b(?:what|where|who|which|how) (?:\w+ )?i (?:do|did|am|was|have|had|come|came|grew|live)\b",
+    re.I,
+)
 # A need said is a question: "I need my plough mended." may be met with the smith's forge.
-_ASKS_FOR = re.compile(r"\bi(?:'m| am)? (?:need|want|looking for|would like|'d like)\b", re.I)
+# So is asking what it would give them: "What would you give me for a cough, Wren?" may be met
+# with her remedies (held-out seed 46271: they were taken for a recital).
+_ASKS_FOR = re.compile(
+    r"\bi(?:'m| am)? (?:need|want|looking for|would like|'d like)\b"
+    r"|\bwhat (?:would|could|can|will|do) you (?:give|sell|offer|recommend)\b"
+    r"|\b(?:anything|something) (?:good )?for (?:a|an|my|the)\b",
+    re.I,
+)
 
 
 def _answers_by_any_fact(line: str, about_npc: bool) -> bool:
@@ -82,6 +96,12 @@ def _of_another(sentence: str, npc: str) -> bool:
     return bool(name) and name not in _NOT_SOMEONE and name != npc.lower()
 
 
+def _halves(fact: str) -> list[str]:
+    """The halves of a fact's sentences at a semicolon: "You are not married and live alone
+    above the forge; your brother builds boats on the coast." is two things to say."""
+    return [h for s in sentence_list(capped(fact)) if ";" in s for h in re.split(r";\s+", s)]
+
+
 def recited(
     reply: str, line: str, facts: list[str], about_npc: bool = False, npc: str = ""
 ) -> list[str]:
@@ -106,14 +126,28 @@ def recited(
         return []
     said = content_stems(capped(line))
     needed = 1 if is_question(line) else 2
+    unasked = [fact for fact in facts if len(content_stems(capped(fact)) & said) < needed]
     known = [
         stems
-        for fact in facts
-        if len(content_stems(capped(fact)) & said) < needed
+        for fact in unasked
         for stems in map(content_stems, sentence_list(capped(fact)))
         if len(stems) >= MIN_FACT_WORDS
     ]
-    return _recited_from(reply, known)
+    # Half of one said almost word for word: "I'm not married and live alone above the forge."
+    # to "Do you remember what I do for a living?" (Voss, held-out seed 33457); "Aye, the door
+    # is barred at midnight, love." says the half in its own words.
+    halves = [
+        stems
+        for stems in map(content_stems, (h for fact in unasked for h in _halves(fact)))
+        if len(stems) >= MIN_FACT_WORDS
+    ]
+    found = _recited_from(reply, known)
+    return found + [
+        s
+        for s in _recited_from(reply, halves)
+        if s not in found
+        and len(content_stems(s) & set().union(*halves)) >= RECITED_SHARE * len(content_stems(s))
+    ]
 
 
 # The prompt read out (turn.ask_until_heard), and what it may say of it.

@@ -101,3 +101,27 @@ def test_part_of_anothers_fact_said_to_a_question_of_the_npc_itself_is_recited()
     # Someone else spoken of beside its own answer is not.
     own = "No one waits for me. Voss keeps me company at the market, though."
     assert recited(own, line, FACTS, True, "Wren") == []
+
+
+def test_half_of_a_fact_said_to_a_question_of_their_own_life_is_recited():
+    # Held-out seed 33457: Voss, asked what the player does for a living.
+    own = "You are not married and live alone above the forge; your brother builds boats on the coast."
+    line = "Voss, do you remember what I do for a living?"
+    reply = (
+        "No, Linnea! I don't remember what you do for a living. I'm not married and live alone "
+        "above the forge. My brother builds boats on the coast."
+    )
+    assert recited(reply, line, [own], False, "Voss") == [
+        "I'm not married and live alone above the forge.",
+        "My brother builds boats on the coast.",
+    ]
+    # Asked of the NPC's own life, the fact answers.
+    assert recited(reply, "Are you married, Voss?", [own], True, "Voss") == []
+
+
+def test_asked_what_it_would_give_them_its_own_facts_may_answer():
+    # Held-out seed 46271: Wren's remedies to a cough were taken for a recital.
+    remedies = "You sell remedies at your market stall and tend anyone who falls ill."
+    said = "I sell remedies at my market stall and tend anyone who falls ill."
+    assert recited(said, "What would you give me for a cough, Wren?", [remedies]) == []
+    assert recited(said, "What did I tell you my cough was?", [remedies]) == [said]
