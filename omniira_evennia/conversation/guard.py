@@ -75,7 +75,10 @@ def is_echo(reply: str, said: str, speaker: str) -> bool:
         return True
     if is_goodbye(said) and is_goodbye(reply):
         return goodbye_given_back(reply, said, [speaker])
-    if len(line) >= 20 and line in text or is_a_piece_of(text, line, speaker):
+    # "The road was full of pilgrims today, carrying their faith ..." (held-out seed 46271)
+    # holds the line but for its full stop.
+    core = line.rstrip(".! ")  # a question asked inside an answer is no echo
+    if len(core) >= 20 and core in text or is_a_piece_of(text, line, speaker):
         return True
     # Said back to them ("You are allergic to lavender") is an answer, if a plain one; the same
     # words in the speaker's own voice are an echo.
@@ -380,8 +383,12 @@ def repaired(
     text: str, problem: str, ctx: PromptContext, topic: str | None, answer: str | None = None
 ) -> str:
     """A reply that still slipped after it was asked again: its slipped sentences go; what it
-    was never told, it says it does not know (plain_lines.dont_know_line)."""
+    was never told, it says it does not know; asked of their life, the memory said plainly
+    ("You remember my rule ..." turned round read "I remember my rule": seed 46271)."""
     name, speaker = ctx.identity.name, ctx.speaker_name
+    if answer and not topic and problem.startswith("slipped"):
+        health.incr("answers_said_plainly")
+        return plain_lines.remembered_line(answer, speaker)
     if shapes.RUNS_ON in problem:  # an essay: what it says first, then as any other slip
         text = shapes.first_sentences(text)
 

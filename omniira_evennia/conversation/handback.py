@@ -104,7 +104,9 @@ def restates(reply: str, line: str, npc: str = "", speaker: str = "") -> bool:
     # right. The walk up from the docks was indeed longer than you remembered. ..." (held-out
     # busy seed 25463).
     if not is_question(line) and any(
-        _turned_back(s, line, names_said, 0.85) for s in sentence_list(reply) if len(s) > 30
+        _turned_back(_HEDGE.sub("", s), line, names_said, 0.85)
+        for s in sentence_list(reply)
+        if len(s) > 30
     ):
         return True
     if not ends_asking(line) and not own and len(shared - _GREETING) >= 2:
@@ -180,6 +182,15 @@ def _turned_back(reply: str, line: str, names: list[str], alike: float = 0.75) -
     if len(mine) < 4 or not theirs:
         return False
     return difflib.SequenceMatcher(None, " ".join(mine), " ".join(theirs)).ratio() >= alike
+
+
+# "It sounds like the walk up from the docks was a bit longer than you remember." (held-out
+# seed 46271): the line turned round behind a hedge.
+_HEDGE = re.compile(
+    r"^\W*(?:it (?:sounds|seems|looks) (?:like|as if|as though|that)|so|i see(?: that)?|"
+    r"i hear(?: that)?|i understand(?: that)?)\s+",
+    re.IGNORECASE,
+)
 
 
 _ASKING_START = re.compile(

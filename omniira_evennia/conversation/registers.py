@@ -118,6 +118,9 @@ ASSISTANT = re.compile(
     # her trade (held-out seed 33457): a help desk's confusion, and nothing was asked.
     # "I don't know what you're talking about." is a person's (to a never-told question).
     r"|\bnot sure what you(?:'re| are)? (?:mean|asking)\b|\b(?:don'?t|do not) know what you(?:'re| are) asking\b"
+    # Held-out seed 46271: "Let's go back to the bar and talk about your thoughts and
+    # feelings." to a soaked cloak; "Yes, Lavinia, I understand your concern." to the weather.
+    r"|\bthoughts and feelings\b|\bunderstand your (?:concern|frustration|feelings)\b"
     # Held-out seed 17389: "That's a good tip. Thanks for sharing." to an allergy told.
     r"|\bthanks? (?:you )?for sharing\b|\b(?:a )?(?:good|great|useful|helpful) tip\b",
     re.IGNORECASE,

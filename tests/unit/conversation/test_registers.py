@@ -73,6 +73,13 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Maren",
             "assistant_voice",
         ),
+        (  # held-out seed 46271: a counsellor's words to a soaked cloak
+            "I understand that, Lavinia. Let's go back to the bar and talk about your thoughts "
+            "and feelings.",
+            "My cloak is soaked through.",
+            "Maren",
+            "assistant_voice",
+        ),
         (  # held-out seed 33457: nothing was asked
             "I'm sorry, Fiora. I'm not sure what you are asking me about.",
             "Good evening, Wren, by trade I am a stonemason; I carve gravestones for the chapel.",

@@ -268,6 +268,12 @@ def test_echo_detection():
         "I am looking for my sister Odile near the mill.",
         "Ada",
     )
+    # Held-out seed 46271: the line but for its full stop, and more words on it.
+    assert is_echo(
+        "The road was full of pilgrims today, carrying their faith and devotion to the Lord.",
+        "The road was full of pilgrims today.",
+        "Tamsin",
+    )
     assert not is_echo(
         "Your sister? I will ask around, love.",
         "I am looking for my sister Odile near the mill.",

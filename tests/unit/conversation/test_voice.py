@@ -1771,6 +1771,13 @@ def test_pronouns_round_a_fact_handed_back_are_no_words_of_the_npcs_own():
             "I always carry a silver compass that was my grandfather's.",
             True,
         ),
+        # The line turned round behind a hedge (held-out seed 46271).
+        (
+            "Oh, I see. It sounds like the walk up from the docks was a bit longer than you "
+            "remember.",
+            "The walk up from the docks was longer than I remembered.",
+            True,
+        ),
         # Their "my cat" in the NPC's mouth (held-out seed 33457).
         (
             "Oh, Linnea! What's my cat's name? It's called Pebble, isn't it?",
