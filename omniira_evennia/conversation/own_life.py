@@ -268,9 +268,12 @@ def forgets_own_life(reply: str, line: str, own_facts: Sequence[str]) -> list[st
         and not _says_no_as_known(reply, fact)
     ):
         return sentences
-    favourite = _OWN_LIFE[3][0]
-    if re.search(favourite, line[:MAX_CHARS], re.I) and not (
-        content_stems(reply[:MAX_CHARS]) & (content_stems(fact) - content_stems(line[:MAX_CHARS]))
+    # Asked how long, nothing of how long: "I've been here for a while, Sable. I've been around
+    # town for a while." from Lyra, who came with the spring thaw (held-out seed 46271).
+    vague = f"{_OWN_LIFE[1][0]}|{_OWN_LIFE[3][0]}"
+    if re.search(vague, line[:MAX_CHARS], re.I) and not (
+        content_stems(reply[:MAX_CHARS])
+        & (content_stems(fact) - content_stems(line[:MAX_CHARS]) - _ANYWHERE)
     ):
         # Asked what it likes best, nothing of what it does: "The Lantern & Lane is a charming
         # town with a great atmosphere" from Lyra, of market mornings (held-out seed 39119).
@@ -287,6 +290,7 @@ _REFUSES = re.compile(
 )
 
 
+_ANYWHERE = content_stems("town here place village around")  # "around town for a while"
 _BARE_ANSWER = set("yes no aye nay indeed of course do does am is not don't i".split())
 
 

@@ -90,6 +90,8 @@ def remembered_line(answer: str, speaker: str) -> str:
                 # "it is all they have left of home" (held-out busy seed 18443)
                 text = re.sub(r"\ball they (have|had)\b", r"all you \1", text)
                 text = re.sub(r"\b(?:she|he) has\b", "you have", text)
+                # "... before she's old." (held-out seed 46271) -> "before you're old"
+                text = re.sub(r"\b(?:she|he)'s\b", "you're", text)
                 # "... so she keeps it off your plate." (held-out seed 73811)
                 text = re.sub(r"\b(?:she|he) ([a-z]{3,}?)s\b", r"you \1", text)
         text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)

@@ -361,7 +361,7 @@ def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
     # The speaker's name as the stems have it ("Emrys" is "emry": held-out seed 29881, where
     # "Yes, Emrys, I remember your grandmother." passed for her name).
     besides = {speaker.lower()[:5]} | words(speaker) | {w[:5] for w in FRAMING_WORDS}
-    besides |= {"calle", "named", "name"}
+    besides |= {"calle", "named", "name"} | words(_ANY_FEAR)
     own = words(answer) - words(line) - besides
     if own and admits_not_knowing(reply):
         # "You never told me what you're allergic to." with "cannot eat honey" held (held-out
@@ -372,6 +372,11 @@ def gives_answer(reply: str, answer: str, line: str, speaker: str = "") -> bool:
     if name_left_out(reply, answer, line, speaker):
         return False
     return not own or bool(own & words(reply))
+
+
+# Words of any fear: "You fear them more than anything, Lavinia." with "... it's rats: I fear
+# them more than anything." held does not say what (held-out seed 46271).
+_ANY_FEAR = "fear fears afraid scared terrified frighten frightens more than anything"
 
 
 _DENIAL = re.compile(

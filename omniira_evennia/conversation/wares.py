@@ -79,7 +79,14 @@ def anothers_wares_named(text: str, ctx: PromptContext) -> set[str]:
     its own wares nor the line: "I charge ... and two copper a twist of willow-bark tea" from
     Maren, Wren's tea (held-out seed 33457)."""
     mine = own_wares(ctx)
-    others = " ".join(k.text for k in ctx.knowledge if k.category == "trade" and k not in mine)
+    # Not a fact of its own that names more than it: "You sing the old river ballads, 'The
+    # Miller's Daughter' ..., and play reels for dancing" is Lyra's.
+    name = re.compile(rf"\b{re.escape(ctx.identity.name)}\b|^\W*(?:you|your)\b", re.I)
+    others = " ".join(
+        k.text
+        for k in ctx.knowledge
+        if k.category == "trade" and k not in mine and not name.search(k.text)
+    )
     if not others:
         return set()
     own = " ".join(k.text for k in mine) + " " + ctx.message + " " + _MONEY

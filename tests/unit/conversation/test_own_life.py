@@ -144,6 +144,15 @@ def test_a_refusal_with_its_fact_at_hand_forgets_its_own_life():
     assert plain_lines.forgets_own_life(kept, line, OWN) == []
 
 
+def test_asked_how_long_an_answer_with_nothing_of_how_long_forgets_it():
+    # Held-out seed 46271: Lyra came with the spring thaw.
+    thaw = "You came to Wickham Cross with the spring thaw; you are from the river towns."
+    line = "How long have you been here, Lyra?"
+    vague = "I've been here for a while, Sable. I've been around town for a while."
+    assert plain_lines.forgets_own_life(vague, line, [thaw])
+    assert plain_lines.forgets_own_life("Since the spring thaw, Sable.", line, [thaw]) == []
+
+
 def test_kin_its_facts_do_not_hold_is_invented():
     # Held-out busy seed 62477: Maren, whose only kin is her sister Hilde.
     hilde = "Your only kin is your sister Hilde, who keeps a farm over the hills near Vellmoor."

@@ -247,6 +247,13 @@ def test_their_she_after_a_thing_they_keep_is_them():
         plain_lines.remembered_line("Yvaine has a raven; she would fly to the tower.", "Yvaine")
         == "I remember: you have a raven; she would fly to the tower."
     )
+    # Held-out seed 46271: "... before she's old." said to her.
+    assert (
+        plain_lines.remembered_line(
+            "Katriona wants to learn to read and write before she's old.", "Katriona"
+        )
+        == "I remember: you want to learn to read and write before you're old."
+    )
 
 
 def test_their_fear_taken_as_the_npcs_own_feeling_is_a_swap():

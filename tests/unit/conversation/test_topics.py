@@ -188,3 +188,13 @@ def test_asked_for_a_name_a_reply_without_the_name_remembered_does_not_answer():
     # Not asked for a name, the memory's other words answer.
     line = "Where did my grandmother go?"
     assert gives_answer("She went east with the soldiers.", cordelia, line, "Fiora")
+
+
+def test_a_fear_said_without_what_is_feared_does_not_answer():
+    from omniira_evennia.conversation.topics import gives_answer
+
+    # Held-out seed 46271: "them" was rats.
+    rats = 'Lavinia said: "If you ever see me go pale, it\'s rats: I fear them more than anything."'
+    line = "What am I afraid of?"
+    assert not gives_answer("You fear them more than anything, Lavinia.", rats, line, "Lavinia")
+    assert gives_answer("Rats, Lavinia. You fear them more than anything.", rats, line, "Lavinia")
