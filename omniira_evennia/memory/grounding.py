@@ -483,9 +483,11 @@ def ground(value: str, lines, *, subject: str, npc: str = "", told: bool = False
         if lacks_object:
             # Refused, with the line it rests on: the write policy keeps that line, quoted.
             return Grounding(False, LACKS_OBJECT, without_address(statement, npc), found)
-        if asked := [w for w in wanted if _stem(w) not in stems and _stem(w) in lines.asked]:
+        if asked := [w for w in words if _stem(w) not in stems and _stem(w) in lines.asked]:
             # "Rosalie would find a doctor at the chapel yard." from "Where would I find a
-            # doctor?" and "I carve gravestones for the chapel yard." (held-out seed 70919).
+            # doctor?" and "I carve gravestones for the chapel yard." (held-out seed 70919);
+            # common words too: "Piers has kept this place for longer than he remembered." from
+            # "How long have you kept this place?" (busy seed 52967).
             return Grounding(False, f"{ONLY_ASKED}: {', '.join(asked[:4])}", statement, found)
         return Grounding(True, "grounded", statement, found)
     if lacks_object:
