@@ -167,9 +167,15 @@ def told_as_news(text: str, topic: HeldFact | None) -> str:
 # ..." (held-out seed 19447, heard in the tavern).
 _INSTRUCTIONS_READ = re.compile(
     r"\byour own news\b|\bin your own words\b|\bstart a short chat\b|\bnobody else is around\b"
-    r"|\bnews about \w+, naming\b",
+    r"|\bnews about \w+, naming\b"
+    # "What Wren knows about Dorian: - Nothing yet; you may not have met." (busy seed 52967)
+    r"|\byou may not have met\b|:\s+-\s+\w",
     re.IGNORECASE,
 )
+# Who a line calls by name first: "Oh, Dorian! Nothing frightens you like wolves?" said by Lyra
+# to Maren, and "No news about Keturah yet, Wren." by Wren (busy seed 52967).
+_CALLS_FIRST = re.compile(r"^\W*(?i:oh|ah|well|hey|hello|yes|no|aye)[,!]?\s+([A-Z][a-z]+)\s*[!,?]")
+_CALLS_LAST = re.compile(r",\s+([A-Z][a-z]+)\s*[.!?]\s*$")
 
 
 # A script of the whole talk, written in one line: 'I understand Voss\' surprise. Voss: "Jory,
@@ -228,12 +234,15 @@ def _news_held(inp: ExchangeInput) -> str | None:
 
 def _not_a_line(text: str, lines, other: str) -> str | None:
     """Why a line of NPC talk is not one (empty, the other's words, an echo of the last
-    line, its instructions read out), or None. Third-person talk is what gossip is made of, so
-    no narration check."""
+    line, its instructions read out, said to someone not there), or None. Third-person talk is
+    what gossip is made of, so no narration check."""
     if not text:
         return "empty"
     if _INSTRUCTIONS_READ.search(text[:2000]):
         return "its instructions read out"
+    called = [m.group(1) for m in (_CALLS_FIRST.match(text), _CALLS_LAST.search(text[:2000])) if m]
+    if any(name != other for name in called):
+        return "said to someone not there"
     if speaks_as(text, other):
         return "spoken as the other"
     if lines and is_echo(text, lines[-1][1], other):

@@ -294,3 +294,25 @@ def test_a_note_in_their_words_is_passed_on_without_what_they_asked_of_the_one_t
     ]
     assert len(news_lines(records, exclude=set())) == 1
     assert talk_not_news("Calla asked everyone to please never laugh at her.")
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        # Busy seed 52967, NPC talk said aloud in the square and the tavern.
+        ("Oh, Dorian! Nothing frightens you like wolves?", "said to someone not there"),
+        ("No news about Keturah yet, Wren.", "said to someone not there"),
+        (
+            "Oh, that's great news! What Wren knows about Dorian: - Nothing yet; you may not "
+            "have met.",
+            "its instructions read out",
+        ),
+        # Said to the other, or of someone: talk.
+        ("Oh, Voss! Have you heard about Rosalind?", None),
+        ("Well, Rosalind will be glad.", None),
+        ("Rosalind, of all people!", None),
+        ("Yes, it is true, Voss.", None),
+    ],
+)
+def test_npc_talk_to_someone_not_there_or_reading_its_notes_is_no_line(line, problem):
+    assert _not_a_line(line, [], "Voss") == problem
