@@ -76,6 +76,7 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
     content_stems,
     first_person_runs,
     is_question,
+    me_runs,
     sentence_list,
     words_of,
 )
@@ -276,6 +277,8 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
         found.append("narrates_the_player")
     if npc and _addresses(reply, npc):
         found.append("addresses_itself")
+    if speaker and any(n not in (speaker, npc) for n in _YOU_ARE_NAMED.findall(reply)):
+        found.append("misnames_the_listener")
     if _addresses_the_one_talked_about(reply, line, (npc, speaker)):
         found.append("addresses_someone_else")
     if npc and re.match(rf"^\W*as {re.escape(npc)}\b", reply, re.IGNORECASE):
@@ -352,9 +355,15 @@ _SAYS_THEY_SAID = re.compile(
 
 
 def _claims_their_words(reply: str, line: str) -> bool:
-    """The player's "I <three words>" found again in the reply ("I cannot eat eggs")."""
+    """The player's "I <three words>" ("I cannot eat eggs") or "<word> me <two words>" ("see
+    me go pale") found again in the reply."""
     answer = f" {words_of(reply)} "
-    return any(f" {run} " in answer for run in first_person_runs(line))
+    return any(f" {run} " in answer for run in first_person_runs(line) + me_runs(line))
+
+
+# The listener called by another's name: "You are Seraphine." to "what is my cousin's name?"
+# (busy seed 52967); "You are a scribe" is no name, "You're Maren's friend" none of theirs.
+_YOU_ARE_NAMED = re.compile(r"\b(?i:you(?:'re| are)) ([A-Z][a-z]+)\b(?!['’])")
 
 
 # The player's doings narrated, as a text adventure does: "You look at Cuthbert's ledger, where
@@ -375,7 +384,9 @@ _NARRATES_YOU = re.compile(
     r"|(?:^|[.!?]\s+)you were (?:just )?(?:walking|sitting|standing|strolling|wandering|heading|"
     r"resting|talking|coming)\b"
     # "You have been here since the morning." to a home told (held-out busy seed 81239)
-    r"|(?:^|[.!?]\s+)you(?:'ve| have) been here (?:since|for)\b",
+    r"|(?:^|[.!?]\s+)you(?:'ve| have) been here (?:since|for)\b"
+    # "You think your wooden flute is their most precious possession ..." (busy seed 52967)
+    r"|(?:^|[.!?]\s+)you think (?:that )?your\b",
     re.IGNORECASE,
 )
 

@@ -158,6 +158,20 @@ KIN_WORDS = (
 _ME_RUN = re.compile(r"\b([a-z']+)\s+([a-z']+)\s+me\b")
 
 
+# "me" and two words after it: "see me go pale" is theirs (held-out seed 46271: "Oh no, you
+# should not see me go pale, Rosalie.").
+_ME_THEN_RUN = re.compile(r"\b([a-z']+)\s+me\s+([a-z']+)\s+([a-z']+)")
+
+
+def me_runs(text) -> list[str]:
+    """The "w1 me w2 w3" runs of `text`'s words that are more than anyone's words."""
+    return [
+        f"{a} me {b} {c}"
+        for a, b, c in _ME_THEN_RUN.findall(words_of(text))
+        if not {a, b, c} <= _ANYONES
+    ]
+
+
 def object_runs(text) -> list[str]:
     """The "w1 w2 me" runs of `text`'s words that are more than anyone's words: "Yes, I remember
     that you can't put eggs in anything you serve me." (held-out seed 69127) left the

@@ -199,6 +199,19 @@ def test_a_good_answer_is_no_slip(reply, line):
             "claims_their_words",
         ),
         ("Aye, I am a tanner too.", "Good evening, I am a tanner.", "claims_their_words"),
+        # Busy seed 52967: the listener given their cousin's name, their thoughts narrated.
+        ("You are Seraphine.", "Lyra, what is my cousin's name?", "misnames_the_listener"),
+        (
+            "You think your wooden flute is their most precious possession.",
+            "Wren, what is my most precious possession?",
+            "narrates_the_player",
+        ),
+        # Held-out seed 46271: their "see me go pale" in Wren's mouth.
+        (
+            "Oh no, you should not see me go pale, Zephyr.",
+            "If you ever see me go pale, it's ghosts: I fear them more than anything.",
+            "claims_their_words",
+        ),
         (
             "You're sorry, Zephyr, but you haven't been eating since sunrise.",
             "I haven't eaten since sunrise.",
