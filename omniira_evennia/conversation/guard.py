@@ -168,6 +168,7 @@ def knowing_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]:
         (trades.MISGIVEN_ROLE, misgiven_roles(text, ctx)),
         (trades.THEIRS_AS_MINE, remembered_as_mine(text, ctx)),
         (registers.OUT_OF_WORLD, out_of_world(text, ctx)),
+        (shapes.NAMES_NONE, shapes.names_none(text, ctx.message, [k.text for k in ctx.knowledge])),
         *own_life_slips(text, ctx),
     ]
 

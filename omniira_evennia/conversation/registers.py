@@ -121,6 +121,9 @@ ASSISTANT = re.compile(
     # Held-out seed 46271: "Let's go back to the bar and talk about your thoughts and
     # feelings." to a soaked cloak; "Yes, Lavinia, I understand your concern." to the weather.
     r"|\bthoughts and feelings\b|\bunderstand your (?:concern|frustration|feelings)\b"
+    # Busy seed 52967: "You should investigate Petra's story, Gareth." to news of silver found,
+    # "You know so much about this town." to a pendant treasured.
+    r"|\binvestigat\w*\b|\byou know (?:so much|a lot|so many things) about\b"
     # Held-out seed 17389: "That's a good tip. Thanks for sharing." to an allergy told.
     r"|\bthanks? (?:you )?for sharing\b|\b(?:a )?(?:good|great|useful|helpful) tip\b",
     re.IGNORECASE,
@@ -148,7 +151,9 @@ OWN_NOTES = re.compile(
     r"|\bmy (?:memories|notes) (?:are|do|don'?t|say|tell|show|contain|mention)\b"
     r"|\bcontradicts my (?:knowledge|information|memories|notes)\b"
     # "... because he is described as a dog who hates the rain." (held-out seed 29881)
-    r"|\b(?:is|are|was|were) described as\b",
+    r"|\b(?:is|are|was|were) described as\b"
+    # "I only know what I know about the world." to news of Wren leaving (busy seed 52967)
+    r"|\bwhat i know (?:about|of) the world\b",
     re.IGNORECASE,
 )
 

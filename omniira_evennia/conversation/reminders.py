@@ -59,6 +59,7 @@ _SLIP_REMINDERS = {
     "do not ask {speaker} what they think of it.)",
     embellishments.THEIR_KIN_UNTOLD: "(Of {speaker}'s family you know only what {speaker} told "
     "you. Answer as {name}, in your own words.)",
+    shapes.NAMES_NONE: "(Name them, {name}: say which, from what you know of this town.)",
 }
 
 
@@ -154,5 +155,5 @@ REMINDER = re.compile(
     r"\S+ told you of something hard|Say of the people of this town|"
     r"There is no such thing in your world|\S+ said this of themselves|\S+ knows what they just|"
     r"Say how long you have been here|Say it as \S+ would across|\S+ is the one leaving|"
-    r"Answer \S+ yourself, as|What you remember of \S+ is|Of \S+'s family you know)"
+    r"Answer \S+ yourself, as|What you remember of \S+ is|Of \S+'s family you know|Name them, \S+: say which)"
 )

@@ -11,7 +11,8 @@ would not say, read off held-out seed 63341.
   think about being born here?" to "Were you born around here?", "What do you think about
   heights?" to "Nothing frightens me like heights.");
 - `OFF_THE_POINT`: a telling met with a question about something else ("I understand, Kestrel.
-  What is your hobby?" to a fear of snakes).
+  What is your hobby?" to a fear of snakes);
+- `NAMES_NONE`: asked what the town has, "many things" and none of them named.
 
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
@@ -22,12 +23,19 @@ import re
 from collections.abc import Sequence
 
 from omniira_evennia.conversation.addressing import is_goodbye
-from omniira_evennia.conversation.words import capped, content_stems, ends_asking, sentence_list
+from omniira_evennia.conversation.words import (
+    capped,
+    content_stems,
+    ends_asking,
+    is_question,
+    sentence_list,
+)
 
 RUNS_ON = "runs_on"
 LEAVES = "leaves_at_their_goodbye"
 ASKS_IT_BACK = "asks_it_back"
 OFF_THE_POINT = "asks_off_the_point"
+NAMES_NONE = "names_none_of_them"
 
 # Words a spoken reply may run to. The prompt asks for one to three short sentences; of the
 # held-out replies read by hand the longest line a player would take was about 40 words.
@@ -118,3 +126,25 @@ def asks_off_the_point(reply: str, line: str, names: Sequence[str] = ()) -> bool
 
 
 _FIRST_PERSON_LINE = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
+
+
+# "There are many things to see in this town, Gareth." (busy seed 52967), "there's a lot of
+# interesting things to see in this town." (busy seed 25463).
+_MANY_THINGS = re.compile(
+    r"\b(?:many|lots of|a lot of|plenty of|all sorts of|all kinds of|so many)\s+(?:\w+\s+)?"
+    r"(?:things|places|sights|people|shops|stalls)\b",
+    re.IGNORECASE,
+)
+
+
+def names_none(reply: str, line: str, facts: Sequence[str]) -> list[str]:
+    """Asked a question the NPC's facts answer, the sentences of `reply` that say there are
+    "many things" when the reply names nothing of any fact beyond the question's own words."""
+    reply, line = capped(reply), capped(line)
+    if not is_question(line) or not _MANY_THINGS.search(reply):
+        return []
+    asked = content_stems(line)
+    known = set().union(*(content_stems(capped(f)) for f in facts[:50])) - asked
+    if not known or content_stems(reply) & known - _ANY_QUESTION:
+        return []
+    return [s for s in sentence_list(reply) if _MANY_THINGS.search(s)]

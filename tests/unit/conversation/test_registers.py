@@ -80,6 +80,24 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Maren",
             "assistant_voice",
         ),
+        (  # busy seed 52967, to a pendant treasured
+            "You know so much about this town.",
+            "The thing I treasure most is a pendant with a portrait of my wife.",
+            "Maren",
+            "assistant_voice",
+        ),
+        (  # busy seed 52967
+            "You should investigate Petra's story, Winslow.",
+            "Terrible news: Petra the gravedigger found a pot of old silver under her floorboards.",
+            "Maren",
+            "assistant_voice",
+        ),
+        (
+            "I only know what I know about the world.",
+            "Did you hear? Wren is leaving town for good at the end of the month.",
+            "Maren",
+            "speaks_of_its_notes",
+        ),
         (  # held-out seed 33457: nothing was asked
             "I'm sorry, Fiora. I'm not sure what you are asking me about.",
             "Good evening, Wren, by trade I am a stonemason; I carve gravestones for the chapel.",

@@ -5,7 +5,7 @@ price not said, a remembered fact denied."""
 import numpy as np
 import pytest
 
-from omniira_evennia.conversation import guard, plain_lines, repairs, shapes, topics
+from omniira_evennia.conversation import guard, plain_lines, reminders, repairs, shapes, topics
 from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
 from omniira_evennia.conversation.tags import ParsedReply
 from omniira_evennia.conversation.turn import run_turn
@@ -646,3 +646,40 @@ def test_a_count_of_days_its_facts_do_not_hold_is_a_slip_too():
 def test_a_telling_met_with_a_question_beside_the_point(reply, line, off):
     assert shapes.asks_off_the_point(reply, line, ("Maren", "Kestrel")) is off
     assert (shapes.OFF_THE_POINT in slips(reply, line, "Maren", "Kestrel")) is off
+
+
+SIGHTS = (
+    "Worth seeing in town: the old stone bridge by the river docks, the old mill, and the market."
+)
+
+
+@pytest.mark.parametrize(
+    "reply, vague",
+    [
+        ("There are many things to see in this town, Gareth.", True),  # busy seed 52967
+        ("Well, Gareth, there's a lot of interesting things to see in this town.", True),
+        ("There are many things to see: the old stone bridge and the old mill.", False),
+        ("The old mill, Gareth, and the bridge by the docks.", False),
+    ],
+)
+def test_asked_what_the_town_has_many_things_and_none_named(reply, vague):
+    assert bool(shapes.names_none(reply, "What is there to see in this town?", [SIGHTS])) is vague
+    # Nothing known that answers: "many things" is no worse than any other answer.
+    assert shapes.names_none(reply, "What is there to see in this town?", []) == []
+
+
+def test_a_vague_answer_to_the_town_is_asked_again_to_name_them():
+    ctx = PromptContext(
+        identity=Identity("Wren", "herbalist"),
+        speaker_name="Gareth",
+        message="What is there to see in this town?",
+        knowledge=[KnowledgeLine(SIGHTS, "place")],
+    )
+    vague = "There are many things to see in this town, Gareth."
+    assert (
+        guard.voice_problem(ParsedReply(text=vague), ctx, None) == "slipped: " + shapes.NAMES_NONE
+    )
+    nudged = reminders.asked_again(
+        [{"role": "user", "content": "..."}], ctx, "slipped: " + shapes.NAMES_NONE
+    )
+    assert "Name them, Wren" in nudged[-1]["content"]
