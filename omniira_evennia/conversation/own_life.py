@@ -227,12 +227,20 @@ def own_life_given(reply: str, line: str, own_facts: Sequence[str]) -> list[str]
     said = content_stems(line[:MAX_CHARS])
     found = []
     for sentence in sentence_list(reply[:MAX_CHARS]):
-        if not re.search(r"\byou(?:r|'re)?\b", sentence, re.IGNORECASE):
+        # Anyone's "you": "... by the well in Market Square is where you can buy bread." (Voss,
+        # whose forge is on the market square: busy seed 52967).
+        personal = _ANYONES_YOU.sub("", sentence)
+        if not re.search(r"\byou(?:r|'re)?\b", personal, re.IGNORECASE):
             continue
         words = content_stems(sentence) - said
         if any(len(words & content_stems(f[:MAX_CHARS])) >= 2 for f in own_facts):
             found.append(sentence)
     return found
+
+
+_ANYONES_YOU = re.compile(
+    r"\byou (?:can|could|will|'ll|might|may|should) (?:buy|find|get|see|try|visit|go|hear)\b", re.I
+)
 
 
 FORGETS_ITS_OWN_LIFE = "forgets_its_own_life"  # the slip's name (guard.knowing_slips)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from omniira_evennia.conversation.repairs import named_as_you, to_the_listener
-from omniira_evennia.conversation.words import ANIMALS, FIRST_PERSON, MAX_CHARS
+from omniira_evennia.conversation.words import ANIMALS, FIRST_PERSON, KIN_WORDS, MAX_CHARS
 from omniira_evennia.memory.quoting import quoted_words
 
 # The frame of their own words said back to them (remembered_line); the guard and the repeat
@@ -92,6 +92,10 @@ def remembered_line(answer: str, speaker: str) -> str:
                 text = re.sub(r"\b(?:she|he) has\b", "you have", text)
                 # "... before she's old." (held-out seed 46271) -> "before you're old"
                 text = re.sub(r"\b(?:she|he)'s\b", "you're", text)
+                # "a portrait of her wife" is theirs (busy seed 52967)
+                text = re.sub(rf"\b(?:her|his) (?=(?:{KIN_WORDS})\b)", "your ", text)
+                # "...; they would run into a burning house for it." (busy seed 52967)
+                text = re.sub(r"\bthey (would|will|could|never|always)\b", r"you \1", text)
                 # "... so she keeps it off your plate." (held-out seed 73811)
                 text = re.sub(r"\b(?:she|he) ([a-z]{3,}?)s\b", r"you \1", text)
         text = re.sub(r"^(\W*)You(r?)\b", r"\1you\2", text)

@@ -153,6 +153,16 @@ def test_asked_how_long_an_answer_with_nothing_of_how_long_forgets_it():
     assert plain_lines.forgets_own_life("Since the spring thaw, Sable.", line, [thaw]) == []
 
 
+def test_anyones_you_in_a_place_of_its_own_life_is_no_life_given():
+    # Busy seed 52967: Voss's forge is on the market square, where the bread stall is too.
+    forge = "Your forge is on the market square, where you mend tools and make blades."
+    line = "Where can I buy bread around here?"
+    bread = "The bread stall by the well in Market Square is where you can buy bread."
+    assert plain_lines.own_life_given(bread, line, [forge]) == []
+    given = "You mend tools at your forge on the market square."
+    assert plain_lines.own_life_given(given, line, [forge]) == [given]
+
+
 def test_kin_its_facts_do_not_hold_is_invented():
     # Held-out busy seed 62477: Maren, whose only kin is her sister Hilde.
     hilde = "Your only kin is your sister Hilde, who keeps a farm over the hills near Vellmoor."

@@ -254,6 +254,15 @@ def test_their_she_after_a_thing_they_keep_is_them():
         )
         == "I remember: you want to learn to read and write before you're old."
     )
+    # Busy seed 52967: her wife and their burning house are theirs.
+    assert plain_lines.remembered_line(
+        "The thing Keturah treasures most is a pendant with a portrait of her wife; they would "
+        "run into a burning house for it.",
+        "Keturah",
+    ) == (
+        "I remember: The thing you treasure most is a pendant with a portrait of your wife; you "
+        "would run into a burning house for it."
+    )
 
 
 def test_their_fear_taken_as_the_npcs_own_feeling_is_a_swap():

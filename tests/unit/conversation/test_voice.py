@@ -1211,7 +1211,8 @@ def test_more_slips_seen_on_a_held_out_run(reply, line, slip):
         (
             "The market reminds Idris of his father.",
             "Idris",
-            "I remember: The market reminds you of his father.",  # a man besides them: unclear
+            # Nobody else named: his father is theirs (busy seed 52967: "her wife").
+            "I remember: The market reminds you of your father.",
         ),
         (  # held-out seed 73811
             "Kestrel has a rash from mushrooms, so she keeps it off her plate.",
