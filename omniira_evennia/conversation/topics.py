@@ -224,8 +224,10 @@ class AskedTopic(NamedTuple):
         if self.phrase == TOPIC_PHRASE["home"]:
             # "it is all Merrick has left of home", "far from home": no place (seed 36457)
             text = _NO_PLACE.sub(" ", text)
-        found = sum(1 for stem in self.stems if re.search(rf"\b{re.escape(stem)}", text))
+        held = [stem for stem in self.stems if re.search(rf"\b{re.escape(stem)}", text)]
         home = self.phrase == TOPIC_PHRASE["home"] and _ONE_FROM.search(text)
+        # A town alone is no home: "... sweeps the chimneys of the old town." (seed 61507)
+        found = len(held) if home or set(held) - {"town", "village"} else 0
         return found + bool(self.trade and _TRADE_NOUN.search(text)) + bool(home)
 
 

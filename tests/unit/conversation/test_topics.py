@@ -198,3 +198,14 @@ def test_a_fear_said_without_what_is_feared_does_not_answer():
     line = "What am I afraid of?"
     assert not gives_answer("You fear them more than anything, Lavinia.", rats, line, "Lavinia")
     assert gives_answer("Rats, Lavinia. You fear them more than anything.", rats, line, "Lavinia")
+
+
+def test_a_town_alone_is_no_home():
+    from omniira_evennia.conversation.topics import answer_from
+
+    # Held-out seed 61507: "Where did I say I come from?", never told, was answered with where
+    # she sweeps chimneys.
+    sweep = "Viveka earns her living as a chimney sweep: she sweeps the chimneys of the old town."
+    assert answer_from("Where did I say I come from?", [sweep], [], "Viveka") is None
+    grew = "Viveka grew up in the town of Larkhaven."
+    assert answer_from("Where did I say I come from?", [sweep, grew], [], "Viveka") == grew
