@@ -850,12 +850,16 @@ def specific_mentions(
             if bare.lower() in STOPWORDS or bare.lower() in asked:
                 continue
             found.append(bare)
+    # Without the names it may say: "Piers, I sell songs" names the player, no pier (idle seed
+    # 61507 counted it as a place invented).
+    names = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(allowed))) + r")\b", re.I)
+    unnamed = [names.sub(" ", x) for x in said] if allowed else said
     for word in SPECIFIC_WORDS:
         stem = _stem(word)
         if stem in in_world:
             continue
         pattern = re.compile(rf"\b{re.escape(word)}(?:s|es)?\b", re.IGNORECASE)
-        hits = [x for x in said if pattern.search(x)]
+        hits = [x for x in unnamed if pattern.search(x)]
         if stem in asked or pattern.search(question):  # "horses" asked: _stem gives "hors"
             hits = [x for x in hits if affirmed and not NEGATION.search(x)]
         if hits:

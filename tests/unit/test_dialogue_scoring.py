@@ -556,6 +556,11 @@ def test_world_inventions_against_the_demo_world():
         == []
     )
 
+    # Held-out seed 61507: the player Piers called by name is no pier.
+    said = "Piers, I sell songs and reels for the dancing."
+    assert ev.world_inventions(said, "What do you sell?", "Lyra", "Piers", WORLD) == []
+    assert ev.world_inventions("By the pier, Ada.", "Where is the boat?", "Lyra", "Ada", WORLD)
+
 
 def test_broken_replies():
     assert ev.leaks_prompt("That is: What do you remember about Linnea?")
