@@ -104,6 +104,9 @@ ASSISTANT = re.compile(
     # you please rephrase your question?" to a home told; "... as I am not supposed to give
     # information about your possessions." to a key treasured; "I am aware of the latest news."
     r"|\brephrase\b|\bi (?:didn'?t|did not|don'?t|do not) understand (?:what you mean|your q)"
+    # "I'm sorry, Desmond. I can't understand what you're trying to say." to a compass shown
+    # (held-out seed 61507)
+    r"|\b(?:can'?t|cannot|don'?t|do not) understand what you(?:'re| are) (?:trying to say|saying)\b"
     r"|\bnot (?:supposed|allowed|permitted|able) to (?:give|share|provide|disclose) (?:you )?"
     r"(?:any )?information\b|\bi(?:'m| am) (?:well |already )?aware of\b"
     # "What are some things that interest you?" (the same run), "onions can cause nausea."
@@ -121,6 +124,8 @@ ASSISTANT = re.compile(
     # Held-out seed 46271: "Let's go back to the bar and talk about your thoughts and
     # feelings." to a soaked cloak; "Yes, Lavinia, I understand your concern." to the weather.
     r"|\bthoughts and feelings\b|\bunderstand your (?:concern|frustration|feelings)\b"
+    # "It will require a lot of hard work and dedication." (held-out seed 61507)
+    r"|\bhard work and (?:dedication|determination|commitment)\b"
     # Busy seed 52967: "You should investigate Petra's story, Gareth." to news of silver found,
     # "You know so much about this town." to a pendant treasured.
     r"|\binvestigat\w*\b|\byou know (?:so much|a lot|so many things) about\b"

@@ -12,7 +12,9 @@ would not say, read off held-out seed 63341.
   heights?" to "Nothing frightens me like heights.");
 - `OFF_THE_POINT`: a telling met with a question about something else ("I understand, Kestrel.
   What is your hobby?" to a fear of snakes);
-- `NAMES_NONE`: asked what the town has, "many things" and none of them named.
+- `NAMES_NONE`: asked what the town has, "many things" and none of them named;
+- `WHERE_TO_GET_IT`: what they own met with where to buy or find one ("You can buy a spyglass
+  from Aldous the reeve." to a brass spyglass they treasure).
 
 Plain Python; every function reads at most the first MAX_CHARS of its text.
 """
@@ -36,6 +38,7 @@ LEAVES = "leaves_at_their_goodbye"
 ASKS_IT_BACK = "asks_it_back"
 OFF_THE_POINT = "asks_off_the_point"
 NAMES_NONE = "names_none_of_them"
+WHERE_TO_GET_IT = "tells_where_to_get_it"
 
 # Words a spoken reply may run to. The prompt asks for one to three short sentences; of the
 # held-out replies read by hand the longest line a player would take was about 40 words.
@@ -148,3 +151,27 @@ def names_none(reply: str, line: str, facts: Sequence[str]) -> list[str]:
     if not known or content_stems(reply) & known - _ANY_QUESTION:
         return []
     return [s for s in sentence_list(reply) if _MANY_THINGS.search(s)]
+
+
+# Held-out seed 61507: "You can buy a spyglass from Aldous the reeve." to "I always carry an old
+# brass spyglass", "You can find Nutmeg in the tinker's caravan." to a ferret named Nutmeg.
+_WHERE_TO_GET = re.compile(
+    r"(?:^|[.!?]\s+)(?:\w+,\s+)?you (?:can|could|might|should|will|'ll) "
+    r"(?:buy|find|get|purchase|pick up)\b",
+    re.IGNORECASE,
+)
+_THEIR_OWN = re.compile(r"\bmy\b|\bi (?:always )?(?:carry|keep|have|own)\b", re.IGNORECASE)
+# A want is another matter: "You can get a bowl of stew here." to "I haven't eaten since sunrise."
+_A_WANT = re.compile(r"\b(?:hungry|thirsty|eaten|need|looking for|want to buy)\b", re.IGNORECASE)
+
+
+def tells_where_to_get_it(reply: str, line: str) -> bool:
+    """Told of something of their own (a line that asks nothing), the reply says where they
+    can buy or find it: the thing, or the animal, is theirs already."""
+    reply, line = capped(reply), capped(line)
+    return (
+        not ends_asking(line)
+        and bool(_THEIR_OWN.search(line))
+        and not _A_WANT.search(line)
+        and bool(_WHERE_TO_GET.search(reply))
+    )

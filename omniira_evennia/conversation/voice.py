@@ -324,6 +324,7 @@ def _shape_slips(reply: str, line: str, names: tuple[str, str]) -> list[tuple[st
         (shapes.LEAVES, shapes.leaves_at_their_goodbye(reply, line)),
         (shapes.ASKS_IT_BACK, shapes.asks_it_back(reply, line)),
         (shapes.OFF_THE_POINT, shapes.asks_off_the_point(reply, line, names)),
+        (shapes.WHERE_TO_GET_IT, shapes.tells_where_to_get_it(reply, line)),
     ]
 
 

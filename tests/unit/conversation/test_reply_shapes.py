@@ -692,3 +692,55 @@ def test_a_vague_answer_to_the_town_is_asked_again_to_name_them():
         [{"role": "user", "content": "..."}], ctx, "slipped: " + shapes.NAMES_NONE
     )
     assert "Name them, Wren" in nudged[-1]["content"]
+
+
+@pytest.mark.parametrize(
+    "reply, line, slipped",
+    [
+        # Held-out seed 61507: theirs already, met with where to get one.
+        (
+            "You can buy a spyglass from Aldous the reeve.",
+            "I always carry an old brass spyglass; I would run into a burning house for it.",
+            True,
+        ),
+        (
+            "You can find Nutmeg in the tinker's caravan.",
+            "My ferret is called Nutmeg, and she was half-starved when I found her on the road.",
+            True,
+        ),
+        # A want, or a question, may be met with where to get it.
+        ("You can get a bowl of stew here, Nerys.", "I haven't eaten since sunrise.", False),
+        (
+            "You can buy bread at the stall by the well.",
+            "Where can I buy bread around here?",
+            False,
+        ),
+    ],
+)
+def test_what_they_own_met_with_where_to_get_one(reply, line, slipped):
+    assert shapes.tells_where_to_get_it(reply, line) is slipped
+
+
+def test_asked_its_prices_anothers_prices_or_the_question_back_did_not_know_them():
+    tea = KnowledgeLine(
+        "Wren's herb stall sells willow-bark tea for aches at two copper a twist.", "trade"
+    )
+    knife = KnowledgeLine(
+        "At his forge Voss mends a tool for two copper and sells a good knife for one silver.",
+        "trade",
+    )
+    own_tea = KnowledgeLine("You sell willow-bark tea at two copper a twist.", "trade")
+    ctx = PromptContext(
+        identity=Identity("Wren", "herbalist"),
+        speaker_name="Oswin",
+        message="What do you charge, Wren?",
+        knowledge=[own_tea, tea, knife],
+    )
+    # Held-out seed 61507: Voss's prices, and nothing of hers.
+    voss = "Voss charges two copper for a tool and one silver for a knife."
+    assert guard.voice_problem(ParsedReply(text=voss), ctx, None) == guard.OWN_WARES
+    mine = "Two copper a twist for willow-bark tea; Voss charges more for his knives."
+    assert guard.voice_problem(ParsedReply(text=mine), ctx, None) is None
+    ctx.message = "What do you sell?"
+    asked_back = "Do you sell willow-bark tea here?"
+    assert guard.voice_problem(ParsedReply(text=asked_back), ctx, None) == guard.OWN_WARES
