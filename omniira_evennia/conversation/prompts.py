@@ -88,6 +88,8 @@ class PromptContext:
     beliefs: list[str] = field(default_factory=list)
     diary: list[str] = field(default_factory=list)
     history: list[Turn] = field(default_factory=list)
+    # The speaker's lines of this conversation before `history` (store.history_and_earlier).
+    earlier: list[str] = field(default_factory=list)
     speaker_is_npc: bool = False
     news: list[str] = field(default_factory=list)  # what you know about others (NPC talk)
     # The verbatim lane: (when, what the speaker said) from earlier conversations.

@@ -26,7 +26,7 @@ from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.lifecycle import close_conversation
 from omniira_evennia.conversation.pinning import unpin  # noqa: F401 (apps.py: service.unpin)
 from omniira_evennia.conversation.pinning import keep_pinned, pinned_for
-from omniira_evennia.conversation.prompts import Identity, PromptContext, Turn
+from omniira_evennia.conversation.prompts import Identity, PromptContext
 from omniira_evennia.conversation.tags import clean_text
 from omniira_evennia.conversation.turn import TurnResult, run_turn
 from omniira_evennia.conversation.turn_context import TurnInput
@@ -102,19 +102,9 @@ def identity_of(npc) -> Identity:
 def build_context(npc, speaker, message: str, conversation_id: str | None) -> PromptContext:
     conf = get_settings()
     location = npc.location
-    history = []
-    turns = (
-        conversations.recent_turns(npc, conversation_id, conf.HISTORY_TURNS)
-        if conversation_id
-        else []
+    history, earlier = conversations.history_and_earlier(
+        npc, speaker, conversation_id, conf.HISTORY_TURNS
     )
-    for turn in turns:
-        if turn.role == ConversationTurn.Role.NPC:
-            history.append(Turn("assistant", turn.text))
-        else:
-            # A player's words as they are (prompts.render_line): small models echo a frame.
-            said = turn.text if speaker.has_account else f"{speaker.key} says: {turn.text}"
-            history.append(Turn("user", said))
     others = []
     if location:
         others = [
@@ -137,6 +127,7 @@ def build_context(npc, speaker, message: str, conversation_id: str | None) -> Pr
         concerns=list(stable["concerns"]),
         diary=list(stable["diary"]),
         history=history,
+        earlier=earlier,
         speaker_is_npc=not speaker.has_account,
     )
 

@@ -17,6 +17,7 @@ from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
 from omniira_evennia.conf import get_settings
+from omniira_evennia.conversation.prompts import Turn
 from omniira_evennia.memory import service as memories
 from omniira_evennia.memory.embeddings import from_blob, to_blob
 from omniira_evennia.memory.service import (
@@ -190,6 +191,31 @@ def keep_line_vector(turn_id: int, vector, embedder_name: str) -> None:
         ConversationTurn.objects.filter(id=turn_id).update(
             embedding=to_blob(vector), embedder=embedder_name
         )
+
+
+EARLIER_LINES = 12  # the speaker's lines of this conversation before the history, kept in view
+
+
+def history_and_earlier(npc, speaker, conversation_id: str | None, window: int):
+    """This conversation's last `window` turns as a prompt's history, and the speaker's own lines
+    before them (at most EARLIER_LINES): what they told ten lines ago is still told to the NPC
+    (telnet trial, 2026-12-07: "You never told me what frightens you, Corwen." three lines after
+    "I'm terribly afraid of deep water.", past the history's eight turns)."""
+    if not conversation_id:
+        return [], []
+    turns = recent_turns(npc, conversation_id, window + 2 * EARLIER_LINES)
+    cut = max(len(turns) - window, 0)
+    history = [
+        (
+            Turn("assistant", t.text)
+            if t.role == ConversationTurn.Role.NPC
+            # A player's words as they are (prompts.render_line): small models echo a frame.
+            else Turn("user", t.text if speaker.has_account else f"{speaker.key} says: {t.text}")
+        )
+        for t in turns[cut:]
+    ]
+    earlier = [t.text for t in turns[:cut] if t.role != ConversationTurn.Role.NPC]
+    return history, earlier[-EARLIER_LINES:]
 
 
 def recent_turns(npc, conversation_id: str, limit: int) -> list[ConversationTurn]:

@@ -96,8 +96,10 @@ def parse_voice_reply(text: str, turn_format: str) -> ParsedReply:
 
 
 def their_words(ctx: PromptContext) -> list[str]:
-    """The speaker's earlier lines in front of the NPC: from before, then this conversation's."""
-    return [text for _, text in ctx.said] + [t.text for t in ctx.history if t.role == "user"]
+    """The speaker's earlier lines in front of the NPC: from before, then this conversation's
+    (those past the history's window too)."""
+    said = [text for _, text in ctx.said] + list(ctx.earlier)
+    return said + [t.text for t in ctx.history if t.role == "user"]
 
 
 def known_to_npc(ctx: PromptContext) -> list[str]:

@@ -203,3 +203,26 @@ class TestFailures(TalkTestBase):
         assert not Memory.objects.exists()
         assert "[[" not in llm.requests[0]["messages"][-1]["content"]
         assert ConversationTurn.objects.filter(role="speaker").get().text == "hi"
+
+
+class TestALongConversation(TalkTestBase):
+    def test_a_line_past_the_history_window_still_answers_what_was_told(self):
+        """Telnet trial, 2026-12-07: "You never told me what frightens you" three lines after
+        the fear was told, the line past the history's window and no memory written yet."""
+        replies = ["Aye.", "Right.", "Good.", "Fine.", "So it is.", "Ghosts? I remember, love."]
+        with ScriptedLLM(replies) as llm:
+            conf = {**tiers(llm.base_url), "HISTORY_TURNS": 2}
+            with override_settings(OMNIIRA=conf):
+                for line in [
+                    "Maren, I'm terribly afraid of ghosts.",
+                    "Maren, the road was long.",
+                    "Maren, my cloak is wet.",
+                    "Maren, the fire is warm.",
+                    "Maren, the ale is good.",
+                ]:
+                    self.call(CmdSay(), line)
+                self.call(CmdSay(), "Maren, what am I afraid of?")
+        last = llm.prompts()[-1]
+        # Not noted as never told: the line told, past the history, is what answers it.
+        assert "Ada never told you" not in last
+        assert "I'm terribly afraid of ghosts.\" Answer from it" in last
