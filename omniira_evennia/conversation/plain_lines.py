@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from omniira_evennia.conversation.addressing import is_goodbye
+from omniira_evennia.conversation.addressing import is_goodbye, tells_more_than_a_greeting
 from omniira_evennia.conversation.own_life import (  # noqa: F401  (plain_lines.*, as before)
     FORGETS_ITS_OWN_LIFE,
     GIVES_ITS_OWN_LIFE,
@@ -193,11 +193,19 @@ _TOLD = (
 _TOLD_KINDS = tuple((re.compile(pattern, re.I), lines) for pattern, lines in _TOLD)
 
 
+_GREETING = re.compile(r"\b(?:good (?:morning|evening|day|afternoon)|hello|greetings)\b", re.I)
+
+
 def heard_line(line: str, speaker: str, said: Sequence[str] = ()) -> str:
     """The NPC's plain answer to a line its model could only hand back (see `restates`): to
     small talk of the moment, a word for it; to what they tell of their own life, a word for
-    that kind of thing (`_TOLD`, not said twice in a conversation); else that it heard it."""
+    that kind of thing (`_TOLD`, not said twice in a conversation); to a greeting alone, the
+    greeting; else that it heard it."""
     head = line[:MAX_CHARS]
+    greeting = _GREETING.search(head)
+    if greeting and not tells_more_than_a_greeting(head, (speaker,)):
+        # "Is that so, Corwen? I'll remember that." to "Good evening, Voss." (telnet trial)
+        return f"{greeting.group(0).capitalize()}, {speaker}."
     if not _LASTING.search(head) and not _NEWS.search(head):
         for pattern, lines in _MOMENT:
             if pattern.search(head):

@@ -173,3 +173,11 @@ def test_kin_its_facts_do_not_hold_is_invented():
     assert plain_lines.invented_kin("My sister Hilde keeps a farm.", line, [hilde]) == []
     # Not asked of its kin, not read.
     assert plain_lines.invented_kin(invented, "What do you sell?", [hilde]) == []
+
+
+def test_a_greeting_alone_is_met_with_a_greeting():
+    # Telnet trial, 2026-12-07 (a busy machine): "Is that so, Corwen? I'll remember that." to
+    # "Good evening, Voss."
+    assert plain_lines.heard_line("Good evening, Voss.", "Corwen") == "Good evening, Corwen."
+    told = plain_lines.heard_line("Good evening, Voss, I mend nets for a living.", "Corwen")
+    assert not told.startswith("Good evening")
