@@ -232,7 +232,7 @@ def _news_held(inp: ExchangeInput) -> str | None:
     return " ".join([inp.a.name, inp.b.name, *held])
 
 
-def _not_a_line(text: str, lines, other: str) -> str | None:
+def _not_a_line(text: str, lines, other: str, me: str = "") -> str | None:
     """Why a line of NPC talk is not one (empty, the other's words, an echo of the last
     line, its instructions read out, said to someone not there), or None. Third-person talk is
     what gossip is made of, so no narration check."""
@@ -240,8 +240,10 @@ def _not_a_line(text: str, lines, other: str) -> str | None:
         return "empty"
     if _INSTRUCTIONS_READ.search(text[:2000]):
         return "its instructions read out"
-    called = [m.group(1) for m in (_CALLS_FIRST.match(text), _CALLS_LAST.search(text[:2000])) if m]
-    if any(name != other for name in called):
+    # Called first after "Oh," someone not here; called last, itself ("..., Wren." by Wren):
+    # "Did you hear about the newcomer, Ada?" names whom the news is of.
+    first, last = _CALLS_FIRST.match(text), _CALLS_LAST.search(text[:2000])
+    if (first and first.group(1) != other) or (me and last and last.group(1) == me):
         return "said to someone not there"
     if speaks_as(text, other):
         return "spoken as the other"
@@ -272,7 +274,7 @@ def run_exchange(inp: ExchangeInput, client: LLMClient, embedder: Embedder | Non
             parsed.text = grounded_talk(parsed.text, f"{news} {said}")
         if number == 0:
             parsed.text = told_as_news(parsed.text, me.topic)
-        problem = _not_a_line(parsed.text, result.lines, other.name)
+        problem = _not_a_line(parsed.text, result.lines, other.name, me.name)
         if problem:  # the chat ends there: a small model has run out of things to say
             log.info("NPC talk: %s's line dropped (%s): %r", me.name, problem, parsed.text)
             break
