@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from omniira_evennia.conversation.words import (
     FRAMING_WORDS,
     KIN_WORDS,
+    OWN_TELLING,
     STOP_WORDS,
     capped,
     content_stems,
@@ -129,7 +130,6 @@ _RECALLS_THEM = re.compile(
     r"|i know (?:that )?you(?:'ve| have)? (?:were|was|been)\b)",
     re.IGNORECASE,
 )
-_OWN_TELLING = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
 
 
 def knew_it_already(reply: str, line: str, remembered: str) -> list[str]:
@@ -137,7 +137,7 @@ def knew_it_already(reply: str, line: str, remembered: str) -> list[str]:
     the first person) as something it knew, when nothing it remembers of them (`remembered`)
     holds two of the line's content words."""
     line = capped(line)
-    if is_question(line) or not _OWN_TELLING.search(line):
+    if is_question(line) or not OWN_TELLING.search(line):
         return []
     if len(content_stems(line) & content_stems(capped(remembered))) >= 2:
         return []
@@ -213,7 +213,7 @@ def claims_the_news(
     the news it heard; `standing`: what it knows of its world; `skip`: the two of them)."""
     line = capped(line)
     told = " ".join(s for s in sentence_list(line) if not is_question(s))
-    if not told or _OWN_TELLING.search(line):
+    if not told or OWN_TELLING.search(line):
         return []
     held = " ".join([*heard, *standing])
     if not _unheard_of(told, held, skip) and not _event_unheard(told, heard, standing, skip):
@@ -240,9 +240,12 @@ def their_kin_untold(reply: str, known: Sequence[str]) -> list[str]:
     """The sentences of `reply` that bring up the listener's kin of a kind nothing they said nor
     anything the NPC holds (`known`) names: "What do you think about your grandmother?" to "I
     came here from Dunmore" (held-out seed 33457), before any grandmother was told of."""
+    reply = capped(reply)
+    if not _THEIR_KIN.search(reply):
+        return []  # what it holds is read only for a reply that speaks of their kin
     held = {k.lower() for text in known[:200] for k in re.findall(_KIN, capped(text))}
     return [
         s
-        for s in sentence_list(capped(reply))
+        for s in sentence_list(reply)
         if any(kin.group("kin").lower() not in held for kin in _THEIR_KIN.finditer(s))
     ]

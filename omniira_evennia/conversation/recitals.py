@@ -142,11 +142,12 @@ def recited(
         if len(stems) >= MIN_FACT_WORDS
     ]
     found = _recited_from(reply, known)
+    in_halves = set().union(*halves)
     return found + [
         s
         for s in _recited_from(reply, halves)
         if s not in found
-        and len(content_stems(s) & set().union(*halves)) >= RECITED_SHARE * len(content_stems(s))
+        and len(content_stems(s) & in_halves) >= RECITED_SHARE * len(content_stems(s))
     ]
 
 

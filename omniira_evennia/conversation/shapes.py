@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from omniira_evennia.conversation.addressing import is_goodbye
 from omniira_evennia.conversation.words import (
+    OWN_TELLING,
     capped,
     content_stems,
     ends_asking,
@@ -112,7 +113,7 @@ def asks_off_the_point(reply: str, line: str, names: Sequence[str] = ()) -> bool
     such questions were a help desk's or beside the point; a telling's reply is mended in
     place, so what is lost when one was fair is the question, not the reply."""
     reply, line = capped(reply), capped(line)
-    if ends_asking(line) or not _FIRST_PERSON_LINE.search(line):
+    if ends_asking(line) or not OWN_TELLING.search(line):
         return False
     told = content_stems(line)
     skip = _ANY_QUESTION | content_stems(" ".join(names))
@@ -126,9 +127,6 @@ def asks_off_the_point(reply: str, line: str, names: Sequence[str] = ()) -> bool
         ):
             return True
     return False
-
-
-_FIRST_PERSON_LINE = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
 
 
 # "There are many things to see in this town, Gareth." (busy seed 52967), "there's a lot of

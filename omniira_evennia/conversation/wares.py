@@ -47,6 +47,8 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
     wares and prices in front of it (held-out runs: Maren, six times of six), gave no price to a
     question of price, or named none of them to what it sells."""
     asked = asked_own_wares(ctx)
+    if not asked:
+        return False  # every reply is checked: what follows is for a question of its wares
     denies = voice.admits_not_knowing(text) or _DENIES_WARES.search(text[:1000])
     # Asked a price, no price: "Certainly! How many copper would you like?" to "Could I get a
     # room?", "I forge tools and blades." to "What do you charge, Voss?" (held-out seed 63341).
@@ -73,9 +75,7 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
     anothers = bool(anothers_wares_named(text, ctx))
     # Asked back: "Do you pour ale or cider here?" to "What do you pour here?" (seed 61507).
     asked_back = text.rstrip().endswith("?") and len(sentence_list(text[:1000])) == 1
-    return bool(asked) and bool(
-        denies or unpriced or unnamed or priced_elsewhere or anothers or asked_back
-    )
+    return bool(denies or unpriced or unnamed or priced_elsewhere or anothers or asked_back)
 
 
 def anothers_wares_named(text: str, ctx: PromptContext) -> set[str]:

@@ -43,6 +43,8 @@ SAID_VERBS = r"(?:says|asks|replies|responds|answers)"
 # Words a speaker says of themselves ("I", "my", ...): their line is about them (voice.py,
 # handback.py, plain_lines.py).
 FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.IGNORECASE)
+# A player's line telling of their own (embellishments, shapes): the narrower set of the two.
+OWN_TELLING = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
 
 
 def capped(text) -> str:
