@@ -95,8 +95,22 @@ def sorry_for_no_hardship(reply: str, line: str) -> bool:
     line, reply = capped(line), capped(reply)
     if _DISMAY.match(reply) and not _TROUBLE.search(line) and not NEGATES.search(line):
         return True
+    if _UNASKED_APOLOGY.search(reply) and not _OFFENCE.search(line):
+        return True
     sorry = _BARE_SORRY.match(reply) or _SORRY_TO_KNOW.search(reply)
     return bool(sorry) and not _HARDSHIP.search(line) and not NEGATES.search(line)
+
+
+# "Oh, sorry, Niall. I didn't mean to insult you." to "My cloak is soaked through." (held-out
+# seed 38917): pardon asked for an offence nobody took.
+_UNASKED_APOLOGY = re.compile(
+    r"\b(?:didn't|did not|never) mean(?:t)? to (?:insult|offend|upset|hurt|anger|bother)\b",
+    re.IGNORECASE,
+)
+_OFFENCE = re.compile(
+    r"\b(?:insult\w*|offen\w+|rude|angry|anger\w*|upset\w*|hurt\w*|bother\w*|mean|laugh\w*)\b",
+    re.IGNORECASE,
+)
 
 
 # "Oh no, Calla! That must be terrible." to a pot of silver found under the floor (held-out seed
@@ -116,7 +130,9 @@ _TROUBLE = re.compile(
     r"awful|terrible|long|late|alone|sorry|nightmare\w*|stuck|fail\w*|hate\w*|starv\w*|"
     r"abandon\w*|beat(?:en)?|weak|limp\w*|(?:getting|too|grown|so) old|old and|slow|dying|dies|"
     # Not "a pot of old silver": "Oh, that's a sad story, Tilda." to it (held-out seed 73811).
-    r"die|miss\w*|homeless)\b",
+    r"die|miss\w*|homeless|"
+    # "Oh no, that's a terrible thing" to a cart overturned on the bridge (held-out seed 38917).
+    r"overturn\w*|upset|crash\w*|wreck\w*|brawl\w*|collaps\w*|accident\w*)\b",
     re.IGNORECASE,
 )
 

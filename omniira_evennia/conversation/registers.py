@@ -37,6 +37,8 @@ ASSISTANT = re.compile(
     # An essay's advice (held-out seed 41257: Maren on being a jeweller, "This profession
     # requires ... it's important to be well-prepared ... Overall, this profession is ...").
     r"|\bit'?s (?:important|essential|crucial|vital) (?:to|that)\b"
+    # "That's interesting. Did you hear any other things?" to pilgrims on the road (seed 38917)
+    r"|\b(?:any|some) other things\b"
     # "It's always good to stay informed about our neighbors." (held-out seed 71993)
     r"|\bit'?s always (?:good|wise|important|best|a good idea) to\b|\bstay informed\b"
     r"|(?:^|[.!?]\s+)(?:additionally|overall|furthermore|in conclusion|in summary),"

@@ -31,6 +31,16 @@ _STARTS = set(
 )
 
 
+# "What's the best place to eat around here, Lyra?" asks where to go, not only what a bard sells:
+# her "The Lantern & Lane, for its mutton stew" was taken for not knowing her own wares and
+# replaced by her song's price (held-out seed 38917).
+_ASKS_ELSEWHERE = re.compile(
+    r"\b(?:where|place|places|somewhere|anywhere)\b.{0,80}"
+    r"\b(?:around here|hereabouts|nearby|in (?:this |the )?town)\b",
+    re.IGNORECASE,
+)
+
+
 def own_wares(ctx: PromptContext) -> list:
     """The trade facts shown to the NPC that name nobody but it ("A mug of cider costs two
     copper."): its wares and their prices."""
@@ -50,6 +60,8 @@ def wares_unknown(text: str, ctx: PromptContext) -> bool:
     if not asked:
         return False  # every reply is checked: what follows is for a question of its wares
     denies = voice.admits_not_knowing(text) or _DENIES_WARES.search(text[:1000])
+    if not denies and _ASKS_ELSEWHERE.search(ctx.message[:1000]):
+        return False  # a place to go, which other wares than its own may answer
     # Asked a price, no price: "Certainly! How many copper would you like?" to "Could I get a
     # room?", "I forge tools and blades." to "What do you charge, Voss?" (held-out seed 63341).
     unpriced = _ASKS_PRICE.search(ctx.message[:1000]) and not _PRICE.search(text[:1000])
