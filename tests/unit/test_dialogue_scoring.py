@@ -186,6 +186,10 @@ def test_specific_mentions_name_what_was_asserted():
     )
     assert found == []
     assert ev.specific_mentions("Yes, the stable hires horses.", "Any horses?", [], affirmed=True)
+    # The world's "knife" holds its knives (held-out seed 38917, Voss at his forge).
+    made = "I make knives and tools for a living."
+    assert ev.specific_mentions(made, "What do you make?", [], ["knife", "tool"]) == []
+    assert ev.specific_mentions(made, "What do you make?", [], ["tool"]) == ["knives"]
 
 
 # ---------------------------------------------------------------- restated
