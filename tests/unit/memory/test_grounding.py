@@ -589,3 +589,23 @@ def test_a_food_refused_rests_only_on_their_saying_they_cannot_have_it():
         ("Maren, one thing: I can't touch nuts, it makes me sick.", "Ada can't touch nuts."),
     ]:
         assert ground(fact, [said], subject="Ada", npc="Maren").ok, fact
+
+
+def test_half_a_line_whose_thing_is_in_the_other_half_is_refused():
+    # Held-out busy seed 44893: kept beside "... always carries a book of old sea charts".
+    line = "I always carry a book of old sea charts; I would run into a burning house for it."
+    half = self_ground(
+        'Gwendolyn said: "I would run into a burning house for it."',
+        line,
+        subject="Gwendolyn",
+        npc="Wren",
+    )
+    assert not half.ok and "without what it is" in half.reason
+    whole = self_ground(f'Gwendolyn said: "{line}"', line, subject="Gwendolyn", npc="Wren")
+    assert whole.ok
+
+
+def test_a_note_opening_on_he_is_kept_in_their_words():
+    line = "My parrot is called Pippin, and he was half-starved when I found him on the road."
+    assert garbled("He was half-starved when Bram found him on the road.", "Bram", line)
+    assert not garbled("Bram's parrot Pippin was half-starved when Bram found him.", "Bram", line)
