@@ -161,7 +161,9 @@ _BARE_REMEMBER = re.compile(
 # half-starved (held-out seed 71993): a nod, and nothing said.
 # "I see, Corwin." to a home told (held-out seed 74573): the name makes it no more.
 _BARE_NOD = re.compile(
-    r"^\W*(?:(?:oh|ah|hmm|well)[,!.]?\s+)?(?:i see|okay|ok|alright|right|hmm|indeed|good point|fair enough)"
+    # "I don't mind, Fiora." to "Nothing frightens me like crows." (held-out busy seed 44893)
+    r"^\W*(?:(?:oh|ah|hmm|well)[,!.]?\s+)?(?:i see|okay|ok|alright|right|hmm|indeed|good point|"
+    r"fair enough|i (?:don'?t|do not) mind)"
     r"(?:,?\s+[A-Z][a-z]+)?\W*$",
     re.I,
 )

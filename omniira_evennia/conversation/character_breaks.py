@@ -19,6 +19,8 @@ from omniira_evennia.conversation.words import SAID_VERBS
 # Sentences in which a small model drops the character and talks like an assistant.
 _CHARACTER_BREAKS = re.compile(
     r"(as an ai\b|language model|i'?m (just )?an ai|i am (just )?an ai|"
+    # "I am an assistant, not a religious expert." (held-out busy seed 44893, a second try)
+    r"\bi'?m (just )?an? (\w+ )?assistant\b|\bi am (just )?an? (\w+ )?assistant\b|"
     r"i (cannot|can'?t|am unable to|'m unable to) (assist|help) with|"
     r"anything else i can (help|assist|do for you)|how (can|may) i (help|assist) you|"
     r"i'?m here to (help|assist)|i'?m sorry, but i (cannot|can'?t)|"

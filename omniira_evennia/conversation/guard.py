@@ -191,7 +191,12 @@ def own_life_slips(text: str, ctx: PromptContext) -> list[tuple[str, list[str]]]
             plain_lines.MISSTATES_ITS_HOME,
             plain_lines.misstated_home(text, line, own, (ctx.identity.name, ctx.speaker_name)),
         ),
-        (plain_lines.GIVES_ITS_OWN_LIFE, plain_lines.own_life_given(text, line, own)),
+        # Its nature too: "You are a woman who is anxious and observant." from Wren to a fear
+        # told (held-out busy seed 44893).
+        (
+            plain_lines.GIVES_ITS_OWN_LIFE,
+            plain_lines.own_life_given(text, line, [*own, ctx.identity.personality]),
+        ),
         (plain_lines.FORGETS_ITS_OWN_LIFE, plain_lines.forgets_own_life(text, line, own)),
         (plain_lines.INVENTS_ITS_KIN, plain_lines.invented_kin(text, line, own)),
     ]

@@ -158,13 +158,19 @@ def _not_their_words(names) -> set[str]:
 _PLAIN_CONTRACTIONS = {"it'", "there", "that'", "here'"}  # stems
 
 
+# "No, there is no temple in town." to "Is there a temple in town?" is the whole answer: taken for
+# a parrot's, its second try was "I am an assistant, not a religious expert." (held-out busy
+# seed 44893).
+_FLAT_NO = re.compile(r"^\W*no\b[,.!]?\s+(?:there|it|that|i|we)\b.*\b(?:no|not|n't)\b", re.I)
+
+
 def question_turned_round(reply: str, line: str, names: list[str]) -> bool:
     """Asked a question, the reply is the question's own words turned round and no word of
     its own: "I like the town." to "What do you like most about this town?", "I don't tire of
     singing." to "Do you ever tire of singing, Lyra?" (held-out seed 77213). An answer, but a
     parrot's: nothing a person would add, a reason or a detail."""
     reply, line = capped(reply), capped(line)
-    if not ends_asking(line):
+    if not ends_asking(line) or _FLAT_NO.match(reply):
         return False
     skip = _not_their_words(names)
     said = content_stems(line) - skip

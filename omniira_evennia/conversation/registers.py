@@ -24,7 +24,7 @@ ASSISTANT = re.compile(
     r"(?:any|some) (?:other |more )?(?:tips|insights?|advice|suggestions) (?:for|on|into|about)|"
     # "It sounds like an opportunity to make a difference in the town." (held-out seed 97301)
     r"make a (?:real |positive )?difference in\b|"
-    r"as an ai\b|language model|virtual assistant|"
+    r"as an ai\b|language model|virtual assistant|(?:i'?m|i am) (?:just )?an? (?:\w+ )?assistant\b|"
     r"(?:any|have) (?:more|other|further) questions|(?:concerns|questions) or (?:concerns|questions)|"
     r"(?:is there )?anything else (?:you'?d|you would|you want|i can)|"
     # "... so I cannot provide you with a memory or an answer" (held-out seed 62219)

@@ -44,13 +44,18 @@ _UNADDRESSED = re.compile(
 
 # The model copying remembered_line's frame, with a note in it rather than their words:
 # 'You told me so yourself, Yara: "Yara has a little ferret named Quince."' (held-out replays).
-_FRAME = re.compile(rf'^\W*{TOLD_ME_SO},\s*(\w+)\s*:\s*"?(.+?)"?\s*$', re.I | re.S)
+# 'Gwendolyn told me so, you: "Nothing frightens me like heights."' (held-out busy seed 44893),
+# its name turned to "You" on the way.
+_FRAME = re.compile(
+    rf'^\W*(?:{TOLD_ME_SO}|(?:you|[A-Z][a-z]+) told me so),\s*(\w+)\s*:\s*"?(.+?)"?\s*$',
+    re.I | re.S,
+)
 
 
 def frame_said_plainly(reply: str, speaker: str) -> str:
     """A reply in remembered_line's frame said as remembered_line says that memory."""
     found = _FRAME.match(reply[:MAX_CHARS])
-    if not found or found.group(1).lower() != speaker.lower():
+    if not found or found.group(1).lower() not in (speaker.lower(), "you"):
         return reply
     return remembered_line(found.group(2), speaker)
 

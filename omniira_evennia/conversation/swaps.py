@@ -276,7 +276,8 @@ _NOT_KNOWING_YOURS = re.compile(
 # "I never told you that." to "Do you remember my line of work?" (held-out busy seed 66617).
 _NEVER_TOLD_BARE = re.compile(
     r"(?:^|[.!?]\s+)\W*I (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned) you"
-    r"(?: (?:that|this|so|about (?:it|that)))?\s*(?:[.!]|$)"
+    # "I never told you, Bram." to "Who is my mother, do you recall?" (held-out seed 44893).
+    r"(?: (?:that|this|so|about (?:it|that)))?(?:,\s*[A-Z][a-z]+)?\s*(?:[.!]|$)"
     # "I never told you about a dog, Gisela." to "What's the name of my dog?" (held-out seed
     # 63341); "I told you that nothing frightens you like heights." to "What did I tell you
     # scares me most?": their telling said as the NPC's.

@@ -20,6 +20,7 @@ import re
 from typing import NamedTuple
 
 from omniira_evennia.conversation.remembered import name_left_out
+from omniira_evennia.conversation.topic_words import CAUSING, MEANT, NO_PLACE, ONE_FROM
 from omniira_evennia.conversation.voice import (
     FRAMING_WORDS,
     admits_not_knowing,
@@ -220,37 +221,16 @@ class AskedTopic(NamedTuple):
         one more): "dyes cloth for a living; he is a dyer" answers "what is my trade?" better
         than "onions make him sick"."""
         if self.trade:
-            text = _CAUSING.sub(" ", text)  # "it makes him sick" makes nothing for a living
+            text = CAUSING.sub(" ", text)  # "it makes him sick" makes nothing for a living
+            text = MEANT.sub(" ", text)  # nor does "I mean to build a windmill"
         if self.phrase == TOPIC_PHRASE["home"]:
             # "it is all Merrick has left of home", "far from home": no place (seed 36457)
-            text = _NO_PLACE.sub(" ", text)
+            text = NO_PLACE.sub(" ", text)
         held = [stem for stem in self.stems if re.search(rf"\b{re.escape(stem)}", text)]
-        home = self.phrase == TOPIC_PHRASE["home"] and _ONE_FROM.search(text)
+        home = self.phrase == TOPIC_PHRASE["home"] and ONE_FROM.search(text)
         # A town alone is no home: "... sweeps the chimneys of the old town." (seed 61507)
         found = len(held) if home or set(held) - {"town", "village"} else 0
         return found + bool(self.trade and _TRADE_NOUN.search(text)) + bool(home)
-
-
-# Where one is from: "Brigid is a rope-maker from Harrowgate" (telnet trial, 2026-12-04), "Viveka
-# is from Kelmouth" (over "half the town": seed 17389); not "heard it from the carter".
-_ONE_FROM = re.compile(
-    r"\b(?:is|am|i'm|are|was)\s+an?\s+[\w'-]+(?:\s+[\w'-]+)?\s+from\b"
-    r"|\b(?:is|am|are|was|comes?|came|hails?)\s+from\b"
-)
-
-
-# "All he has left of home", "far from home": no place; "the mayor of this town" is here, not
-# where they hail from (held-out seed 48527 answered "Where am I from?" with it).
-_NO_PLACE = re.compile(r"\b(?:of|from) home\b|\b(?:this|our) (?:town|village)\b")
-
-
-# "It makes him sick", "made me cry": a cause, not a trade's making.
-_CAUSING = re.compile(
-    r"\b(?:make|makes|made|making)\s+(?:him|her|me|them|you|us|it)\b"
-    # "Shellfish makes Quill break out in a rash" (held-out busy seed 58873): a name, then this.
-    r"|\b(?:make|makes|made|making)\s+[\w'-]+\s+(?:break|feel|sick|ill|itch|sneeze|swell|cry|"
-    r"queasy|retch|wheeze|faint|throw)"
-)
 
 
 def asked_topic(line: str) -> AskedTopic | None:
