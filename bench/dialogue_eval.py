@@ -1803,9 +1803,17 @@ def flag_reply(
         allowed = world_info["names"] + list(world.NPC_NAMES)
         if admits_not_knowing(reply):
             flags.append("admits")
-        if is_invented_answer(
-            reply, step.line, scenario.npc, speaker, allowed, world_info["words"]
-        ) or gives_world_name_as_theirs(reply, speaker, world_info["names"]):
+        # Answered with another of their facts: "Building a windmill, Finnegan." (his dream) to
+        # "Do you remember my line of work?" (held-out busy seed 44893, counted by hand).
+        theirs = scenario.facts if speaker == scenario.player else []
+        misanswered = not admits_not_knowing(reply) and any(matches(reply, f.keys) for f in theirs)
+        if (
+            is_invented_answer(
+                reply, step.line, scenario.npc, speaker, allowed, world_info["words"]
+            )
+            or gives_world_name_as_theirs(reply, speaker, world_info["names"])
+            or misanswered
+        ):
             flags.append("invented")
         if any(matches(reply, f.keys) for o in others for f in o.facts if o.npc == scenario.npc):
             flags.append("mixup")

@@ -906,3 +906,26 @@ def test_the_she_of_a_pet_their_line_spoke_of_is_not_the_listener():
     assert ev.speaks_of_listener(
         "You have been terrified of rats since she was a child.", "Idris", "I fear rats."
     )
+
+
+def test_a_never_told_question_answered_with_another_of_their_facts_is_invented():
+    # Held-out busy seed 44893: "Building a windmill, Finnegan." (his dream) to his trade, never
+    # told; read by hand, not scored.
+    asked = "Do you remember what my son is called?"
+    reply = {"answered": True, "errors": [], "fallback": False, "speaker": "Hesketh"}
+    dream = Fact(
+        "goal",
+        "windmill",
+        "Before I'm old I mean to build a windmill on the hill.",
+        "What do I dream of doing one day?",
+        [["windmill"]],
+        world.claim_of("goal", ["windmill"]),
+    )
+    told = scenario(facts=[dream])
+
+    def flags(text):
+        step = Step("never_told", asked, category="kin")
+        return ev.flag_reply({**reply, "reply": text}, step, told, [], WORLD)
+
+    assert "invented" in flags("Building a windmill, Hesketh.")
+    assert "invented" not in flags("You never told me of a son, only of your windmill.")
