@@ -39,6 +39,9 @@ ASSISTANT = re.compile(
     r"|\bit'?s (?:important|essential|crucial|vital) (?:to|that)\b"
     # "That's interesting. Did you hear any other things?" to pilgrims on the road (seed 38917)
     r"|\b(?:any|some) other things\b"
+    # "You're welcome to ask anything you like, but remember, I'm just a storyteller, not a
+    # recipe book." to "what should you keep off my plate?" (held-out seed 51263)
+    r"|\byou'?re welcome to ask (?:me )?anything\b"
     # "It's always good to stay informed about our neighbors." (held-out seed 71993)
     r"|\bit'?s always (?:good|wise|important|best|a good idea) to\b|\bstay informed\b"
     r"|(?:^|[.!?]\s+)(?:additionally|overall|furthermore|in conclusion|in summary),"

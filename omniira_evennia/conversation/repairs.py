@@ -182,6 +182,14 @@ def _said_to_them(rest: str) -> str:
     )
 
 
+_LOWERED = frozenset("you your yours yes no it that there the a an we my aye well oh".split())
+
+
+def _lowered(word: str) -> str:
+    """A sentence's first word, now inside one: a name or "I" keeps its capital."""
+    return word.lower() if word.lower() in _LOWERED else word
+
+
 def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = False) -> str:
     """The speaker called by name in what is said to them: "I don't know Gerwyn's dog's name,
     Gerwyn." -> "I don't know your dog's name, Gerwyn."; "Gerwyn never told me" -> "You never
@@ -192,6 +200,13 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
     # guard to see it so (turned, it read 'You say: "..."': held-out seed 44207).
     if re.match(rf"^\W*{re.escape(speaker)}\s+{SAID_VERBS}\b", reply, re.I):
         return reply
+    # Called by name as a sentence of its own: "Quill. You grew up in the hill country." (held-out
+    # seed 51263, twice) -> "Quill, you grew up ...".
+    reply = re.sub(
+        rf"^(\W*{re.escape(speaker)})\.\s+([A-Z]\w*)",
+        lambda m: f"{m.group(1)}, {_lowered(m.group(2))}",
+        reply,
+    )
     # Called at both ends: "Fiora, your great ambition is to climb the Greyfang mountain,
     # Fiora." (held-out seed 70919) keeps the first.
     if re.match(rf"^\W*{re.escape(speaker)},", reply):

@@ -278,6 +278,10 @@ _NEVER_TOLD_BARE = re.compile(
     r"(?:^|[.!?]\s+)\W*I (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned) you"
     # "I never told you, Bram." to "Who is my mother, do you recall?" (held-out seed 44893).
     r"(?: (?:that|this|so|about (?:it|that)))?(?:,\s*[A-Z][a-z]+)?\s*(?:[.!]|$)"
+    # "I never told him about it." to a newcomer's "what did I tell you scares me most?"
+    # (held-out seed 51263): theirs, said as the NPC's, of them.
+    r"|(?:^|[.!?]\s+)\W*I (?:never|haven'?t|have not|didn'?t|did not) (?:told|tell|mentioned) "
+    r"(?:him|her|them)(?: (?:that|this|so|about (?:it|that)))?\s*(?:[.!]|$)"
     # "I never told you about a dog, Gisela." to "What's the name of my dog?" (held-out seed
     # 63341); "I told you that nothing frightens you like heights." to "What did I tell you
     # scares me most?": their telling said as the NPC's.
