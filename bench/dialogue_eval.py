@@ -599,6 +599,9 @@ SWAPS = [
     ),
     # the player's telling said as the NPC's ("I told you that I'm afraid of ghosts.", 36457)
     re.compile(CUE_START + r"i told you (?:that )?i(?:'m| am| was|'ve| have)\b", re.I),
+    # "I told you it was deep water, Bram." to "What did I tell you scares me most?" (held-out
+    # seed 73529, read by hand)
+    re.compile(CUE_START + r"i told you (?:that )?(?:it|they) (?:was|were|is|are)\b", re.I),
 ]
 
 

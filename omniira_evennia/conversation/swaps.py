@@ -286,7 +286,9 @@ _NEVER_TOLD_BARE = re.compile(
     # 63341); "I told you that nothing frightens you like heights." to "What did I tell you
     # scares me most?": their telling said as the NPC's.
     r"|(?:^|[.!?]\s+)\W*(?:(?:yes|no|oh|ah|well),?\s+)?I (?:never |have never |haven'?t |"
-    r"didn'?t |did not )?(?:told|mentioned|said to) you (?:about|of|that) (?:an? |your )?\w+",
+    r"didn'?t |did not )?(?:told|mentioned|said to) you (?:about|of|that) (?:an? |your )?\w+"
+    # "I told you it was deep water, Bram." to "What did I tell you scares me most?" (seed 73529)
+    r"|(?:^|[.!?]\s+)\W*I told you (?:that )?(?:it|they) (?:was|were|is|are)\b",
     re.IGNORECASE,
 )
 # Their never telling said as the NPC's: "I have never told you what your great ambition is."

@@ -787,6 +787,7 @@ def test_not_knowing_the_one_it_talks_to_speaks_of_them():
 
 def test_the_players_telling_said_as_the_npcs_is_scored_a_swap():
     assert ev.swaps_i_and_you("I told you that I'm afraid of ghosts.")
+    assert ev.swaps_i_and_you("I told you it was deep water, Bram.")
     assert not ev.swaps_i_and_you("You told me you're afraid of ghosts.")
 
 

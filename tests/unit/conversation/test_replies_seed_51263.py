@@ -34,3 +34,12 @@ def test_their_name_said_as_a_sentence_of_its_own_calls_them():
         "Quill, Aldous runs the town."
     )
     assert to_the_listener("Quill.", "Quill", "Lyra") == "Quill."
+
+
+def test_their_telling_said_back_as_its_own_is_a_swap():
+    # Held-out seed 73529: "I told you it was deep water, Bram." to what scares him most.
+    line = "What did I tell you scares me most?"
+    found = voice.slips("I told you it was deep water, Bram.", line, "Maren", "Bram", "")
+    assert "swaps_i_and_you" in found
+    said = voice.slips("You told me it was deep water, Bram.", line, "Maren", "Bram", "")
+    assert "swaps_i_and_you" not in said
