@@ -14,7 +14,7 @@ import re
 
 from omniira_evennia.conversation.phrasing import sentences
 from omniira_evennia.conversation.tags import clean_text
-from omniira_evennia.conversation.words import SAID_VERBS
+from omniira_evennia.conversation.words import SAID_VERBS, rx
 
 # Sentences in which a small model drops the character and talks like an assistant.
 _CHARACTER_BREAKS = re.compile(
@@ -121,11 +121,10 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
     # "Tobiah: I also make candles".
     # Not their name said to them: 'You told me so yourself, Elowen: "..."' (our own plain
     # line, copied by the model: held-out seed 31079) is no turn of theirs.
-    turn = re.search(
+    turn = rx(
         rf"(^|(?<!,)[\s\"\u201d.!?])({'|'.join(others)})\s*(:|says\b[^:]{{0,20}}:"
-        rf"|{SAID_VERBS}\s*,?\s*[\"\u201c])",
-        stripped[1:],
-    )
+        rf"|{SAID_VERBS}\s*,?\s*[\"\u201c])"
+    ).search(stripped[1:])
     if turn:
         stripped = stripped[: turn.start() + 1].strip()  # the rest is a turn it invented
     if name:

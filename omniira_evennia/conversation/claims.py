@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from omniira_evennia.conversation.phrasing import sentences
+from omniira_evennia.conversation.words import rx
 
 _WORD = re.compile(r"[a-z0-9']+")
 _CONTRACTIONS = {
@@ -67,7 +68,7 @@ def _first_person(value: str, speaker: str) -> str:
         (r"\b(their|his|her)\b", "my"),
         (rf"\b{name}\b", "I"),
     ):
-        value = re.sub(pattern, repl, value, flags=re.IGNORECASE)
+        value = rx(pattern, re.IGNORECASE).sub(repl, value)
     return value
 
 

@@ -23,6 +23,7 @@ from omniira_evennia.conversation.words import (
     capped,
     content_stems,
     is_question,
+    rx,
     sentence_list,
 )
 
@@ -81,11 +82,11 @@ def invented_about(reply: str, line: str, known: str, theirs: str, skip=()) -> l
     given = content_stems(capped(theirs)) | content_stems(capped(known))
     given |= content_stems(" ".join(FRAMING_WORDS))
     # "Tarnow, Calla, is a beautiful town, isn't it?" (held-out seed 31079): said to them.
-    pattern = re.compile(
+    pattern = rx(
         r"\b(?:" + "|".join(re.escape(n) for n in names) + r")(?:,\s*[A-Z][a-z]+,)?" + _DESCRIBED,
         re.IGNORECASE,
     )
-    been = re.compile(_BEEN_TO + r"(?:" + "|".join(re.escape(n) for n in names) + r")\b", re.I)
+    been = rx(_BEEN_TO + r"(?:" + "|".join(re.escape(n) for n in names) + r")\b", re.I)
     found: list[str] = []
     going_on = False
     for said in sentence_list(capped(reply)):

@@ -62,7 +62,7 @@ from omniira_evennia.conversation.wares import (  # noqa: F401  (guard.wares_lin
     wares_line,
     wares_unknown,
 )
-from omniira_evennia.conversation.words import content_stems, is_question, sentence_list
+from omniira_evennia.conversation.words import content_stems, is_question, rx, sentence_list
 from omniira_evennia.knowledge import answers
 from omniira_evennia.llm.client import Usage
 from omniira_evennia.runtime import health
@@ -71,7 +71,7 @@ from omniira_evennia.runtime import health
 def is_echo(reply: str, said: str, speaker: str) -> bool:
     """The reply repeats the speaker's line, or the "<name> says:" frame, instead of answering."""
     text, line = " ".join(reply.lower().split()), " ".join(said.lower().split())
-    if speaker and re.match(rf"^{re.escape(speaker.lower())}\s+says\b", text):
+    if speaker and rx(rf"^{re.escape(speaker.lower())}\s+says\b").match(text):
         return True
     if is_goodbye(said) and is_goodbye(reply):
         return goodbye_given_back(reply, said, [speaker])

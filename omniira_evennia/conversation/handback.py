@@ -22,6 +22,7 @@ from omniira_evennia.conversation.words import (
     content_stems,
     ends_asking,
     is_question,
+    rx,
     sentence_list,
 )
 
@@ -31,7 +32,7 @@ def _said_again(reply: str, line: str, names: list[str]) -> bool:
     strip = "|".join(rf"\b{re.escape(n)}\b" for n in names if n) or "$^"
 
     def words(text: str) -> list[str]:
-        return re.findall(r"[a-z']+", re.sub(strip, " ", text.lower()))
+        return re.findall(r"[a-z']+", rx(strip).sub(" ", text.lower()))
 
     said = words(line)
     if len(said) < 4:
@@ -51,7 +52,7 @@ def goodbye_given_back(reply: str, line: str, names: list[str]) -> bool:
     strip = "|".join(rf"\b{re.escape(n)}\b" for n in names if n) or "$^"
 
     def rest(text: str) -> str:
-        text = GOODBYE.sub(" ", re.sub(strip, " ", capped(text), flags=re.IGNORECASE))
+        text = GOODBYE.sub(" ", rx(strip, re.IGNORECASE).sub(" ", capped(text)))
         return " ".join(re.findall(r"[a-z']+", text.lower()))
 
     said = rest(line)

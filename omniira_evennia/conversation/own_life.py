@@ -22,6 +22,7 @@ from omniira_evennia.conversation.words import (
     KIN_WORDS,
     MAX_CHARS,
     content_stems,
+    rx,
     sentence_list,
 )
 from omniira_evennia.knowledge.contradiction import NUMBERS
@@ -71,7 +72,7 @@ def own_life_fact(line: str, own_facts: Sequence[str]) -> str:
             # Then the one that says most of it: "Have you any kin in town?" is answered by
             # "... not married; your grandmother still lives ...", not by where she taught her
             # herb-lore (held-out busy seed 42139).
-            word = re.compile(rf"\b{re.escape(found.group())}\b", re.IGNORECASE)
+            word = rx(rf"\b{re.escape(found.group())}\b", re.IGNORECASE)
             facts.sort(
                 key=lambda f: (
                     not word.search(f[:MAX_CHARS]),

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from omniira_evennia.conversation.words import rx
+
 
 def quote(text: str) -> str:
     """Render stored text as quoted data: double quotes inside become single quotes."""
@@ -96,7 +98,7 @@ def gloss(line: str, speaker: str, npc: str) -> str:
         return ""
     text = line
     for pattern, replace in _GLOSS_FIXED:
-        text = re.sub(pattern, lambda m, r=replace: r(m, speaker), text, flags=re.IGNORECASE)
+        text = rx(pattern, re.IGNORECASE).sub(lambda m, r=replace: r(m, speaker), text)
 
     def subject(match):
         before = text[: match.start()]

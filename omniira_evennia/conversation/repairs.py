@@ -26,6 +26,7 @@ from omniira_evennia.conversation.voice import (
     sentence_list,
     slips,
 )
+from omniira_evennia.conversation.words import rx
 
 _YOU_SUBJECT = re.compile(
     r"^(?P<lead>\W*(?:(?:yes|no|oh|well|ah|aye|hm+)[,!.]?\s+)?)(?P<you>you(?:'re|'ve|'ll|'d)?)"
@@ -198,19 +199,17 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
         return reply
     # The speaker's own line written for them ('Jessamy says: "..."') stays as written, for the
     # guard to see it so (turned, it read 'You say: "..."': held-out seed 44207).
-    if re.match(rf"^\W*{re.escape(speaker)}\s+{SAID_VERBS}\b", reply, re.I):
+    if rx(rf"^\W*{re.escape(speaker)}\s+{SAID_VERBS}\b", re.I).match(reply):
         return reply
     # Called by name as a sentence of its own: "Quill. You grew up in the hill country." (held-out
     # seed 51263, twice) -> "Quill, you grew up ...".
-    reply = re.sub(
-        rf"^(\W*{re.escape(speaker)})\.\s+([A-Z]\w*)",
-        lambda m: f"{m.group(1)}, {_lowered(m.group(2))}",
-        reply,
+    reply = rx(rf"^(\W*{re.escape(speaker)})\.\s+([A-Z]\w*)").sub(
+        lambda m: f"{m.group(1)}, {_lowered(m.group(2))}", reply
     )
     # Called at both ends: "Fiora, your great ambition is to climb the Greyfang mountain,
     # Fiora." (held-out seed 70919) keeps the first.
-    if re.match(rf"^\W*{re.escape(speaker)},", reply):
-        reply = re.sub(rf",\s*{re.escape(speaker)}\s*([.!?])\s*$", r"\1", reply)
+    if rx(rf"^\W*{re.escape(speaker)},").match(reply):
+        reply = rx(rf",\s*{re.escape(speaker)}\s*([.!?])\s*$").sub(r"\1", reply)
 
     def yours(match: re.Match) -> str:
         opens = match.start() == 0 or re.search(r"[.!?]\s*$", reply[: match.start()])
@@ -218,14 +217,15 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
 
     name = re.escape(speaker)
     # "Emrys' brother Godfrey" to Emrys (held-out seed 19447) as much as "Emrys's brother".
-    text = re.sub(rf"\b{name}(?:'s\b|’s\b|'(?=\s))", yours, capped(reply))
+    text = rx(rf"\b{name}(?:'s\b|’s\b|'(?=\s))").sub(yours, capped(reply))
     # Called by name in lower case ("Wow, talia!": seed 62903, busy): as they spell it.
-    text = re.sub(rf"(,\s*){name}(?=\s*[.!?,])", lambda m: m.group(1) + speaker, text, flags=re.I)
+    text = rx(rf"(,\s*){name}(?=\s*[.!?,])", re.I).sub(lambda m: m.group(1) + speaker, text)
     # "Ysolde never told me about a dog." said to Ysolde: "You never told me about a dog."
     # After a colon too: "I know nothing about your life: Yara never told me." (seed 19447).
-    text = re.sub(
+    text = rx(
         rf"(^|[.!?]\s+|[:;]\s*){name} (never|didn't|did not|hasn't|has not) (told|tell|mentioned|"
-        r"mention|said|say)\b([^.!?]*)",
+        r"mention|said|say)\b([^.!?]*)"
+    ).sub(
         lambda m: f"{m.group(1)}{_you_after(m.group(1))} {_HAVE.get(m.group(2), m.group(2))} "
         f"{m.group(3)}"
         # "... the name of his goat": theirs, said to them (held-out seed 67219); "... what he
@@ -235,14 +235,12 @@ def to_the_listener(reply: str, speaker: str, npc: str = "", of_them: bool = Fal
     )
     # "I do not remember Fenwick doing anything for a living." said to Fenwick (held-out seed
     # 77213): "remember you doing".
-    text = re.sub(
+    text = rx(
         rf"\b(remember|recall|know of|imagine|picture|see)\s+{name}\s+(?=[a-z]+ing\b)",
-        r"\1 you ",
-        text,
-        flags=re.IGNORECASE,
-    )
+        re.IGNORECASE,
+    ).sub(r"\1 you ", text)
     # "I don't know what frightens Odalys." said to Odalys (telnet trial, 2026-12-05).
-    text = re.sub(rf"\b(what|who)\s+([a-z]+s)\s+{name}\b(?!')", r"\1 \2 you", text)
+    text = rx(rf"\b(what|who)\s+([a-z]+s)\s+{name}\b(?!')").sub(r"\1 \2 you", text)
     # "I remember: you ferret's name is Pocket." (held-out seed 73811): "your ferret's".
     text = re.sub(
         r"\b([Yy])ou (?!(?:what|that|it|there|here|who|where|how|he|she|let|one|when|why)'s)"
@@ -388,7 +386,7 @@ def _spoken_to(text: str, name: str, of_them: bool = False) -> str:
         opens = not lead.strip(" \t\"'") or lead.rstrip().endswith((".", "!", "?"))
         return f"{lead}{'You' if opens else 'you'} {adverb}{verb}"
 
-    pattern = re.compile(_SUBJECT.format(name=name), re.IGNORECASE)
+    pattern = rx(_SUBJECT.format(name=name), re.IGNORECASE)
     parts = re.split(r"((?<=[.!?])\s+)", text)  # sentences and the spaces between them
 
     def said_to_them(sentence: str, after_theirs: bool) -> str:

@@ -36,6 +36,7 @@ from omniira_evennia.conversation.words import (
     first_person_runs,
     is_question,
     object_runs,
+    rx,
     sentence_list,
     words_of,
 )
@@ -134,7 +135,7 @@ def misgiven_roles(reply: str, own: str, facts: list[str]) -> list[str]:
         named = set(_NAME.findall(sentence)) & names
         if not named or _DENIED.search(sentence):
             continue
-        held = [t for t in facts if any(re.search(rf"\b{n}\b", t) for n in named)]
+        held = [t for t in facts if any(rx(rf"\b{n}\b").search(t) for n in named)]
         if FIRST_PERSON.search(sentence):
             held.append(capped(own))
         holders = " ".join(held)
@@ -186,7 +187,7 @@ def remembered_as_mine(
     for note in remembered:
         note = capped(note)
         if speaker:  # "Talia is a cobbler" is their "I am a cobbler"
-            note = re.sub(rf"\b{re.escape(speaker)} (?:is|works as)\b", "I am", note)
+            note = rx(rf"\b{re.escape(speaker)} (?:is|works as)\b").sub("I am", note)
         runs = first_person_runs(note) + object_runs(note)
         # Their doing, by name, said as the NPC's beside "you": "You called your goat Pudding,
         # and he was half-starved when I found him on the road." of "... when Peregrine found
@@ -195,7 +196,7 @@ def remembered_as_mine(
         named = (
             []
             if not speaker
-            else first_person_runs(re.sub(rf"\b{re.escape(speaker)}\b(?!')", "I", note))
+            else first_person_runs(rx(rf"\b{re.escape(speaker)}\b(?!')").sub("I", note))
         )
         theirs = content_stems(note) - content_stems(f"{speaker} {line}") - _ANYONES
         for sentence, said in sentences:

@@ -77,6 +77,7 @@ from omniira_evennia.conversation.words import (  # noqa: F401  (voice.capped et
     first_person_runs,
     is_question,
     me_runs,
+    rx,
     sentence_list,
     words_of,
 )
@@ -152,7 +153,7 @@ def named_to_their_face(reply: str, speaker: str, npc: str = "") -> bool:
     if not speaker or speaker.lower() == (npc or "").lower():
         return False
     text = capped(reply)
-    for found in re.finditer(rf"\b{re.escape(speaker)}\b(?!['’])", text):
+    for found in rx(rf"\b{re.escape(speaker)}\b(?!['’])").finditer(text):
         called = _CALLS.search(text[: found.start()]) and _CALLED_END.match(text[found.end() :])
         if not called:
             return True
@@ -219,7 +220,7 @@ def speaks_as(reply: str, speaker: str) -> bool:
     """The model wrote the speaker's line instead of its own ('Quill: "I know you ..."',
     'Rosalie responds, "..."')."""
     frame = rf"^\W*{re.escape(speaker)}\s*(?::|{SAID_VERBS}\b)"
-    return bool(speaker) and re.match(frame, reply, re.IGNORECASE) is not None
+    return bool(speaker) and rx(frame, re.IGNORECASE).match(reply) is not None
 
 
 def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list[str]:
@@ -229,7 +230,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     found = []
     if speaker and (
         speaks_as(reply, speaker)
-        or re.search(_SAID_BY.format(name=re.escape(speaker)), reply, re.IGNORECASE)
+        or rx(_SAID_BY.format(name=re.escape(speaker)), re.IGNORECASE).search(reply)
     ):
         found.append("speaks_as_player")
     elif re.search(r"\byou say to you\b", reply, re.IGNORECASE):
@@ -237,7 +238,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     elif _SCRIPTS_THEM.search(reply):
         found.append("speaks_as_player")
     if speaker and (
-        re.search(_SPEAKS_OF_THEM.format(speaker=re.escape(speaker)), reply, re.I)
+        rx(_SPEAKS_OF_THEM.format(speaker=re.escape(speaker)), re.I).search(reply)
         or named_to_their_face(reply, speaker, npc)
         or swaps.listener_as_third_person(reply, speaker, npc)
     ):
@@ -266,7 +267,7 @@ def slips(reply: str, line: str, npc: str, speaker: str, role: str = "") -> list
     admitted = is_question(line) and FIRST_PERSON.search(line) and admits_not_knowing(reply)
     if (not admitted and restates(reply, line, npc, speaker)) or (
         speaker
-        and re.search(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), reply, re.IGNORECASE)
+        and rx(_THIRD_PERSON_BACK.format(speaker=re.escape(speaker)), re.IGNORECASE).search(reply)
     ):
         found.append(RESTATED)
     if swaps.swapped(reply, line, speaker) or swaps.takes_their_question(reply, line):
@@ -421,7 +422,7 @@ def _addresses_the_one_talked_about(reply: str, line: str, names) -> bool:
         if name.lower() in present:
             continue
         spoken_to = rf",\s*{name}\s*[,.!?]"  # "Ember, is it?" only names the raven
-        if re.search(spoken_to, reply) and re.search(r"\byou(?:r|'re)?\b", reply, re.I):
+        if rx(spoken_to).search(reply) and rx(r"\byou(?:r|'re)?\b", re.I).search(reply):
             return True
     return False
 

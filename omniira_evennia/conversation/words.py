@@ -47,6 +47,14 @@ FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself)\b", re.I
 OWN_TELLING = re.compile(r"\b(?:i|i'm|i've|my|me)\b", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=4096)
+def rx(pattern: str, flags: int = 0) -> re.Pattern:
+    """`pattern` compiled once and kept. For the patterns built with a player's or an NPC's name
+    (about a hundred a pair): `re` keeps only 512 compiled patterns, so with a few players
+    talking the guard compiled about six of them again for every reply (docs/benchmarks.md)."""
+    return re.compile(pattern, flags)
+
+
 def capped(text) -> str:
     return str(text or "")[:MAX_CHARS]
 

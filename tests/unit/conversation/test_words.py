@@ -1,7 +1,7 @@
 """The words of a line the voice rules read (conversation/words.py)."""
 
 from omniira_evennia.conversation import repairs, voice
-from omniira_evennia.conversation.words import MAX_CHARS, content_stems, sentence_list
+from omniira_evennia.conversation.words import MAX_CHARS, content_stems, rx, sentence_list
 
 
 def test_a_word_and_its_endings_meet():
@@ -31,3 +31,14 @@ def test_the_listeners_name_in_lower_case_is_spelt_as_they_spell_it():
     )
     # A word that is also their name, not said to them, stays as it is.
     assert repairs.to_the_listener("A rose, by the door.", "Rose") == "A rose, by the door."
+
+
+def test_a_pattern_built_with_a_name_is_compiled_once_whatever_else_was_compiled():
+    import re
+
+    first = rx(r"\bQuill\b", re.I)
+    # More distinct patterns than re's own cache holds (512) in between.
+    for i in range(600):
+        re.compile(rf"\bname{i}\b")
+    assert rx(r"\bQuill\b", re.I) is first
+    assert rx(r"\bQuill\b") is not first  # its flags are part of what is kept
