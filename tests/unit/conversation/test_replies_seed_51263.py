@@ -5,17 +5,33 @@ desk's "You're welcome to ask anything you like" to a question of their food; th
 as a sentence of its own ("Quill. You grew up ...").
 """
 
+import pytest
+
 from omniira_evennia.conversation import voice
 from omniira_evennia.conversation.registers import ASSISTANT
 from omniira_evennia.conversation.repairs import to_the_listener
 
 
-def test_their_never_telling_said_as_its_own_of_them_is_a_swap():
-    line = "Lyra, what did I tell you scares me most?"
-    found = voice.slips("I never told him about it.", line, "Lyra", "Gareth", "bard")
-    assert "swaps_i_and_you" in found
-    told = voice.slips("You never told me, Gareth.", line, "Lyra", "Gareth", "bard")
-    assert "swaps_i_and_you" not in told
+@pytest.mark.parametrize(
+    "line, swapped, said",
+    [
+        # A newcomer's never-told fear.
+        (
+            "Lyra, what did I tell you scares me most?",
+            "I never told him about it.",
+            "You never told me, Gareth.",
+        ),
+        # Held-out seed 73529: their telling said back as its own.
+        (
+            "What did I tell you scares me most?",
+            "I told you it was deep water, Gareth.",
+            "You told me it was deep water, Gareth.",
+        ),
+    ],
+)
+def test_their_telling_or_not_telling_said_as_its_own_is_a_swap(line, swapped, said):
+    assert "swaps_i_and_you" in voice.slips(swapped, line, "Lyra", "Gareth", "bard")
+    assert "swaps_i_and_you" not in voice.slips(said, line, "Lyra", "Gareth", "bard")
 
 
 def test_welcome_to_ask_anything_is_a_help_desk():
@@ -34,12 +50,3 @@ def test_their_name_said_as_a_sentence_of_its_own_calls_them():
         "Quill, Aldous runs the town."
     )
     assert to_the_listener("Quill.", "Quill", "Lyra") == "Quill."
-
-
-def test_their_telling_said_back_as_its_own_is_a_swap():
-    # Held-out seed 73529: "I told you it was deep water, Bram." to what scares him most.
-    line = "What did I tell you scares me most?"
-    found = voice.slips("I told you it was deep water, Bram.", line, "Maren", "Bram", "")
-    assert "swaps_i_and_you" in found
-    said = voice.slips("You told me it was deep water, Bram.", line, "Maren", "Bram", "")
-    assert "swaps_i_and_you" not in said
