@@ -1804,12 +1804,13 @@ def flag_reply(
         flags.append("recalled" if is_recalled(reply, scenario, step.fact) else "missed")
     if step.kind in ("never_told", "newcomer"):
         allowed = world_info["names"] + list(world.NPC_NAMES)
-        if admits_not_knowing(reply):
+        admits = admits_not_knowing(reply)
+        if admits:
             flags.append("admits")
         # Answered with another of their facts: "Building a windmill, Finnegan." (his dream) to
         # "Do you remember my line of work?" (held-out busy seed 44893, counted by hand).
         theirs = scenario.facts if speaker == scenario.player else []
-        misanswered = not admits_not_knowing(reply) and any(matches(reply, f.keys) for f in theirs)
+        misanswered = not admits and any(matches(reply, f.keys) for f in theirs)
         if (
             is_invented_answer(
                 reply, step.line, scenario.npc, speaker, allowed, world_info["words"]

@@ -140,7 +140,7 @@ def strip_character_breaks(text: str, name: str = "", speaker: str = "") -> tupl
             stripped = stripped.split(":", 1)[1]
         # "I'm sorry, but as Wren, I don't know your cousin's name." (held-out seed 38917, twice
         # on a second try): an assistant's "as an AI" with its own name in it.
-        as_itself = re.compile(rf"\bas {re.escape(name)},\s+(?=I\b)", re.IGNORECASE)
+        as_itself = rx(rf"\bas {re.escape(name)},\s+(?=I\b)", re.IGNORECASE)
         if as_itself.search(stripped):
             stripped, broke = as_itself.sub("", stripped), True
     without_actions = _ACTION.sub(" ", stripped)

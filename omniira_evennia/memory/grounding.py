@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 
 from omniira_evennia.memory import claim_kinds
-from omniira_evennia.memory.quoting import quote_rests_on, quoted_words, without_address
+from omniira_evennia.memory.quoting import SENTENCE, quote_rests_on, quoted_words, without_address
 
 MAX_LINES = 40
 LINE_CHARS = 1000
@@ -42,7 +42,6 @@ SHARE = 0.5  # of a value's substantive words that its statement must hold
 ONLY_ASKED = "rests on what they only asked"  # a refusal's reason, with the words
 
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’-]*")
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
 _FIRST_PERSON = re.compile(
     r"\b(i|i'm|i’m|i've|i’ve|i'll|i’ll|i'd|i’d|me|my|mine|myself|we|we're|we've|us|our|ours)\b",
     re.IGNORECASE,
@@ -143,7 +142,7 @@ def sentences(lines, limit: int = MAX_LINES) -> list[str]:
     for line in reversed(list(lines)[-limit:]):
         text = str(line)[: min(LINE_CHARS, room)]
         room -= len(text)
-        found = [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+        found = [s.strip() for s in SENTENCE.findall(text) if s.strip()]
         out = found + out
         if len(out) >= 2 * MAX_STATEMENTS:
             return out[-2 * MAX_STATEMENTS :]
@@ -189,7 +188,7 @@ def specifics(value: str, skip: set[str]) -> list[str]:
         first = words[0].lower()
         if first not in skip | STOPWORDS | GENERIC | KIN:
             out.append(first)
-    for sentence in _SENTENCE.findall(value):
+    for sentence in SENTENCE.findall(value):
         for i, word in enumerate(_words(sentence)):
             low = word.lower()
             if low in skip or low.rstrip("'s") in skip:
@@ -283,7 +282,7 @@ class Evidence:
 
 def _line_ends(lines: list) -> set[str]:
     """The last sentence of each of `lines` (as `sentences` reads them)."""
-    split = (_SENTENCE.findall(str(line)[:LINE_CHARS]) for line in lines)
+    split = (SENTENCE.findall(str(line)[:LINE_CHARS]) for line in lines)
     return {kept[-1] for found in split if (kept := [s.strip() for s in found if s.strip()])}
 
 

@@ -114,7 +114,8 @@ def without_trailing_address(text: str, npc: str) -> str:
     return re.sub(rf",\s*{re.escape(npc)}\s*([.!?]*)\s*$", r"\1", text, flags=re.IGNORECASE)
 
 
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
+# A sentence or a clause ended by ";" (memory/grounding.py reads lines by it too).
+SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
 
 
 def _plain(text: str) -> str:
@@ -128,7 +129,7 @@ def quote_rests_on(quote: str, said: list[str]) -> tuple[bool, str, str]:
     (memory/policy.py)."""
     plain_said = [_plain(redact_pii(text)[0]) for text in said]
     first = ""
-    for piece in _SENTENCE.findall(quote):
+    for piece in SENTENCE.findall(quote):
         wanted = _plain(piece)
         if not wanted:
             continue
