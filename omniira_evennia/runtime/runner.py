@@ -112,6 +112,23 @@ def defer_background(func, *args, **kwargs) -> defer.Deferred:
     return _defer(BACKGROUND, func, *args, **kwargs)
 
 
+def after_the_next_poll(func, *args, **kwargs) -> defer.Deferred:
+    """
+    Call `func` on the reactor once it has polled its sockets again, so what was written to a
+    transport before (a line said in the room) has left for the players. `callLater(0)` alone
+    does not wait for that: scheduled from a worker's result or a timed call, it runs in the
+    same pass of `runUntilCurrent`, before the poll. A call scheduled from inside that pass
+    waits for the next one.
+    """
+    done = defer.Deferred()
+
+    def call() -> None:
+        defer.maybeDeferred(func, *args, **kwargs).chainDeferred(done)
+
+    reactor.callLater(0, reactor.callLater, 0, call)
+    return done
+
+
 def pool_sizes() -> dict[str, int]:
     """Threads of each started pool (for health and tests)."""
     return {kind: pool.max for kind, pool in _pools.items()}
