@@ -81,8 +81,11 @@ def _chat_url(base_url: str) -> str:
 # transcript, gossip, a reflection, a diary, a repair request) and wherever the text came from
 # (rows written before a pattern was added, a builder's own writes, NPC lines, world events,
 # beliefs, diaries). `apps.ready` registers `memory.safety.redact_pii` here (the llm layer may
-# not import memory; docs/architecture.md). Results are cached per text, so the part
-# of a conversation's prompt that repeats costs nothing after its first call.
+# not import memory; docs/architecture.md). A text is filtered a line at a time and each
+# line's result is cached: the lines of a prompt that repeat from one call to the next (the
+# rules, the NPC's facts, what it remembers) cost nothing after the first (the whole system
+# prompt, new each turn, took 1-2 ms of every reply). A prompt's lines are separate items, so
+# nothing the patterns look for runs across one.
 _prompt_filter = None
 
 
@@ -90,12 +93,22 @@ def set_prompt_filter(func) -> None:
     """`func(text) -> (text, count)` applied to every message before it is sent (None: off)."""
     global _prompt_filter
     _prompt_filter = func
-    _filtered_text.cache_clear()
+    _filtered_line.cache_clear()
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=4096)
+def _filtered_line(line: str) -> tuple[str, int]:
+    return _prompt_filter(line) if _prompt_filter is not None else (line, 0)
+
+
 def _filtered_text(text: str) -> tuple[str, int]:
-    return _prompt_filter(text) if _prompt_filter is not None else (text, 0)
+    """`text` through the prompt filter line by line, and how many redactions were made."""
+    lines, found = [], 0
+    for line in text.split("\n"):
+        line, count = _filtered_line(line)
+        lines.append(line)
+        found += count
+    return "\n".join(lines), found
 
 
 def filter_messages(messages: list[dict[str, str]]) -> list[dict[str, str]]:

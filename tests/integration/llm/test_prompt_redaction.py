@@ -94,3 +94,26 @@ def test_the_filter_redacts_each_message_and_keeps_the_callers():
     sent = llm_client.filter_messages(messages)
     assert sent[0]["content"] == "You remember [phone]." and sent[1] == messages[1]
     assert messages[0]["content"] == f"You remember {BUILDER_PHONE}."
+
+
+def test_a_prompt_is_filtered_line_by_line_and_every_line_is_kept():
+    # Each line through the filter (a line seen before is not read again): the personal data
+    # of any line is redacted, the others are sent as they are, in their order.
+    system = "\n".join(
+        ["You are Maren, who keeps the Lantern.", f"You remember: {BUILDER_EMAIL} wrote.", ""]
+        + [f"- fact {n}" for n in range(3)]
+        + [f"Ring {BUILDER_PHONE} for the ferry."]
+    )
+    before = health.get("pii_redacted_prompt")
+    for _ in range(2):  # the second call is answered from the lines' cache, alike
+        sent = llm_client.filter_messages([{"role": "system", "content": system}])
+        assert sent[0]["content"].split("\n") == [
+            "You are Maren, who keeps the Lantern.",
+            "You remember: [email] wrote.",
+            "",
+            "- fact 0",
+            "- fact 1",
+            "- fact 2",
+            "Ring [phone] for the ferry.",
+        ]
+    assert health.get("pii_redacted_prompt") == before + 4
