@@ -18,6 +18,7 @@ Plain Python; reads at most words.MAX_CHARS of each text.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -155,9 +156,24 @@ def recited(
 PROMPT_RUN = 6  # words in a row shared with the instructions that make a reply a recital
 
 
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
 def _runs(text: str, n: int = PROMPT_RUN) -> set[tuple[str, ...]]:
-    words = re.findall(r"[a-z']+", text.lower())
+    words = _words(text)
     return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+@functools.lru_cache(maxsize=64)
+def _spaced(text: str) -> str:
+    """`text`'s words between single spaces: a run of words is in `text` when its own spaced
+    form is a substring of this (a turn's instructions are read once, not as every run)."""
+    return " " + " ".join(_words(text)) + " "
+
+
+def _in(run: tuple[str, ...], text: str) -> bool:
+    return " " + " ".join(run) + " " in _spaced(text)
 
 
 def recites_the_prompt(text: str, messages: list[dict], sayable: Iterable[str] = ()) -> bool:
@@ -171,9 +187,11 @@ def recites_the_prompt(text: str, messages: list[dict], sayable: Iterable[str] =
     if len(said) < 2:
         return False
     prompt = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
-    instructions = _runs(prompt[:20000]) - set().union(*(_runs(s[:2000]) for s in sayable))
-    if len(said & instructions) >= 2:
-        return True
+    from_prompt = [run for run in said if _in(run, prompt[:20000])]
+    if len(from_prompt) >= 2:
+        own = [s[:2000] for s in sayable]
+        if sum(1 for run in from_prompt if not any(_in(run, s) for s in own)) >= 2:
+            return True
     # The reminder of a second try, read out: "You know nothing of what you called the old
     # mill." (held-out seed 70919, from "(You know nothing of what Gareth named ...)").
     last = str(messages[-1].get("content", "")) if messages else ""
