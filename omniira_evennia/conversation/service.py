@@ -243,15 +243,9 @@ def start_turn(npc, speaker, message: str):
 def _keep_the_line(turn: "_Turn") -> None:
     """The speaker's words, kept whatever happens to the reply."""
     npc, speaker = turn.npc, turn.speaker
-    conversations.touch_conversation(npc, speaker, turn.conversation_id)
-    said = conversations.add_turn(
-        npc,
-        speaker,
-        turn.conversation_id,
-        ConversationTurn.Role.SPEAKER,
-        turn.message,
-        turn.game_day,
-    )
+    role, conversation_id = ConversationTurn.Role.SPEAKER, turn.conversation_id
+    conversations.touch_conversation(npc, speaker, conversation_id)
+    said = conversations.add_turn(npc, speaker, conversation_id, role, turn.message, turn.game_day)
     if turn.suspect:
         ConversationTurn.objects.filter(id=said.id).update(suspect=True)
     turn.said_id = said.id
