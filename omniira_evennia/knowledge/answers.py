@@ -339,9 +339,8 @@ def _hinted_and_known(view: KnowledgeView, masks) -> set[str]:
     """The stems of the words that ask for a category the NPC has a fact of: "What's on the menu
     tonight?" asks for the wares of an innkeeper who knows her prices, though no fact says
     "menu" (held-out runs: Maren told her menu was nothing she had heard of, six times of six)."""
-    codes = {
-        int(c) for group, mask in zip(view.groups, masks) for c in np.unique(group.category[mask])
-    }
+    # A set of the codes, not np.unique (it sorts, and costs tens of microseconds a group).
+    codes = {c for group, mask in zip(view.groups, masks) for c in group.category[mask].tolist()}
     return set().union(*(_HINT_STEMS[c] for c in codes if c >= 0))
 
 
