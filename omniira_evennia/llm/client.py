@@ -88,6 +88,12 @@ def _chat_url(base_url: str) -> str:
 # nothing the patterns look for runs across one.
 _prompt_filter = None
 
+# How long an idle connection to an endpoint is kept for the next call. httpx's 5 s closed it
+# between most players' lines, so nearly every turn connected again (about 0.5 ms, and a new
+# thread in many model servers). A server that closed it meanwhile is noticed before reuse
+# (httpcore reads the socket first), and a reply cut by a close is asked once more (_RETRIED).
+KEEP_ALIVE = 120.0
+
 
 def set_prompt_filter(func) -> None:
     """`func(text) -> (text, count)` applied to every message before it is sent (None: off)."""
@@ -218,7 +224,9 @@ class LLMClient:
         """
         with self._http_lock:
             if self._http is None:
-                self._http = httpx.Client(transport=self._transport)
+                self._http = httpx.Client(
+                    transport=self._transport, limits=httpx.Limits(keepalive_expiry=KEEP_ALIVE)
+                )
                 if not bind_to_deadlines(self._http) and self._transport is None:
                     log.warning("LLM calls are not bound to their deadline: unknown httpx")
             return self._http

@@ -1,5 +1,7 @@
 """The OpenAI-compatible client against a scripted server on loopback."""
 
+import time
+
 import httpx
 import pytest
 from pydantic import BaseModel
@@ -222,3 +224,14 @@ def test_local_endpoint_fills_only_unconfigured_tiers():
     assert conf.TIERS["voice"].base_url == "http://groq/v1"
     assert conf.TIERS["reasoning"].base_url == "http://l/v1"
     assert conf.TIERS["reasoning"].model == "qwen"
+
+
+def test_a_connection_is_kept_between_calls_seconds_apart_as_players_talk():
+    # httpx's own 5 s closed it between most players' lines: every turn connected again.
+    with ScriptedLLM(["Aye."], keep_alive=True) as llm:
+        client = client_for(llm.base_url)
+        client.chat("voice", MESSAGES, feature="t")
+        time.sleep(5.5)
+        client.chat("voice", MESSAGES, feature="t")
+        client.close()
+    assert len(llm.requests) == 2 and len(llm.peers) == 1
