@@ -14,9 +14,11 @@ import random
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 
 from django.db import transaction
+from django.utils import timezone
 from twisted.internet import defer, reactor
 
 from omniira_evennia.conf import get_settings
@@ -219,8 +221,7 @@ def start_turn(npc, speaker, message: str):
     except BaseException as err:
         gathered.set_exception(err)  # the worker waiting for it gives up too
         raise
-    # Handed over once the reactor's part is done: the worker, still embedding the line, then
-    # runs the turn without the reactor's Python beside it (the two took turns at the GIL).
+    # Handed over once the reactor is done: the turn then has the GIL to itself (no switching).
     gathered.set_result(turn.input)
 
     pair = (npc.id, speaker.id)
@@ -244,7 +245,8 @@ def _keep_the_line(turn: "_Turn") -> None:
     """The speaker's words, kept whatever happens to the reply."""
     npc, speaker = turn.npc, turn.speaker
     role, conversation_id = ConversationTurn.Role.SPEAKER, turn.conversation_id
-    conversations.touch_conversation(npc, speaker, conversation_id)
+    turn.started = timezone.now()  # the turn began when its line was taken
+    conversations.touch_conversation(npc, speaker, conversation_id, at=turn.started)
     said = conversations.add_turn(npc, speaker, conversation_id, role, turn.message, turn.game_day)
     if turn.suspect:
         ConversationTurn.objects.filter(id=said.id).update(suspect=True)
@@ -291,6 +293,7 @@ class _Turn:
     input: TurnInput | None = None
     said_id: int | None = None  # the speaker's line, stored
     index_token: object = None  # set: the worker read the matrix, installed if still current
+    started: datetime | None = None  # when its line was taken (the conversation's last_turn_at)
     thinking: object = None  # the pending "thinking" line
 
 
@@ -319,6 +322,7 @@ def _finish_turn(result: TurnResult, turn: _Turn):
         suspect=turn.suspect,
         grounds=their_lines,
         later=True,
+        started=turn.started,
     )
 
     def _hear(outcome):
@@ -418,6 +422,7 @@ def apply_turn(
     suspect=False,
     grounds=None,
     later: bool = False,
+    started: datetime | None = None,
 ):
     """
     Say the reply, then write the turn's effects on the reactor. Returns what the room saw
@@ -437,8 +442,8 @@ def apply_turn(
     parsed = result.parsed  # its text went through the text policy in the worker
     # A reply begun before the player's data was erased writes and says nothing of it: it
     # was made from what was erased (memory/write.py, late_write). The turn began when its
-    # line was taken (the conversation's last_turn_at).
-    started = conversations.turn_started(conversation_id)
+    # line was taken (the conversation's last_turn_at, read unless the caller knows it).
+    started = started or conversations.turn_started(conversation_id)
     with job_started(started):
         late = late_write((speaker,))
     if late:
@@ -461,9 +466,7 @@ def apply_turn(
         grounds=grounds,
     )
     if later and not runner.inline():
-        # The line leaves for the players when the reactor next polls its sockets; the writes
-        # wait until then, so the player never waits for them (a plain `callLater(0)` ran them
-        # first: 1.5-3 ms of every reply, bench/turn_share.py's timeline).
+        # The writes wait until the line has left for the players (callLater(0) ran them first).
         return runner.after_the_next_poll(write).addCallback(lambda _: parsed.text)
     write()
     return parsed.text

@@ -230,16 +230,17 @@ def recent_turns(npc, conversation_id: str, limit: int) -> list[ConversationTurn
 # ---------------------------------------------------------------- conversation lifecycle
 
 
-def touch_conversation(npc, speaker, conversation_id: str, extraction: str = "pending") -> None:
-    """A line of the conversation now: its last_turn_at moves, or its row is made. One UPDATE
-    a line (this runs on the reactor every turn); the row is read only for a new one."""
-    if Conversation.objects.filter(conversation_id=conversation_id).update(
-        last_turn_at=timezone.now()
-    ):
+def touch_conversation(
+    npc, speaker, conversation_id: str, extraction: str = "pending", at=None
+) -> None:
+    """A line of the conversation `at` (now): its last_turn_at moves, or its row is made. One
+    UPDATE a line (this runs on the reactor every turn); the row is read only for a new one."""
+    at = at or timezone.now()
+    if Conversation.objects.filter(conversation_id=conversation_id).update(last_turn_at=at):
         return
     Conversation.objects.get_or_create(
         conversation_id=conversation_id,
-        defaults={"npc": npc, "speaker": speaker, "extraction": extraction},
+        defaults={"npc": npc, "speaker": speaker, "extraction": extraction, "last_turn_at": at},
     )
 
 
