@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -57,17 +58,34 @@ class OnnxSession:
         self.configuration = configuration
         self.takes_token_types = "token_type_ids" in {i.name for i in session.get_inputs()}
 
-    def hidden(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def feeds(self, ids: np.ndarray, mask: np.ndarray) -> dict:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if self.takes_token_types:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        return self.session.run(None, feeds)[0]
+        return feeds
+
+    def hidden(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return self.session.run(None, self.feeds(ids, mask))[0]
+
+    def hidden_soon(self, ids: np.ndarray, mask: np.ndarray, done) -> None:
+        """Run on onnxruntime's own pool thread; `done(hidden, error)` is called there."""
+        self.session.run_async(
+            None,
+            self.feeds(ids, mask),
+            lambda outputs, _data, error: done(outputs[0] if not error else None, error),
+            None,
+        )
 
 
 def open_session(ort, model: Path, configuration: OnnxConfiguration, threads: int) -> OnnxSession:
     options = ort.SessionOptions()
     options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, configuration.level)
-    options.intra_op_num_threads = threads
+    # At least two: a turn's line runs on the pool's own thread (`embed_soon`: onnxruntime's
+    # run_async needs one), so the reactor need not hand it to a Python worker that waits for
+    # the GIL; a synchronous embedding may use both. Not spinning: an idle pool thread would
+    # take the reactor's core.
+    options.intra_op_num_threads = max(threads, 2)
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.inter_op_num_threads = 1
     options.enable_cpu_mem_arena = False  # ~70 MB less resident, same speed
     options.log_severity_level = 3
@@ -78,6 +96,22 @@ def open_session(ort, model: Path, configuration: OnnxConfiguration, threads: in
         str(model), sess_options=options, providers=["CPUExecutionProvider"]
     )
     return OnnxSession(session, configuration)
+
+
+def _padded(token_ids: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Token ids as one padded batch, and its attention mask."""
+    width = max(len(tokens) for tokens in token_ids)
+    ids = np.zeros((len(token_ids), width), dtype=np.int64)
+    mask = np.zeros((len(token_ids), width), dtype=np.int64)
+    for slot, tokens in enumerate(token_ids):
+        ids[slot, : len(tokens)] = tokens
+        mask[slot, : len(tokens)] = 1
+    return ids, mask
+
+
+def _mean_pooled(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    weights = mask[..., None].astype(np.float32)
+    return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
 
 
 def length_batches(lengths: Sequence[int], size: int, max_tokens: int) -> list[list[int]]:
@@ -261,15 +295,38 @@ class OnnxMiniLMEmbedder:
     @staticmethod
     def _pooled(session: OnnxSession, token_ids: list[list[int]]) -> np.ndarray:
         """Mean pooling over each text's own tokens (the padding is masked out)."""
-        width = max(len(tokens) for tokens in token_ids)
-        ids = np.zeros((len(token_ids), width), dtype=np.int64)
-        mask = np.zeros((len(token_ids), width), dtype=np.int64)
-        for slot, tokens in enumerate(token_ids):
-            ids[slot, : len(tokens)] = tokens
-            mask[slot, : len(tokens)] = 1
-        hidden = session.hidden(ids, mask)
-        weights = mask[..., None].astype(np.float32)
-        return (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        ids, mask = _padded(token_ids)
+        return _mean_pooled(session.hidden(ids, mask), mask)
+
+    def embed_soon(self, text: str) -> Future:
+        """
+        A Future of `text`'s vector (as `embed([text])[0]`), computed on onnxruntime's own pool
+        thread. For a turn's line, started by the reactor: a Python worker embedding it beside
+        the reactor's gathering waited for the GIL at every step and took 10-12 ms for 6 ms of
+        work (bench/turn_share.py); onnxruntime's thread needs the GIL only to hand the vector
+        back. Tokenizing takes about 0.1 ms on the calling thread.
+        """
+        vector: Future = Future()
+        try:
+            session = self._load()
+            ids, mask = _padded([self._tokenizer.encode(text).ids])
+        except BaseException as err:
+            vector.set_exception(err)
+            return vector
+
+        def done(hidden, error) -> None:  # on onnxruntime's thread: it must not raise
+            try:
+                if error:
+                    raise EmbedderUnavailable(f"onnxruntime: {error}")
+                vector.set_result(normalize_rows(_mean_pooled(hidden, mask))[0])
+            except BaseException as err:
+                vector.set_exception(err)
+
+        try:
+            session.hidden_soon(ids, mask, done)
+        except BaseException as err:
+            vector.set_exception(err)
+        return vector
 
     def problems(self, probe: bool = True) -> list[str]:
         """What stops this embedder from running (file checks; no model load)."""

@@ -18,6 +18,7 @@ the reactor, before any of this. Plain Python and numpy (no Django, Evennia or T
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +38,8 @@ from omniira_evennia.memory.retrieval import (
     candidate_mask,
     recency_lane,
 )
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -69,8 +72,32 @@ def line_vectors(message: str, names, conf, embedder: Embedder | None = None) ->
     on a 2-core machine (bench/turn_share.py) and found nothing the name-free one does not."""
     stripped = name_free(message, names, conf)
     [vector] = embed_or_none([message if stripped is None else stripped], embedder)
+    return _line_vectors(vector, stripped)
+
+
+def _line_vectors(vector, stripped: str | None) -> LineVectors:
     embedded = stripped if vector is not None else None
     return LineVectors(said=vector, query=vector, embedded=embedded)
+
+
+def line_vectors_soon(message: str, names, conf, embedder: Embedder):
+    """`line_vectors`, started now on the embedder's own thread when it can (`embed_soon`):
+    a function that waits for them (at most `timeout` seconds, then embeds here, as after any
+    failure), or None when this embedder cannot start them."""
+    start = getattr(embedder, "embed_soon", None)
+    if start is None:
+        return None
+    stripped = name_free(message, names, conf)
+    vector = start(message if stripped is None else stripped)
+
+    def wait(timeout: float) -> LineVectors:
+        try:
+            return _line_vectors(vector.result(timeout=timeout), stripped)
+        except Exception as err:
+            log.warning("embedding a turn's line on the embedder's thread failed: %r", err)
+            return line_vectors(message, names, conf, embedder)
+
+    return wait
 
 
 def select_for_line(

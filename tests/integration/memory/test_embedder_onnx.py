@@ -93,6 +93,37 @@ def test_onnx_vectors_do_not_depend_on_the_batch(onnx):
     assert np.isfinite(onnx.embed([""])).all()
 
 
+def test_a_line_embedded_on_onnxruntimes_thread_is_the_same_vector(onnx):
+    # embed_soon (a turn's line, started by the reactor) runs on onnxruntime's own pool thread
+    # and pools as embed() does: the same vector, for a line, an empty one and an overlong one.
+    for text in [SENTENCES[3], "", "Maren! " * 400]:
+        started = onnx.embed_soon(text)
+        assert np.allclose(started.result(timeout=30), onnx.embed([text])[0], rtol=0, atol=1e-6)
+
+
+def test_a_failed_early_embedding_is_made_again_in_the_worker(onnx, caplog):
+    # onnxruntime's thread reporting an error: the turn logs it and embeds the line itself.
+    from concurrent.futures import Future
+
+    from omniira_evennia.memory.selection import line_vectors, line_vectors_soon
+
+    class Failing:
+        def embed_soon(self, text):
+            failed = Future()
+            failed.set_exception(RuntimeError("session lost"))
+            return failed
+
+        def embed(self, texts):
+            return onnx.embed(texts)
+
+    conf = build_settings({})
+    with caplog.at_level(logging.WARNING):
+        vectors = line_vectors_soon("Maren, I mend clocks.", {"Maren"}, conf, Failing())(1.0)
+    expected = line_vectors("Maren, I mend clocks.", {"Maren"}, conf, onnx)
+    assert np.allclose(vectors.query, expected.query) and vectors.embedded == expected.embedded
+    assert "session lost" in caplog.text
+
+
 def test_runs_group_texts_by_length_within_both_limits():
     lengths = [5, 300, 7, 5, 40, 40, 6, 2048]
     batches = embeddings.length_batches(lengths, size=3, max_tokens=100)
