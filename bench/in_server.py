@@ -218,6 +218,21 @@ def _timed(owner, name, label):
     _probe["patched"].append((owner, name, original))
 
 
+def _timed_until_done(owner, name, label):
+    """Time from the call of `name` (which returns a Future) to its result."""
+    original = getattr(owner, name)
+    stats = _probe["timers"].setdefault(label, [])
+
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        future = original(*args, **kwargs)
+        future.add_done_callback(lambda _: stats.append(time.perf_counter() - started))
+        return future
+
+    setattr(owner, name, wrapper)
+    _probe["patched"].append((owner, name, original))
+
+
 def _trace_looks():
     """Timestamps of each `look` on its way through the server, by player (`_probe["looks"]`)."""
     import evennia
@@ -271,6 +286,7 @@ def probe_start(caller, interval=0.01):
     from omniira_evennia.life import service as movement
     from omniira_evennia.llm.client import LLMClient
     from omniira_evennia.memory import fulltext
+    from omniira_evennia.memory.onnx_embedder import OnnxMiniLMEmbedder
     from omniira_evennia.rollover import service as daily
 
     if _probe:
@@ -317,6 +333,7 @@ def probe_start(caller, interval=0.01):
         (conversations, "add_turn", "conversations.add_turn"),
         (service, "_turn_in_worker", "worker: the whole job"),
         (service, "line_vectors", "worker: embed the line"),
+        (service, "line_vectors_soon", "service.line_vectors_soon (start the line's embedding)"),
         (service, "run_turn", "worker: run_turn (retrieve, LLM call, parse)"),
         (LLMClient, "chat", "worker: LLMClient.chat (httpx round trip)"),
         (turn, "guarded_turn", "worker: turn.guarded_turn"),
@@ -345,6 +362,9 @@ def probe_start(caller, interval=0.01):
         (movement, "run_decision_tick", "movement.run_decision_tick"),
     ):
         _timed(owner, name, label)
+    _timed_until_done(
+        OnnxMiniLMEmbedder, "embed_soon", "onnxruntime's thread: the line's vector (start to end)"
+    )
     _reply(caller, {"probe": "started"})
 
 

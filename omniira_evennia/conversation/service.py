@@ -39,7 +39,7 @@ from omniira_evennia.llm.service import record_usage
 from omniira_evennia.memory import service as memories
 from omniira_evennia.memory.embeddings import embedder_name, get_embedder
 from omniira_evennia.memory.safety import detect_manipulation
-from omniira_evennia.memory.selection import line_vectors
+from omniira_evennia.memory.selection import line_vectors, line_vectors_soon
 from omniira_evennia.memory.service import (
     embed_later,
     job_started,
@@ -202,13 +202,14 @@ def start_turn(npc, speaker, message: str):
     if admitted is None:
         return None
     message, labels = admitted
-    # One worker job for the turn starts now: it embeds the line while the reactor gathers
-    # the context below (onnxruntime and SQLite both release the GIL, so the two overlap),
-    # then takes what was gathered and goes on. (Inline, as in tests, it runs once gathered.)
-    embedder, client = get_embedder(), get_client()
+    # The line is embedded while the reactor gathers the context below: on the embedder's own
+    # thread, started here (`line_vectors_soon`), or else by the turn's worker job, started
+    # now, which then takes what was gathered. (Inline, as in tests, it runs once gathered.)
+    embedder, client, names = get_embedder(), get_client(), {npc.key, speaker.key}
+    soon = line_vectors_soon(message, names, conf, embedder)
     gathered: Future = Future()
-    work = partial(_turn_in_worker, gathered, conf, client, embedder, {npc.key, speaker.key})
-    deferred = None if runner.inline() else defer_interactive(work, message)
+    work = partial(_turn_in_worker, gathered, conf, client, embedder, names, soon)
+    deferred = None if runner.inline() or soon else defer_interactive(work, message)
     game_day = clock.current_game_day()
     conversation_id = conversations.conversation_id_for(
         npc, speaker, conf.CONVERSATION_IDLE_SECONDS
@@ -374,11 +375,12 @@ def _hear_news(npc, speaker, message: str, conf) -> None:
 GATHER_SECONDS = 30.0  # the longest a turn's worker waits for the reactor's gathering
 
 
-def _turn_in_worker(gathered: Future, conf, client, embedder, names, message) -> TurnResult:
-    """The turn's worker part: embed the line (as soon as it starts), take what the reactor
-    gathered, then retrieve, prompt, call, parse."""
-    vectors = line_vectors(message, names, conf, embedder)
+def _turn_in_worker(gathered: Future, conf, client, embedder, names, soon, message) -> TurnResult:
+    """The turn's worker part: the line's vectors (embedded here at once unless started on the
+    embedder's thread), what the reactor gathered, then retrieve, prompt, call, parse."""
+    vectors = None if soon else line_vectors(message, names, conf, embedder)
     turn_input = gathered.result(timeout=GATHER_SECONDS)
+    vectors = vectors or soon(conf.EMBEDDING_TIMEOUT)
     # A matrix that is not cached yet is read here, not on the reactor (0.1 s at 10k rows).
     if turn_input.index is None:
         turn_input.index = memories.read_index(turn_input.npc_id)
@@ -403,14 +405,12 @@ def _release(result, pair):
     return result
 
 
-def _say_thinking(npc, text):
-    if npc.location:
-        npc.location.msg_contents(text, from_obj=npc)
-
-
 def _emote(npc, text):
     if npc.location:
         npc.location.msg_contents(text, from_obj=npc)
+
+
+_say_thinking = _emote  # the "thinking" line (its own name: bench/in_server.py times it)
 
 
 def apply_turn(
