@@ -319,7 +319,9 @@ class OmniiraSettings(BaseModel):
     # endpoint at EMBEDDING_BASE_URL with the model EMBEDDING_MODEL (environment:
     # OMNIIRA_EMBEDDING_BASE_URL, OMNIIRA_EMBEDDING_API_KEY); EMBEDDING_SEND_DIMENSIONS asks it
     # for 384 floats. EMBEDDING_CACHE_DIR keeps the derived model (None: $OMNIIRA_CACHE_DIR
-    # or ~/.cache/omniira-evennia). See omniira_evennia/memory/embeddings.py.
+    # or ~/.cache/omniira-evennia). EMBEDDING_THREADS: threads of one embedding call (the ONNX
+    # embedder's pool keeps two at least: a turn's line runs on its own thread). See
+    # omniira_evennia/memory/embeddings.py.
     EMBEDDER: str = "omniira_evennia.memory.embeddings.OnnxMiniLMEmbedder"
     EMBEDDING_MODEL: str | None = None
     EMBEDDING_THREADS: int = Field(1, ge=1)
