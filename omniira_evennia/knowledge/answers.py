@@ -47,9 +47,13 @@ from omniira_evennia.knowledge.selection import KnowledgeView, shown_masks
 MAX_CHARS = 1000
 _ABOUT_YOU = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
 # About the speaker's own life (conversation/voice.py answers those): "my horse", "what do I
-# do", "am I"; "where can I buy a horse?" is about the world.
+# do", "am I", "what frightens me" (telnet trial, 2026-12-08: "It's nothing I've heard of." two
+# lines after "I'm terribly afraid of thunder."); "where can I buy a horse?" and "tell me about
+# the mill" are about the world.
 _ABOUT_ME = re.compile(
-    r"\b(?:my|mine|myself)\b|\b(?:do|did|am|was|have|had|can't|cannot|should)\s+i\b",
+    r"\b(?:my|mine|myself)\b|\b(?:do|did|am|was|have|had|can't|cannot|should)\s+i\b"
+    r"|\b(?:frighten|scare|terrif(?:y|ie)|worr(?:y|ie)|bother|upset|anger|please|delight|make)s?"
+    r"\s+me\b",
     re.IGNORECASE,
 )
 # Words of a question that name nothing in the world.

@@ -49,6 +49,9 @@ def test_a_world_question_nothing_known_answers():
     assert unknown("What's the news?") is None  # asks nothing in particular
     assert unknown("Do you like it here?") is None  # about the NPC
     assert unknown("What is my horse called?") is None  # the speaker's own life: voice.py's
+    assert unknown("What frightens me most?") is None  # theirs too (telnet trial, 2026-12-08)
+    assert unknown("What worries me, do you think?") is None
+    assert unknown("Where is the temple, tell me?") == "templ"  # "tell me": the world's
     assert unknown("Is there a temple?", np.eye(1, 8, 0, dtype=np.float32)[0]) is None  # meaning
     assert unknown("The temple is grand.") is None  # not a question
     # Small talk, not a world fact to know (held-out run of seed 52817 answered it "I couldn't
