@@ -298,17 +298,20 @@ class OnnxMiniLMEmbedder:
         ids, mask = _padded(token_ids)
         return _mean_pooled(session.hidden(ids, mask), mask)
 
-    def embed_soon(self, text: str) -> Future:
+    def embed_soon(self, text: str) -> Future | None:
         """
         A Future of `text`'s vector (as `embed([text])[0]`), computed on onnxruntime's own pool
-        thread. For a turn's line, started by the reactor: a Python worker embedding it beside
-        the reactor's gathering waited for the GIL at every step and took 10-12 ms for 6 ms of
+        thread, or None while the model is not loaded (loading it, 0.1-3 s, is a worker's job).
+        For a turn's line, started by the reactor: a Python worker embedding it beside the
+        reactor's gathering waited for the GIL at every step and took 10-12 ms for 6 ms of
         work (bench/turn_share.py); onnxruntime's thread needs the GIL only to hand the vector
         back. Tokenizing takes about 0.1 ms on the calling thread.
         """
+        session = self._session
+        if session is None:
+            return None
         vector: Future = Future()
         try:
-            session = self._load()
             ids, mask = _padded([self._tokenizer.encode(text).ids])
         except BaseException as err:
             vector.set_exception(err)

@@ -83,12 +83,14 @@ def _line_vectors(vector, stripped: str | None) -> LineVectors:
 def line_vectors_soon(message: str, names, conf, embedder: Embedder):
     """`line_vectors`, started now on the embedder's own thread when it can (`embed_soon`):
     a function that waits for them (at most `timeout` seconds, then embeds here, as after any
-    failure), or None when this embedder cannot start them."""
+    failure), or None when this embedder cannot start them (or not yet)."""
     start = getattr(embedder, "embed_soon", None)
     if start is None:
         return None
     stripped = name_free(message, names, conf)
     vector = start(message if stripped is None else stripped)
+    if vector is None:  # not ready (the model not loaded yet): the worker embeds it
+        return None
 
     def wait(timeout: float) -> LineVectors:
         try:

@@ -96,9 +96,21 @@ def test_onnx_vectors_do_not_depend_on_the_batch(onnx):
 def test_a_line_embedded_on_onnxruntimes_thread_is_the_same_vector(onnx):
     # embed_soon (a turn's line, started by the reactor) runs on onnxruntime's own pool thread
     # and pools as embed() does: the same vector, for a line, an empty one and an overlong one.
+    onnx.embed(["loaded first, by a worker"])
     for text in [SENTENCES[3], "", "Maren! " * 400]:
         started = onnx.embed_soon(text)
         assert np.allclose(started.result(timeout=30), onnx.embed([text])[0], rtol=0, atol=1e-6)
+
+
+def test_the_reactor_never_loads_the_model_to_start_a_line():
+    # Loading (0.1-3 s) is a worker's job: before it, a turn's line is embedded by the worker.
+    from omniira_evennia.memory.selection import line_vectors_soon
+
+    fresh = OnnxMiniLMEmbedder()
+    assert fresh.embed_soon("Hello.") is None and fresh._session is None
+    assert line_vectors_soon("Maren, hello.", {"Maren"}, build_settings({}), fresh) is None
+    fresh.embed(["warm"])
+    assert fresh.embed_soon("Hello.").result(timeout=30).shape == (384,)
 
 
 def test_a_failed_early_embedding_is_made_again_in_the_worker(onnx, caplog):
