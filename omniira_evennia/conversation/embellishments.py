@@ -117,7 +117,9 @@ _KNEW_IT = re.compile(
     # A bare "I know, Dara." is sympathy ("I nearly slipped on the cobbles outside").
     r"|know (?:that|it))\s*[.!,]"
     # "I was just telling you that." to "My cloak is soaked through." (held-out seed 86753)
-    r"|^\W*i (?:was just|just) (?:telling|told|said) (?:you )?(?:that|so|it)\b",
+    r"|^\W*i (?:was just|just) (?:telling|told|said) (?:you )?(?:that|so|it)\b"
+    # "So I hear, Oriel." to "I mend fishing nets down at the docks." (telnet, 2026-12-08)
+    r"|^\W*(?:(?:oh|ah|yes|aye|well),?\s+)*so i(?:'ve| have)?\s+hear(?:d)?\b",
     re.IGNORECASE,
 )
 # A memory of them it has not, and what follows rests on it: "I remember your mother Agatha, who

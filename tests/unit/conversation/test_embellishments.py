@@ -116,6 +116,13 @@ def test_sorrow_for_what_they_told_is_no_description():
             "",
             ["Yes, I've heard that."],
         ),
+        (  # telnet trial, 2026-12-08
+            "So I hear, Oriel.",
+            "I mend fishing nets down at the docks.",
+            "",
+            ["So I hear, Oriel."],
+        ),
+        ("Is that so, Oriel? I'll remember that.", "I mend fishing nets.", "", []),
         # Told again what it holds, asked, or its own feeling: no claim.
         (
             "Yes, I remember that.",
