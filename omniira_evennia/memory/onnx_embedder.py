@@ -311,11 +311,6 @@ class OnnxMiniLMEmbedder:
         if session is None:
             return None
         vector: Future = Future()
-        try:
-            ids, mask = _padded([self._tokenizer.encode(text).ids])
-        except BaseException as err:
-            vector.set_exception(err)
-            return vector
 
         def done(hidden, error) -> None:  # on onnxruntime's thread: it must not raise
             try:
@@ -326,6 +321,7 @@ class OnnxMiniLMEmbedder:
                 vector.set_exception(err)
 
         try:
+            ids, mask = _padded([self._tokenizer.encode(text).ids])
             session.hidden_soon(ids, mask, done)
         except BaseException as err:
             vector.set_exception(err)
