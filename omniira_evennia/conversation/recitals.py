@@ -187,7 +187,8 @@ def recites_the_prompt(text: str, messages: list[dict], sayable: Iterable[str] =
     if len(said) < 2:
         return False
     prompt = " ".join(str(m.get("content", "")) for m in messages if m.get("role") == "system")
-    from_prompt = [run for run in said if _in(run, prompt[:20000])]
+    prompt = prompt[:20000]  # cut once: a new string for every run would be hashed again
+    from_prompt = [run for run in said if _in(run, prompt)]
     if len(from_prompt) >= 2:
         own = [s[:2000] for s in sayable]
         if sum(1 for run in from_prompt if not any(_in(run, s) for s in own)) >= 2:
